@@ -1,0 +1,1 @@
+//! Direction-optimizing BFS as delegated kernels. (Being built; see issue 4.)

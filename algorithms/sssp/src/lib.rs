@@ -1,0 +1,1 @@
+//! Delta-stepping SSSP as delegated kernels. (Being built; see issue 4.)

@@ -1,0 +1,1 @@
+//! Bit-exact port of the Graph500 Kronecker generator. (Being built; see issue 3.)

@@ -1,0 +1,1 @@
+//! Gossamer: a delegation runtime. (Being built; see issue 2.)
