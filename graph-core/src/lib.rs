@@ -1,1 +1,46 @@
-//! Vertex partitions, per-shard CSR and the binary graph file. (Being built; see issue 3.)
+//! Graph data structures of gossamer-graph: the input edge list, vertex
+//! partitions, per-shard CSR, the binary graph file and memory estimates.
+//!
+//! # Map of the concepts
+//!
+//! | concept | module | main items |
+//! |---|---|---|
+//! | input graph: packed 12-byte edge records, owned or zero-copy | [`edge_list`] | [`EdgeList`], [`PackedEdge`], [`Graph500Params`] |
+//! | who owns which vertex: (rank, trustee, local index) | [`partition`] | [`Partition`], [`PartitionKind`], [`Owner`] |
+//! | per-trustee adjacency (undirected, no self-loops, duplicates kept) | [`csr`] | [`Shard`], [`build_rank`], [`build_whole`] |
+//! | versioned, checksummed binary graph file, memory-mapped | [`file`] | [`file::write`], [`file::open`], [`MappedGraph`], [`file::parse`] |
+//! | how much memory a run needs, and the refusal text | [`memory`] | [`memory::estimate`], [`MemoryEstimate`] |
+//!
+//! The flow: the generator (or a file) gives an [`EdgeList`]; a
+//! [`Partition`] over `(ranks, threads per rank)` decides ownership; each
+//! rank builds the [`Shard`]s of its trustees from the edge list; algorithms
+//! run on the shards.
+//!
+//! ```
+//! use graph_core::{build_rank, EdgeList, PackedEdge, Partition, PartitionKind};
+//! let list = EdgeList::from_edges(4, vec![
+//!     PackedEdge::new(0, 1, 0.5),
+//!     PackedEdge::new(1, 2, 0.5),
+//!     PackedEdge::new(2, 3, 0.5),
+//!     PackedEdge::new(3, 3, 0.5), // self-loop: not in the CSR
+//! ]).unwrap();
+//! let p = Partition::new(PartitionKind::Block, list.num_vertices(), 1, 2).unwrap();
+//! let shards = build_rank(&list, &p, 0).unwrap();
+//! let degrees: u64 = shards.iter().map(|s| s.num_entries()).sum();
+//! assert_eq!(degrees, 2 * list.count_non_loops());
+//! ```
+//!
+//! Limits: vertex ids are 32-bit, so at most 2^32 vertices (Graph500 SCALE
+//! <= 32); larger requests are refused with a clear error.
+
+pub mod csr;
+pub mod edge_list;
+pub mod file;
+pub mod memory;
+pub mod partition;
+
+pub use csr::{build_rank, build_trustees, build_whole, CsrError, Shard};
+pub use edge_list::{EdgeList, EdgeListError, Graph500Params, PackedEdge, MAX_SCALE, MAX_VERTICES};
+
+
+pub use partition::{Owner, Partition, PartitionError, PartitionKind};

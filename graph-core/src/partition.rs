@@ -1,0 +1,349 @@
+//! Vertex partitions: which trustee owns which vertex.
+//!
+//! A run has `ranks` processes with `threads_per_rank` trustees each; trustee
+//! `t` (global index) lives on rank `t / threads_per_rank` as thread
+//! `t % threads_per_rank`. A [`Partition`] maps a global vertex id to its
+//! [`Owner`] (rank, trustee, local index within that trustee's shard) and back.
+//!
+//! * [`PartitionKind::Block`]: contiguous ranges; the first `n % T` trustees
+//!   own one vertex more than the rest.
+//! * [`PartitionKind::Cyclic`]: vertex `v` goes to trustee `v % T` at local
+//!   index `v / T` (spreads Graph500's scrambled hubs and keeps ranges
+//!   balanced without a division by a non-constant block size).
+//!
+//! More trustees than vertices is allowed: some trustees then own nothing.
+
+use std::fmt;
+
+/// How vertices are spread over trustees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PartitionKind {
+    /// Contiguous, balanced ranges (sizes differ by at most one).
+    Block,
+    /// Round-robin: `v % trustees`.
+    Cyclic,
+}
+
+/// Where a vertex lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Owner {
+    /// Rank (process) holding the vertex.
+    pub rank: u32,
+    /// Global trustee index: `rank * threads_per_rank + thread`.
+    pub trustee: u32,
+    /// Index of the vertex within its trustee's shard (`0..local_count`).
+    pub local: u64,
+}
+
+/// Why a partition could not be made.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PartitionError {
+    /// `ranks` or `threads_per_rank` was zero.
+    NoTrustees,
+    /// `ranks * threads_per_rank` does not fit a `u32`.
+    TooManyTrustees {
+        /// Requested ranks.
+        ranks: u32,
+        /// Requested threads per rank.
+        threads_per_rank: u32,
+    },
+}
+
+impl fmt::Display for PartitionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PartitionError::NoTrustees => write!(
+                f,
+                "a partition needs at least one rank and one thread per rank"
+            ),
+            PartitionError::TooManyTrustees { ranks, threads_per_rank } => write!(
+                f,
+                "{ranks} ranks x {threads_per_rank} threads is more than 2^32 trustees: use fewer ranks or threads"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for PartitionError {}
+
+/// A partition of `0..num_vertices` over `ranks * threads_per_rank` trustees.
+///
+/// ```
+/// use graph_core::{Partition, PartitionKind, Owner};
+/// let p = Partition::new(PartitionKind::Block, 10, 2, 2).unwrap();
+/// // 10 vertices over 4 trustees: sizes 3, 3, 2, 2.
+/// assert_eq!(p.owner(7), Owner { rank: 1, trustee: 2, local: 1 });
+/// assert_eq!(p.global(2, 1), 7);
+/// assert_eq!((0..4).map(|t| p.local_count(t)).collect::<Vec<_>>(), [3, 3, 2, 2]);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Partition {
+    kind: PartitionKind,
+    num_vertices: u64,
+    ranks: u32,
+    threads_per_rank: u32,
+    trustees: u64,
+    /// Block: `n / T` (the small block size).
+    base: u64,
+    /// Block: `n % T` (how many trustees get `base + 1`).
+    extra: u64,
+}
+
+impl Partition {
+    /// A partition of `num_vertices` vertices over `ranks` ranks with
+    /// `threads_per_rank` trustees each.
+    pub fn new(
+        kind: PartitionKind,
+        num_vertices: u64,
+        ranks: u32,
+        threads_per_rank: u32,
+    ) -> Result<Self, PartitionError> {
+        if ranks == 0 || threads_per_rank == 0 {
+            return Err(PartitionError::NoTrustees);
+        }
+        let trustees = u64::from(ranks) * u64::from(threads_per_rank);
+        if trustees > u64::from(u32::MAX) {
+            return Err(PartitionError::TooManyTrustees {
+                ranks,
+                threads_per_rank,
+            });
+        }
+        Ok(Partition {
+            kind,
+            num_vertices,
+            ranks,
+            threads_per_rank,
+            trustees,
+            base: num_vertices / trustees,
+            extra: num_vertices % trustees,
+        })
+    }
+
+    /// The whole graph on one trustee (used by validators and sequential
+    /// references).
+    pub fn single(num_vertices: u64) -> Self {
+        Partition {
+            kind: PartitionKind::Block,
+            num_vertices,
+            ranks: 1,
+            threads_per_rank: 1,
+            trustees: 1,
+            base: num_vertices,
+            extra: 0,
+        }
+    }
+
+    /// Block or cyclic.
+    #[inline]
+    pub fn kind(&self) -> PartitionKind {
+        self.kind
+    }
+
+    /// Vertex count of the partitioned graph.
+    #[inline]
+    pub fn num_vertices(&self) -> u64 {
+        self.num_vertices
+    }
+
+    /// Number of ranks.
+    #[inline]
+    pub fn ranks(&self) -> u32 {
+        self.ranks
+    }
+
+    /// Trustees per rank.
+    #[inline]
+    pub fn threads_per_rank(&self) -> u32 {
+        self.threads_per_rank
+    }
+
+    /// Total trustees, `ranks * threads_per_rank`.
+    #[inline]
+    pub fn num_trustees(&self) -> u32 {
+        self.trustees as u32
+    }
+
+    /// Rank of a global trustee index.
+    #[inline]
+    pub fn rank_of_trustee(&self, trustee: u32) -> u32 {
+        trustee / self.threads_per_rank
+    }
+
+    /// Global trustee indices of one rank.
+    #[inline]
+    pub fn trustees_of_rank(&self, rank: u32) -> std::ops::Range<u32> {
+        let first = rank.saturating_mul(self.threads_per_rank);
+        first..first.saturating_add(self.threads_per_rank)
+    }
+
+    /// Global trustee index owning vertex `v` (`v < num_vertices`).
+    #[inline]
+    pub fn trustee_of(&self, v: u64) -> u32 {
+        self.owner(v).trustee
+    }
+
+    /// Owner of vertex `v`. For `v >= num_vertices` the result is
+    /// meaningless (no panic); callers check ids first.
+    #[inline]
+    pub fn owner(&self, v: u64) -> Owner {
+        let (trustee, local) = match self.kind {
+            PartitionKind::Cyclic => (v % self.trustees, v / self.trustees),
+            PartitionKind::Block => {
+                let big = self.base + 1;
+                let split = self.extra * big;
+                if v < split {
+                    (v / big, v % big)
+                } else if self.base == 0 {
+                    (self.trustees - 1, 0)
+                } else {
+                    let w = v - split;
+                    (self.extra + w / self.base, w % self.base)
+                }
+            }
+        };
+        let trustee = trustee as u32;
+        Owner {
+            rank: trustee / self.threads_per_rank,
+            trustee,
+            local,
+        }
+    }
+
+    /// Global id of local vertex `local` of `trustee` (inverse of
+    /// [`Partition::owner`] for valid inputs).
+    #[inline]
+    pub fn global(&self, trustee: u32, local: u64) -> u64 {
+        let t = u64::from(trustee);
+        match self.kind {
+            PartitionKind::Cyclic => local * self.trustees + t,
+            PartitionKind::Block => self.first_of_block(t) + local,
+        }
+    }
+
+    #[inline]
+    fn first_of_block(&self, t: u64) -> u64 {
+        t * self.base + t.min(self.extra)
+    }
+
+    /// Number of vertices trustee `trustee` owns (0 for an unknown trustee).
+    #[inline]
+    pub fn local_count(&self, trustee: u32) -> u64 {
+        let t = u64::from(trustee);
+        if t >= self.trustees {
+            return 0;
+        }
+        self.base + u64::from(t < self.extra)
+    }
+
+    /// Number of vertices owned by all trustees of `rank`.
+    pub fn rank_count(&self, rank: u32) -> u64 {
+        self.trustees_of_rank(rank)
+            .map(|t| self.local_count(t))
+            .sum()
+    }
+
+    /// Global ids owned by `trustee`, in local-index order.
+    pub fn vertices_of(&self, trustee: u32) -> impl Iterator<Item = u64> + '_ {
+        (0..self.local_count(trustee)).map(move |l| self.global(trustee, l))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check_partition(p: &Partition) {
+        let n = p.num_vertices();
+        let t = p.num_trustees();
+        let mut seen = vec![0u32; n as usize];
+        let mut total = 0;
+        for tr in 0..t {
+            let count = p.local_count(tr);
+            total += count;
+            for (l, v) in p.vertices_of(tr).enumerate() {
+                assert!(v < n, "{p:?}: trustee {tr} local {l} -> {v} out of range");
+                seen[v as usize] += 1;
+                let o = p.owner(v);
+                assert_eq!(o.trustee, tr, "{p:?} v={v}");
+                assert_eq!(o.local, l as u64, "{p:?} v={v}");
+                assert_eq!(o.rank, tr / p.threads_per_rank());
+            }
+        }
+        assert_eq!(total, n, "{p:?}: counts must sum to n");
+        assert!(seen.iter().all(|&c| c == 1), "{p:?}: every vertex owned once");
+        for v in 0..n {
+            let o = p.owner(v);
+            assert_eq!(p.global(o.trustee, o.local), v, "{p:?}: round trip of {v}");
+            assert!(o.local < p.local_count(o.trustee));
+        }
+        // Balance: sizes differ by at most one.
+        let sizes: Vec<u64> = (0..t).map(|tr| p.local_count(tr)).collect();
+        let (lo, hi) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
+        assert!(hi - lo <= 1, "{p:?}: unbalanced {sizes:?}");
+    }
+
+    #[test]
+    fn all_small_partitions_round_trip() {
+        for kind in [PartitionKind::Block, PartitionKind::Cyclic] {
+            for n in 0..=40u64 {
+                for ranks in 1..=4 {
+                    for threads in 1..=3 {
+                        check_partition(&Partition::new(kind, n, ranks, threads).unwrap());
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn block_is_contiguous_and_cyclic_round_robin() {
+        let b = Partition::new(PartitionKind::Block, 11, 1, 3).unwrap();
+        let owners: Vec<u32> = (0..11).map(|v| b.trustee_of(v)).collect();
+        assert_eq!(owners, [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2]);
+        let c = Partition::new(PartitionKind::Cyclic, 11, 1, 3).unwrap();
+        let owners: Vec<u32> = (0..11).map(|v| c.trustee_of(v)).collect();
+        assert_eq!(owners, [0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1]);
+        assert_eq!(c.owner(10), Owner { rank: 0, trustee: 1, local: 3 });
+    }
+
+    #[test]
+    fn more_trustees_than_vertices() {
+        for kind in [PartitionKind::Block, PartitionKind::Cyclic] {
+            let p = Partition::new(kind, 3, 2, 4).unwrap();
+            let counts: Vec<u64> = (0..8).map(|t| p.local_count(t)).collect();
+            assert_eq!(counts, [1, 1, 1, 0, 0, 0, 0, 0]);
+            assert_eq!(p.rank_count(0), 3);
+            assert_eq!(p.rank_count(1), 0);
+            check_partition(&p);
+        }
+    }
+
+    #[test]
+    fn large_ids_do_not_overflow() {
+        let n = 1u64 << 32;
+        for kind in [PartitionKind::Block, PartitionKind::Cyclic] {
+            let p = Partition::new(kind, n, 7, 3).unwrap();
+            for v in [0, 1, n / 2, n - 2, n - 1] {
+                let o = p.owner(v);
+                assert_eq!(p.global(o.trustee, o.local), v);
+                assert!(o.trustee < 21);
+            }
+            let total: u64 = (0..21).map(|t| p.local_count(t)).sum();
+            assert_eq!(total, n);
+        }
+    }
+
+    #[test]
+    fn bad_shapes_are_refused() {
+        assert_eq!(
+            Partition::new(PartitionKind::Block, 10, 0, 1),
+            Err(PartitionError::NoTrustees)
+        );
+        assert!(matches!(
+            Partition::new(PartitionKind::Block, 10, u32::MAX, 2),
+            Err(PartitionError::TooManyTrustees { .. })
+        ));
+        assert_eq!(Partition::single(5).local_count(0), 5);
+        assert_eq!(Partition::single(5).local_count(1), 0);
+    }
+}
