@@ -278,23 +278,20 @@ pub fn build_trustees(
             None
         }
     };
-    let bad = edges
-        .par_iter()
-        .enumerate()
-        .try_for_each(|(i, e)| {
-            if u64::from(e.u) >= n || u64::from(e.v) >= n {
-                return Err(i);
+    let bad = edges.par_iter().enumerate().try_for_each(|(i, e)| {
+        if u64::from(e.u) >= n || u64::from(e.v) >= n {
+            return Err(i);
+        }
+        if e.is_self_loop() {
+            return Ok(());
+        }
+        for x in [e.u, e.v] {
+            if let Some((s, l)) = owned_slot(x) {
+                cursors[s][l].fetch_add(1, Ordering::Relaxed);
             }
-            if e.is_self_loop() {
-                return Ok(());
-            }
-            for x in [e.u, e.v] {
-                if let Some((s, l)) = owned_slot(x) {
-                    cursors[s][l].fetch_add(1, Ordering::Relaxed);
-                }
-            }
-            Ok(())
-        });
+        }
+        Ok(())
+    });
     if let Err(i) = bad {
         // Report the first offending record, not whichever a thread hit.
         list.validate()?;
@@ -472,7 +469,10 @@ mod tests {
         let list = EdgeList::from_edges(3, vec![PackedEdge::new(0, 7, 1.0)]).unwrap();
         assert!(matches!(
             build_whole(&list),
-            Err(CsrError::Edge(EdgeListError::VertexOutOfRange { index: 0, .. }))
+            Err(CsrError::Edge(EdgeListError::VertexOutOfRange {
+                index: 0,
+                ..
+            }))
         ));
         let list = small();
         let p = Partition::single(4);

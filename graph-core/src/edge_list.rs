@@ -68,7 +68,11 @@ impl PackedEdge {
     #[inline]
     pub fn from_wide(u: u64, v: u64, w: f32) -> Self {
         let narrow = |x: u64| u32::try_from(x).unwrap_or(u32::MAX);
-        PackedEdge { u: narrow(u), v: narrow(v), w }
+        PackedEdge {
+            u: narrow(u),
+            v: narrow(v),
+            w,
+        }
     }
 
     /// True when both endpoints are the same vertex (ignored by the CSR).
@@ -320,6 +324,20 @@ impl<'a> EdgeList<'a> {
             params: None,
             edges: Cow::Borrowed(edges),
         })
+    }
+
+    /// Reassembles a list whose parts were validated together before
+    /// (used by the mapped graph file).
+    pub(crate) fn from_validated_parts(
+        num_vertices: u64,
+        params: Option<Graph500Params>,
+        edges: Cow<'a, [PackedEdge]>,
+    ) -> Self {
+        EdgeList {
+            num_vertices,
+            params,
+            edges,
+        }
     }
 
     /// Number of vertices (ids are `0..num_vertices`).

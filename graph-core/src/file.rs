@@ -1,1 +1,774 @@
-//! placeholder
+//! The versioned binary graph file.
+//!
+//! A graph file holds one [`EdgeList`] (plus, optionally, up to 64 search
+//! roots) so that a generated graph can be reused and memory-mapped without
+//! copying. All integers are little-endian.
+//!
+//! | offset | size | field |
+//! |---:|---:|---|
+//! | 0 | 8 | magic `b"GOSGRAPH"` |
+//! | 8 | 4 | format version (`u32`, currently [`FORMAT_VERSION`]) |
+//! | 12 | 4 | header length in bytes (`u32`, 1024) |
+//! | 16 | 4 | record length in bytes (`u32`, 12) |
+//! | 20 | 4 | flags (`u32`): bit 0 = Graph500 parameters present |
+//! | 24 | 4 | scale (`u32`) |
+//! | 28 | 4 | edgefactor (`u32`) |
+//! | 32 | 8 | seed1 (`u64`) |
+//! | 40 | 8 | seed2 (`u64`) |
+//! | 48 | 8 | vertex count (`u64`, <= 2^32) |
+//! | 56 | 8 | edge count (`u64`) |
+//! | 64 | 8 | data offset (`u64`, 1024) |
+//! | 72 | 8 | data checksum (`u64`, [`checksum64`] of the record bytes) |
+//! | 80 | 4 | root count (`u32`, <= 64) |
+//! | 84 | 4 | reserved, 0 |
+//! | 88 | 512 | roots: 64 x `u64` (unused slots 0) |
+//! | 600 | 416 | reserved, 0 |
+//! | 1016 | 8 | header checksum (`u64`, [`checksum64`] of bytes 0..1016) |
+//! | 1024 | 12 x edges | records `u32 u, u32 v, f32 w` ([`PackedEdge`]) |
+//!
+//! The file is exactly `1024 + 12 * edges` bytes. The data starts at a
+//! multiple of 4 (and the mapping at a page), so the records are viewed in
+//! place as `&[PackedEdge]` after validation.
+//!
+//! ```
+//! use graph_core::{file, EdgeList, PackedEdge};
+//! let list = EdgeList::from_edges(3, vec![PackedEdge::new(0, 2, 0.5)]).unwrap();
+//! let path = std::env::temp_dir().join(format!("doc-example-{}.ggraph", std::process::id()));
+//! file::write(&path, &list).unwrap();
+//! let g = file::open(&path).unwrap();
+//! assert_eq!(g.edge_list(), list);
+//! # drop(g); std::fs::remove_file(&path).unwrap();
+//! ```
+
+mod checksum;
+mod mapped;
+
+use std::fmt;
+use std::fs::File;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use crate::edge_list::{EdgeList, EdgeListError, Graph500Params, PackedEdge, MAX_VERTICES};
+pub use checksum::checksum64;
+
+/// Identifies a gossamer-graph file.
+pub const MAGIC: [u8; 8] = *b"GOSGRAPH";
+/// Format version this build writes and reads.
+pub const FORMAT_VERSION: u32 = 1;
+/// Header length in bytes (records start here).
+pub const HEADER_LEN: usize = 1024;
+/// Maximum number of search roots stored in the header.
+pub const MAX_ROOTS: usize = 64;
+
+const FLAG_GRAPH500: u32 = 1;
+const OFF_VERSION: usize = 8;
+const OFF_HEADER_LEN: usize = 12;
+const OFF_RECORD_LEN: usize = 16;
+const OFF_FLAGS: usize = 20;
+const OFF_SCALE: usize = 24;
+const OFF_EDGEFACTOR: usize = 28;
+const OFF_SEED1: usize = 32;
+const OFF_SEED2: usize = 40;
+const OFF_VERTICES: usize = 48;
+const OFF_EDGES: usize = 56;
+const OFF_DATA: usize = 64;
+const OFF_DATA_SUM: usize = 72;
+const OFF_NROOTS: usize = 80;
+const OFF_ROOTS: usize = 88;
+const OFF_HEADER_SUM: usize = HEADER_LEN - 8;
+
+const REGENERATE: &str = "regenerate it with `gossamer-graph generate`";
+
+/// Why a graph file could not be read or written.
+#[derive(Debug)]
+pub enum GraphFileError {
+    /// The file does not exist.
+    NotFound {
+        /// The path asked for.
+        path: PathBuf,
+    },
+    /// Another I/O failure.
+    Io {
+        /// The path involved.
+        path: PathBuf,
+        /// What was being done.
+        action: &'static str,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// Shorter than the 1024-byte header.
+    TruncatedHeader {
+        /// Bytes present.
+        len: u64,
+    },
+    /// The magic bytes are wrong.
+    NotAGraphFile,
+    /// Written by another format version.
+    WrongVersion {
+        /// Version in the file.
+        found: u32,
+    },
+    /// The header checksum does not match.
+    CorruptHeader {
+        /// Stored checksum.
+        stored: u64,
+        /// Checksum of the bytes read.
+        computed: u64,
+    },
+    /// A header field is impossible.
+    BadHeader {
+        /// Which field and why.
+        what: String,
+    },
+    /// Fewer record bytes than the header's edge count needs.
+    TruncatedData {
+        /// Expected file length.
+        expected: u64,
+        /// Actual file length.
+        actual: u64,
+    },
+    /// More bytes than the header's counts account for.
+    SizeMismatch {
+        /// Expected file length.
+        expected: u64,
+        /// Actual file length.
+        actual: u64,
+    },
+    /// The record bytes do not match the data checksum.
+    CorruptData {
+        /// Stored checksum.
+        stored: u64,
+        /// Checksum of the bytes read.
+        computed: u64,
+    },
+    /// A record is invalid (vertex id out of range, bad weight).
+    BadEdge(EdgeListError),
+}
+
+impl fmt::Display for GraphFileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use GraphFileError::*;
+        match self {
+            NotFound { path } => write!(
+                f,
+                "graph file {} does not exist: check the path, or create it with `gossamer-graph generate`",
+                path.display()
+            ),
+            Io { path, action, source } => {
+                write!(f, "could not {action} graph file {}: {source}", path.display())
+            }
+            TruncatedHeader { len } => write!(
+                f,
+                "the graph file is truncated: it has {len} bytes, fewer than the {HEADER_LEN}-byte header; {REGENERATE}"
+            ),
+            NotAGraphFile => write!(
+                f,
+                "not a gossamer-graph file (its first bytes are not the GOSGRAPH magic): pass a file written by `gossamer-graph generate`"
+            ),
+            WrongVersion { found } => write!(
+                f,
+                "the graph file was written by format v{found}, this build reads v{FORMAT_VERSION}: {REGENERATE}"
+            ),
+            CorruptHeader { stored, computed } => write!(
+                f,
+                "the graph file's header is corrupt (checksum {computed:#018x}, stored {stored:#018x}); {REGENERATE}"
+            ),
+            BadHeader { what } => write!(f, "the graph file's header is invalid: {what}; {REGENERATE}"),
+            TruncatedData { expected, actual } => write!(
+                f,
+                "the graph file is truncated: its header promises {expected} bytes but it has {actual} (an interrupted write or copy?); {REGENERATE}"
+            ),
+            SizeMismatch { expected, actual } => write!(
+                f,
+                "the graph file has {actual} bytes but its header's counts imply {expected}: the counts are inconsistent with the size; {REGENERATE}"
+            ),
+            CorruptData { stored, computed } => write!(
+                f,
+                "the graph file's edge data is corrupt (checksum {computed:#018x}, stored {stored:#018x}); {REGENERATE}"
+            ),
+            BadEdge(e) => write!(f, "the graph file holds an invalid edge: {e}; {REGENERATE}"),
+        }
+    }
+}
+
+impl std::error::Error for GraphFileError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            GraphFileError::Io { source, .. } => Some(source),
+            GraphFileError::BadEdge(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// How much to verify when reading.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Recompute the data checksum (one parallel pass over the records).
+    /// Turn off for huge files you trust; the header checksum, sizes and
+    /// vertex-id ranges are always checked.
+    pub verify_data_checksum: bool,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            verify_data_checksum: true,
+        }
+    }
+}
+
+/// The decoded header.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GraphHeader {
+    /// Format version (always [`FORMAT_VERSION`] once parsed).
+    pub version: u32,
+    /// Graph500 parameters, if the graph came from the generator.
+    pub params: Option<Graph500Params>,
+    /// Vertex count.
+    pub num_vertices: u64,
+    /// Edge (record) count.
+    pub num_edges: u64,
+    /// Stored checksum of the record bytes.
+    pub data_checksum: u64,
+    /// Stored search roots (at most 64; may be empty).
+    pub roots: Vec<u64>,
+}
+
+fn u32_at(b: &[u8], off: usize) -> u32 {
+    let mut w = [0u8; 4];
+    w.copy_from_slice(&b[off..off + 4]);
+    u32::from_le_bytes(w)
+}
+
+fn u64_at(b: &[u8], off: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&b[off..off + 8]);
+    u64::from_le_bytes(w)
+}
+
+fn bad(what: impl Into<String>) -> GraphFileError {
+    GraphFileError::BadHeader { what: what.into() }
+}
+
+/// Decodes and checks the header at the start of `bytes` (which may be the
+/// whole file or only its first 1024 bytes). Checks, in order: length,
+/// magic, version, header checksum, fields.
+pub fn parse_header(bytes: &[u8]) -> Result<GraphHeader, GraphFileError> {
+    let n = bytes.len().min(MAGIC.len());
+    if bytes[..n] != MAGIC[..n] {
+        return Err(GraphFileError::NotAGraphFile);
+    }
+    if bytes.len() >= OFF_VERSION + 4 {
+        let found = u32_at(bytes, OFF_VERSION);
+        if found != FORMAT_VERSION {
+            return Err(GraphFileError::WrongVersion { found });
+        }
+    }
+    if bytes.len() < HEADER_LEN {
+        return Err(GraphFileError::TruncatedHeader {
+            len: bytes.len() as u64,
+        });
+    }
+    let h = &bytes[..HEADER_LEN];
+    let stored = u64_at(h, OFF_HEADER_SUM);
+    let computed = checksum64(&h[..OFF_HEADER_SUM]);
+    if stored != computed {
+        return Err(GraphFileError::CorruptHeader { stored, computed });
+    }
+    if u32_at(h, OFF_HEADER_LEN) as usize != HEADER_LEN {
+        return Err(bad(format!(
+            "header length {} (expected {HEADER_LEN})",
+            u32_at(h, OFF_HEADER_LEN)
+        )));
+    }
+    if u32_at(h, OFF_RECORD_LEN) as usize != PackedEdge::BYTES {
+        return Err(bad(format!(
+            "record length {} (expected 12)",
+            u32_at(h, OFF_RECORD_LEN)
+        )));
+    }
+    if u64_at(h, OFF_DATA) != HEADER_LEN as u64 {
+        return Err(bad(format!(
+            "data offset {} (expected {HEADER_LEN})",
+            u64_at(h, OFF_DATA)
+        )));
+    }
+    let flags = u32_at(h, OFF_FLAGS);
+    if flags & !FLAG_GRAPH500 != 0 {
+        return Err(bad(format!("unknown flags {flags:#x}")));
+    }
+    let num_vertices = u64_at(h, OFF_VERTICES);
+    let num_edges = u64_at(h, OFF_EDGES);
+    if num_vertices > MAX_VERTICES {
+        return Err(bad(format!(
+            "{num_vertices} vertices (at most 2^32 supported)"
+        )));
+    }
+    let params = if flags & FLAG_GRAPH500 != 0 {
+        let p = Graph500Params {
+            scale: u32_at(h, OFF_SCALE),
+            edgefactor: u32_at(h, OFF_EDGEFACTOR),
+            seed1: u64_at(h, OFF_SEED1),
+            seed2: u64_at(h, OFF_SEED2),
+        };
+        let (pn, pm) = match (p.num_vertices(), p.num_edges()) {
+            (Ok(pn), Ok(pm)) => (pn, pm),
+            (Err(e), _) | (_, Err(e)) => return Err(bad(e.to_string())),
+        };
+        if pn != num_vertices || pm != num_edges {
+            return Err(bad(format!(
+                "SCALE {} edgefactor {} implies {pn} vertices and {pm} edges, but the counts say {num_vertices} and {num_edges}",
+                p.scale, p.edgefactor
+            )));
+        }
+        Some(p)
+    } else {
+        None
+    };
+    let nroots = u32_at(h, OFF_NROOTS) as usize;
+    if nroots > MAX_ROOTS {
+        return Err(bad(format!("{nroots} roots (at most {MAX_ROOTS})")));
+    }
+    let roots: Vec<u64> = (0..nroots).map(|i| u64_at(h, OFF_ROOTS + 8 * i)).collect();
+    if let Some(r) = roots.iter().find(|&&r| r >= num_vertices) {
+        return Err(bad(format!(
+            "root {r} is not a vertex (graph has {num_vertices})"
+        )));
+    }
+    Ok(GraphHeader {
+        version: FORMAT_VERSION,
+        params,
+        num_vertices,
+        num_edges,
+        data_checksum: u64_at(h, OFF_DATA_SUM),
+        roots,
+    })
+}
+
+/// Expected file length for `num_edges` records, if representable.
+fn expected_len(num_edges: u64) -> Option<u64> {
+    num_edges
+        .checked_mul(PackedEdge::BYTES as u64)?
+        .checked_add(HEADER_LEN as u64)
+}
+
+/// A graph parsed from bytes: header plus edge list (borrowed from the
+/// bytes when aligned on a little-endian host, otherwise decoded).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParsedGraph<'a> {
+    /// The header.
+    pub header: GraphHeader,
+    /// The edges.
+    pub edges: EdgeList<'a>,
+}
+
+/// Parses a whole graph file held in memory, with full verification.
+/// Never panics; any byte string gives either a graph or an error.
+///
+/// ```
+/// use graph_core::file::{self, GraphFileError};
+/// assert!(matches!(file::parse(b"hello"), Err(GraphFileError::NotAGraphFile)));
+/// ```
+pub fn parse(bytes: &[u8]) -> Result<ParsedGraph<'_>, GraphFileError> {
+    parse_with(bytes, ReadOptions::default())
+}
+
+/// [`parse`] with options (e.g. skipping the data checksum).
+pub fn parse_with(bytes: &[u8], opts: ReadOptions) -> Result<ParsedGraph<'_>, GraphFileError> {
+    let header = parse_header(bytes)?;
+    let actual = bytes.len() as u64;
+    let expected = match expected_len(header.num_edges) {
+        Some(e) => e,
+        None => {
+            return Err(GraphFileError::SizeMismatch {
+                expected: u64::MAX,
+                actual,
+            })
+        }
+    };
+    if actual < expected {
+        return Err(GraphFileError::TruncatedData { expected, actual });
+    }
+    if actual > expected {
+        return Err(GraphFileError::SizeMismatch { expected, actual });
+    }
+    let data = &bytes[HEADER_LEN..];
+    if opts.verify_data_checksum {
+        let computed = checksum64(data);
+        if computed != header.data_checksum {
+            return Err(GraphFileError::CorruptData {
+                stored: header.data_checksum,
+                computed,
+            });
+        }
+    }
+    let records: std::borrow::Cow<'_, [PackedEdge]> = match mapped::records_from_bytes(data) {
+        Some(r) => r.into(),
+        None => data
+            .chunks_exact(PackedEdge::BYTES)
+            .map(|c| {
+                let mut b = [0u8; 12];
+                b.copy_from_slice(c);
+                PackedEdge::from_le_bytes(b)
+            })
+            .collect::<Vec<_>>()
+            .into(),
+    };
+    let edges = match header.params {
+        Some(p) => EdgeList::from_graph500(p, records),
+        None => match records {
+            std::borrow::Cow::Borrowed(r) => EdgeList::borrowed(header.num_vertices, r),
+            std::borrow::Cow::Owned(r) => EdgeList::from_edges(header.num_vertices, r),
+        },
+    }
+    .map_err(GraphFileError::BadEdge)?;
+    edges.validate().map_err(GraphFileError::BadEdge)?;
+    Ok(ParsedGraph { header, edges })
+}
+
+/// Encodes the header for `list` with the given data checksum and roots.
+fn encode_header(list: &EdgeList<'_>, data_checksum: u64, roots: &[u64]) -> [u8; HEADER_LEN] {
+    let mut h = [0u8; HEADER_LEN];
+    let put32 = |h: &mut [u8; HEADER_LEN], off: usize, x: u32| {
+        h[off..off + 4].copy_from_slice(&x.to_le_bytes())
+    };
+    let put64 = |h: &mut [u8; HEADER_LEN], off: usize, x: u64| {
+        h[off..off + 8].copy_from_slice(&x.to_le_bytes())
+    };
+    h[..8].copy_from_slice(&MAGIC);
+    put32(&mut h, OFF_VERSION, FORMAT_VERSION);
+    put32(&mut h, OFF_HEADER_LEN, HEADER_LEN as u32);
+    put32(&mut h, OFF_RECORD_LEN, PackedEdge::BYTES as u32);
+    if let Some(p) = list.params() {
+        put32(&mut h, OFF_FLAGS, FLAG_GRAPH500);
+        put32(&mut h, OFF_SCALE, p.scale);
+        put32(&mut h, OFF_EDGEFACTOR, p.edgefactor);
+        put64(&mut h, OFF_SEED1, p.seed1);
+        put64(&mut h, OFF_SEED2, p.seed2);
+    }
+    put64(&mut h, OFF_VERTICES, list.num_vertices());
+    put64(&mut h, OFF_EDGES, list.num_edges());
+    put64(&mut h, OFF_DATA, HEADER_LEN as u64);
+    put64(&mut h, OFF_DATA_SUM, data_checksum);
+    put32(&mut h, OFF_NROOTS, roots.len() as u32);
+    for (i, &r) in roots.iter().enumerate() {
+        put64(&mut h, OFF_ROOTS + 8 * i, r);
+    }
+    let sum = checksum64(&h[..OFF_HEADER_SUM]);
+    put64(&mut h, OFF_HEADER_SUM, sum);
+    h
+}
+
+/// The whole file as bytes (header + records), for tests, fuzz seeds and
+/// small graphs. Fails like [`write_with_roots`] on invalid input.
+pub fn to_bytes(list: &EdgeList<'_>, roots: &[u64]) -> Result<Vec<u8>, GraphFileError> {
+    check_writable(list, roots)?;
+    let data = record_bytes(list);
+    let mut out = Vec::with_capacity(HEADER_LEN + data.len());
+    out.extend_from_slice(&encode_header(list, checksum64(&data), roots));
+    out.extend_from_slice(&data);
+    Ok(out)
+}
+
+fn check_writable(list: &EdgeList<'_>, roots: &[u64]) -> Result<(), GraphFileError> {
+    list.validate().map_err(GraphFileError::BadEdge)?;
+    if roots.len() > MAX_ROOTS {
+        return Err(bad(format!(
+            "{} roots given, at most {MAX_ROOTS} fit",
+            roots.len()
+        )));
+    }
+    if let Some(r) = roots.iter().find(|&&r| r >= list.num_vertices()) {
+        return Err(bad(format!("root {r} is not a vertex of the graph")));
+    }
+    Ok(())
+}
+
+fn record_bytes<'a>(list: &'a EdgeList<'_>) -> std::borrow::Cow<'a, [u8]> {
+    match mapped::records_as_bytes(list.edges()) {
+        Some(b) => b.into(),
+        None => list
+            .edges()
+            .iter()
+            .flat_map(|e| e.to_le_bytes())
+            .collect::<Vec<u8>>()
+            .into(),
+    }
+}
+
+/// Writes `list` to `path` (no roots). See [`write_with_roots`].
+pub fn write(path: impl AsRef<Path>, list: &EdgeList<'_>) -> Result<(), GraphFileError> {
+    write_with_roots(path, list, &[])
+}
+
+/// Writes `list` and up to 64 search roots to `path`: first to
+/// `path.tmp`, then renamed, so a crash never leaves a half-written file
+/// under the final name.
+pub fn write_with_roots(
+    path: impl AsRef<Path>,
+    list: &EdgeList<'_>,
+    roots: &[u64],
+) -> Result<(), GraphFileError> {
+    let path = path.as_ref();
+    check_writable(list, roots)?;
+    let data = record_bytes(list);
+    let header = encode_header(list, checksum64(&data), roots);
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    let io_err = |action: &'static str| {
+        let p = path.to_path_buf();
+        move |source| GraphFileError::Io {
+            path: p,
+            action,
+            source,
+        }
+    };
+    let result = (|| {
+        let mut f =
+            io::BufWriter::with_capacity(1 << 20, File::create(&tmp).map_err(io_err("create"))?);
+        f.write_all(&header).map_err(io_err("write"))?;
+        f.write_all(&data).map_err(io_err("write"))?;
+        let f = f
+            .into_inner()
+            .map_err(|e| io_err("write")(e.into_error()))?;
+        f.sync_all().map_err(io_err("sync"))?;
+        std::fs::rename(&tmp, path).map_err(io_err("rename"))
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// A graph file mapped into memory, validated; its edge list is a
+/// zero-copy view of the mapping.
+///
+/// The file must not be modified while it is open (graph files are
+/// write-once; [`write`] replaces files by rename, which is safe).
+pub struct MappedGraph {
+    header: GraphHeader,
+    storage: Storage,
+}
+
+enum Storage {
+    Mapped(memmap2::Mmap),
+    /// Decoded copy, used only where a zero-copy view is impossible
+    /// (big-endian hosts).
+    Owned(Vec<PackedEdge>),
+}
+
+impl fmt::Debug for MappedGraph {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MappedGraph")
+            .field("header", &self.header)
+            .finish_non_exhaustive()
+    }
+}
+
+impl MappedGraph {
+    /// The decoded header.
+    pub fn header(&self) -> &GraphHeader {
+        &self.header
+    }
+
+    /// Stored search roots (possibly empty).
+    pub fn roots(&self) -> &[u64] {
+        &self.header.roots
+    }
+
+    /// The edge records, borrowed from the mapping.
+    pub fn edges(&self) -> &[PackedEdge] {
+        match &self.storage {
+            // Length, alignment and byte order were checked by `open`, so
+            // the view exists; an empty slice is unreachable in practice.
+            Storage::Mapped(m) => mapped::records_from_bytes(&m[HEADER_LEN..]).unwrap_or(&[]),
+            Storage::Owned(v) => v,
+        }
+    }
+
+    /// The graph as a borrowed [`EdgeList`] (zero-copy).
+    pub fn edge_list(&self) -> EdgeList<'_> {
+        // `open` validated these parts together (counts, ids, weights).
+        EdgeList::from_validated_parts(
+            self.header.num_vertices,
+            self.header.params,
+            self.edges().into(),
+        )
+    }
+}
+
+/// Opens, maps and fully verifies a graph file.
+pub fn open(path: impl AsRef<Path>) -> Result<MappedGraph, GraphFileError> {
+    open_with(path, ReadOptions::default())
+}
+
+/// [`open`] with options (e.g. skip the data checksum for huge files).
+pub fn open_with(path: impl AsRef<Path>, opts: ReadOptions) -> Result<MappedGraph, GraphFileError> {
+    let path = path.as_ref();
+    let io_err = |action: &'static str| {
+        let p = path.to_path_buf();
+        move |source: io::Error| {
+            if source.kind() == io::ErrorKind::NotFound {
+                GraphFileError::NotFound { path: p }
+            } else {
+                GraphFileError::Io {
+                    path: p,
+                    action,
+                    source,
+                }
+            }
+        }
+    };
+    let file = File::open(path).map_err(io_err("open"))?;
+    let len = file.metadata().map_err(io_err("inspect"))?.len();
+    if len < HEADER_LEN as u64 {
+        // Too short to map usefully: read the few bytes for a precise error.
+        let bytes = std::fs::read(path).map_err(io_err("read"))?;
+        parse_header(&bytes)?;
+        return Err(GraphFileError::TruncatedHeader { len });
+    }
+    let map = mapped::map_file(&file).map_err(io_err("map"))?;
+    let (header, decoded) = {
+        let parsed = parse_with(&map, opts)?;
+        let decoded = (!parsed.edges.is_borrowed()).then(|| parsed.edges.edges().to_vec());
+        (parsed.header, decoded)
+    };
+    let storage = match decoded {
+        None => Storage::Mapped(map),
+        Some(v) => Storage::Owned(v),
+    };
+    Ok(MappedGraph { header, storage })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> EdgeList<'static> {
+        let p = Graph500Params::reference(2);
+        let edges = (0..64u32)
+            .map(|i| PackedEdge::new(i % 4, (i * 3 + 1) % 4, i as f32 / 64.0))
+            .collect::<Vec<_>>();
+        EdgeList::from_graph500(p, edges).unwrap()
+    }
+
+    /// Rewrites the header checksum after a deliberate header edit.
+    fn reseal(b: &mut [u8]) {
+        let s = checksum64(&b[..OFF_HEADER_SUM]);
+        b[OFF_HEADER_SUM..HEADER_LEN].copy_from_slice(&s.to_le_bytes());
+    }
+
+    #[test]
+    fn bytes_round_trip_with_roots() {
+        let list = sample();
+        let bytes = to_bytes(&list, &[3, 1]).unwrap();
+        assert_eq!(bytes.len(), HEADER_LEN + 64 * 12);
+        let g = parse(&bytes).unwrap();
+        assert_eq!(g.edges, list);
+        assert_eq!(g.header.roots, [3, 1]);
+        assert_eq!(g.header.params, Some(Graph500Params::reference(2)));
+    }
+
+    #[test]
+    fn every_error_kind_from_bytes() {
+        let good = to_bytes(&sample(), &[]).unwrap();
+        assert!(matches!(
+            parse(&[]),
+            Err(GraphFileError::TruncatedHeader { len: 0 })
+        ));
+        assert!(matches!(
+            parse(&good[..100]),
+            Err(GraphFileError::TruncatedHeader { len: 100 })
+        ));
+        assert!(matches!(
+            parse(b"PK\x03\x04zipfile"),
+            Err(GraphFileError::NotAGraphFile)
+        ));
+
+        let mut v = good.clone();
+        v[OFF_VERSION] = 7;
+        let e = parse(&v).unwrap_err();
+        assert!(matches!(e, GraphFileError::WrongVersion { found: 7 }));
+        assert!(e.to_string().contains("written by format v7, this build reads v1: regenerate it with `gossamer-graph generate`"));
+
+        let mut v = good.clone();
+        v[OFF_EDGES] ^= 1;
+        assert!(matches!(
+            parse(&v),
+            Err(GraphFileError::CorruptHeader { .. })
+        ));
+
+        let mut v = good.clone();
+        v[HEADER_LEN + 5] ^= 0x40;
+        assert!(matches!(parse(&v), Err(GraphFileError::CorruptData { .. })));
+        let skip = ReadOptions {
+            verify_data_checksum: false,
+        };
+        assert!(
+            parse_with(&v, skip).is_ok()
+                || matches!(parse_with(&v, skip), Err(GraphFileError::BadEdge(_)))
+        );
+
+        assert!(matches!(
+            parse(&good[..good.len() - 1]),
+            Err(GraphFileError::TruncatedData { .. })
+        ));
+        let mut v = good.clone();
+        v.extend_from_slice(&[0; 12]);
+        assert!(matches!(
+            parse(&v),
+            Err(GraphFileError::SizeMismatch { .. })
+        ));
+
+        // Counts inconsistent with the Graph500 parameters.
+        let mut v = good.clone();
+        v[OFF_VERTICES..OFF_VERTICES + 8].copy_from_slice(&5u64.to_le_bytes());
+        reseal(&mut v);
+        assert!(matches!(parse(&v), Err(GraphFileError::BadHeader { .. })));
+
+        // Edge count implying an absurd size.
+        let mut v = good.clone();
+        v[OFF_FLAGS] = 0;
+        v[OFF_EDGES..OFF_EDGES + 8].copy_from_slice(&u64::MAX.to_le_bytes());
+        reseal(&mut v);
+        assert!(matches!(
+            parse(&v),
+            Err(GraphFileError::SizeMismatch { .. })
+        ));
+    }
+
+    #[test]
+    fn out_of_range_vertex_is_reported() {
+        let list = sample();
+        let mut bytes = to_bytes(&list, &[]).unwrap();
+        // Edge 2's v := 9 (graph has 4 vertices); fix the data checksum.
+        bytes[HEADER_LEN + 2 * 12 + 4..HEADER_LEN + 2 * 12 + 8]
+            .copy_from_slice(&9u32.to_le_bytes());
+        let s = checksum64(&bytes[HEADER_LEN..]);
+        bytes[OFF_DATA_SUM..OFF_DATA_SUM + 8].copy_from_slice(&s.to_le_bytes());
+        reseal(&mut bytes);
+        let e = parse(&bytes).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                GraphFileError::BadEdge(EdgeListError::VertexOutOfRange { index: 2, v: 9, .. })
+            ),
+            "{e}"
+        );
+        assert!(e.to_string().contains("outside 0..4"));
+    }
+
+    #[test]
+    fn writer_refuses_bad_roots() {
+        assert!(matches!(
+            to_bytes(&sample(), &[4]),
+            Err(GraphFileError::BadHeader { .. })
+        ));
+        assert!(matches!(
+            to_bytes(&sample(), &[0; 65]),
+            Err(GraphFileError::BadHeader { .. })
+        ));
+    }
+}

@@ -193,11 +193,13 @@ impl Partition {
                 let split = self.extra * big;
                 if v < split {
                     (v / big, v % big)
-                } else if self.base == 0 {
-                    (self.trustees - 1, 0)
                 } else {
+                    // base == 0 only when v >= n (invalid id): any answer.
                     let w = v - split;
-                    (self.extra + w / self.base, w % self.base)
+                    match w.checked_div(self.base) {
+                        Some(q) => (self.extra + q, w % self.base),
+                        None => (self.trustees - 1, 0),
+                    }
                 }
             }
         };
@@ -270,7 +272,10 @@ mod tests {
             }
         }
         assert_eq!(total, n, "{p:?}: counts must sum to n");
-        assert!(seen.iter().all(|&c| c == 1), "{p:?}: every vertex owned once");
+        assert!(
+            seen.iter().all(|&c| c == 1),
+            "{p:?}: every vertex owned once"
+        );
         for v in 0..n {
             let o = p.owner(v);
             assert_eq!(p.global(o.trustee, o.local), v, "{p:?}: round trip of {v}");
@@ -303,7 +308,14 @@ mod tests {
         let c = Partition::new(PartitionKind::Cyclic, 11, 1, 3).unwrap();
         let owners: Vec<u32> = (0..11).map(|v| c.trustee_of(v)).collect();
         assert_eq!(owners, [0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1]);
-        assert_eq!(c.owner(10), Owner { rank: 0, trustee: 1, local: 3 });
+        assert_eq!(
+            c.owner(10),
+            Owner {
+                rank: 0,
+                trustee: 1,
+                local: 3
+            }
+        );
     }
 
     #[test]

@@ -42,7 +42,11 @@ impl<'a, T: Copy> Scatter<'a, T> {
     pub(crate) unsafe fn write(&self, index: usize, value: T) {
         // A wrong index is a logic error in the CSR build, never a result of
         // input data (counts and fills come from the same immutable edges).
-        assert!(index < self.len, "scatter index {index} out of {}", self.len);
+        assert!(
+            index < self.len,
+            "scatter index {index} out of {}",
+            self.len
+        );
         // SAFETY: `index < len` was just checked, so the pointer stays in the
         // borrowed slice; the caller guarantees exclusive use of `index`; `T`
         // is `Copy`, so overwriting without dropping the old value is fine.

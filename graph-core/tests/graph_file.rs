@@ -1,0 +1,148 @@
+//! The graph file on disk: every failure gives its own clear error.
+
+use std::path::PathBuf;
+
+use graph_core::file::{self, GraphFileError, ReadOptions};
+use graph_core::{EdgeList, Graph500Params, PackedEdge};
+
+struct TempFile(PathBuf);
+
+impl TempFile {
+    fn new(name: &str) -> Self {
+        TempFile(std::env::temp_dir().join(format!("gc-{}-{name}.ggraph", std::process::id())))
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+fn sample() -> EdgeList<'static> {
+    let edges = (0..16 * 8u32)
+        .map(|i| PackedEdge::new(i % 8, (i * 5 + 3) % 8, (i as f32 + 1.0) / 128.0))
+        .collect::<Vec<_>>();
+    EdgeList::from_graph500(Graph500Params::reference(3), edges).unwrap()
+}
+
+fn written(name: &str) -> (TempFile, Vec<u8>) {
+    let t = TempFile::new(name);
+    file::write(&t.0, &sample()).unwrap();
+    let bytes = std::fs::read(&t.0).unwrap();
+    (t, bytes)
+}
+
+#[test]
+fn round_trip_without_roots() {
+    let (t, _) = written("ok");
+    let g = file::open(&t.0).unwrap();
+    assert_eq!(g.edge_list(), sample());
+    assert!(g.roots().is_empty());
+}
+
+#[test]
+fn missing_file() {
+    let e = file::open("/nonexistent/dir/graph.ggraph").unwrap_err();
+    assert!(matches!(e, GraphFileError::NotFound { .. }), "{e:?}");
+    assert!(e.to_string().contains("does not exist"), "{e}");
+}
+
+#[test]
+fn truncated_header_and_data() {
+    let (t, bytes) = written("trunc");
+    std::fs::write(&t.0, &bytes[..500]).unwrap();
+    let e = file::open(&t.0).unwrap_err();
+    assert!(
+        matches!(e, GraphFileError::TruncatedHeader { len: 500 }),
+        "{e:?}"
+    );
+    std::fs::write(&t.0, &bytes[..bytes.len() - 7]).unwrap();
+    let e = file::open(&t.0).unwrap_err();
+    assert!(matches!(e, GraphFileError::TruncatedData { .. }), "{e:?}");
+    assert!(e.to_string().contains("truncated"), "{e}");
+    std::fs::write(&t.0, []).unwrap();
+    assert!(matches!(
+        file::open(&t.0),
+        Err(GraphFileError::TruncatedHeader { len: 0 })
+    ));
+}
+
+#[test]
+fn wrong_magic() {
+    let (t, mut bytes) = written("magic");
+    bytes[0] = b'X';
+    std::fs::write(&t.0, &bytes).unwrap();
+    let e = file::open(&t.0).unwrap_err();
+    assert!(matches!(e, GraphFileError::NotAGraphFile));
+    assert!(
+        e.to_string().starts_with("not a gossamer-graph file"),
+        "{e}"
+    );
+}
+
+#[test]
+fn wrong_version() {
+    let (t, mut bytes) = written("version");
+    bytes[8..12].copy_from_slice(&2u32.to_le_bytes());
+    std::fs::write(&t.0, &bytes).unwrap();
+    let e = file::open(&t.0).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("written by format v2, this build reads v1: regenerate it with `gossamer-graph generate`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn corrupt_checksums() {
+    let (t, mut bytes) = written("sum");
+    bytes[60] ^= 0x10; // inside the edge count: header checksum fails
+    std::fs::write(&t.0, &bytes).unwrap();
+    assert!(matches!(
+        file::open(&t.0),
+        Err(GraphFileError::CorruptHeader { .. })
+    ));
+    bytes[60] ^= 0x10;
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x01; // a weight's low bit: data checksum fails
+    std::fs::write(&t.0, &bytes).unwrap();
+    let e = file::open(&t.0).unwrap_err();
+    assert!(matches!(e, GraphFileError::CorruptData { .. }), "{e:?}");
+    assert!(e.to_string().contains("corrupt"));
+    // Skipping the data checksum accepts the (still valid-looking) records.
+    let opts = ReadOptions {
+        verify_data_checksum: false,
+    };
+    assert!(file::open_with(&t.0, opts).is_ok());
+}
+
+#[test]
+fn counts_inconsistent_with_size() {
+    let (t, mut bytes) = written("size");
+    bytes.extend_from_slice(&[0u8; 24]);
+    std::fs::write(&t.0, &bytes).unwrap();
+    let e = file::open(&t.0).unwrap_err();
+    assert!(matches!(e, GraphFileError::SizeMismatch { .. }), "{e:?}");
+    assert!(e.to_string().contains("inconsistent with the size"), "{e}");
+}
+
+#[test]
+fn vertex_out_of_range_even_without_data_checksum() {
+    let (t, mut bytes) = written("range");
+    // Record 3's u := 8 in a graph of 8 vertices.
+    bytes[1024 + 36..1024 + 40].copy_from_slice(&8u32.to_le_bytes());
+    std::fs::write(&t.0, &bytes).unwrap();
+    let opts = ReadOptions {
+        verify_data_checksum: false,
+    };
+    let e = file::open_with(&t.0, opts).unwrap_err();
+    assert!(e.to_string().contains("edge 3 (8, "), "{e}");
+    assert!(e.to_string().contains("outside 0..8"), "{e}");
+}
+
+#[test]
+fn a_directory_is_an_io_error_not_a_panic() {
+    let e = file::open(std::env::temp_dir()).unwrap_err();
+    assert!(matches!(e, GraphFileError::Io { .. }), "{e:?}");
+}
