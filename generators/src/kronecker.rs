@@ -45,13 +45,23 @@ pub struct Kronecker {
     cfg: Graph500Config,
     base: MrgState,
     scrambler: Scrambler,
+    /// `A^(2^64)`: edge `i`'s stream start to edge `i + 1`'s.
     stride: Transition,
+    /// `A^(LANES * 2^64)`: one lane's step when `LANES` edges are made at once.
+    lane_stride: Transition,
 }
 
 /// Number of streamed edges per rayon task in [`Kronecker::par_map_into`]:
 /// large enough that the per-task random-access skip (at most 16
 /// matrix-vector products) is noise, small enough to balance two cores.
 const PAR_CHUNK: usize = 1 << 14;
+
+/// Most draws one edge can take without a rejection: one per level, plus
+/// the weight.
+const MAX_DRAWS: usize = crate::config::MAX_SCALE as usize + 1;
+
+/// Edges made together, interleaved, to overlap their serial MRG chains.
+const LANES: usize = 4;
 
 /// Draws below this value are rejected: `(2^31 - 1) mod 10000`.
 const REJECT_BELOW: u32 = mrg::MODULUS % 10_000;
@@ -66,6 +76,7 @@ impl Kronecker {
             base,
             scrambler: Scrambler::new(&base, cfg.scale),
             stride: *mrg::edge_stride(),
+            lane_stride: *mrg::edge_stride_times(LANES),
         })
     }
 
@@ -117,8 +128,10 @@ impl Kronecker {
         let start = range.start.min(range.end);
         Edges {
             kron: self,
-            state: self.stream_of(start),
-            next: start,
+            lanes: self.lanes_at(start),
+            buf: [EMPTY; LANES],
+            buf_pos: LANES,
+            next_block: start,
             end: range.end,
         }
     }
@@ -136,13 +149,102 @@ impl Kronecker {
             .enumerate()
             .for_each(|(chunk_index, chunk)| {
                 let start = first.wrapping_add((chunk_index * PAR_CHUNK) as u64);
-                let mut state = self.stream_of(start);
-                for slot in chunk.iter_mut() {
-                    let mut s = state;
-                    state.apply(&self.stride);
-                    *slot = f(self.edge_from(&mut s));
-                }
+                self.fill(start, chunk, &f);
             });
+    }
+
+    /// The streams of edges `first .. first + LANES`.
+    fn lanes_at(&self, first: u64) -> [MrgState; LANES] {
+        let mut lanes = [self.stream_of(first); LANES];
+        for k in 1..LANES {
+            lanes[k] = lanes[k - 1];
+            lanes[k].apply(&self.stride);
+        }
+        lanes
+    }
+
+    /// `out[k] = f(edge(first + k))`, sequentially, `LANES` edges at a time.
+    fn fill<T>(&self, first: u64, out: &mut [T], f: &impl Fn(Edge) -> T) {
+        let mut lanes = self.lanes_at(first);
+        let mut blocks = out.chunks_exact_mut(LANES);
+        for block in &mut blocks {
+            let edges = self.edges_from(lanes);
+            for lane in lanes.iter_mut() {
+                lane.apply(&self.lane_stride);
+            }
+            for (slot, e) in block.iter_mut().zip(edges) {
+                *slot = f(e);
+            }
+        }
+        for (slot, lane) in blocks.into_remainder().iter_mut().zip(lanes) {
+            *slot = f(self.edge_from(&mut { lane }));
+        }
+    }
+
+    /// The edges whose private streams start at `lanes`.
+    ///
+    /// Fast path for streaming. The MRG is a serial chain (each output needs
+    /// the previous one), so a single edge's `scale + 1` draws cannot overlap.
+    /// Here the draws of `LANES` edges are made first, interleaved, with the
+    /// chain kept in a lazily reduced form (congruent, below `2^32`); then
+    /// each lane's recursion reads its draws from the buffer. A lane whose
+    /// draws include a rejected value (probability about `scale * 1.7e-6`)
+    /// would need more draws than were made: it is redone by the scalar path.
+    #[inline(always)]
+    fn edges_from(&self, lanes: [MrgState; LANES]) -> [Edge; LANES] {
+        const P: u64 = mrg::MODULUS as u64;
+        let scale = self.cfg.scale as usize;
+        // buf[0..5] = (z5, z4, z3, z2, z1) per lane; draw n lands in buf[5 + n].
+        let mut buf = [[0u32; LANES]; 5 + MAX_DRAWS];
+        for (k, lane) in lanes.iter().enumerate() {
+            let z = lane.words();
+            for j in 0..5 {
+                buf[4 - j][k] = z[j];
+            }
+        }
+        let mut prev = buf[4];
+        for n in 0..=scale {
+            let old = buf[n];
+            for k in 0..LANES {
+                let x = mrg::MULT_X as u64 * prev[k] as u64 + mrg::MULT_Y as u64 * old[k] as u64;
+                // One fold keeps x congruent and below 2^31 + 2^29.
+                prev[k] = ((x & P) + (x >> 31)) as u32;
+            }
+            buf[5 + n] = prev;
+        }
+        let canonical = |v: u32| {
+            if v >= mrg::MODULUS {
+                v - mrg::MODULUS
+            } else {
+                v
+            }
+        };
+        let mut src = [0u64; LANES];
+        let mut tgt = [0u64; LANES];
+        let mut rejected = [false; LANES];
+        for (level, draws) in buf[5..5 + scale].iter().enumerate() {
+            let shift = scale - 1 - level;
+            for k in 0..LANES {
+                let x = canonical(draws[k]);
+                rejected[k] |= x < REJECT_BELOW;
+                let (s, t) = quadrant_bits(x, src[k] == tgt[k]);
+                src[k] |= s << shift;
+                tgt[k] |= t << shift;
+            }
+        }
+        let mut out = [EMPTY; LANES];
+        for k in 0..LANES {
+            out[k] = if rejected[k] {
+                self.edge_from(&mut { lanes[k] })
+            } else {
+                Edge {
+                    u: self.scrambler.apply(src[k]),
+                    v: self.scrambler.apply(tgt[k]),
+                    w: mrg::weight_from(canonical(buf[5 + scale][k])),
+                }
+            };
+        }
+        out
     }
 
     /// The edge whose private stream starts at `st`.
@@ -151,22 +253,9 @@ impl Kronecker {
         let mut src = 0u64;
         let mut tgt = 0u64;
         for level in (0..self.cfg.scale).rev() {
-            let mut x = st.next_uint();
-            while x < REJECT_BELOW {
-                x = st.next_uint();
-            }
-            let x = x % 10_000;
-            // Quadrants: x < 1900 -> (0,1); < 3800 -> (1,0); < 9500 -> (0,0);
-            // else (1,1). Branch-free: the outcome is unpredictable.
-            let d = (x >= 9_500) as u64;
-            let mut s_bit = ((1_900..3_800).contains(&x)) as u64 | d;
-            let mut t_bit = (x < 1_900) as u64 | d;
-            // On the diagonal, (1,0) becomes (0,1): stay in the upper triangle.
-            let flip = (src == tgt) as u64 & s_bit & (t_bit ^ 1);
-            s_bit ^= flip;
-            t_bit ^= flip;
-            src |= s_bit << level;
-            tgt |= t_bit << level;
+            let (s, t) = quadrant(st, src == tgt);
+            src |= s << level;
+            tgt |= t << level;
         }
         let w = st.next_float();
         Edge {
@@ -177,12 +266,44 @@ impl Kronecker {
     }
 }
 
+const EMPTY: Edge = Edge { u: 0, v: 0, w: 0.0 };
+
+/// One level of the recursion: the (source, target) bits of the quadrant
+/// drawn from `st`; `diagonal` says the block so far lies on the diagonal.
+#[inline(always)]
+fn quadrant(st: &mut MrgState, diagonal: bool) -> (u64, u64) {
+    let mut x = st.next_uint();
+    while x < REJECT_BELOW {
+        x = st.next_uint();
+    }
+    quadrant_bits(x, diagonal)
+}
+
+/// The (source, target) bits for an accepted draw `x`.
+#[inline(always)]
+fn quadrant_bits(x: u32, diagonal: bool) -> (u64, u64) {
+    let x = x % 10_000;
+    // Quadrants: x < 1900 -> (0,1); < 3800 -> (1,0); < 9500 -> (0,0);
+    // else (1,1). Branch-free: the outcome is unpredictable.
+    let d = (x >= 9_500) as u64;
+    let s = ((1_900..3_800).contains(&x)) as u64 | d;
+    let t = (x < 1_900) as u64 | d;
+    // On the diagonal, (1,0) becomes (0,1): stay in the upper triangle.
+    let flip = diagonal as u64 & s & (t ^ 1);
+    (s ^ flip, t ^ flip)
+}
+
 /// Iterator over a contiguous range of edges; see [`Kronecker::edges`].
 #[derive(Clone, Debug)]
 pub struct Edges<'a> {
     kron: &'a Kronecker,
-    state: MrgState,
-    next: u64,
+    /// Streams of edges `next_block .. next_block + LANES`.
+    lanes: [MrgState; LANES],
+    /// Edges already made; `buf[buf_pos..]` are still to be returned.
+    buf: [Edge; LANES],
+    buf_pos: usize,
+    /// Index of the first edge not yet in `buf`.
+    next_block: u64,
     end: u64,
 }
 
@@ -191,17 +312,33 @@ impl Iterator for Edges<'_> {
 
     #[inline]
     fn next(&mut self) -> Option<Edge> {
-        if self.next >= self.end {
-            return None;
+        if self.buf_pos == LANES {
+            let left = self.end.saturating_sub(self.next_block);
+            if left == 0 {
+                return None;
+            }
+            if left >= LANES as u64 {
+                self.buf = self.kron.edges_from(self.lanes);
+                for lane in self.lanes.iter_mut() {
+                    lane.apply(&self.kron.lane_stride);
+                }
+                self.buf_pos = 0;
+                self.next_block += LANES as u64;
+            } else {
+                // The tail: one edge at a time, shifting the lanes down.
+                let e = self.kron.edge_from(&mut { self.lanes[0] });
+                self.lanes.rotate_left(1);
+                self.next_block += 1;
+                return Some(e);
+            }
         }
-        let mut s = self.state;
-        self.state.apply(&self.kron.stride);
-        self.next += 1;
-        Some(self.kron.edge_from(&mut s))
+        let e = self.buf[self.buf_pos];
+        self.buf_pos += 1;
+        Some(e)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.end.saturating_sub(self.next);
+        let n = self.end.saturating_sub(self.next_block) + (LANES - self.buf_pos) as u64;
         match usize::try_from(n) {
             Ok(n) => (n, Some(n)),
             Err(_) => (usize::MAX, None),
@@ -234,10 +371,47 @@ mod tests {
         for (i, e) in streamed.iter().enumerate() {
             assert_eq!(*e, k.edge(100 + i as u64));
         }
+        // Every length and alignment around the lane width.
+        for start in 0..6u64 {
+            for len in 0..11u64 {
+                let got: Vec<Edge> = k.edges(start..start + len).collect();
+                let want: Vec<Edge> = (start..start + len).map(|i| k.edge(i)).collect();
+                assert_eq!(got, want, "range {start}..{}", start + len);
+            }
+        }
+        let mut it = k.edges(3..12);
+        it.next();
+        assert_eq!(it.size_hint(), (8, Some(8)));
+        assert_eq!(it.count(), 8);
         assert_eq!(k.edges(5..5).count(), 0);
         let reversed = std::ops::Range { start: 7, end: 3 };
         assert_eq!(k.edges(reversed).count(), 0);
         assert_eq!(k.edges(3..7).size_hint(), (4, Some(4)));
+    }
+
+    #[test]
+    fn lanes_with_rejected_draws_take_the_scalar_path() {
+        // Find edges whose stream rejects a draw (about 1 in 70 000 at scale
+        // 8) and check the batched path against random access around them.
+        let k = small();
+        let scale = k.config().scale;
+        let rejecting: Vec<u64> = (0..400_000u64)
+            .filter(|&i| {
+                let mut s = k.stream_of(i);
+                (0..scale).any(|_| s.next_uint() < REJECT_BELOW)
+            })
+            .take(3)
+            .collect();
+        assert!(!rejecting.is_empty(), "no rejecting edge found");
+        for &i in &rejecting {
+            for start in i.saturating_sub(LANES as u64)..=i {
+                let got: Vec<Edge> = k.edges(start..start + 2 * LANES as u64).collect();
+                let want: Vec<Edge> = (start..start + 2 * LANES as u64)
+                    .map(|j| k.edge(j))
+                    .collect();
+                assert_eq!(got, want, "edges from {start} (rejecting edge {i})");
+            }
+        }
     }
 
     #[test]
@@ -264,7 +438,7 @@ mod tests {
     fn par_map_into_equals_sequential_with_offset() {
         let k = small();
         let first = 17;
-        let mut out = vec![(0u64, 0u64, 0u32); 3 * PAR_CHUNK + 5];
+        let mut out = vec![(0u64, 0u64, 0u32); 3 * PAR_CHUNK + 7];
         k.par_map_into(first, &mut out, |e| (e.u, e.v, e.w.to_bits()));
         for (x, e) in out.iter().zip(k.edges(first..first + out.len() as u64)) {
             assert_eq!(*x, (e.u, e.v, e.w.to_bits()));

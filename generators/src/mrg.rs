@@ -143,15 +143,23 @@ impl Transition {
     /// The state `self * z`.
     #[inline(always)]
     pub(crate) fn apply(&self, z: &[u32; 5]) -> [u32; 5] {
-        let z = z.map(u64::from);
-        self.0.map(|row| {
-            let r = row.map(u64::from);
-            // Each product is < 2^62, so three of them fit in a u64.
-            let a = r[0] * z[0] + r[1] * z[1] + r[2] * z[2];
-            let b = r[3] * z[3] + r[4] * z[4];
-            let fold = |x: u64| (x & MODULUS as u64) + (x >> 31); // < 2^34
-            reduce(fold(a) + fold(b))
-        })
+        const P: u64 = MODULUS as u64;
+        let z = [
+            z[0] as u64,
+            z[1] as u64,
+            z[2] as u64,
+            z[3] as u64,
+            z[4] as u64,
+        ];
+        let mut out = [0u32; 5];
+        for (o, row) in out.iter_mut().zip(&self.0) {
+            // Each product is < 2^62, so three of them fit in a u64; fold
+            // each partial sum to < 2^34 before adding.
+            let a = row[0] as u64 * z[0] + row[1] as u64 * z[1] + row[2] as u64 * z[2];
+            let b = row[3] as u64 * z[3] + row[4] as u64 * z[4];
+            *o = reduce((a & P) + (a >> 31) + (b & P) + (b >> 31));
+        }
+        out
     }
 }
 
@@ -196,6 +204,18 @@ fn skip_tables() -> &'static SkipTables {
 /// `A^(2^64)`: the distance between consecutive edges' streams.
 pub(crate) fn edge_stride() -> &'static Transition {
     &skip_tables().pow[16][0]
+}
+
+/// `A^(j * 2^64)` for `j` in `1..=15`: the distance between the streams of
+/// edges `j` apart.
+pub(crate) fn edge_stride_times(j: usize) -> &'static Transition {
+    &skip_tables().pow[16][j - 1]
+}
+
+/// The weight made from one output `x` (see [`MrgState::next_float`]).
+#[inline(always)]
+pub(crate) fn weight_from(x: u32) -> f32 {
+    ((x as f32) as f64 * INV_P) as f32
 }
 
 /// The state of the generator: five residues modulo `2^31 - 1`.
@@ -290,7 +310,7 @@ impl MrgState {
     /// range is `[0, 1]` (the top outputs round to exactly `1.0`).
     #[inline(always)]
     pub fn next_float(&mut self) -> f32 {
-        ((self.next_uint() as f32) as f64 * INV_P) as f32
+        weight_from(self.next_uint())
     }
 
     /// Jumps ahead by `distance` steps, as if `next_uint` had been called
