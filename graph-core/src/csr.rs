@@ -13,29 +13,32 @@
 //!   only needs the minimum weight, but the Graph500 TEPS count needs, for
 //!   every reached vertex `u`, the number of entries `v <= u` in this
 //!   self-loop-free CSR, duplicates included);
-//! * each vertex's list is sorted by (neighbour, weight), so a build is
-//!   deterministic whatever the thread count, and duplicates are adjacent
-//!   (the cheapest-duplicate is the first of its run).
+//! * each vertex's list is in input (generator) order, so a build is
+//!   deterministic whatever the number of threads.
 //!
 //! Building ([`build_rank`], [`build_trustees`], [`build_whole`]) takes two
-//! parallel passes over the edge list (rayon): degree counting into atomic
-//! per-vertex counters, then a fill through atomic cursors; no allocation
-//! per edge. Peak memory during construction is the edge list (12 B/edge)
-//! plus the adjacency (2 entries x 8 B = 16 B per non-loop edge) plus one
-//! `u64` per owned vertex (0.5 B/edge at edgefactor 16): about 28.5 bytes per
-//! input edge for the whole graph on one rank; see `examples/build_memory.rs`.
-
-mod scatter;
+//! parallel passes (rayon), each split into tasks that own disjoint ranges
+//! of local vertices (and, in the fill, the matching ranges of the
+//! adjacency arrays): every task scans the edge list sequentially and
+//! handles the endpoints in its range, so counting and filling need no
+//! atomics, no `unsafe` and no allocation per edge. Each task re-reads the
+//! edge list (sequential, 12 B/edge), which is cheap next to the random
+//! writes of the fill as long as tasks (about one per worker thread) stay
+//! below a few dozen.
+//!
+//! Peak memory during construction is the edge list (12 B/edge) plus the
+//! adjacency (2 entries x 8 B = 16 B per non-loop edge) plus one `u64` per
+//! owned vertex (0.5 B/edge at edgefactor 16): 28.6 bytes per input edge
+//! measured for a whole SCALE 20 graph on one rank
+//! (`cargo run --release -p graph-core --example build_memory`).
 
 use std::fmt;
 use std::ops::Range;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
 use crate::edge_list::{EdgeList, EdgeListError};
 use crate::partition::Partition;
-use scatter::Scatter;
 
 /// Why shards could not be built.
 #[derive(Clone, Debug, PartialEq)]
@@ -105,7 +108,7 @@ impl From<EdgeListError> for CsrError {
 /// let g = build_whole(&list).unwrap();
 /// assert_eq!(g.degree(1), 3);
 /// let n1: Vec<(u32, f32)> = g.neighbors(1).collect();
-/// assert_eq!(n1, [(0, 0.5), (0, 0.75), (2, 0.25)]);
+/// assert_eq!(n1, [(0, 0.5), (2, 0.25), (0, 0.75)]); // input order
 /// assert_eq!(g.num_entries(), 6);
 /// ```
 #[derive(Clone, Debug, PartialEq)]
@@ -258,104 +261,123 @@ pub fn build_trustees(
             trustees: partition.num_trustees(),
         });
     }
-    let first = trustees.start;
+    // Ids must be in range before any of them is used as an index.
+    list.validate()?;
     let edges = list.edges();
+    let shards = trustees.len();
+    // Tasks per shard: enough to keep every worker busy.
+    let per_shard = rayon::current_num_threads().div_ceil(shards.max(1)).max(1);
 
-    // Pass 1: degrees, counted into cursor arrays (one per shard, with one
-    // extra slot that ends up holding the total).
-    let mut cursors: Vec<Vec<AtomicU64>> = trustees
+    // One offsets array per shard: `local_count + 1` slots. Pass 1 counts
+    // degrees into slots 0..c; the last slot stays 0 until the prefix sum.
+    let mut offsets: Vec<Vec<u64>> = trustees
         .clone()
-        .map(|t| {
-            let c = partition.local_count(t) as usize;
-            (0..=c).map(|_| AtomicU64::new(0)).collect()
-        })
+        .map(|t| vec![0u64; partition.local_count(t) as usize + 1])
         .collect();
-    let owned_slot = |x: u32| -> Option<(usize, usize)> {
-        let o = partition.owner(u64::from(x));
-        if trustees.contains(&o.trustee) {
-            Some(((o.trustee - first) as usize, o.local as usize))
-        } else {
-            None
+
+    // Pass 1: each task owns a range of one shard's local vertices and counts
+    // the endpoints that fall in it.
+    let mut tasks = Vec::new();
+    for (offs, trustee) in offsets.iter_mut().zip(trustees.clone()) {
+        let c = offs.len() - 1;
+        let step = c.div_ceil(per_shard).max(1);
+        let mut rest = &mut offs[..c];
+        let mut start = 0;
+        while !rest.is_empty() {
+            let (head, tail) = rest.split_at_mut(step.min(rest.len()));
+            tasks.push((trustee, start, head));
+            start += step;
+            rest = tail;
         }
-    };
-    let bad = edges.par_iter().enumerate().try_for_each(|(i, e)| {
-        if u64::from(e.u) >= n || u64::from(e.v) >= n {
-            return Err(i);
-        }
-        if e.is_self_loop() {
-            return Ok(());
-        }
-        for x in [e.u, e.v] {
-            if let Some((s, l)) = owned_slot(x) {
-                cursors[s][l].fetch_add(1, Ordering::Relaxed);
+    }
+    tasks.into_par_iter().for_each(|(trustee, start, counts)| {
+        for e in edges.iter().filter(|e| !e.is_self_loop()) {
+            for x in [e.u, e.v] {
+                if let Some(l) = local_in(partition, x, trustee, start, counts.len()) {
+                    counts[l] += 1;
+                }
             }
         }
-        Ok(())
     });
-    if let Err(i) = bad {
-        // Report the first offending record, not whichever a thread hit.
-        list.validate()?;
-        let e = edges[i];
-        return Err(CsrError::Edge(EdgeListError::VertexOutOfRange {
-            index: i as u64,
-            u: e.u,
-            v: e.v,
-            num_vertices: n,
-        }));
-    }
 
-    // Exclusive prefix sums: cursor[l] = first entry of local vertex l.
-    let mut totals = Vec::with_capacity(cursors.len());
-    for shard in cursors.iter_mut() {
+    // Exclusive prefix sums: slot l = first entry of local vertex l; the
+    // extra slot ends up holding the total.
+    let mut totals = Vec::with_capacity(shards);
+    for offs in offsets.iter_mut() {
         let mut sum = 0u64;
-        for c in shard.iter_mut() {
-            let d = *c.get_mut();
-            *c.get_mut() = sum;
+        for slot in offs.iter_mut() {
+            let d = *slot;
+            *slot = sum;
             sum += d;
         }
-        // The extra slot saw no degree, so it now holds the total.
-        let entries = usize::try_from(sum).map_err(|_| CsrError::TooLarge { entries: sum })?;
-        totals.push(entries);
+        let entries = offs.last().copied().unwrap_or(0);
+        totals.push(usize::try_from(entries).map_err(|_| CsrError::TooLarge { entries })?);
     }
 
-    // Pass 2: fill. Each entry slot is claimed once by a fetch_add.
+    // Pass 2: each task owns a range of local vertices with about equal
+    // entry counts, and the matching ranges of the adjacency arrays, and
+    // fills them in edge order using its slots as cursors (slot l advances
+    // from the start of l to the start of l + 1).
     let mut targets: Vec<Vec<u32>> = totals.iter().map(|&m| vec![0u32; m]).collect();
     let mut weights: Vec<Vec<f32>> = totals.iter().map(|&m| vec![0f32; m]).collect();
+    let mut tasks = Vec::new();
+    for (((offs, t_all), w_all), trustee) in offsets
+        .iter_mut()
+        .zip(targets.iter_mut())
+        .zip(weights.iter_mut())
+        .zip(trustees.clone())
     {
-        let t_out: Vec<Scatter<'_, u32>> = targets.iter_mut().map(|v| Scatter::new(v)).collect();
-        let w_out: Vec<Scatter<'_, f32>> = weights.iter_mut().map(|v| Scatter::new(v)).collect();
-        edges.par_iter().for_each(|e| {
-            if e.is_self_loop() {
-                return;
+        let c = offs.len() - 1;
+        let total = offs[c];
+        let want = total.div_ceil(per_shard as u64).max(1);
+        // Cut points: local vertex indices where a new task starts.
+        let mut cuts = vec![0usize];
+        for l in 1..c {
+            if offs[l] - offs[cuts[cuts.len() - 1]] >= want {
+                cuts.push(l);
             }
-            for (x, y) in [(e.u, e.v), (e.v, e.u)] {
-                if let Some((s, l)) = owned_slot(x) {
-                    let pos = cursors[s][l].fetch_add(1, Ordering::Relaxed) as usize;
-                    // SAFETY: `pos` was handed out by this vertex's cursor,
-                    // which starts at the vertex's first slot and is bumped
-                    // exactly degree times (pass 1 counted the same edges), so
-                    // every slot of the shard is claimed by exactly one write.
-                    unsafe {
-                        t_out[s].write(pos, y);
-                        w_out[s].write(pos, e.w);
+        }
+        cuts.push(c);
+        let (mut o_rest, mut t_rest, mut w_rest) =
+            (&mut offs[..c], t_all.as_mut_slice(), w_all.as_mut_slice());
+        for pair in cuts.windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            let (o_head, o_tail) = o_rest.split_at_mut(b - a);
+            let base = o_head.first().copied().unwrap_or(0);
+            let end = o_tail.first().copied().unwrap_or(total);
+            let len = (end - base) as usize;
+            let (t_head, t_tail) = t_rest.split_at_mut(len);
+            let (w_head, w_tail) = w_rest.split_at_mut(len);
+            tasks.push((trustee, a, base, o_head, t_head, w_head));
+            o_rest = o_tail;
+            t_rest = t_tail;
+            w_rest = w_tail;
+        }
+    }
+    tasks
+        .into_par_iter()
+        .for_each(|(trustee, start, base, cursors, t_out, w_out)| {
+            for e in edges.iter().filter(|e| !e.is_self_loop()) {
+                for (x, y) in [(e.u, e.v), (e.v, e.u)] {
+                    if let Some(l) = local_in(partition, x, trustee, start, cursors.len()) {
+                        let pos = (cursors[l] - base) as usize;
+                        t_out[pos] = y;
+                        w_out[pos] = e.w;
+                        cursors[l] += 1;
                     }
                 }
             }
         });
-    }
 
-    // After the fill, cursor[l] = end of l = start of l + 1, and the extra
-    // slot still holds the total: rotate to get offsets with a leading 0.
-    let shards = cursors
+    // Slot l now holds the end of l: shift right to get offsets.
+    let shards = offsets
         .into_iter()
         .zip(targets)
         .zip(weights)
         .zip(trustees)
-        .map(|(((cur, mut targets), mut weights), trustee)| {
-            let mut offsets: Vec<u64> = cur.into_iter().map(AtomicU64::into_inner).collect();
+        .map(|(((mut offsets, targets), weights), trustee)| {
             offsets.rotate_right(1);
             offsets[0] = 0;
-            sort_lists(&offsets, &mut targets, &mut weights);
             Shard {
                 partition: *partition,
                 trustee,
@@ -368,48 +390,13 @@ pub fn build_trustees(
     Ok(shards)
 }
 
-/// Sorts every vertex's list by (neighbour, weight), in parallel over
-/// groups of vertices with roughly equal entry counts.
-fn sort_lists(offsets: &[u64], targets: &mut [u32], weights: &mut [f32]) {
-    let total = targets.len();
-    let want = (total / (rayon::current_num_threads() * 8)).max(4096);
-    // Cut the vertex range into groups, each with its own disjoint slices.
-    let mut groups = Vec::new();
-    let (mut t_rest, mut w_rest) = (targets, weights);
-    let mut start_v = 0usize;
-    let nv = offsets.len() - 1;
-    while start_v < nv {
-        let base = offsets[start_v];
-        let mut end_v = start_v + 1;
-        while end_v < nv && (offsets[end_v] - base) < want as u64 {
-            end_v += 1;
-        }
-        let len = (offsets[end_v] - base) as usize;
-        let (t_head, t_tail) = t_rest.split_at_mut(len);
-        let (w_head, w_tail) = w_rest.split_at_mut(len);
-        groups.push((start_v..end_v, t_head, w_head));
-        t_rest = t_tail;
-        w_rest = w_tail;
-        start_v = end_v;
-    }
-    groups.into_par_iter().for_each(|(vs, t, w)| {
-        let base = offsets[vs.start];
-        let mut buf: Vec<(u32, f32)> = Vec::new();
-        for v in vs {
-            let a = (offsets[v] - base) as usize;
-            let b = (offsets[v + 1] - base) as usize;
-            if b - a < 2 {
-                continue;
-            }
-            buf.clear();
-            buf.extend(t[a..b].iter().copied().zip(w[a..b].iter().copied()));
-            buf.sort_unstable_by(|x, y| x.0.cmp(&y.0).then(x.1.total_cmp(&y.1)));
-            for (k, &(tt, ww)) in buf.iter().enumerate() {
-                t[a + k] = tt;
-                w[a + k] = ww;
-            }
-        }
-    });
+/// Index of `x` within a task's range `start..start + len` of `trustee`'s
+/// local vertices, if it falls there.
+#[inline]
+fn local_in(p: &Partition, x: u32, trustee: u32, start: usize, len: usize) -> Option<usize> {
+    let o = p.owner(u64::from(x));
+    let l = (o.local as usize).wrapping_sub(start);
+    (o.trustee == trustee && l < len).then_some(l)
 }
 
 #[cfg(test)]
@@ -437,8 +424,8 @@ mod tests {
         let g = build_whole(&small()).unwrap();
         assert_eq!(g.offsets(), &[0, 2, 5, 6, 7, 8]);
         let lists: Vec<Vec<(u32, f32)>> = (0..5).map(|v| g.neighbors(v).collect()).collect();
-        assert_eq!(lists[0], [(1, 0.25), (1, 0.5)]);
-        assert_eq!(lists[1], [(0, 0.25), (0, 0.5), (3, 0.125)]);
+        assert_eq!(lists[0], [(1, 0.5), (1, 0.25)]);
+        assert_eq!(lists[1], [(0, 0.5), (0, 0.25), (3, 0.125)]);
         assert_eq!(lists[2], [(4, 0.75)]);
         assert_eq!(lists[3], [(1, 0.125)]);
         assert_eq!(lists[4], [(2, 0.75)]);
