@@ -1,1 +1,82 @@
-//! Gossamer: a delegation runtime. (Being built; see issue 2.)
+//! Gossamer: a delegation runtime.
+//!
+//! Instead of locking shared data, a program *entrusts* each piece of data to one
+//! worker thread and *applies* closures to it; the closures travel to that thread in
+//! batches and run there one at a time.
+//!
+//! # Concepts
+//!
+//! - **Property**: a value that has been entrusted. It never moves again and is only
+//!   ever touched by its trustee.
+//! - **Trustee**: the worker that owns a property and runs every closure applied to
+//!   it. Every worker is a trustee (and a client) — see [`WorkerId`], [`num_workers`].
+//! - **Trust** ([`Trust<T>`]): a cloneable, `Send` reference to a property, through
+//!   which closures are applied: [`Trust::apply`] (blocking the calling fiber),
+//!   [`Trust::apply_then`] (non-blocking, with a continuation), [`Trust::apply_with`]
+//!   (with a serialized payload for heap values), [`Trust::apply_slice`] (zero-copy
+//!   plain-old-data records, see [`Pod`]), [`Trust::apply_returning`]
+//!   (variable-size results). Create one with [`entrust`], [`entrust_on`] or
+//!   [`entrust_with`]. The property is dropped on its trustee when the last trust
+//!   is dropped (weighted reference counting, see the `trust` module source).
+//! - **Fiber**: a light user thread with its own stack ([`spawn`], [`spawn_on`],
+//!   [`spawn_spread`], [`on_every_worker`], [`JoinHandle::join`], [`yield_now`]).
+//!   Each worker runs its fibers in FIFO order; fibers never migrate. Blocking calls
+//!   suspend only the calling fiber; the worker meanwhile serves requests.
+//! - **Slot**: the fixed-size byte area (default 1024 bytes) through which one
+//!   client worker sends a batch of requests to one trustee (and gets the batch of
+//!   responses back). Closures are copied into it byte for byte, so they may capture
+//!   only plain values: see [`Delegable`]. Requests or responses bigger than a slot
+//!   are sent in chunks.
+//! - **Delegated context**: code running on a trustee on behalf of a client (an
+//!   applied closure) or a `then` continuation. It must not block: [`Trust::apply`],
+//!   [`JoinHandle::join`], [`wait_outstanding`] and [`Trust::launch`] panic there
+//!   with advice. Use `apply_then`, or [`Latch`] + [`Trust::launch`], whose closure
+//!   runs in its own trustee-side fiber and may block.
+//!
+//! A panic in delegated context stops the whole run: the panic message is printed by
+//! the panic hook and returned as [`Error::DelegatedPanic`] from
+//! [`Builder::run`] ([`main`] panics with it).
+//!
+//! # Example
+//!
+//! ```
+//! use gossamer::{entrust_on, WorkerId};
+//!
+//! let total = gossamer::main(2, || {
+//!     // A counter owned by worker 1; this fiber runs on worker 0.
+//!     let counter = entrust_on(WorkerId(1), 17u64);
+//!     counter.apply(|c| *c += 1);
+//!     // Non-blocking: the continuation runs here when the answer arrives.
+//!     counter.apply_then(|c| { *c += 1; *c }, |v| assert_eq!(v, 19));
+//!     gossamer::wait_outstanding();
+//!     // Heap values go through a serialized payload.
+//!     let n = counter.apply_with(|c, v: Vec<u64>| { *c += v.iter().sum::<u64>(); *c }, vec![1, 2, 3]);
+//!     assert_eq!(n, 25);
+//!     counter.apply(|c| *c)
+//! });
+//! assert_eq!(total, 25);
+//! ```
+
+mod codec;
+mod delegable;
+mod fiber;
+mod latch;
+mod pod;
+mod runtime;
+mod scheduler;
+mod slot;
+mod stats;
+mod transport;
+mod trust;
+mod worker;
+
+pub use codec::CodecError;
+pub use delegable::Delegable;
+pub use latch::Latch;
+pub use pod::Pod;
+pub use runtime::{
+    current_worker, main, num_workers, on_every_worker, spawn, spawn_on, spawn_spread, stats, trustee_stats,
+    wait_outstanding, yield_now, Builder, Error, JoinHandle, Runtime, WorkerId, MAX_THREADS,
+};
+pub use stats::TrusteeStats;
+pub use trust::{entrust, entrust_on, entrust_with, Trust};

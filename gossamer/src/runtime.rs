@@ -1,0 +1,381 @@
+//! Start-up and shut-down, workers, fibers and their join handles.
+
+use crate::fiber::{self, Suspend};
+use crate::slot;
+use crate::stats::TrusteeStats;
+use crate::worker::{panic_message, try_worker, worker, Shared, Worker};
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// A worker's global index (one worker = one OS thread = one trustee + one client).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct WorkerId(pub usize);
+
+impl WorkerId {
+    /// The index as a `usize`.
+    pub fn index(self) -> usize {
+        self.0
+    }
+}
+
+impl std::fmt::Display for WorkerId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "worker {}", self.0)
+    }
+}
+
+/// Why a runtime could not start or finish.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Error {
+    /// A configuration value is out of range; the message says which and why.
+    Config(String),
+    /// The operating system refused to start a worker thread.
+    Spawn(String),
+    /// A closure running in delegated context panicked; the run was stopped.
+    DelegatedPanic(String),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Config(m) => write!(f, "invalid gossamer configuration: {m}"),
+            Error::Spawn(m) => write!(f, "could not start a gossamer worker thread: {m}"),
+            Error::DelegatedPanic(m) => write!(f, "{m}"),
+        }
+    }
+}
+impl std::error::Error for Error {}
+
+/// Entry point for configuring a runtime; see [`Builder`].
+pub struct Runtime;
+
+impl Runtime {
+    /// A builder with the defaults: 1 thread, 1024-byte slots, pinned threads,
+    /// 256 KiB fiber stacks.
+    pub fn builder() -> Builder {
+        Builder { threads: 1, slot_size: 1024, pin: true, stack_size: 256 * 1024 }
+    }
+}
+
+/// Runtime configuration.
+#[derive(Clone, Debug)]
+pub struct Builder {
+    threads: usize,
+    slot_size: usize,
+    pin: bool,
+    stack_size: usize,
+}
+
+/// Largest number of workers in one runtime (slot memory grows with its square).
+pub const MAX_THREADS: usize = 1024;
+
+impl Builder {
+    /// Number of worker threads (each both trustee and client). Default 1.
+    pub fn threads(mut self, n: usize) -> Self {
+        self.threads = n;
+        self
+    }
+    /// Bytes per request/response slot: a multiple of 64 in 256..=16 MiB. Default 1024.
+    pub fn slot_size(mut self, bytes: usize) -> Self {
+        self.slot_size = bytes;
+        self
+    }
+    /// Pin worker `i` to the `i`-th allowed CPU (wrapping around). Default true.
+    pub fn pin_threads(mut self, pin: bool) -> Self {
+        self.pin = pin;
+        self
+    }
+    /// Bytes of stack per fiber (at least 16 KiB). Default 256 KiB.
+    pub fn stack_size(mut self, bytes: usize) -> Self {
+        self.stack_size = bytes;
+        self
+    }
+
+    fn validate(&self) -> Result<(), Error> {
+        if self.threads == 0 || self.threads > MAX_THREADS {
+            return Err(Error::Config(format!("threads = {}, expected 1..={MAX_THREADS}", self.threads)));
+        }
+        let s = self.slot_size;
+        if !(slot::MIN_SLOT_SIZE..=slot::MAX_SLOT_SIZE).contains(&s) || s % 64 != 0 {
+            return Err(Error::Config(format!(
+                "slot_size = {s}, expected a multiple of 64 between {} and {}",
+                slot::MIN_SLOT_SIZE,
+                slot::MAX_SLOT_SIZE
+            )));
+        }
+        if self.stack_size < 16 * 1024 {
+            return Err(Error::Config(format!("stack_size = {}, expected at least 16384 bytes", self.stack_size)));
+        }
+        Ok(())
+    }
+
+    /// Starts the workers, runs `gsm_main` as a fiber on worker 0, waits until every
+    /// worker is idle (no runnable fiber, nothing outstanding), drops every property
+    /// still entrusted on its trustee, stops the workers and returns `gsm_main`'s value.
+    ///
+    /// A panic in `gsm_main` is resumed on the calling thread. A panic in delegated
+    /// context stops the run and is returned as [`Error::DelegatedPanic`].
+    pub fn run<R: Send + 'static>(self, gsm_main: impl FnOnce() -> R + Send + 'static) -> Result<R, Error> {
+        self.validate()?;
+        static NEXT_RT: AtomicU64 = AtomicU64::new(1);
+        let rt = NEXT_RT.fetch_add(1, Ordering::Relaxed);
+        let shared = Arc::new(Shared::new(rt, self.threads, self.slot_size));
+        let result: Arc<Mutex<Option<std::thread::Result<R>>>> = Arc::new(Mutex::new(None));
+        let cpus = allowed_cpus();
+        let mut main_body = Some({
+            let result = result.clone();
+            let shared = shared.clone();
+            move || {
+                let r = catch_unwind(AssertUnwindSafe(gsm_main));
+                *result.lock().unwrap_or_else(|p| p.into_inner()) = Some(r);
+                shared.main_done.store(true, Ordering::SeqCst);
+            }
+        });
+        let mut handles = Vec::with_capacity(self.threads);
+        for i in 0..self.threads {
+            let sh = shared.clone();
+            let body = if i == 0 { main_body.take() } else { None };
+            let cpu = (self.pin && !cpus.is_empty()).then(|| cpus[i % cpus.len()]);
+            let stack = self.stack_size;
+            let spawned = std::thread::Builder::new().name(format!("gossamer-w{i}")).spawn(move || {
+                if let Some(c) = cpu {
+                    pin_to(c);
+                }
+                let w = Arc::new(Worker::new(i, sh, stack));
+                if let Some(b) = body {
+                    w.spawn_local(Box::new(b));
+                }
+                w.run();
+            });
+            match spawned {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    shared.stop.store(true, Ordering::SeqCst);
+                    for h in handles {
+                        let _ = h.join();
+                    }
+                    return Err(Error::Spawn(e.to_string()));
+                }
+            }
+        }
+        for h in handles {
+            if let Err(p) = h.join() {
+                shared.poison(format!("gossamer: a worker thread panicked: {}", panic_message(&*p)));
+            }
+        }
+        if let Some(m) = shared.poison_msg.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            return Err(Error::DelegatedPanic(m));
+        }
+        let r = result.lock().unwrap_or_else(|p| p.into_inner()).take();
+        match r {
+            Some(Ok(v)) => Ok(v),
+            Some(Err(p)) => resume_unwind(p),
+            None => Err(Error::DelegatedPanic("gossamer: the main fiber did not finish".into())),
+        }
+    }
+}
+
+/// Runs `gsm_main` as a fiber on worker 0 of a runtime with `threads` workers and
+/// default settings, and returns its value after shutting all workers down.
+///
+/// Panics with the error's message if the configuration is invalid or a delegated
+/// closure panicked (use [`Runtime::builder`] to get a `Result` instead).
+///
+/// ```
+/// let sum = gossamer::main(2, || {
+///     let counter = gossamer::entrust_on(gossamer::WorkerId(1), 0u64);
+///     for i in 1..=10 {
+///         counter.apply(move |c| *c += i);
+///     }
+///     counter.apply(|c| *c)
+/// });
+/// assert_eq!(sum, 55);
+/// ```
+pub fn main<R: Send + 'static>(threads: usize, gsm_main: impl FnOnce() -> R + Send + 'static) -> R {
+    match Runtime::builder().threads(threads).run(gsm_main) {
+        Ok(v) => v,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn allowed_cpus() -> Vec<usize> {
+    // SAFETY: `set` is a plain bitmask we own; sched_getaffinity fills it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return Vec::new();
+        }
+        (0..libc::CPU_SETSIZE as usize).filter(|&c| libc::CPU_ISSET(c, &set)).collect()
+    }
+}
+
+fn pin_to(cpu: usize) {
+    // SAFETY: plain bitmask; failure is ignored (pinning is a hint).
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        let _ = libc::sched_setaffinity(0, size_of::<libc::cpu_set_t>(), &set);
+    }
+}
+
+/// Number of workers of the running runtime.
+pub fn num_workers() -> usize {
+    worker("num_workers").n()
+}
+
+/// The worker the caller runs on.
+pub fn current_worker() -> WorkerId {
+    WorkerId(worker("current_worker").id)
+}
+
+/// Checks that a blocking call is allowed here and returns the worker.
+pub(crate) fn blocking_point(what: &str) -> &'static Worker {
+    let w = worker(what);
+    if w.delegated.get() > 0 {
+        panic!(
+            "gossamer: `{what}` blocks, but it was called in delegated context (a closure running on a trustee, \
+             or an `apply_then` continuation), where blocking would stall the trustee and can deadlock. \
+             Use `apply_then` and continue in its `then` closure, or put the property in a `Latch` and use \
+             `launch`, whose closure runs in its own fiber and may block."
+        );
+    }
+    if !fiber::in_fiber() {
+        panic!("gossamer: `{what}` must be called from a fiber (inside `gossamer::main` or a spawned fiber)");
+    }
+    w
+}
+
+/// Gives the CPU to the next ready fiber of this worker (and lets the worker loop
+/// send, serve and poll). A no-op in delegated context, which never suspends.
+pub fn yield_now() {
+    if let Some(w) = try_worker() {
+        if w.delegated.get() == 0 && fiber::in_fiber() {
+            fiber::suspend(Suspend::Yield);
+        }
+    }
+}
+
+/// Suspends the calling fiber until every request this worker issued so far has
+/// been answered and its continuation has run (including `launch_then`s and local
+/// requests deferred from delegated context). Panics in delegated context.
+pub fn wait_outstanding() {
+    let w = blocking_point("wait_outstanding");
+    let marks = w.issued_marks();
+    while !w.marks_done(&marks) {
+        fiber::suspend(Suspend::Yield);
+    }
+}
+
+/// Statistics of every trustee of the running runtime, indexed by worker.
+pub fn stats() -> Vec<TrusteeStats> {
+    let w = worker("stats");
+    (0..w.n()).map(|i| w.shared.stats[i].snapshot(WorkerId(i))).collect()
+}
+
+/// Statistics of one trustee.
+pub fn trustee_stats(t: WorkerId) -> TrusteeStats {
+    let w = worker("trustee_stats");
+    assert!(t.0 < w.n(), "gossamer: trustee_stats({t}) but there are only {} workers", w.n());
+    w.shared.stats[t.0].snapshot(t)
+}
+
+// ------------------------------------------------------------------ fibers
+
+struct JoinInner<R> {
+    result: Option<std::thread::Result<R>>,
+    waiter: Option<(usize, usize)>,
+}
+
+/// Owned permission to wait for a fiber's result.
+pub struct JoinHandle<R> {
+    state: Arc<Mutex<JoinInner<R>>>,
+    worker: WorkerId,
+}
+
+impl<R> JoinHandle<R> {
+    /// The worker the fiber runs on.
+    pub fn worker(&self) -> WorkerId {
+        self.worker
+    }
+    /// True once the fiber has finished.
+    pub fn is_finished(&self) -> bool {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).result.is_some()
+    }
+    /// Suspends the calling fiber (only) until the fiber finishes; returns its value.
+    /// A panic in the fiber is resumed here, with its message.
+    pub fn join(self) -> R {
+        let w = blocking_point("join");
+        let mut g = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        if g.result.is_none() {
+            g.waiter = Some((w.id, w.current_fiber()));
+            drop(g);
+            w.park();
+            g = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        }
+        match g.result.take().expect("joined fiber has a result") {
+            Ok(v) => v,
+            Err(p) => resume_unwind(p),
+        }
+    }
+}
+
+/// Spawns a fiber on the current worker.
+pub fn spawn<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> JoinHandle<R> {
+    let w = worker("spawn");
+    spawn_on(WorkerId(w.id), f)
+}
+
+/// Spawns a fiber on worker `target`. The fiber stays on that worker's thread.
+pub fn spawn_on<R: Send + 'static>(target: WorkerId, f: impl FnOnce() -> R + Send + 'static) -> JoinHandle<R> {
+    let w = worker("spawn_on");
+    assert!(target.0 < w.n(), "gossamer: spawn_on({target}) but there are only {} workers", w.n());
+    let state = Arc::new(Mutex::new(JoinInner { result: None, waiter: None }));
+    let st = state.clone();
+    let body = move || {
+        let r = catch_unwind(AssertUnwindSafe(f));
+        let waiter = {
+            let mut g = st.lock().unwrap_or_else(|p| p.into_inner());
+            g.result = Some(r);
+            g.waiter.take()
+        };
+        if let Some((wid, fid)) = waiter {
+            let me = worker("join wake-up");
+            if wid == me.id {
+                me.wake(fid);
+            } else {
+                me.shared.post(wid, |ib| ib.wakes.push(fid));
+            }
+        }
+    };
+    if target.0 == w.id {
+        w.spawn_local(Box::new(body));
+    } else {
+        w.shared.post(target.0, |ib| ib.spawns.push(Box::new(body)));
+    }
+    JoinHandle { state, worker: target }
+}
+
+/// Spawns `n` fibers `f(0)..f(n-1)`, round-robin over the workers starting at 0.
+pub fn spawn_spread<R: Send + 'static>(n: usize, f: impl Fn(usize) -> R + Send + Sync + Clone + 'static) -> Vec<JoinHandle<R>> {
+    let nw = num_workers();
+    (0..n)
+        .map(|i| {
+            let f = f.clone();
+            spawn_on(WorkerId(i % nw), move || f(i))
+        })
+        .collect()
+}
+
+/// Runs `f` once on every worker (one fiber each), waits for all, and returns the
+/// results indexed by worker.
+pub fn on_every_worker<R: Send + 'static>(f: impl Fn() -> R + Send + Sync + 'static) -> Vec<R> {
+    let f = Arc::new(f);
+    let hs: Vec<_> = (0..num_workers())
+        .map(|i| {
+            let f = f.clone();
+            spawn_on(WorkerId(i), move || f())
+        })
+        .collect();
+    hs.into_iter().map(JoinHandle::join).collect()
+}
