@@ -183,6 +183,14 @@ fn main() -> ExitCode {
                             100.0 * busy
                         );
                     }
+                    let delegated: u64 = out.stats.iter().map(|st| st.requests).sum();
+                    eprintln!(
+                        "fetch_add: {}: {} increments, {} delegated to another worker, {} by the local-trustee shortcut",
+                        variant.name(),
+                        out.ops,
+                        delegated,
+                        out.ops.saturating_sub(delegated)
+                    );
                     (out.ops, out.elapsed)
                 })
             }
