@@ -286,6 +286,17 @@ mod tests {
     const STREAM_FRACTION_LOW: usize = workload::STREAM_LEN / 10;
 
     #[test]
+    fn delegation_variants_count_every_increment() {
+        // `run` itself checks that the counters sum to the number of increments.
+        let s = workload::streams(5, Dist::Zipf, 2, 3);
+        for asynchronous in [false, true] {
+            let out = delegation::run(asynchronous, 5, &s, Budget::Ops(3001)).unwrap();
+            assert_eq!(out.ops, 6002);
+            assert_eq!(out.stats.len(), 2);
+        }
+    }
+
+    #[test]
     fn lock_variants_count_every_increment() {
         let s = workload::streams(3, Dist::Uniform, 2, 1);
         assert_eq!(workload::run_mutex(3, &s, Budget::Ops(5000)).0, 10_000);
