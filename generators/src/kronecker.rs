@@ -219,27 +219,27 @@ impl Kronecker {
                 v
             }
         };
-        let mut src = [0u64; LANES];
-        let mut tgt = [0u64; LANES];
-        let mut rejected = [false; LANES];
-        for (level, draws) in buf[5..5 + scale].iter().enumerate() {
-            let shift = scale - 1 - level;
-            for k in 0..LANES {
-                let x = canonical(draws[k]);
-                rejected[k] |= x < REJECT_BELOW;
-                let (s, t) = quadrant_bits(x, src[k] == tgt[k]);
-                src[k] |= s << shift;
-                tgt[k] |= t << shift;
-            }
-        }
+        // One lane at a time: within a lane the levels are independent but
+        // for three one-instruction chains, which keeps registers free.
         let mut out = [EMPTY; LANES];
-        for k in 0..LANES {
-            out[k] = if rejected[k] {
+        for (k, slot) in out.iter_mut().enumerate() {
+            let mut src = 0u64;
+            let mut tgt = 0u64;
+            let mut diagonal = 1u64;
+            let mut rejected = false;
+            for draws in &buf[5..5 + scale] {
+                let x = canonical(draws[k]);
+                rejected |= x < REJECT_BELOW;
+                let (s, t) = quadrant_bits(x, &mut diagonal);
+                src = src << 1 | s;
+                tgt = tgt << 1 | t;
+            }
+            *slot = if rejected {
                 self.edge_from(&mut { lanes[k] })
             } else {
                 Edge {
-                    u: self.scrambler.apply(src[k]),
-                    v: self.scrambler.apply(tgt[k]),
+                    u: self.scrambler.apply(src),
+                    v: self.scrambler.apply(tgt),
                     w: mrg::weight_from(canonical(buf[5 + scale][k])),
                 }
             };
@@ -252,10 +252,11 @@ impl Kronecker {
     fn edge_from(&self, st: &mut MrgState) -> Edge {
         let mut src = 0u64;
         let mut tgt = 0u64;
-        for level in (0..self.cfg.scale).rev() {
-            let (s, t) = quadrant(st, src == tgt);
-            src |= s << level;
-            tgt |= t << level;
+        let mut diagonal = 1u64;
+        for _ in 0..self.cfg.scale {
+            let (s, t) = quadrant(st, &mut diagonal);
+            src = src << 1 | s;
+            tgt = tgt << 1 | t;
         }
         let w = st.next_float();
         Edge {
@@ -269,9 +270,10 @@ impl Kronecker {
 const EMPTY: Edge = Edge { u: 0, v: 0, w: 0.0 };
 
 /// One level of the recursion: the (source, target) bits of the quadrant
-/// drawn from `st`; `diagonal` says the block so far lies on the diagonal.
+/// drawn from `st`. `diagonal` (0 or 1) says the block chosen so far lies on
+/// the diagonal; it is updated.
 #[inline(always)]
-fn quadrant(st: &mut MrgState, diagonal: bool) -> (u64, u64) {
+fn quadrant(st: &mut MrgState, diagonal: &mut u64) -> (u64, u64) {
     let mut x = st.next_uint();
     while x < REJECT_BELOW {
         x = st.next_uint();
@@ -279,18 +281,36 @@ fn quadrant(st: &mut MrgState, diagonal: bool) -> (u64, u64) {
     quadrant_bits(x, diagonal)
 }
 
-/// The (source, target) bits for an accepted draw `x`.
+/// `ceil(2^64 / 10000)`: `x.wrapping_mul(FRACTION_SCALE)` is the fractional
+/// part of `x / 10000` in 64-bit fixed point (exact enough for every `u32`
+/// `x`: Lemire, Kaser and Kurz, "Faster remainder by direct computation").
+const FRACTION_SCALE: u64 = u64::MAX / 10_000 + 1;
+
+/// The smallest fixed-point fraction whose remainder is at least `c`:
+/// `x % 10000 < c` exactly when `x * FRACTION_SCALE (mod 2^64) < below(c)`.
+const fn below(c: u64) -> u64 {
+    ((c as u128) << 64).div_ceil(10_000) as u64
+}
+const BELOW_1900: u64 = below(1_900);
+const BELOW_3800: u64 = below(3_800);
+const BELOW_9500: u64 = below(9_500);
+
+/// The (source, target) bits for an accepted draw `x`, from `x % 10000`:
+/// below 1900 -> (0,1) [B], below 3800 -> (1,0) [C], below 9500 -> (0,0)
+/// [A], else (1,1) [D]. On the diagonal a (1,0) is flipped to (0,1) to stay
+/// in the upper triangle; the block stays on the diagonal unless B or C was
+/// drawn. Branch-free: the outcome is unpredictable.
 #[inline(always)]
-fn quadrant_bits(x: u32, diagonal: bool) -> (u64, u64) {
-    let x = x % 10_000;
-    // Quadrants: x < 1900 -> (0,1); < 3800 -> (1,0); < 9500 -> (0,0);
-    // else (1,1). Branch-free: the outcome is unpredictable.
-    let d = (x >= 9_500) as u64;
-    let s = ((1_900..3_800).contains(&x)) as u64 | d;
-    let t = (x < 1_900) as u64 | d;
-    // On the diagonal, (1,0) becomes (0,1): stay in the upper triangle.
-    let flip = diagonal as u64 & s & (t ^ 1);
-    (s ^ flip, t ^ flip)
+fn quadrant_bits(x: u32, diagonal: &mut u64) -> (u64, u64) {
+    let frac = (x as u64).wrapping_mul(FRACTION_SCALE);
+    let b = (frac < BELOW_1900) as u64;
+    let b_or_c = (frac < BELOW_3800) as u64;
+    let d = (frac >= BELOW_9500) as u64;
+    let c_off_diagonal = b_or_c & (b ^ 1) & (*diagonal ^ 1);
+    let s = c_off_diagonal | d;
+    let t = (b_or_c ^ c_off_diagonal) | d;
+    *diagonal &= b_or_c ^ 1;
+    (s, t)
 }
 
 /// Iterator over a contiguous range of edges; see [`Kronecker::edges`].
@@ -387,6 +407,48 @@ mod tests {
         let reversed = std::ops::Range { start: 7, end: 3 };
         assert_eq!(k.edges(reversed).count(), 0);
         assert_eq!(k.edges(3..7).size_hint(), (4, Some(4)));
+    }
+
+    #[test]
+    fn fixed_point_remainder_comparisons_are_exact() {
+        let check = |x: u32| {
+            let frac = (x as u64).wrapping_mul(FRACTION_SCALE);
+            let r = x % 10_000;
+            assert_eq!(frac < BELOW_1900, r < 1_900, "x = {x}");
+            assert_eq!(frac < BELOW_3800, r < 3_800, "x = {x}");
+            assert_eq!(frac < BELOW_9500, r < 9_500, "x = {x}");
+        };
+        // Every remainder class near the bottom and the top of the range,
+        // and the thresholds' neighbours in every 10000-block sampled.
+        (0..200_000).for_each(check);
+        (u32::MAX - 200_000..=u32::MAX).for_each(check);
+        for block in (0..u32::MAX / 10_000).step_by(997) {
+            for c in [1_899, 1_900, 3_799, 3_800, 9_499, 9_500, 0, 9_999] {
+                check(block * 10_000 + c);
+            }
+        }
+    }
+
+    #[test]
+    fn quadrant_frequencies_and_clipping() {
+        // Diagonal: (1,0) never appears; off the diagonal all four do.
+        let mut counts = [[0u32; 2]; 2];
+        for x in (0..2_000_000u32).step_by(7) {
+            let mut on = 1;
+            let (s, t) = quadrant_bits(x, &mut on);
+            assert!(!(s == 1 && t == 0));
+            assert_eq!(on, (s == t) as u64);
+            let mut off = 0;
+            let (s, t) = quadrant_bits(x, &mut off);
+            assert_eq!(off, 0);
+            counts[s as usize][t as usize] += 1;
+        }
+        let total: u32 = counts.iter().flatten().sum();
+        let share = |c: u32| c as f64 / total as f64;
+        assert!((share(counts[0][0]) - 0.57).abs() < 0.01);
+        assert!((share(counts[0][1]) - 0.19).abs() < 0.01);
+        assert!((share(counts[1][0]) - 0.19).abs() < 0.01);
+        assert!((share(counts[1][1]) - 0.05).abs() < 0.01);
     }
 
     #[test]
