@@ -28,7 +28,12 @@ fn check(data: &[u8]) {
     // The whole file, with and without the data checksum: skipping it lets
     // the fuzzer reach the record checks (sizes, vertex ids, weights).
     for verify_data_checksum in [true, false] {
-        if let Ok(g) = file::parse_with(data, ReadOptions { verify_data_checksum }) {
+        if let Ok(g) = file::parse_with(
+            data,
+            ReadOptions {
+                verify_data_checksum,
+            },
+        ) {
             // A parsed graph must be internally consistent.
             assert_eq!(g.edges.num_edges(), g.header.num_edges);
             assert!(g.edges.validate().is_ok());
