@@ -296,8 +296,8 @@ const BELOW_3800: u64 = below(3_800);
 const BELOW_9500: u64 = below(9_500);
 
 /// The (source, target) bits for an accepted draw `x`, from `x % 10000`:
-/// below 1900 -> (0,1) [B], below 3800 -> (1,0) [C], below 9500 -> (0,0)
-/// [A], else (1,1) [D]. On the diagonal a (1,0) is flipped to (0,1) to stay
+/// below 1900 -> (0,1) (B), below 3800 -> (1,0) (C), below 9500 -> (0,0)
+/// (A), else (1,1) (D). On the diagonal a (1,0) is flipped to (0,1) to stay
 /// in the upper triangle; the block stays on the diagonal unless B or C was
 /// drawn. Branch-free: the outcome is unpredictable.
 #[inline(always)]

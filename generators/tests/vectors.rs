@@ -169,3 +169,23 @@ fn par_map_into_equals_sequential() {
         assert_eq!(*x, (e.u, e.v, e.w.to_bits()), "offset edge {k}");
     }
 }
+
+/// The README of the vectors reports weights equal to exactly `1.0f` at
+/// SCALE 20 (once) and 22 (four times). Slow in debug builds; run with
+/// `cargo test --release -p generators --test vectors -- --ignored`.
+#[test]
+#[ignore]
+fn weights_of_exactly_one_at_scales_20_and_22() {
+    for (scale, want) in [(20, 1), (22, 4)] {
+        let g = Kronecker::new(Graph500Config::with_scale(scale)).unwrap();
+        let m = g.num_edges();
+        let ones: usize = (0..m.div_ceil(1 << 20))
+            .map(|c| {
+                g.edges(c << 20..((c + 1) << 20).min(m))
+                    .filter(|e| e.w == 1.0)
+                    .count()
+            })
+            .sum();
+        assert_eq!(ones, want, "scale {scale}");
+    }
+}
