@@ -18,7 +18,7 @@
     message = "`{Self}` cannot cross the delegation channel: a delegated closure or its return value may hold only plain values",
     label = "this captures (or returns) a Box, Vec, String, Rc, reference or raw pointer, or is not `Copy + Send + 'static`",
     note = "the closure is copied byte for byte into the trustee's request slot, so it may capture only plain values (integers, floats, arrays, `Copy` structs); use `move` closures",
-    note = "pass heap values as the payload of `apply_with` instead, which serializes them: `trust.apply_with(|prop, v| ..., v)`; several values as a tuple: `trust.apply_with(|prop, (a, b)| ..., (a, b))`"
+    note = "pass heap values as the payload of `apply_with` instead, which serializes them: `trust.apply_with(|prop, v| ..., v)`; several values as a tuple: `trust.apply_with(|prop, (a, b)| ..., (a, b))`; return heap values with `apply_returning`"
 )]
 pub trait Delegable: Copy + Send + 'static {}
 

@@ -258,7 +258,9 @@ pub fn yield_now() {
 
 /// Suspends the calling fiber until every request this worker issued so far has
 /// been answered and its continuation has run (including `launch_then`s and local
-/// requests deferred from delegated context). Panics in delegated context.
+/// requests deferred from delegated context). Requests issued after the call
+/// began, e.g. by those continuations, are not waited for: call it again for them.
+/// Panics in delegated context.
 pub fn wait_outstanding() {
     let w = blocking_point("wait_outstanding");
     let marks = w.issued_marks();

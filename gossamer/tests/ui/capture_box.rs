@@ -1,0 +1,7 @@
+fn main() {
+    gossamer::main(1, || {
+        let t = gossamer::entrust(0u64);
+        let b = Box::new(5u64);
+        t.apply(move |x| *x += *b);
+    });
+}
