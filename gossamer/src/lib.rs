@@ -57,6 +57,9 @@
 //! assert_eq!(total, 25);
 //! ```
 
+// `n % 8 == 0` instead of `is_multiple_of`: the workspace MSRV is 1.85.
+#![allow(clippy::manual_is_multiple_of)]
+
 mod codec;
 mod delegable;
 mod fiber;
@@ -75,8 +78,9 @@ pub use delegable::Delegable;
 pub use latch::Latch;
 pub use pod::Pod;
 pub use runtime::{
-    current_worker, main, num_workers, on_every_worker, spawn, spawn_on, spawn_spread, stats, trustee_stats,
-    wait_outstanding, yield_now, Builder, Error, JoinHandle, Runtime, WorkerId, MAX_THREADS,
+    current_worker, main, num_workers, on_every_worker, spawn, spawn_on, spawn_spread, stats,
+    trustee_stats, wait_outstanding, yield_now, Builder, Error, JoinHandle, Runtime, WorkerId,
+    MAX_THREADS,
 };
 pub use stats::TrusteeStats;
 pub use trust::{entrust, entrust_on, entrust_with, Trust};

@@ -54,7 +54,12 @@ impl Runtime {
     /// A builder with the defaults: 1 thread, 1024-byte slots, pinned threads,
     /// 256 KiB fiber stacks.
     pub fn builder() -> Builder {
-        Builder { threads: 1, slot_size: 1024, pin: true, stack_size: 256 * 1024 }
+        Builder {
+            threads: 1,
+            slot_size: 1024,
+            pin: true,
+            stack_size: 256 * 1024,
+        }
     }
 }
 
@@ -94,7 +99,10 @@ impl Builder {
 
     fn validate(&self) -> Result<(), Error> {
         if self.threads == 0 || self.threads > MAX_THREADS {
-            return Err(Error::Config(format!("threads = {}, expected 1..={MAX_THREADS}", self.threads)));
+            return Err(Error::Config(format!(
+                "threads = {}, expected 1..={MAX_THREADS}",
+                self.threads
+            )));
         }
         let s = self.slot_size;
         if !(slot::MIN_SLOT_SIZE..=slot::MAX_SLOT_SIZE).contains(&s) || s % 64 != 0 {
@@ -105,7 +113,10 @@ impl Builder {
             )));
         }
         if self.stack_size < 16 * 1024 {
-            return Err(Error::Config(format!("stack_size = {}, expected at least 16384 bytes", self.stack_size)));
+            return Err(Error::Config(format!(
+                "stack_size = {}, expected at least 16384 bytes",
+                self.stack_size
+            )));
         }
         Ok(())
     }
@@ -116,7 +127,10 @@ impl Builder {
     ///
     /// A panic in `gsm_main` is resumed on the calling thread. A panic in delegated
     /// context stops the run and is returned as [`Error::DelegatedPanic`].
-    pub fn run<R: Send + 'static>(self, gsm_main: impl FnOnce() -> R + Send + 'static) -> Result<R, Error> {
+    pub fn run<R: Send + 'static>(
+        self,
+        gsm_main: impl FnOnce() -> R + Send + 'static,
+    ) -> Result<R, Error> {
         self.validate()?;
         static NEXT_RT: AtomicU64 = AtomicU64::new(1);
         let rt = NEXT_RT.fetch_add(1, Ordering::Relaxed);
@@ -138,16 +152,18 @@ impl Builder {
             let body = if i == 0 { main_body.take() } else { None };
             let cpu = (self.pin && !cpus.is_empty()).then(|| cpus[i % cpus.len()]);
             let stack = self.stack_size;
-            let spawned = std::thread::Builder::new().name(format!("gossamer-w{i}")).spawn(move || {
-                if let Some(c) = cpu {
-                    pin_to(c);
-                }
-                let w = Arc::new(Worker::new(i, sh, stack));
-                if let Some(b) = body {
-                    w.spawn_local(Box::new(b));
-                }
-                w.run();
-            });
+            let spawned = std::thread::Builder::new()
+                .name(format!("gossamer-w{i}"))
+                .spawn(move || {
+                    if let Some(c) = cpu {
+                        pin_to(c);
+                    }
+                    let w = Worker::new(i, sh, stack);
+                    if let Some(b) = body {
+                        w.spawn_local(Box::new(b));
+                    }
+                    w.run();
+                });
             match spawned {
                 Ok(h) => handles.push(h),
                 Err(e) => {
@@ -161,17 +177,27 @@ impl Builder {
         }
         for h in handles {
             if let Err(p) = h.join() {
-                shared.poison(format!("gossamer: a worker thread panicked: {}", panic_message(&*p)));
+                shared.poison(format!(
+                    "gossamer: a worker thread panicked: {}",
+                    panic_message(&*p)
+                ));
             }
         }
-        if let Some(m) = shared.poison_msg.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        if let Some(m) = shared
+            .poison_msg
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+        {
             return Err(Error::DelegatedPanic(m));
         }
         let r = result.lock().unwrap_or_else(|p| p.into_inner()).take();
         match r {
             Some(Ok(v)) => Ok(v),
             Some(Err(p)) => resume_unwind(p),
-            None => Err(Error::DelegatedPanic("gossamer: the main fiber did not finish".into())),
+            None => Err(Error::DelegatedPanic(
+                "gossamer: the main fiber did not finish".into(),
+            )),
         }
     }
 }
@@ -206,7 +232,9 @@ fn allowed_cpus() -> Vec<usize> {
         if libc::sched_getaffinity(0, size_of::<libc::cpu_set_t>(), &mut set) != 0 {
             return Vec::new();
         }
-        (0..libc::CPU_SETSIZE as usize).filter(|&c| libc::CPU_ISSET(c, &set)).collect()
+        (0..libc::CPU_SETSIZE as usize)
+            .filter(|&c| libc::CPU_ISSET(c, &set))
+            .collect()
     }
 }
 
@@ -272,13 +300,19 @@ pub fn wait_outstanding() {
 /// Statistics of every trustee of the running runtime, indexed by worker.
 pub fn stats() -> Vec<TrusteeStats> {
     let w = worker("stats");
-    (0..w.n()).map(|i| w.shared.stats[i].snapshot(WorkerId(i))).collect()
+    (0..w.n())
+        .map(|i| w.shared.stats[i].snapshot(WorkerId(i)))
+        .collect()
 }
 
 /// Statistics of one trustee.
 pub fn trustee_stats(t: WorkerId) -> TrusteeStats {
     let w = worker("trustee_stats");
-    assert!(t.0 < w.n(), "gossamer: trustee_stats({t}) but there are only {} workers", w.n());
+    assert!(
+        t.0 < w.n(),
+        "gossamer: trustee_stats({t}) but there are only {} workers",
+        w.n()
+    );
     w.shared.stats[t.0].snapshot(t)
 }
 
@@ -302,7 +336,11 @@ impl<R> JoinHandle<R> {
     }
     /// True once the fiber has finished.
     pub fn is_finished(&self) -> bool {
-        self.state.lock().unwrap_or_else(|p| p.into_inner()).result.is_some()
+        self.state
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .result
+            .is_some()
     }
     /// Suspends the calling fiber (only) until the fiber finishes; returns its value.
     /// A panic in the fiber is resumed here, with its message.
@@ -329,10 +367,20 @@ pub fn spawn<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> JoinH
 }
 
 /// Spawns a fiber on worker `target`. The fiber stays on that worker's thread.
-pub fn spawn_on<R: Send + 'static>(target: WorkerId, f: impl FnOnce() -> R + Send + 'static) -> JoinHandle<R> {
+pub fn spawn_on<R: Send + 'static>(
+    target: WorkerId,
+    f: impl FnOnce() -> R + Send + 'static,
+) -> JoinHandle<R> {
     let w = worker("spawn_on");
-    assert!(target.0 < w.n(), "gossamer: spawn_on({target}) but there are only {} workers", w.n());
-    let state = Arc::new(Mutex::new(JoinInner { result: None, waiter: None }));
+    assert!(
+        target.0 < w.n(),
+        "gossamer: spawn_on({target}) but there are only {} workers",
+        w.n()
+    );
+    let state = Arc::new(Mutex::new(JoinInner {
+        result: None,
+        waiter: None,
+    }));
     let st = state.clone();
     let body = move || {
         let r = catch_unwind(AssertUnwindSafe(f));
@@ -355,11 +403,17 @@ pub fn spawn_on<R: Send + 'static>(target: WorkerId, f: impl FnOnce() -> R + Sen
     } else {
         w.shared.post(target.0, |ib| ib.spawns.push(Box::new(body)));
     }
-    JoinHandle { state, worker: target }
+    JoinHandle {
+        state,
+        worker: target,
+    }
 }
 
 /// Spawns `n` fibers `f(0)..f(n-1)`, round-robin over the workers starting at 0.
-pub fn spawn_spread<R: Send + 'static>(n: usize, f: impl Fn(usize) -> R + Send + Sync + Clone + 'static) -> Vec<JoinHandle<R>> {
+pub fn spawn_spread<R: Send + 'static>(
+    n: usize,
+    f: impl Fn(usize) -> R + Send + Sync + Clone + 'static,
+) -> Vec<JoinHandle<R>> {
     let nw = num_workers();
     (0..n)
         .map(|i| {

@@ -47,7 +47,10 @@ impl Scheduler {
         let stack = match self.stacks.pop() {
             Some(s) => s,
             None => DefaultStack::new(self.stack_size).unwrap_or_else(|e| {
-                panic!("gossamer: could not allocate a {} byte fiber stack: {e}", self.stack_size)
+                panic!(
+                    "gossamer: could not allocate a {} byte fiber stack: {e}",
+                    self.stack_size
+                )
             }),
         };
         let fiber = Fiber::new(stack, body);

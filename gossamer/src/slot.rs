@@ -98,7 +98,7 @@ pub(crate) const HEADER_BYTES: usize = HEADER_SIZE - OFF_SEQ;
 impl Header {
     /// Serialises the header for a slot of `slot_size` bytes; the result is written at
     /// `slot_size - HEADER_SIZE`.
-    pub(crate) fn to_bytes(&self, slot_size: usize) -> [u8; HEADER_BYTES] {
+    pub(crate) fn encode(&self, slot_size: usize) -> [u8; HEADER_BYTES] {
         let mut b = [0u8; HEADER_BYTES];
         let base = HEADER_SIZE; // offsets below are from the slot end
         let at = |off: usize| base - off;
@@ -120,10 +120,14 @@ impl Header {
     pub(crate) fn from_slot(slot: &[u8]) -> Result<(Header, usize), SlotError> {
         let s = slot.len();
         if s < MIN_SLOT_SIZE || s % 64 != 0 {
-            return Err(SlotError("slot size must be a multiple of 64 and at least 256"));
+            return Err(SlotError(
+                "slot size must be a multiple of 64 and at least 256",
+            ));
         }
-        let u32_at = |off: usize| u32::from_ne_bytes(slot[s - off..s - off + 4].try_into().unwrap());
-        let u64_at = |off: usize| u64::from_ne_bytes(slot[s - off..s - off + 8].try_into().unwrap());
+        let u32_at =
+            |off: usize| u32::from_ne_bytes(slot[s - off..s - off + 4].try_into().unwrap());
+        let u64_at =
+            |off: usize| u64::from_ne_bytes(slot[s - off..s - off + 8].try_into().unwrap());
         let data_start = u32_at(OFF_DATA_START) as usize;
         if data_start > data_capacity(s) || data_start % 8 != 0 {
             return Err(SlotError("corrupt slot header: data_start out of range"));
@@ -173,7 +177,10 @@ pub(crate) struct AlignedBuf {
 
 impl AlignedBuf {
     pub(crate) fn with_capacity(bytes: usize) -> Self {
-        AlignedBuf { words: vec![0; pad8(bytes) / 8], len: 0 }
+        AlignedBuf {
+            words: vec![0; pad8(bytes) / 8],
+            len: 0,
+        }
     }
     #[inline(always)]
     pub(crate) fn len(&self) -> usize {
@@ -320,7 +327,10 @@ impl Reader {
     /// Skips `n` bytes (padded) and returns a pointer to them.
     #[inline(always)]
     pub(crate) fn raw(&mut self, n: usize) -> *const u8 {
-        assert!(n <= self.len && self.pos + pad8(n) <= self.len, "truncated slot record");
+        assert!(
+            n <= self.len && self.pos + pad8(n) <= self.len,
+            "truncated slot record"
+        );
         // SAFETY: in bounds.
         let p = unsafe { self.ptr.add(self.pos) };
         self.pos += pad8(n);
@@ -431,14 +441,21 @@ mod tests {
         let mut slot = vec![0u8; slot_size];
         let cap = data_capacity(slot_size);
         slot[cap - data.len()..cap].copy_from_slice(data);
-        slot[cap..slot_size - 8].copy_from_slice(&h.to_bytes(slot_size));
+        slot[cap..slot_size - 8].copy_from_slice(&h.encode(slot_size));
         slot[slot_size - 8..].copy_from_slice(&seq.to_ne_bytes());
         slot
     }
 
     #[test]
     fn header_round_trip() {
-        let h = Header { data_len: 48, count: 3, n_cache: 2, flags: flags::CHUNK, aux: 99, cache: [11, 22, 0, 0] };
+        let h = Header {
+            data_len: 48,
+            count: 3,
+            n_cache: 2,
+            flags: flags::CHUNK,
+            aux: 99,
+            cache: [11, 22, 0, 0],
+        };
         let slot = place(256, &[7u8; 48], &h, 5);
         let (back, start) = Header::from_slot(&slot).unwrap();
         assert_eq!(back, h);
@@ -483,7 +500,11 @@ mod tests {
                 break;
             }
             let mut w = b.record(0xdead_0000 + (n % 6), n, len);
-            w.put_value(Captured { a: n as u8, b: n * 3, c: 7 });
+            w.put_value(Captured {
+                a: n as u8,
+                b: n * 3,
+                c: 7,
+            });
             w.put_bytes(payload.as_ptr(), payload.len());
             assert_eq!(w.written(), len);
             n += 1;
@@ -501,7 +522,14 @@ mod tests {
             assert_eq!(back.resolve(r.u64()), 0xdead_0000 + (i % 6));
             assert_eq!(r.u64(), i);
             let c: Captured = unsafe { r.value() };
-            assert_eq!(c, Captured { a: i as u8, b: i * 3, c: 7 });
+            assert_eq!(
+                c,
+                Captured {
+                    a: i as u8,
+                    b: i * 3,
+                    c: 7
+                }
+            );
             let (p, l) = r.bytes();
             assert_eq!(unsafe { std::slice::from_raw_parts(p, l) }, &payload[..]);
         }
@@ -522,7 +550,13 @@ mod tests {
             w.put_bytes(payload.as_ptr(), size);
             let mut re = AlignedBuf::default();
             for chunk in big.as_bytes().chunks(cap) {
-                let h = Header { data_len: chunk.len() as u32, count: 1, flags: flags::CHUNK, aux: big.len() as u64, ..Default::default() };
+                let h = Header {
+                    data_len: chunk.len() as u32,
+                    count: 1,
+                    flags: flags::CHUNK,
+                    aux: big.len() as u64,
+                    ..Default::default()
+                };
                 let slot = place(slot_size, chunk, &h, 1);
                 let (back, start) = Header::from_slot(&slot).unwrap();
                 assert_eq!(back.aux as usize, big.len());

@@ -41,10 +41,17 @@ pub(crate) trait Transport: Send + Sync {
     /// `dir` of the pair (`from` -> `to`), then the header, then `seq` in the ready
     /// word, last, with release ordering. The slot must be free (its previous batch
     /// answered).
-    fn write(&self, dir: Dir, from: usize, to: usize, body: *const u8, len: usize, header: &Header, seq: u64);
+    fn write(&self, dir: Dir, from: usize, to: usize, body: Body, header: &Header, seq: u64);
     /// Polls the slot `dir` that `peer` writes into at `me`. Returns the new ready
     /// word and a view of the slot when it differs from `seen`.
     fn poll(&self, dir: Dir, me: usize, peer: usize, seen: u64) -> Option<(u64, SlotView)>;
+}
+
+/// The used bytes of a batch: `len` bytes at `ptr` (8-aligned, `len` a multiple of 8).
+#[derive(Clone, Copy)]
+pub(crate) struct Body {
+    pub ptr: *const u8,
+    pub len: usize,
 }
 
 /// One slot of memory, 64-byte aligned, the ready word in its last 8 bytes.
@@ -54,7 +61,9 @@ struct SlotMem {
 
 impl SlotMem {
     fn new(size: usize) -> Self {
-        SlotMem { words: (0..size / 8).map(|_| UnsafeCell::new(0)).collect() }
+        SlotMem {
+            words: (0..size / 8).map(|_| UnsafeCell::new(0)).collect(),
+        }
     }
     fn base(&self) -> *mut u8 {
         self.words.as_ptr() as *mut u8
@@ -105,17 +114,26 @@ impl InProcess {
 
 impl Transport for InProcess {
     #[inline]
-    fn write(&self, dir: Dir, from: usize, to: usize, body: *const u8, len: usize, header: &Header, seq: u64) {
+    fn write(&self, dir: Dir, from: usize, to: usize, body: Body, header: &Header, seq: u64) {
+        let Body { ptr: body, len } = body;
         let s = self.slot(dir, to, from);
         let cap = slot::data_capacity(self.size);
-        assert!(len <= cap && len % 8 == 0, "batch of {len} bytes does not fit a {} byte slot", self.size);
-        let hb = header.to_bytes(self.size);
+        assert!(
+            len <= cap && len % 8 == 0,
+            "batch of {len} bytes does not fit a {} byte slot",
+            self.size
+        );
+        let hb = header.encode(self.size);
         // SAFETY: the slot is free (caller contract, slot protocol), so no one reads
         // these bytes concurrently; the ranges are inside the slot's allocation and do
         // not overlap `body` (a local staging buffer).
         unsafe {
             ptr::copy_nonoverlapping(body, s.base().add(cap - len), len);
-            ptr::copy_nonoverlapping(hb.as_ptr(), s.base().add(self.size - HEADER_SIZE), HEADER_BYTES);
+            ptr::copy_nonoverlapping(
+                hb.as_ptr(),
+                s.base().add(self.size - HEADER_SIZE),
+                HEADER_BYTES,
+            );
         }
         debug_assert_eq!(self.size - OFF_SEQ, self.size - HEADER_SIZE + HEADER_BYTES);
         s.ready().store(seq, Ordering::Release);
@@ -125,7 +143,15 @@ impl Transport for InProcess {
     fn poll(&self, dir: Dir, me: usize, peer: usize, seen: u64) -> Option<(u64, SlotView)> {
         let s = self.slot(dir, me, peer);
         let seq = s.ready().load(Ordering::Acquire);
-        (seq != seen).then(|| (seq, SlotView { base: s.base(), size: self.size }))
+        (seq != seen).then(|| {
+            (
+                seq,
+                SlotView {
+                    base: s.base(),
+                    size: self.size,
+                },
+            )
+        })
     }
 }
 
@@ -142,7 +168,17 @@ mod tests {
         let mut w = b.record(77, 88, RECORD_HEADER + 8);
         w.put_u64(99);
         let h = b.header(0);
-        t.write(Dir::Request, 0, 1, b.buf.as_ptr(), b.buf.len(), &h, 1);
+        t.write(
+            Dir::Request,
+            0,
+            1,
+            Body {
+                ptr: b.buf.as_ptr(),
+                len: b.buf.len(),
+            },
+            &h,
+            1,
+        );
         let (seq, view) = t.poll(Dir::Request, 1, 0, 0).expect("batch visible");
         assert_eq!(seq, 1);
         assert!(t.poll(Dir::Request, 1, 0, 1).is_none());

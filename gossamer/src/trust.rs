@@ -31,12 +31,12 @@
 
 use crate::codec;
 use crate::delegable::Delegable;
+use crate::fiber;
 use crate::latch::Latch;
 use crate::pod::Pod;
 use crate::runtime::{blocking_point, WorkerId};
 use crate::slot::{pad8, AlignedBuf, Reader, RECORD_HEADER};
 use crate::worker::{panic_message, try_worker, worker, Cont, Delegated, PropHeader, Worker};
-use crate::fiber;
 use serde::{de::DeserializeOwned, Serialize};
 use std::cell::Cell;
 use std::marker::PhantomData;
@@ -64,7 +64,11 @@ unsafe fn drop_prop<T>(p: *mut PropHeader) {
 /// Allocates and registers a property on worker `w` (which must be the current one).
 fn new_prop<T: 'static>(w: &Worker, value: T) -> u64 {
     let b = Box::new(PropBox {
-        hdr: PropHeader { weight: Cell::new(INITIAL_WEIGHT), reg: Cell::new(0), drop_fn: drop_prop::<T> },
+        hdr: PropHeader {
+            weight: Cell::new(INITIAL_WEIGHT),
+            reg: Cell::new(0),
+            drop_fn: drop_prop::<T>,
+        },
         value,
     });
     let p = Box::into_raw(b);
@@ -93,7 +97,8 @@ fn put_value<U: Copy>(out: &mut AlignedBuf, u: U) {
 
 fn put_serde<U: Serialize>(out: &mut AlignedBuf, u: &U) {
     let mut tmp = Vec::new();
-    codec::encode_into(u, &mut tmp).unwrap_or_else(|e| panic!("gossamer: could not encode a return value: {e}"));
+    codec::encode_into(u, &mut tmp)
+        .unwrap_or_else(|e| panic!("gossamer: could not encode a return value: {e}"));
     let d = out.reserve(8);
     // SAFETY: 8 bytes reserved, 8-aligned.
     unsafe { (d as *mut u64).write(tmp.len() as u64) };
@@ -104,7 +109,8 @@ fn read_serde<U: DeserializeOwned>(r: &mut Reader) -> U {
     let (p, n) = r.bytes();
     // SAFETY: the reader's bytes are valid for its lifetime.
     let s = unsafe { std::slice::from_raw_parts(p, n) };
-    codec::decode(s).unwrap_or_else(|e| panic!("gossamer: could not decode a value from a slot: {e}"))
+    codec::decode(s)
+        .unwrap_or_else(|e| panic!("gossamer: could not decode a value from a slot: {e}"))
 }
 
 unsafe fn read_into<U: Copy>(r: &mut Reader, out: *mut u8) {
@@ -137,21 +143,33 @@ macro_rules! tramp {
 // ------------------------------------------------------------ trampolines
 // Each reads exactly what the matching client method wrote after the record header.
 
-unsafe fn tr_apply<T, F: FnOnce(&mut T) -> U + Copy, U: Copy>(p: u64, r: &mut Reader, out: &mut AlignedBuf) {
+unsafe fn tr_apply<T, F: FnOnce(&mut T) -> U + Copy, U: Copy>(
+    p: u64,
+    r: &mut Reader,
+    out: &mut AlignedBuf,
+) {
     // SAFETY: the client wrote an F here with `put_value`; `p` is a live PropBox<T>.
     let f: F = unsafe { r.value() };
     let u = f(unsafe { value_mut::<T>(p) });
     put_value(out, u);
 }
 
-unsafe fn tr_returning<T, F: FnOnce(&mut T) -> U + Copy, U: Serialize>(p: u64, r: &mut Reader, out: &mut AlignedBuf) {
+unsafe fn tr_returning<T, F: FnOnce(&mut T) -> U + Copy, U: Serialize>(
+    p: u64,
+    r: &mut Reader,
+    out: &mut AlignedBuf,
+) {
     // SAFETY: as in `tr_apply`.
     let f: F = unsafe { r.value() };
     let u = f(unsafe { value_mut::<T>(p) });
     put_serde(out, &u);
 }
 
-unsafe fn tr_with<T, F: FnOnce(&mut T, V) -> U + Copy, V: DeserializeOwned, U: Copy>(p: u64, r: &mut Reader, out: &mut AlignedBuf) {
+unsafe fn tr_with<T, F: FnOnce(&mut T, V) -> U + Copy, V: DeserializeOwned, U: Copy>(
+    p: u64,
+    r: &mut Reader,
+    out: &mut AlignedBuf,
+) {
     // SAFETY: as in `tr_apply`; the payload follows the closure.
     let f: F = unsafe { r.value() };
     let v: V = read_serde(r);
@@ -159,7 +177,11 @@ unsafe fn tr_with<T, F: FnOnce(&mut T, V) -> U + Copy, V: DeserializeOwned, U: C
     put_value(out, u);
 }
 
-unsafe fn tr_slice<T, F: FnOnce(&mut T, &[R]) -> U + Copy, R: Pod, U: Copy>(p: u64, r: &mut Reader, out: &mut AlignedBuf) {
+unsafe fn tr_slice<T, F: FnOnce(&mut T, &[R]) -> U + Copy, R: Pod, U: Copy>(
+    p: u64,
+    r: &mut Reader,
+    out: &mut AlignedBuf,
+) {
     // SAFETY: as in `tr_apply`.
     let f: F = unsafe { r.value() };
     let (d, n) = r.bytes();
@@ -171,7 +193,11 @@ unsafe fn tr_slice<T, F: FnOnce(&mut T, &[R]) -> U + Copy, R: Pod, U: Copy>(p: u
     put_value(out, u);
 }
 
-unsafe fn tr_entrust_with<T: 'static, F: FnOnce() -> T + Copy>(_: u64, r: &mut Reader, out: &mut AlignedBuf) {
+unsafe fn tr_entrust_with<T: 'static, F: FnOnce() -> T + Copy>(
+    _: u64,
+    r: &mut Reader,
+    out: &mut AlignedBuf,
+) {
     // SAFETY: the client wrote an F here.
     let f: F = unsafe { r.value() };
     let addr = new_prop(worker("entrust_with"), f());
@@ -198,7 +224,11 @@ unsafe fn tr_release(p: u64, r: &mut Reader, _: &mut AlignedBuf) {
     unsafe { worker("release").release_local(p as *mut PropHeader, w) };
 }
 
-unsafe fn tr_launch<T: 'static, F: FnOnce(&mut T) -> U + Copy + 'static, U: Copy + 'static>(p: u64, r: &mut Reader, _: &mut AlignedBuf) {
+unsafe fn tr_launch<T: 'static, F: FnOnce(&mut T) -> U + Copy + 'static, U: Copy + 'static>(
+    p: u64,
+    r: &mut Reader,
+    _: &mut AlignedBuf,
+) {
     // SAFETY: the client wrote F, its worker id and the launch token.
     let f: F = unsafe { r.value() };
     let client = r.u64() as usize;
@@ -206,12 +236,18 @@ unsafe fn tr_launch<T: 'static, F: FnOnce(&mut T) -> U + Copy + 'static, U: Copy
     start_launch::<T, F, U>(worker("launch"), p, f, client, token);
 }
 
-unsafe fn tr_launch_done<U: Copy>(token: u64, r: &mut Reader, _: &mut AlignedBuf) {
+unsafe fn tr_launch_done(token: u64, r: &mut Reader, _: &mut AlignedBuf) {
     worker("launch").finish_launch(token, r);
 }
 
 /// Runs a launched closure in a new fiber on this (the trustee's) worker.
-fn start_launch<T: 'static, F: FnOnce(&mut T) -> U + Copy + 'static, U: Copy + 'static>(w: &Worker, p: u64, f: F, client: usize, token: u64) {
+fn start_launch<T: 'static, F: FnOnce(&mut T) -> U + Copy + 'static, U: Copy + 'static>(
+    w: &Worker,
+    p: u64,
+    f: F,
+    client: usize,
+    token: u64,
+) {
     // Pin the property for the fiber's lifetime (one unit of weight, see module doc).
     // SAFETY: `p` is a live property of this worker (the launching trust holds weight).
     let h = unsafe { &*(p as *const PropHeader) };
@@ -239,9 +275,14 @@ fn start_launch<T: 'static, F: FnOnce(&mut T) -> U + Copy + 'static, U: Copy + '
                     let mut r = unsafe { Reader::new(buf.as_ptr(), buf.len()) };
                     w.finish_launch(token, &mut r);
                 } else {
-                    let q = w.enqueue(client, tramp!(tr_launch_done::<U>), token, RECORD_HEADER + pad8(size_of::<U>()), Cont::Skip, |wr| {
-                        wr.put_value(u)
-                    });
+                    let q = w.enqueue(
+                        client,
+                        tramp!(tr_launch_done),
+                        token,
+                        RECORD_HEADER + pad8(size_of::<U>()),
+                        Cont::Skip,
+                        |wr| wr.put_value(u),
+                    );
                     w.backpressure(q);
                 }
                 // SAFETY: releases the pin taken above.
@@ -249,7 +290,10 @@ fn start_launch<T: 'static, F: FnOnce(&mut T) -> U + Copy + 'static, U: Copy + '
             }
             Err(e) => {
                 let msg = panic_message(&*e);
-                w.shared.poison(format!("gossamer: a launched closure panicked on trustee {}: {msg}", w.id));
+                w.shared.poison(format!(
+                    "gossamer: a launched closure panicked on trustee {}: {msg}",
+                    w.id
+                ));
             }
         }
     }));
@@ -272,7 +316,13 @@ pub struct Trust<T> {
 
 impl<T> std::fmt::Debug for Trust<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Trust<{}>@{:#x} on worker {}", std::any::type_name::<T>(), self.ptr, self.trustee)
+        write!(
+            f,
+            "Trust<{}>@{:#x} on worker {}",
+            std::any::type_name::<T>(),
+            self.ptr,
+            self.trustee
+        )
     }
 }
 
@@ -280,7 +330,13 @@ impl<T> std::fmt::Debug for Trust<T> {
 pub fn entrust<T: 'static>(value: T) -> Trust<T> {
     let w = worker("entrust");
     let ptr = new_prop(w, value);
-    Trust { ptr, trustee: w.id, rt: w.shared.rt, weight: AtomicU64::new(INITIAL_WEIGHT), _p: PhantomData }
+    Trust {
+        ptr,
+        trustee: w.id,
+        rt: w.shared.rt,
+        weight: AtomicU64::new(INITIAL_WEIGHT),
+        _p: PhantomData,
+    }
 }
 
 /// Moves `value` to worker `w`'s trustee (blocking when `w` is another worker).
@@ -289,14 +345,31 @@ pub fn entrust<T: 'static>(value: T) -> Trust<T> {
 /// [`entrust_with`] builds the value on the trustee and works across machines.
 pub fn entrust_on<T: Send + 'static>(w: WorkerId, value: T) -> Trust<T> {
     let me = worker("entrust_on");
-    assert!(w.0 < me.n(), "gossamer: entrust_on({w}) but there are only {} workers", me.n());
+    assert!(
+        w.0 < me.n(),
+        "gossamer: entrust_on({w}) but there are only {} workers",
+        me.n()
+    );
     if w.0 == me.id {
         return entrust(value);
     }
     let me = blocking_point("entrust_on");
     let boxed = Box::into_raw(Box::new(value)) as u64;
-    let ptr = remote_addr(me, w.0, tramp!(tr_entrust_boxed::<T>), boxed, RECORD_HEADER, |_| {});
-    Trust { ptr, trustee: w.0, rt: me.shared.rt, weight: AtomicU64::new(INITIAL_WEIGHT), _p: PhantomData }
+    let ptr = remote_addr(
+        me,
+        w.0,
+        tramp!(tr_entrust_boxed::<T>),
+        boxed,
+        RECORD_HEADER,
+        |_| {},
+    );
+    Trust {
+        ptr,
+        trustee: w.0,
+        rt: me.shared.rt,
+        weight: AtomicU64::new(INITIAL_WEIGHT),
+        _p: PhantomData,
+    }
 }
 
 /// Builds a property on worker `w` by running `init` there (blocking when `w` is
@@ -306,19 +379,42 @@ where
     F: FnOnce() -> T + Delegable,
 {
     let me = worker("entrust_with");
-    assert!(w.0 < me.n(), "gossamer: entrust_with({w}) but there are only {} workers", me.n());
+    assert!(
+        w.0 < me.n(),
+        "gossamer: entrust_with({w}) but there are only {} workers",
+        me.n()
+    );
     if w.0 == me.id {
         return entrust(init());
     }
     let me = blocking_point("entrust_with");
     let len = RECORD_HEADER + pad8(size_of::<F>());
-    let ptr = remote_addr(me, w.0, tramp!(tr_entrust_with::<T, F>), 0, len, |wr| wr.put_value(init));
-    Trust { ptr, trustee: w.0, rt: me.shared.rt, weight: AtomicU64::new(INITIAL_WEIGHT), _p: PhantomData }
+    let ptr = remote_addr(me, w.0, tramp!(tr_entrust_with::<T, F>), 0, len, |wr| {
+        wr.put_value(init)
+    });
+    Trust {
+        ptr,
+        trustee: w.0,
+        rt: me.shared.rt,
+        weight: AtomicU64::new(INITIAL_WEIGHT),
+        _p: PhantomData,
+    }
 }
 
-fn remote_addr(me: &Worker, t: usize, code: u64, prop: u64, len: usize, write: impl FnOnce(&mut crate::slot::Writer)) -> u64 {
+fn remote_addr(
+    me: &Worker,
+    t: usize,
+    code: u64,
+    prop: u64,
+    len: usize,
+    write: impl FnOnce(&mut crate::slot::Writer),
+) -> u64 {
     let mut out = MaybeUninit::<u64>::uninit();
-    let cont = Cont::Wake { fid: me.current_fiber(), out: out.as_mut_ptr() as *mut u8, read: read_into::<u64> };
+    let cont = Cont::Wake {
+        fid: me.current_fiber(),
+        out: out.as_mut_ptr() as *mut u8,
+        read: read_into::<u64>,
+    };
     me.enqueue(t, code, prop, len, cont, write);
     me.park();
     // SAFETY: the continuation wrote the address before waking us.
@@ -338,7 +434,10 @@ impl<T: 'static> Trust<T> {
 
     fn my_worker(&self, what: &str) -> &'static Worker {
         let w = worker(what);
-        assert!(w.shared.rt == self.rt, "gossamer: `{what}` on a Trust that belongs to another (finished?) runtime");
+        assert!(
+            w.shared.rt == self.rt,
+            "gossamer: `{what}` on a Trust that belongs to another (finished?) runtime"
+        );
         w
     }
 
@@ -378,14 +477,28 @@ impl<T: 'static> Trust<T> {
     }
 
     fn check(&self, w: &Worker) {
-        assert!(w.shared.rt == self.rt, "gossamer: this Trust belongs to another (finished?) runtime");
+        assert!(
+            w.shared.rt == self.rt,
+            "gossamer: this Trust belongs to another (finished?) runtime"
+        );
     }
 
     fn remote_blocking<F: FnOnce(&mut T) -> U + Copy, U: Copy>(&self, w: &Worker, f: F) -> U {
         let mut out = MaybeUninit::<U>::uninit();
-        let cont = Cont::Wake { fid: w.current_fiber(), out: out.as_mut_ptr() as *mut u8, read: read_into::<U> };
+        let cont = Cont::Wake {
+            fid: w.current_fiber(),
+            out: out.as_mut_ptr() as *mut u8,
+            read: read_into::<U>,
+        };
         let len = RECORD_HEADER + pad8(size_of::<F>());
-        w.enqueue(self.trustee, tramp!(tr_apply::<T, F, U>), self.ptr, len, cont, |wr| wr.put_value(f));
+        w.enqueue(
+            self.trustee,
+            tramp!(tr_apply::<T, F, U>),
+            self.ptr,
+            len,
+            cont,
+            |wr| wr.put_value(f),
+        );
         w.park();
         // SAFETY: the continuation wrote the value before waking us.
         unsafe { out.assume_init() }
@@ -394,7 +507,11 @@ impl<T: 'static> Trust<T> {
     /// Applies `f` to the property without blocking; `then` runs later on this
     /// worker, in delegated context, with the result. Requests from one worker to
     /// one trustee run, and their `then`s are called, in issue order.
-    pub fn apply_then<U: Delegable>(&self, f: impl FnOnce(&mut T) -> U + Delegable, then: impl FnOnce(U) + 'static) {
+    pub fn apply_then<U: Delegable>(
+        &self,
+        f: impl FnOnce(&mut T) -> U + Delegable,
+        then: impl FnOnce(U) + 'static,
+    ) {
         let w = self.my_worker("apply_then");
         if w.id == self.trustee {
             return self.local(w, move |t| then(f(t)));
@@ -403,11 +520,25 @@ impl<T: 'static> Trust<T> {
     }
 
     #[inline(always)]
-    fn send_then<F: FnOnce(&mut T) -> U + Copy, U: Copy + 'static>(&self, w: &Worker, f: F, then: impl FnOnce(U) + 'static) {
+    fn send_then<F: FnOnce(&mut T) -> U + Copy, U: Copy + 'static>(
+        &self,
+        w: &Worker,
+        f: F,
+        then: impl FnOnce(U) + 'static,
+    ) {
         // SAFETY (in the continuation): the response holds a U at the cursor.
-        let cont = Cont::Then(Box::new(move |r: &mut Reader| then(unsafe { r.value::<U>() })));
+        let cont = Cont::Then(Box::new(move |r: &mut Reader| {
+            then(unsafe { r.value::<U>() })
+        }));
         let len = RECORD_HEADER + pad8(size_of::<F>());
-        let q = w.enqueue(self.trustee, tramp!(tr_apply::<T, F, U>), self.ptr, len, cont, |wr| wr.put_value(f));
+        let q = w.enqueue(
+            self.trustee,
+            tramp!(tr_apply::<T, F, U>),
+            self.ptr,
+            len,
+            cont,
+            |wr| wr.put_value(f),
+        );
         w.backpressure(q);
     }
 
@@ -428,29 +559,51 @@ impl<T: 'static> Trust<T> {
             return f(unsafe { value_mut::<T>(self.ptr) }, payload);
         }
         let mut out = MaybeUninit::<U>::uninit();
-        let cont = Cont::Wake { fid: w.current_fiber(), out: out.as_mut_ptr() as *mut u8, read: read_into::<U> };
+        let cont = Cont::Wake {
+            fid: w.current_fiber(),
+            out: out.as_mut_ptr() as *mut u8,
+            read: read_into::<U>,
+        };
         self.send_with(w, f, &payload, cont);
         w.park();
         // SAFETY: the continuation wrote the value before waking us.
         unsafe { out.assume_init() }
     }
 
-    fn send_with<F: FnOnce(&mut T, V) -> U + Copy, V: Serialize + DeserializeOwned, U: Copy>(&self, w: &Worker, f: F, payload: &V, cont: Cont) -> usize {
+    fn send_with<F: FnOnce(&mut T, V) -> U + Copy, V: Serialize + DeserializeOwned, U: Copy>(
+        &self,
+        w: &Worker,
+        f: F,
+        payload: &V,
+        cont: Cont,
+    ) -> usize {
         let mut scratch = std::mem::take(&mut *w.scratch.borrow_mut());
         scratch.clear();
-        codec::encode_into(payload, &mut scratch).unwrap_or_else(|e| panic!("gossamer: could not encode the apply_with payload: {e}"));
+        codec::encode_into(payload, &mut scratch)
+            .unwrap_or_else(|e| panic!("gossamer: could not encode the apply_with payload: {e}"));
         let len = RECORD_HEADER + pad8(size_of::<F>()) + 8 + pad8(scratch.len());
-        let q = w.enqueue(self.trustee, tramp!(tr_with::<T, F, V, U>), self.ptr, len, cont, |wr| {
-            wr.put_value(f);
-            wr.put_bytes(scratch.as_ptr(), scratch.len());
-        });
+        let q = w.enqueue(
+            self.trustee,
+            tramp!(tr_with::<T, F, V, U>),
+            self.ptr,
+            len,
+            cont,
+            |wr| {
+                wr.put_value(f);
+                wr.put_bytes(scratch.as_ptr(), scratch.len());
+            },
+        );
         *w.scratch.borrow_mut() = scratch;
         q
     }
 
     /// Non-blocking [`apply_with`](Self::apply_with): `then` gets the result later.
-    pub fn apply_with_then<V, U>(&self, f: impl FnOnce(&mut T, V) -> U + Delegable, payload: V, then: impl FnOnce(U) + 'static)
-    where
+    pub fn apply_with_then<V, U>(
+        &self,
+        f: impl FnOnce(&mut T, V) -> U + Delegable,
+        payload: V,
+        then: impl FnOnce(U) + 'static,
+    ) where
         V: Serialize + DeserializeOwned + 'static,
         U: Delegable,
     {
@@ -459,7 +612,9 @@ impl<T: 'static> Trust<T> {
             return self.local(w, move |t| then(f(t, payload)));
         }
         // SAFETY (in the continuation): the response holds a U at the cursor.
-        let cont = Cont::Then(Box::new(move |r: &mut Reader| then(unsafe { r.value::<U>() })));
+        let cont = Cont::Then(Box::new(move |r: &mut Reader| {
+            then(unsafe { r.value::<U>() })
+        }));
         let q = self.send_with(w, f, &payload, cont);
         w.backpressure(q);
     }
@@ -468,8 +623,17 @@ impl<T: 'static> Trust<T> {
     /// request slot as raw bytes and `f` gets a `&[R]` pointing into slot memory on
     /// the trustee (no encoding). Blocking variant of
     /// [`apply_slice_then`](Self::apply_slice_then).
-    pub fn apply_slice<R: Pod, U: Delegable>(&self, f: impl FnOnce(&mut T, &[R]) -> U + Delegable, data: &[R]) -> U {
-        const { assert!(align_of::<R>() <= 8 && size_of::<R>() > 0, "apply_slice: records must be non-empty with alignment <= 8") };
+    pub fn apply_slice<R: Pod, U: Delegable>(
+        &self,
+        f: impl FnOnce(&mut T, &[R]) -> U + Delegable,
+        data: &[R],
+    ) -> U {
+        const {
+            assert!(
+                align_of::<R>() <= 8 && size_of::<R>() > 0,
+                "apply_slice: records must be non-empty with alignment <= 8"
+            )
+        };
         let w = blocking_point("apply_slice");
         self.check(w);
         if w.id == self.trustee {
@@ -479,7 +643,11 @@ impl<T: 'static> Trust<T> {
             return f(unsafe { value_mut::<T>(self.ptr) }, data);
         }
         let mut out = MaybeUninit::<U>::uninit();
-        let cont = Cont::Wake { fid: w.current_fiber(), out: out.as_mut_ptr() as *mut u8, read: read_into::<U> };
+        let cont = Cont::Wake {
+            fid: w.current_fiber(),
+            out: out.as_mut_ptr() as *mut u8,
+            read: read_into::<U>,
+        };
         self.send_slice(w, f, data, cont);
         w.park();
         // SAFETY: the continuation wrote the value before waking us.
@@ -487,18 +655,41 @@ impl<T: 'static> Trust<T> {
     }
 
     #[inline(always)]
-    fn send_slice<F: FnOnce(&mut T, &[R]) -> U + Copy, R: Pod, U: Copy>(&self, w: &Worker, f: F, data: &[R], cont: Cont) -> usize {
+    fn send_slice<F: FnOnce(&mut T, &[R]) -> U + Copy, R: Pod, U: Copy>(
+        &self,
+        w: &Worker,
+        f: F,
+        data: &[R],
+        cont: Cont,
+    ) -> usize {
         let bytes = std::mem::size_of_val(data);
         let len = RECORD_HEADER + pad8(size_of::<F>()) + 8 + pad8(bytes);
-        w.enqueue(self.trustee, tramp!(tr_slice::<T, F, R, U>), self.ptr, len, cont, |wr| {
-            wr.put_value(f);
-            wr.put_bytes(data.as_ptr() as *const u8, bytes);
-        })
+        w.enqueue(
+            self.trustee,
+            tramp!(tr_slice::<T, F, R, U>),
+            self.ptr,
+            len,
+            cont,
+            |wr| {
+                wr.put_value(f);
+                wr.put_bytes(data.as_ptr() as *const u8, bytes);
+            },
+        )
     }
 
     /// Non-blocking [`apply_slice`](Self::apply_slice).
-    pub fn apply_slice_then<R: Pod, U: Delegable>(&self, f: impl FnOnce(&mut T, &[R]) -> U + Delegable, data: &[R], then: impl FnOnce(U) + 'static) {
-        const { assert!(align_of::<R>() <= 8 && size_of::<R>() > 0, "apply_slice_then: records must be non-empty with alignment <= 8") };
+    pub fn apply_slice_then<R: Pod, U: Delegable>(
+        &self,
+        f: impl FnOnce(&mut T, &[R]) -> U + Delegable,
+        data: &[R],
+        then: impl FnOnce(U) + 'static,
+    ) {
+        const {
+            assert!(
+                align_of::<R>() <= 8 && size_of::<R>() > 0,
+                "apply_slice_then: records must be non-empty with alignment <= 8"
+            )
+        };
         let w = self.my_worker("apply_slice_then");
         if w.id == self.trustee {
             if w.delegated.get() > 0 || !fiber::in_fiber() {
@@ -511,7 +702,9 @@ impl<T: 'static> Trust<T> {
             return then(f(unsafe { value_mut::<T>(self.ptr) }, data));
         }
         // SAFETY (in the continuation): the response holds a U at the cursor.
-        let cont = Cont::Then(Box::new(move |r: &mut Reader| then(unsafe { r.value::<U>() })));
+        let cont = Cont::Then(Box::new(move |r: &mut Reader| {
+            then(unsafe { r.value::<U>() })
+        }));
         let q = self.send_slice(w, f, data, cont);
         w.backpressure(q);
     }
@@ -531,21 +724,40 @@ impl<T: 'static> Trust<T> {
             return f(unsafe { value_mut::<T>(self.ptr) });
         }
         let mut out = MaybeUninit::<U>::uninit();
-        let cont = Cont::Wake { fid: w.current_fiber(), out: out.as_mut_ptr() as *mut u8, read: read_serde_into::<U> };
+        let cont = Cont::Wake {
+            fid: w.current_fiber(),
+            out: out.as_mut_ptr() as *mut u8,
+            read: read_serde_into::<U>,
+        };
         self.send_returning(w, f, cont);
         w.park();
         // SAFETY: the continuation wrote the value before waking us.
         unsafe { out.assume_init() }
     }
 
-    fn send_returning<F: FnOnce(&mut T) -> U + Copy, U: Serialize>(&self, w: &Worker, f: F, cont: Cont) -> usize {
+    fn send_returning<F: FnOnce(&mut T) -> U + Copy, U: Serialize>(
+        &self,
+        w: &Worker,
+        f: F,
+        cont: Cont,
+    ) -> usize {
         let len = RECORD_HEADER + pad8(size_of::<F>());
-        w.enqueue(self.trustee, tramp!(tr_returning::<T, F, U>), self.ptr, len, cont, |wr| wr.put_value(f))
+        w.enqueue(
+            self.trustee,
+            tramp!(tr_returning::<T, F, U>),
+            self.ptr,
+            len,
+            cont,
+            |wr| wr.put_value(f),
+        )
     }
 
     /// Non-blocking [`apply_returning`](Self::apply_returning).
-    pub fn apply_returning_then<U>(&self, f: impl FnOnce(&mut T) -> U + Delegable, then: impl FnOnce(U) + 'static)
-    where
+    pub fn apply_returning_then<U>(
+        &self,
+        f: impl FnOnce(&mut T) -> U + Delegable,
+        then: impl FnOnce(U) + 'static,
+    ) where
         U: Serialize + DeserializeOwned + 'static,
     {
         let w = self.my_worker("apply_returning_then");
@@ -574,8 +786,19 @@ impl<T: 'static> Trust<T> {
             }
             let w = blocking_point("Trust::clone");
             let mut out = MaybeUninit::<()>::uninit();
-            let cont = Cont::Wake { fid: w.current_fiber(), out: out.as_mut_ptr() as *mut u8, read: read_into::<()> };
-            w.enqueue(self.trustee, tramp!(tr_top_up), self.ptr, RECORD_HEADER + 8, cont, |wr| wr.put_u64(TOP_UP));
+            let cont = Cont::Wake {
+                fid: w.current_fiber(),
+                out: out.as_mut_ptr() as *mut u8,
+                read: read_into::<()>,
+            };
+            w.enqueue(
+                self.trustee,
+                tramp!(tr_top_up),
+                self.ptr,
+                RECORD_HEADER + 8,
+                cont,
+                |wr| wr.put_u64(TOP_UP),
+            );
             w.park();
         }
         self.weight.fetch_add(TOP_UP, Ordering::AcqRel);
@@ -604,23 +827,41 @@ impl<T: 'static> Trust<Latch<T>> {
 
     /// Non-blocking [`launch`](Self::launch): `then` runs on this worker with the
     /// result, in delegated context.
-    pub fn launch_then<U: Delegable>(&self, f: impl FnOnce(&mut T) -> U + Delegable, then: impl FnOnce(U) + 'static) {
+    pub fn launch_then<U: Delegable>(
+        &self,
+        f: impl FnOnce(&mut T) -> U + Delegable,
+        then: impl FnOnce(U) + 'static,
+    ) {
         let w = self.my_worker("launch_then");
         self.launch_inner(w, f, then);
     }
 
-    fn launch_inner<F: FnOnce(&mut T) -> U + Copy + 'static, U: Copy + 'static>(&self, w: &Worker, f: F, then: impl FnOnce(U) + 'static) {
+    fn launch_inner<F: FnOnce(&mut T) -> U + Copy + 'static, U: Copy + 'static>(
+        &self,
+        w: &Worker,
+        f: F,
+        then: impl FnOnce(U) + 'static,
+    ) {
         // SAFETY (in the continuation): the completion record holds a U at the cursor.
-        let token = w.add_launch(Box::new(move |r: &mut Reader| then(unsafe { r.value::<U>() })));
+        let token = w.add_launch(Box::new(move |r: &mut Reader| {
+            then(unsafe { r.value::<U>() })
+        }));
         if w.id == self.trustee {
             start_launch::<T, F, U>(w, self.ptr, f, w.id, token);
         } else {
             let len = RECORD_HEADER + pad8(size_of::<F>()) + 16;
-            let q = w.enqueue(self.trustee, tramp!(tr_launch::<T, F, U>), self.ptr, len, Cont::Skip, |wr| {
-                wr.put_value(f);
-                wr.put_u64(w.id as u64);
-                wr.put_u64(token);
-            });
+            let q = w.enqueue(
+                self.trustee,
+                tramp!(tr_launch::<T, F, U>),
+                self.ptr,
+                len,
+                Cont::Skip,
+                |wr| {
+                    wr.put_value(f);
+                    wr.put_u64(w.id as u64);
+                    wr.put_u64(token);
+                },
+            );
             w.backpressure(q);
         }
     }
@@ -632,8 +873,18 @@ impl<T> Clone for Trust<T> {
             let w = self.weight.load(Ordering::Acquire);
             if w >= 2 {
                 let give = if w > 2 * MAX_SHARE { MAX_SHARE } else { w / 2 };
-                if self.weight.compare_exchange(w, w - give, Ordering::AcqRel, Ordering::Acquire).is_ok() {
-                    return Trust { ptr: self.ptr, trustee: self.trustee, rt: self.rt, weight: AtomicU64::new(give), _p: PhantomData };
+                if self
+                    .weight
+                    .compare_exchange(w, w - give, Ordering::AcqRel, Ordering::Acquire)
+                    .is_ok()
+                {
+                    return Trust {
+                        ptr: self.ptr,
+                        trustee: self.trustee,
+                        rt: self.rt,
+                        weight: AtomicU64::new(give),
+                        _p: PhantomData,
+                    };
                 }
             } else {
                 top_up_erased(self.ptr, self.trustee, self.rt, &self.weight);
@@ -644,7 +895,13 @@ impl<T> Clone for Trust<T> {
 
 /// `Trust::top_up` without the `T: 'static` bound (Clone has no bounds).
 fn top_up_erased(ptr: u64, trustee: usize, rt: u64, weight: &AtomicU64) {
-    let t: Trust<()> = Trust { ptr, trustee, rt, weight: AtomicU64::new(0), _p: PhantomData };
+    let t: Trust<()> = Trust {
+        ptr,
+        trustee,
+        rt,
+        weight: AtomicU64::new(0),
+        _p: PhantomData,
+    };
     t.top_up();
     weight.fetch_add(TOP_UP, Ordering::AcqRel);
     // `t` has weight 0; its top-up went to `t.weight`, give it back to nobody.
@@ -665,14 +922,23 @@ impl<T> Drop for Trust<T> {
         if w.id == self.trustee {
             if w.delegated.get() > 0 || !fiber::in_fiber() {
                 // SAFETY (in the job): this trust's weight is returned exactly once.
-                w.defer(Box::new(move || unsafe { worker("release").release_local(p as *mut PropHeader, wgt) }));
+                w.defer(Box::new(move || unsafe {
+                    worker("release").release_local(p as *mut PropHeader, wgt)
+                }));
             } else {
                 w.run_deferred();
                 // SAFETY: as above; no delegated closure is running.
                 unsafe { w.release_local(p as *mut PropHeader, wgt) };
             }
         } else {
-            w.enqueue(self.trustee, tramp!(tr_release), p, RECORD_HEADER + 8, Cont::Skip, |wr| wr.put_u64(wgt));
+            w.enqueue(
+                self.trustee,
+                tramp!(tr_release),
+                p,
+                RECORD_HEADER + 8,
+                Cont::Skip,
+                |wr| wr.put_u64(wgt),
+            );
         }
     }
 }

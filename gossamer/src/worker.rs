@@ -19,7 +19,7 @@ use crate::fiber::{self, Suspend};
 use crate::scheduler::{Scheduler, Taken};
 use crate::slot::{self, flags, large_record, AlignedBuf, BatchWriter, Header, Reader, Writer};
 use crate::stats::StatsCell;
-use crate::transport::{Dir, InProcess, SlotView, Transport};
+use crate::transport::{Body, Dir, InProcess, SlotView, Transport};
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -31,12 +31,19 @@ use std::time::Instant;
 /// and appends its return value to the response.
 pub(crate) type Trampoline = unsafe fn(prop: u64, r: &mut Reader, out: &mut AlignedBuf);
 
+/// The continuation of a launch, keyed by token on the launching worker.
+pub(crate) type LaunchCont = Box<dyn FnOnce(&mut Reader)>;
+
 /// What to do with one response value, in request order.
 pub(crate) enum Cont {
     /// Nothing comes back (zero-sized answers of internal requests).
     Skip,
     /// Write the value through `out` and wake the blocked fiber `fid`.
-    Wake { fid: usize, out: *mut u8, read: unsafe fn(&mut Reader, *mut u8) },
+    Wake {
+        fid: usize,
+        out: *mut u8,
+        read: unsafe fn(&mut Reader, *mut u8),
+    },
     /// Run a continuation (in delegated context).
     Then(Box<dyn FnOnce(&mut Reader)>),
 }
@@ -138,7 +145,8 @@ impl Shared {
         let round = || -> Option<Vec<u64>> {
             let mut acts = Vec::with_capacity(self.n);
             for w in 0..self.n {
-                if !self.idle[w].load(Ordering::SeqCst) || self.inbox_flag[w].load(Ordering::SeqCst) {
+                if !self.idle[w].load(Ordering::SeqCst) || self.inbox_flag[w].load(Ordering::SeqCst)
+                {
                     return None;
                 }
                 acts.push(self.activity[w].load(Ordering::SeqCst));
@@ -229,7 +237,7 @@ pub(crate) struct Worker {
     deferred: RefCell<VecDeque<Box<dyn FnOnce()>>>,
     deferred_issued: Cell<u64>,
     deferred_done: Cell<u64>,
-    launches: RefCell<BTreeMap<u64, Box<dyn FnOnce(&mut Reader)>>>,
+    launches: RefCell<BTreeMap<u64, LaunchCont>>,
     next_token: Cell<u64>,
     /// Requests issued and not yet completed (conts, deferred jobs, launches).
     outstanding: Cell<usize>,
@@ -294,7 +302,9 @@ impl Worker {
 
     /// The running fiber's id; panics outside a fiber.
     pub(crate) fn current_fiber(&self) -> usize {
-        self.current.get().expect("gossamer: not running in a fiber")
+        self.current
+            .get()
+            .expect("gossamer: not running in a fiber")
     }
 
     /// Parks the running fiber until [`Worker::wake`].
@@ -309,7 +319,9 @@ impl Worker {
     fn run_fibers(&self) -> bool {
         let n = self.sched.borrow().ready_len();
         for _ in 0..n {
-            let Some(mut t): Option<Taken> = self.sched.borrow_mut().take_next() else { break };
+            let Some(mut t): Option<Taken> = self.sched.borrow_mut().take_next() else {
+                break;
+            };
             self.current.set(Some(t.fid));
             let outcome = t.fiber.resume();
             self.current.set(None);
@@ -326,7 +338,9 @@ impl Worker {
             return false;
         }
         let mail = {
-            let mut ib = self.shared.inbox[self.id].lock().unwrap_or_else(|p| p.into_inner());
+            let mut ib = self.shared.inbox[self.id]
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
             self.shared.inbox_flag[self.id].store(false, Ordering::SeqCst);
             std::mem::take(&mut *ib)
         };
@@ -366,7 +380,10 @@ impl Worker {
         // SAFETY: live property (caller contract); header fields are Cells.
         let h = unsafe { &*p };
         let cur = h.weight.get();
-        assert!(w <= cur, "gossamer: trust reference count underflow (runtime bug)");
+        assert!(
+            w <= cur,
+            "gossamer: trust reference count underflow (runtime bug)"
+        );
         h.weight.set(cur - w);
         if cur == w {
             {
@@ -414,14 +431,17 @@ impl Worker {
     fn guard(&self, what: &str, f: impl FnOnce()) {
         if let Err(p) = catch_unwind(AssertUnwindSafe(f)) {
             let msg = panic_message(&*p);
-            self.shared.poison(format!("gossamer: {what} panicked on worker {}: {msg}", self.id));
+            self.shared.poison(format!(
+                "gossamer: {what} panicked on worker {}: {msg}",
+                self.id
+            ));
         }
     }
 
     // ------------------------------------------------------------ launches
 
     /// Stores a launch continuation; returns its token.
-    pub(crate) fn add_launch(&self, cont: Box<dyn FnOnce(&mut Reader)>) -> u64 {
+    pub(crate) fn add_launch(&self, cont: LaunchCont) -> u64 {
         let t = self.next_token.get();
         self.next_token.set(t + 1);
         self.launches.borrow_mut().insert(t, cont);
@@ -431,7 +451,11 @@ impl Worker {
 
     /// Runs the continuation of launch `token` with its result.
     pub(crate) fn finish_launch(&self, token: u64, r: &mut Reader) {
-        let cont = self.launches.borrow_mut().remove(&token).expect("gossamer: unknown launch token (runtime bug)");
+        let cont = self
+            .launches
+            .borrow_mut()
+            .remove(&token)
+            .expect("gossamer: unknown launch token (runtime bug)");
         self.outstanding.set(self.outstanding.get() - 1);
         let _d = Delegated::enter(self);
         cont(r);
@@ -441,7 +465,15 @@ impl Worker {
 
     /// Appends a request of `len` bytes (record header included) for `trustee`.
     /// Returns how many sealed batches wait on that pair.
-    pub(crate) fn enqueue(&self, trustee: usize, code: u64, prop: u64, len: usize, cont: Cont, write: impl FnOnce(&mut Writer)) -> usize {
+    pub(crate) fn enqueue(
+        &self,
+        trustee: usize,
+        code: u64,
+        prop: u64,
+        len: usize,
+        cont: Cont,
+        write: impl FnOnce(&mut Writer),
+    ) -> usize {
         let mut ch = self.channels[trustee].borrow_mut();
         let ch = &mut *ch;
         if len > ch.staging.capacity() {
@@ -487,7 +519,17 @@ impl Worker {
     fn send_staging(&self, trustee: usize, ch: &mut Channel) {
         ch.seq += 1;
         let h = ch.staging.header(0);
-        self.shared.transport.write(Dir::Request, self.id, trustee, ch.staging.buf.as_ptr(), ch.staging.buf.len(), &h, ch.seq);
+        self.shared.transport.write(
+            Dir::Request,
+            self.id,
+            trustee,
+            Body {
+                ptr: ch.staging.buf.as_ptr(),
+                len: ch.staging.buf.len(),
+            },
+            &h,
+            ch.seq,
+        );
         ch.inflight = Some(Inflight::Batch(ch.staging.count));
         ch.staging.reset();
     }
@@ -504,7 +546,17 @@ impl Worker {
             Some(Out::Batch(b)) => {
                 ch.seq += 1;
                 let h = b.header(0);
-                self.shared.transport.write(Dir::Request, self.id, trustee, b.buf.as_ptr(), b.buf.len(), &h, ch.seq);
+                self.shared.transport.write(
+                    Dir::Request,
+                    self.id,
+                    trustee,
+                    Body {
+                        ptr: b.buf.as_ptr(),
+                        len: b.buf.len(),
+                    },
+                    &h,
+                    ch.seq,
+                );
                 ch.inflight = Some(Inflight::Batch(b.count));
                 if let Some(Out::Batch(mut b)) = ch.queue.pop_front() {
                     b.reset();
@@ -525,7 +577,14 @@ impl Worker {
                 ch.seq += 1;
                 // SAFETY: `sent + chunk <= buf.len()`.
                 let p = unsafe { buf.as_ptr().add(*sent) };
-                self.shared.transport.write(Dir::Request, self.id, trustee, p, chunk, &h, ch.seq);
+                self.shared.transport.write(
+                    Dir::Request,
+                    self.id,
+                    trustee,
+                    Body { ptr: p, len: chunk },
+                    &h,
+                    ch.seq,
+                );
                 *sent += chunk;
                 ch.inflight = Some(Inflight::Chunk { last });
                 true
@@ -559,7 +618,12 @@ impl Worker {
     fn on_response(&self, t: usize, seq: u64, view: SlotView) {
         let (h, start) = match view.header() {
             Ok(x) => x,
-            Err(e) => return self.shared.poison(format!("gossamer: corrupt response slot from worker {t}: {}", e.0)),
+            Err(e) => {
+                return self.shared.poison(format!(
+                    "gossamer: corrupt response slot from worker {t}: {}",
+                    e.0
+                ))
+            }
         };
         // SAFETY: the header check bounded `start + data_len` by the slot size.
         let data = unsafe { view.base.add(start) };
@@ -569,8 +633,18 @@ impl Worker {
         if h.flags & flags::MORE != 0 {
             chb.reasm.extend(data, len);
             chb.seq += 1;
-            let ask = Header { flags: flags::CONTINUE, ..Header::default() };
-            self.shared.transport.write(Dir::Request, self.id, t, data, 0, &ask, chb.seq);
+            let ask = Header {
+                flags: flags::CONTINUE,
+                ..Header::default()
+            };
+            self.shared.transport.write(
+                Dir::Request,
+                self.id,
+                t,
+                Body { ptr: data, len: 0 },
+                &ask,
+                chb.seq,
+            );
             return;
         }
         let owned = if chb.reasm.is_empty() {
@@ -594,7 +668,11 @@ impl Worker {
             }
         };
         for _ in 0..ncont {
-            let cont = self.channels[t].borrow_mut().conts.pop_front().expect("continuation for every request");
+            let cont = self.channels[t]
+                .borrow_mut()
+                .conts
+                .pop_front()
+                .expect("continuation for every request");
             match cont {
                 Cont::Skip => {}
                 Cont::Wake { fid, out, read } => {
@@ -634,9 +712,17 @@ impl Worker {
 
     /// True when everything in `marks` has completed.
     pub(crate) fn marks_done(&self, marks: &(Vec<u64>, u64, u64)) -> bool {
-        self.channels.iter().zip(&marks.0).all(|(c, &m)| c.borrow().completed >= m)
+        self.channels
+            .iter()
+            .zip(&marks.0)
+            .all(|(c, &m)| c.borrow().completed >= m)
             && self.deferred_done.get() >= marks.1
-            && self.launches.borrow().keys().next().is_none_or(|&k| k >= marks.2)
+            && self
+                .launches
+                .borrow()
+                .keys()
+                .next()
+                .is_none_or(|&k| k >= marks.2)
     }
 
     // ------------------------------------------------------------- trustee
@@ -657,7 +743,12 @@ impl Worker {
     fn serve_batch(&self, c: usize, seq: u64, view: SlotView) {
         let (h, start) = match view.header() {
             Ok(x) => x,
-            Err(e) => return self.shared.poison(format!("gossamer: corrupt request slot from worker {c}: {}", e.0)),
+            Err(e) => {
+                return self.shared.poison(format!(
+                    "gossamer: corrupt request slot from worker {c}: {}",
+                    e.0
+                ))
+            }
         };
         if h.flags & flags::CONTINUE != 0 {
             return self.send_response_chunk(c, seq);
@@ -676,7 +767,14 @@ impl Worker {
                 drop(sv);
                 *self.resp.borrow_mut() = out;
                 let empty = Header::default();
-                self.shared.transport.write(Dir::Response, self.id, c, data, 0, &empty, seq);
+                self.shared.transport.write(
+                    Dir::Response,
+                    self.id,
+                    c,
+                    Body { ptr: data, len: 0 },
+                    &empty,
+                    seq,
+                );
                 return;
             }
             let mut whole = std::mem::take(&mut sv[c].reasm);
@@ -699,8 +797,22 @@ impl Worker {
         }
         let cap = slot::data_capacity(self.shared.slot_size);
         if out.len() <= cap {
-            let rh = Header { data_len: out.len() as u32, count, ..Header::default() };
-            self.shared.transport.write(Dir::Response, self.id, c, out.as_ptr(), out.len(), &rh, seq);
+            let rh = Header {
+                data_len: out.len() as u32,
+                count,
+                ..Header::default()
+            };
+            self.shared.transport.write(
+                Dir::Response,
+                self.id,
+                c,
+                Body {
+                    ptr: out.as_ptr(),
+                    len: out.len(),
+                },
+                &rh,
+                seq,
+            );
             *self.resp.borrow_mut() = out;
         } else {
             self.serve.borrow_mut()[c].pending = Some((out, 0));
@@ -714,7 +826,9 @@ impl Worker {
         let mut sv = self.serve.borrow_mut();
         let Some((buf, sent)) = sv[c].pending.as_mut() else {
             drop(sv);
-            return self.shared.poison(format!("gossamer: worker {c} asked for a response chunk that does not exist"));
+            return self.shared.poison(format!(
+                "gossamer: worker {c} asked for a response chunk that does not exist"
+            ));
         };
         let chunk = (buf.len() - *sent).min(cap);
         let more = *sent + chunk < buf.len();
@@ -726,14 +840,28 @@ impl Worker {
         };
         // SAFETY: `sent + chunk <= buf.len()`.
         let p = unsafe { buf.as_ptr().add(*sent) };
-        self.shared.transport.write(Dir::Response, self.id, c, p, chunk, &h, seq);
+        self.shared.transport.write(
+            Dir::Response,
+            self.id,
+            c,
+            Body { ptr: p, len: chunk },
+            &h,
+            seq,
+        );
         *sent += chunk;
         if !more {
             sv[c].pending = None;
         }
     }
 
-    fn run_records(&self, h: &Header, data: *const u8, len: usize, count: u32, out: &mut AlignedBuf) {
+    fn run_records(
+        &self,
+        h: &Header,
+        data: *const u8,
+        len: usize,
+        count: u32,
+        out: &mut AlignedBuf,
+    ) {
         let _d = Delegated::enter(self);
         let res = catch_unwind(AssertUnwindSafe(|| {
             // SAFETY: `data..data+len` is the batch in local slot memory (or our
@@ -753,15 +881,18 @@ impl Worker {
         }));
         if let Err(p) = res {
             let msg = panic_message(&*p);
-            self.shared.poison(format!("gossamer: a delegated closure panicked on trustee {}: {msg}", self.id));
+            self.shared.poison(format!(
+                "gossamer: a delegated closure panicked on trustee {}: {msg}",
+                self.id
+            ));
         }
     }
 
     // ---------------------------------------------------------------- loop
 
     /// Runs the scheduling loop until the runtime stops, then drops what is left.
-    pub(crate) fn run(self: &Arc<Self>) {
-        CURRENT.set(Arc::as_ptr(self));
+    pub(crate) fn run(&self) {
+        CURRENT.set(self as *const Worker);
         let sh = &self.shared;
         let mut idle_iters: u32 = 0;
         let mut last = Instant::now();
@@ -769,7 +900,10 @@ impl Worker {
         loop {
             let now = Instant::now();
             if !last_progress {
-                StatsCell::add(&sh.stats[self.id].idle_ns, now.duration_since(last).as_nanos() as u64);
+                StatsCell::add(
+                    &sh.stats[self.id].idle_ns,
+                    now.duration_since(last).as_nanos() as u64,
+                );
             }
             last = now;
             let mut progress = self.drain_inbox();
@@ -785,7 +919,10 @@ impl Worker {
             }
             let idle = self.sched.borrow().ready_len() == 0 && self.outstanding.get() == 0;
             if progress {
-                sh.activity[self.id].store(sh.activity[self.id].load(Ordering::Relaxed) + 1, Ordering::SeqCst);
+                sh.activity[self.id].store(
+                    sh.activity[self.id].load(Ordering::Relaxed) + 1,
+                    Ordering::SeqCst,
+                );
             }
             if sh.idle[self.id].load(Ordering::Relaxed) != idle {
                 sh.idle[self.id].store(idle, Ordering::SeqCst);
@@ -819,7 +956,9 @@ impl Worker {
         loop {
             let p = {
                 let mut r = self.registry.borrow_mut();
-                let Some(i) = r.props.iter().position(|p| !p.is_null()) else { break };
+                let Some(i) = r.props.iter().position(|p| !p.is_null()) else {
+                    break;
+                };
                 let p = r.props[i];
                 r.props[i] = std::ptr::null_mut();
                 p

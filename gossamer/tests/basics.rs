@@ -1,5 +1,7 @@
 //! Core behaviour: apply, apply_then ordering, counters from many fibers.
-use gossamer::{entrust, entrust_on, on_every_worker, spawn_spread, wait_outstanding, Runtime, Trust, WorkerId};
+use gossamer::{
+    entrust, entrust_on, on_every_worker, spawn_spread, wait_outstanding, Runtime, Trust, WorkerId,
+};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -91,13 +93,21 @@ fn apply_then_order_is_preserved_per_client_and_trustee() {
                 }
                 wait_outstanding();
                 let s = seen.borrow();
-                assert_eq!(*s, (0..3000).collect::<Vec<_>>(), "then order on worker {me}");
+                assert_eq!(
+                    *s,
+                    (0..3000).collect::<Vec<_>>(),
+                    "then order on worker {me}"
+                );
             });
             let v = log.apply_returning(|v| v.clone());
             assert_eq!(v.len(), 9000);
             for w in 0..3 {
                 let mine: Vec<u32> = v.iter().filter(|e| e.0 == w).map(|e| e.1).collect();
-                assert_eq!(mine, (0..3000).collect::<Vec<_>>(), "trustee order for client {w}");
+                assert_eq!(
+                    mine,
+                    (0..3000).collect::<Vec<_>>(),
+                    "trustee order for client {w}"
+                );
             }
             true
         })
@@ -107,7 +117,10 @@ fn apply_then_order_is_preserved_per_client_and_trustee() {
 
 #[test]
 fn invalid_config_is_an_error_not_a_panic() {
-    assert!(matches!(Runtime::builder().threads(0).run(|| ()), Err(gossamer::Error::Config(_))));
+    assert!(matches!(
+        Runtime::builder().threads(0).run(|| ()),
+        Err(gossamer::Error::Config(_))
+    ));
     let e = Runtime::builder().slot_size(100).run(|| ()).unwrap_err();
     assert!(e.to_string().contains("slot_size"), "{e}");
     assert!(Runtime::builder().stack_size(10).run(|| ()).is_err());

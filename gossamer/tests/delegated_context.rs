@@ -8,7 +8,10 @@ fn rt(threads: usize) -> gossamer::Builder {
 fn expect_advice(e: Error) {
     let m = e.to_string();
     assert!(matches!(e, Error::DelegatedPanic(_)), "{m}");
-    assert!(m.contains("apply_then") && m.contains("launch"), "message lacks advice: {m}");
+    assert!(
+        m.contains("apply_then") && m.contains("launch"),
+        "message lacks advice: {m}"
+    );
 }
 
 #[test]
@@ -29,9 +32,12 @@ fn blocking_apply_inside_a_then_continuation_panics_with_advice() {
         .run(|| {
             let t = entrust_on(WorkerId(1), 1u32);
             let t2 = t.clone();
-            t.apply_then(|x| *x, move |_| {
-                t2.apply(|x| *x);
-            });
+            t.apply_then(
+                |x| *x,
+                move |_| {
+                    t2.apply(|x| *x);
+                },
+            );
             gossamer::wait_outstanding();
         })
         .unwrap_err();
@@ -49,7 +55,10 @@ fn blocking_in_a_local_inline_closure_panics_too() {
         .map_err(|p| p.downcast_ref::<String>().cloned().unwrap_or_default())
     });
     let msg = r.unwrap().unwrap_err();
-    assert!(msg.contains("apply_then") && msg.contains("launch"), "{msg}");
+    assert!(
+        msg.contains("apply_then") && msg.contains("launch"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -68,7 +77,10 @@ fn a_panic_in_a_fiber_reaches_join() {
     let r = rt(2).run(|| {
         let h = gossamer::spawn_on(WorkerId(1), || -> u32 { panic!("fiber failed: 42") });
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| h.join())).map_err(|p| {
-            p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_default()
+            p.downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_default()
         })
     });
     assert_eq!(r.unwrap().unwrap_err(), "fiber failed: 42");

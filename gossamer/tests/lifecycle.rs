@@ -1,5 +1,8 @@
 //! Reference counting, shutdown drops, entrust_with, launch, stats.
-use gossamer::{entrust, entrust_on, entrust_with, on_every_worker, spawn_on, wait_outstanding, Latch, Runtime, Trust, WorkerId};
+use gossamer::{
+    entrust, entrust_on, entrust_with, on_every_worker, spawn_on, wait_outstanding, Latch, Runtime,
+    Trust, WorkerId,
+};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 fn rt(threads: usize) -> gossamer::Builder {
@@ -28,7 +31,8 @@ fn clone_drop_storm_drops_the_property_exactly_once() {
                     .map(|w| {
                         let mine = t2.clone();
                         spawn_on(WorkerId(w), move || {
-                            let mut v: Vec<Trust<Counted>> = (0..50).map(|_| mine.clone()).collect();
+                            let mut v: Vec<Trust<Counted>> =
+                                (0..50).map(|_| mine.clone()).collect();
                             for (i, c) in v.drain(..).enumerate() {
                                 let cc = c.clone();
                                 c.apply_then(|x| x.0, move |_| drop(cc));
@@ -44,7 +48,11 @@ fn clone_drop_storm_drops_the_property_exactly_once() {
                 for h in hs {
                     assert_eq!(h.join(), round);
                 }
-                assert_eq!(STORM_DROPS.load(Ordering::SeqCst), before, "dropped while a trust was alive");
+                assert_eq!(
+                    STORM_DROPS.load(Ordering::SeqCst),
+                    before,
+                    "dropped while a trust was alive"
+                );
                 drop(t);
                 // The last release is asynchronous; wait until it has been applied.
                 wait_outstanding();
@@ -180,10 +188,13 @@ fn wait_outstanding_waits_for_every_then() {
             let local = entrust(0u32);
             let l2 = local.clone();
             let d = done.clone();
-            t.apply_then(|_| (), move |()| {
-                let d = d.clone();
-                l2.apply_then(|x| *x += 1, move |()| d.set(d.get() + 1));
-            });
+            t.apply_then(
+                |_| (),
+                move |()| {
+                    let d = d.clone();
+                    l2.apply_then(|x| *x += 1, move |()| d.set(d.get() + 1));
+                },
+            );
             wait_outstanding();
             // The local request was issued by a continuation after the first wait
             // began, so only a second wait covers it.

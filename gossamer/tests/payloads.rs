@@ -37,7 +37,9 @@ fn payload_sizes_around_the_slot_size() {
         .slot_size(256)
         .run(|| {
             let t = entrust_on(WorkerId(1), 0usize);
-            for n in [0usize, 1, 100, 150, 160, 170, 192, 200, 255, 256, 257, 511, 1000, 5000] {
+            for n in [
+                0usize, 1, 100, 150, 160, 170, 192, 200, 255, 256, 257, 511, 1000, 5000,
+            ] {
                 let s = "x".repeat(n);
                 assert_eq!(t.apply_with(|_, s: String| s.len(), s.clone()), n);
                 let back: String = t.apply_returning(move |_| "y".repeat(n));
@@ -46,7 +48,14 @@ fn payload_sizes_around_the_slot_size() {
                 let sizes = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
                 for k in 0..5 {
                     let s2 = sizes.clone();
-                    t.apply_with_then(move |acc, s: String| { *acc += 1; s.len() + k }, "z".repeat(n), move |l| s2.borrow_mut().push(l));
+                    t.apply_with_then(
+                        move |acc, s: String| {
+                            *acc += 1;
+                            s.len() + k
+                        },
+                        "z".repeat(n),
+                        move |l| s2.borrow_mut().push(l),
+                    );
                     let s3 = sizes.clone();
                     t.apply_then(move |_| 7usize, move |l| s3.borrow_mut().push(l));
                 }
@@ -63,7 +72,13 @@ fn apply_slice_with_many_pod_records() {
     rt(2)
         .run(|| {
             let t = entrust_on(WorkerId(1), (0u64, 0f64, 0usize));
-            let recs: Vec<Relax> = (0..100_000u32).map(|i| Relax { v: i, dist: (i % 10) as f32, parent: i / 2 }).collect();
+            let recs: Vec<Relax> = (0..100_000u32)
+                .map(|i| Relax {
+                    v: i,
+                    dist: (i % 10) as f32,
+                    parent: i / 2,
+                })
+                .collect();
             let mut sent = 0;
             for chunk in recs.chunks(60) {
                 sent += chunk.len();
@@ -81,7 +96,13 @@ fn apply_slice_with_many_pod_records() {
                 );
             }
             // one slice bigger than a slot, blocking
-            let n = t.apply_slice(|acc, rs: &[Relax]| { acc.2 += 0; rs.iter().filter(|r| r.dist == 3.0).count() }, &recs);
+            let n = t.apply_slice(
+                |acc, rs: &[Relax]| {
+                    acc.2 += 0;
+                    rs.iter().filter(|r| r.dist == 3.0).count()
+                },
+                &recs,
+            );
             assert_eq!(n, 10_000);
             wait_outstanding();
             let (s, d, c) = t.apply(|a| *a);
@@ -99,11 +120,33 @@ fn local_trustee_shortcut_handles_all_forms() {
         .run(|| {
             let t = gossamer::entrust(vec![1u32, 2, 3]);
             assert_eq!(t.apply(|v| v.len()), 3);
-            assert_eq!(t.apply_with(|v, x: Vec<u32>| { v.extend(x); v.len() }, vec![4, 5]), 5);
-            assert_eq!(t.apply_slice(|v, r: &[u32]| { v.extend_from_slice(r); v.len() }, &[6, 7]), 7);
+            assert_eq!(
+                t.apply_with(
+                    |v, x: Vec<u32>| {
+                        v.extend(x);
+                        v.len()
+                    },
+                    vec![4, 5]
+                ),
+                5
+            );
+            assert_eq!(
+                t.apply_slice(
+                    |v, r: &[u32]| {
+                        v.extend_from_slice(r);
+                        v.len()
+                    },
+                    &[6, 7]
+                ),
+                7
+            );
             let all: Vec<u32> = t.apply_returning(|v| v.clone());
             assert_eq!(all, vec![1, 2, 3, 4, 5, 6, 7]);
-            assert_eq!(gossamer::stats()[0].requests, 0, "local applies do not use slots");
+            assert_eq!(
+                gossamer::stats()[0].requests,
+                0,
+                "local applies do not use slots"
+            );
         })
         .unwrap();
 }
