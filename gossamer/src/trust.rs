@@ -527,9 +527,7 @@ impl<T: 'static> Trust<T> {
         then: impl FnOnce(U) + 'static,
     ) {
         // SAFETY (in the continuation): the response holds a U at the cursor.
-        let cont = Cont::Then(Box::new(move |r: &mut Reader| {
-            then(unsafe { r.value::<U>() })
-        }));
+        let cont = Cont::then(move |r: &mut Reader| then(unsafe { r.value::<U>() }));
         let len = RECORD_HEADER + pad8(size_of::<F>());
         let q = w.enqueue(
             self.trustee,
@@ -612,9 +610,7 @@ impl<T: 'static> Trust<T> {
             return self.local(w, move |t| then(f(t, payload)));
         }
         // SAFETY (in the continuation): the response holds a U at the cursor.
-        let cont = Cont::Then(Box::new(move |r: &mut Reader| {
-            then(unsafe { r.value::<U>() })
-        }));
+        let cont = Cont::then(move |r: &mut Reader| then(unsafe { r.value::<U>() }));
         let q = self.send_with(w, f, &payload, cont);
         w.backpressure(q);
     }
@@ -702,9 +698,7 @@ impl<T: 'static> Trust<T> {
             return then(f(unsafe { value_mut::<T>(self.ptr) }, data));
         }
         // SAFETY (in the continuation): the response holds a U at the cursor.
-        let cont = Cont::Then(Box::new(move |r: &mut Reader| {
-            then(unsafe { r.value::<U>() })
-        }));
+        let cont = Cont::then(move |r: &mut Reader| then(unsafe { r.value::<U>() }));
         let q = self.send_slice(w, f, data, cont);
         w.backpressure(q);
     }
@@ -764,7 +758,7 @@ impl<T: 'static> Trust<T> {
         if w.id == self.trustee {
             return self.local(w, move |t| then(f(t)));
         }
-        let cont = Cont::Then(Box::new(move |r: &mut Reader| then(read_serde::<U>(r))));
+        let cont = Cont::then(move |r: &mut Reader| then(read_serde::<U>(r)));
         let q = self.send_returning(w, f, cont);
         w.backpressure(q);
     }
