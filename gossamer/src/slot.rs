@@ -117,17 +117,25 @@ impl Header {
 
     /// Parses the header of a slot; returns it with the offset of the first record.
     /// Rejects headers whose data range does not fit the slot.
+    #[cfg(test)]
     pub(crate) fn from_slot(slot: &[u8]) -> Result<(Header, usize), SlotError> {
-        let s = slot.len();
-        if s < MIN_SLOT_SIZE || s % 64 != 0 {
+        if slot.len() < HEADER_SIZE {
+            return Err(SlotError("slot smaller than its header"));
+        }
+        Self::from_end(&slot[slot.len() - HEADER_SIZE..], slot.len())
+    }
+
+    /// Parses the header from the last `HEADER_SIZE` bytes of a slot of `s` bytes
+    /// (only the header region is read, never the records).
+    pub(crate) fn from_end(end: &[u8], s: usize) -> Result<(Header, usize), SlotError> {
+        if s < MIN_SLOT_SIZE || s % 64 != 0 || end.len() != HEADER_SIZE {
             return Err(SlotError(
                 "slot size must be a multiple of 64 and at least 256",
             ));
         }
-        let u32_at =
-            |off: usize| u32::from_ne_bytes(slot[s - off..s - off + 4].try_into().unwrap());
-        let u64_at =
-            |off: usize| u64::from_ne_bytes(slot[s - off..s - off + 8].try_into().unwrap());
+        let h = HEADER_SIZE;
+        let u32_at = |off: usize| u32::from_ne_bytes(end[h - off..h - off + 4].try_into().unwrap());
+        let u64_at = |off: usize| u64::from_ne_bytes(end[h - off..h - off + 8].try_into().unwrap());
         let data_start = u32_at(OFF_DATA_START) as usize;
         if data_start > data_capacity(s) || data_start % 8 != 0 {
             return Err(SlotError("corrupt slot header: data_start out of range"));
@@ -433,6 +441,8 @@ pub(crate) fn large_record(buf: &mut AlignedBuf, code: u64, prop: u64, len: usiz
 }
 
 #[cfg(test)]
+// SAFETY (whole module): every Reader/raw access below points into a live, 8-aligned
+// buffer owned by the test, at offsets the matching writer produced.
 mod tests {
     use super::*;
 

@@ -31,7 +31,11 @@ impl SlotView {
     pub(crate) fn header(&self) -> Result<(Header, usize), slot::SlotError> {
         // SAFETY: `base` points at `size` bytes of this side's slot memory, which the
         // peer does not write while we hold an unanswered batch (slot protocol).
-        Header::from_slot(unsafe { std::slice::from_raw_parts(self.base, self.size) })
+        // Only the header region (always fully written) is viewed as bytes.
+        let end = unsafe {
+            std::slice::from_raw_parts(self.base.add(self.size - HEADER_SIZE), HEADER_SIZE)
+        };
+        Header::from_end(end, self.size)
     }
 }
 
@@ -156,6 +160,8 @@ impl Transport for InProcess {
 }
 
 #[cfg(test)]
+// SAFETY (whole module): every Reader/raw access below points into a live, 8-aligned
+// buffer owned by the test, at offsets the matching writer produced.
 mod tests {
     use super::*;
     use crate::slot::{AlignedBuf, BatchWriter, Reader, RECORD_HEADER};

@@ -19,12 +19,18 @@
 //!   only ever decreases by weight that some trust really owned, so `W` reaches 0
 //!   exactly when no trust and no message holds weight any more: the property is
 //!   dropped once, on its trustee, whatever order releases arrive in.
-//! - Only a trust whose weight is 1 cannot split. It then asks the trustee to add
-//!   more weight to `W` *before* taking it (inline when local, a blocking request
-//!   otherwise), so the invariant holds at every instant. In delegated context on a
-//!   remote trust this cannot block; that case panics with advice (known limitation).
-//!   Clones take at most 2^32 of a trust's weight, starting from 2^62, so this needs
-//!   about 2^30 clones of one trust or 32 generations of clones of clones.
+//! - A trust whose weight runs low (below 2^40) is *refilled*: it asks the trustee
+//!   to add 2^52 to `W` and only then adds 2^52 to its own weight, so the invariant
+//!   holds at every instant. The refill is inline on the trustee itself and a
+//!   blocking round trip from a fiber on another worker (rare: only after thousands
+//!   of clones). `W` is a `u128`, so refills cannot overflow it.
+//! - In delegated context a remote trust cannot refill (that would block), so it
+//!   keeps splitting: a clone takes 1/4096 of the weight (at least 1). Starting from
+//!   2^62 a single trust survives about 170,000 clones there, and clones of clones
+//!   several generations. Cloning a remote trust whose weight is down to 1 in
+//!   delegated context panics with advice (known limitation; an asynchronous refill
+//!   would need its releases ordered after the refill, e.g. relayed through the
+//!   refilling worker, which is not built).
 //!
 //! Shutdown drops every still-registered property on its trustee; trusts dropped
 //! after that (or outside any runtime) do nothing.
@@ -44,9 +50,15 @@ use std::mem::MaybeUninit;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+/// Weight of a new trust (and of the property's total).
 const INITIAL_WEIGHT: u64 = 1 << 62;
-const MAX_SHARE: u64 = 1 << 32;
-const TOP_UP: u64 = 1 << 32;
+/// A clone takes `weight >> SHARE_SHIFT` (at least 1): a trust can be cloned about
+/// 4096 x 43 times before it runs dry, and clones of clones still carry plenty.
+const SHARE_SHIFT: u32 = 12;
+/// Below this weight a trust is refilled before cloning when that is possible here.
+const LOW_WATER: u64 = 1 << 40;
+/// Weight added by a refill (the trustee's total is a u128, so it cannot overflow).
+const REFILL: u64 = 1 << 52;
 
 /// A property in trustee memory: header first (so a property address is also a
 /// header address), then the value.
@@ -65,7 +77,7 @@ unsafe fn drop_prop<T>(p: *mut PropHeader) {
 fn new_prop<T: 'static>(w: &Worker, value: T) -> u64 {
     let b = Box::new(PropBox {
         hdr: PropHeader {
-            weight: Cell::new(INITIAL_WEIGHT),
+            weight: Cell::new(INITIAL_WEIGHT as u128),
             reg: Cell::new(0),
             drop_fn: drop_prop::<T>,
         },
@@ -215,7 +227,7 @@ unsafe fn tr_top_up(p: u64, r: &mut Reader, _: &mut AlignedBuf) {
     let add = r.u64();
     // SAFETY: `p` is a live property of this trustee (the requesting trust holds weight).
     let h = unsafe { &*(p as *const PropHeader) };
-    h.weight.set(h.weight.get() + add);
+    h.weight.set(h.weight.get() + add as u128);
 }
 
 unsafe fn tr_release(p: u64, r: &mut Reader, _: &mut AlignedBuf) {
@@ -762,41 +774,6 @@ impl<T: 'static> Trust<T> {
         let q = self.send_returning(w, f, cont);
         w.backpressure(q);
     }
-
-    fn top_up(&self) {
-        let w = self.my_worker("Trust::clone");
-        if w.id == self.trustee {
-            // SAFETY: local live property (we hold weight 1); header fields are Cells.
-            let h = unsafe { &*(self.ptr as *const PropHeader) };
-            h.weight.set(h.weight.get() + TOP_UP);
-        } else {
-            if w.delegated.get() > 0 {
-                panic!(
-                    "gossamer: this Trust's reference weight is exhausted (it was cloned very many times), and \
-                     refilling it needs a blocking round trip to its trustee, which is not allowed in delegated \
-                     context. Clone it in a fiber first (outside closures and `then` continuations), or do the \
-                     work in `launch`."
-                );
-            }
-            let w = blocking_point("Trust::clone");
-            let mut out = MaybeUninit::<()>::uninit();
-            let cont = Cont::Wake {
-                fid: w.current_fiber(),
-                out: out.as_mut_ptr() as *mut u8,
-                read: read_into::<()>,
-            };
-            w.enqueue(
-                self.trustee,
-                tramp!(tr_top_up),
-                self.ptr,
-                RECORD_HEADER + 8,
-                cont,
-                |wr| wr.put_u64(TOP_UP),
-            );
-            w.park();
-        }
-        self.weight.fetch_add(TOP_UP, Ordering::AcqRel);
-    }
 }
 
 impl<T: 'static> Trust<Latch<T>> {
@@ -862,11 +839,19 @@ impl<T: 'static> Trust<Latch<T>> {
 }
 
 impl<T> Clone for Trust<T> {
+    /// Splits this trust's weight; no message in the common case (see the module
+    /// docs). A trust whose weight runs low is refilled from its trustee: inline on
+    /// the trustee, with a blocking round trip from a fiber elsewhere. Panics only
+    /// when a remote trust with weight 1 is cloned in delegated context.
     fn clone(&self) -> Self {
         loop {
             let w = self.weight.load(Ordering::Acquire);
+            if w < LOW_WATER && can_refill(self.trustee, self.rt) {
+                refill(self.ptr, self.trustee, self.rt, &self.weight);
+                continue;
+            }
             if w >= 2 {
-                let give = if w > 2 * MAX_SHARE { MAX_SHARE } else { w / 2 };
+                let give = (w >> SHARE_SHIFT).max(1);
                 if self
                     .weight
                     .compare_exchange(w, w - give, Ordering::AcqRel, Ordering::Acquire)
@@ -881,25 +866,62 @@ impl<T> Clone for Trust<T> {
                     };
                 }
             } else {
-                top_up_erased(self.ptr, self.trustee, self.rt, &self.weight);
+                refill(self.ptr, self.trustee, self.rt, &self.weight);
             }
         }
     }
 }
 
-/// `Trust::top_up` without the `T: 'static` bound (Clone has no bounds).
-fn top_up_erased(ptr: u64, trustee: usize, rt: u64, weight: &AtomicU64) {
-    let t: Trust<()> = Trust {
-        ptr,
-        trustee,
-        rt,
-        weight: AtomicU64::new(0),
-        _p: PhantomData,
-    };
-    t.top_up();
-    weight.fetch_add(TOP_UP, Ordering::AcqRel);
-    // `t` has weight 0; its top-up went to `t.weight`, give it back to nobody.
-    std::mem::forget(t);
+/// True when a refill can happen right here without breaking delegated-context
+/// rules: on the trustee itself, or from plain fiber context elsewhere.
+fn can_refill(trustee: usize, rt: u64) -> bool {
+    match try_worker() {
+        Some(w) if w.shared.rt == rt && !w.stopping.get() => {
+            w.id == trustee || (w.delegated.get() == 0 && fiber::in_fiber())
+        }
+        _ => false,
+    }
+}
+
+/// Adds `REFILL` to the property's total weight, then to the trust's weight.
+fn refill(ptr: u64, trustee: usize, rt: u64, weight: &AtomicU64) {
+    let w = worker("Trust::clone");
+    assert!(
+        w.shared.rt == rt,
+        "gossamer: Trust::clone on a Trust that belongs to another (finished?) runtime"
+    );
+    if w.id == trustee {
+        // SAFETY: a live property of this worker (the trust holds weight); the
+        // header fields are Cells, separate from the value.
+        let h = unsafe { &*(ptr as *const PropHeader) };
+        h.weight.set(h.weight.get() + REFILL as u128);
+    } else {
+        if w.delegated.get() > 0 {
+            panic!(
+                "gossamer: this Trust's reference weight is exhausted (it was cloned very many times in \
+                 delegated context), and refilling it needs a blocking round trip to its trustee, which is \
+                 not allowed in delegated context (closures and `then` continuations). Clone it in a fiber \
+                 first, or do the work in `launch`, whose closure runs in a fiber."
+            );
+        }
+        let w = blocking_point("Trust::clone");
+        let mut out = MaybeUninit::<()>::uninit();
+        let cont = Cont::Wake {
+            fid: w.current_fiber(),
+            out: out.as_mut_ptr() as *mut u8,
+            read: read_into::<()>,
+        };
+        w.enqueue(
+            trustee,
+            tramp!(tr_top_up),
+            ptr,
+            RECORD_HEADER + 8,
+            cont,
+            |wr| wr.put_u64(REFILL),
+        );
+        w.park();
+    }
+    weight.fetch_add(REFILL, Ordering::AcqRel);
 }
 
 impl<T> Drop for Trust<T> {

@@ -232,7 +232,7 @@ impl Shared {
 #[repr(C)]
 pub(crate) struct PropHeader {
     /// Weight of all live trusts plus weight in flight back (see `trust.rs`).
-    pub weight: Cell<u64>,
+    pub weight: Cell<u128>,
     /// Index in the trustee's registry.
     pub reg: Cell<usize>,
     /// Drops the whole `PropBox<T>`.
@@ -316,6 +316,10 @@ pub(crate) struct Worker {
 /// A batch waiting on more than this many sealed batches makes a fiber that keeps
 /// issuing `apply_then` yield, so the worker loop can send and serve.
 const BACKPRESSURE_BATCHES: usize = 8;
+/// Idle loop iterations spent spinning before the worker starts yielding its thread.
+const SPIN_ITERS: u32 = 64;
+/// Idle loop iterations after which the worker sleeps between polls (50 µs).
+const YIELD_ITERS: u32 = 8192;
 
 impl Worker {
     pub(crate) fn new(id: usize, shared: Arc<Shared>, stack_size: usize) -> Self {
@@ -448,6 +452,7 @@ impl Worker {
         // SAFETY: live property (caller contract); header fields are Cells.
         let h = unsafe { &*p };
         let cur = h.weight.get();
+        let w = w as u128;
         assert!(
             w <= cur,
             "gossamer: trust reference count underflow (runtime bug)"
@@ -1007,9 +1012,12 @@ impl Worker {
                     sh.stop.store(true, Ordering::SeqCst);
                     break;
                 }
-                if idle_iters < 64 {
+                // Spin briefly, then yield: when workers outnumber free cores, a
+                // spinning worker would otherwise hold the core its peer needs for
+                // a whole time slice (sched_yield is cheap when nobody waits).
+                if idle_iters < SPIN_ITERS {
                     std::hint::spin_loop();
-                } else if idle_iters < 4096 {
+                } else if idle_iters < YIELD_ITERS {
                     std::thread::yield_now();
                 } else {
                     std::thread::sleep(std::time::Duration::from_micros(50));

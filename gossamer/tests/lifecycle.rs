@@ -35,7 +35,15 @@ fn clone_drop_storm_drops_the_property_exactly_once() {
                                 (0..50).map(|_| mine.clone()).collect();
                             for (i, c) in v.drain(..).enumerate() {
                                 let cc = c.clone();
-                                c.apply_then(|x| x.0, move |_| drop(cc));
+                                // clone and drop inside delegated context, too
+                                c.apply_then(
+                                    |x| x.0,
+                                    move |_| {
+                                        let again = cc.clone();
+                                        drop(cc);
+                                        drop(again);
+                                    },
+                                );
                                 if i % 7 == 0 {
                                     gossamer::yield_now();
                                 }
@@ -57,7 +65,10 @@ fn clone_drop_storm_drops_the_property_exactly_once() {
                 // The last release is asynchronous; wait until it has been applied.
                 wait_outstanding();
                 on_every_worker(wait_outstanding);
-                while STORM_DROPS.load(Ordering::SeqCst) == before {
+                for _ in 0..100_000 {
+                    if STORM_DROPS.load(Ordering::SeqCst) != before {
+                        break;
+                    }
                     gossamer::yield_now();
                 }
                 assert_eq!(STORM_DROPS.load(Ordering::SeqCst), before + 1);
@@ -205,4 +216,75 @@ fn wait_outstanding_waits_for_every_then() {
             assert_eq!(t.apply(|x| *x), 499_500);
         })
         .unwrap();
+}
+
+static REFILL_DROPS: AtomicUsize = AtomicUsize::new(0);
+struct RefillCounted;
+impl Drop for RefillCounted {
+    fn drop(&mut self) {
+        REFILL_DROPS.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn many_clones_refill_weight_and_still_drop_once() {
+    // Big slots: the 70,000 releases travel in ~100 batches.
+    rt(2)
+        .slot_size(16384)
+        .run(|| {
+            let t = entrust_on(WorkerId(1), RefillCounted);
+            // Far more clones of one trust than its initial weight allows without
+            // refills, some kept alive at once.
+            let kept: Vec<Trust<RefillCounted>> = (0..70_000).map(|_| t.clone()).collect();
+            // Clones inside delegated context (no refill possible there) still work
+            // in moderate numbers.
+            let holder = entrust(Some(t.clone()));
+            let h2 = holder.clone();
+            let other = entrust_on(WorkerId(1), 0u8);
+            other.apply_then(
+                |_| (),
+                move |()| {
+                    h2.apply_then(
+                        |h| {
+                            let inner = h.as_ref().expect("set");
+                            for _ in 0..10_000 {
+                                drop(inner.clone());
+                            }
+                        },
+                        |()| {},
+                    )
+                },
+            );
+            wait_outstanding();
+            wait_outstanding();
+            drop(kept);
+            drop(holder);
+            drop(t);
+            on_every_worker(wait_outstanding);
+            assert_eq!(REFILL_DROPS.load(Ordering::SeqCst), 1);
+        })
+        .unwrap();
+    assert_eq!(REFILL_DROPS.load(Ordering::SeqCst), 1);
+}
+
+#[test]
+fn exhausting_a_remote_trust_in_delegated_context_panics_with_advice() {
+    let e = rt(2)
+        .run(|| {
+            // The closure runs on trustee 1 and clones a trust whose trustee is 0.
+            let remote = entrust(0u8);
+            let holder = entrust_on(WorkerId(1), remote);
+            holder.apply_then(
+                |inner| {
+                    for _ in 0..1_000_000 {
+                        drop(inner.clone());
+                    }
+                },
+                |()| {},
+            );
+            wait_outstanding();
+        })
+        .unwrap_err();
+    let m = e.to_string();
+    assert!(m.contains("weight") && m.contains("launch"), "{m}");
 }
