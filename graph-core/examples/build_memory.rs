@@ -119,14 +119,25 @@ fn main() {
         let t = Instant::now();
         let g = file::open(&path).expect("open");
         let o = t.elapsed();
+        let bytes_read = std::fs::read(&path).expect("read");
         let t = Instant::now();
-        let _ = file::checksum64(&std::fs::read(&path).expect("read")[1024..]);
+        let sum = file::checksum64(&bytes_read[1024..]);
+        let c = t.elapsed();
+        let t = Instant::now();
+        let parsed_ok = file::parse(&bytes_read).is_ok();
         println!(
-            "file {:.0} MB: write {w:.2?}, open+verify {o:.2?} ({:.2} GB/s), equal: {}; checksum+read {:.2?}",
+            "parse from memory (no mmap): {:.2?}, ok: {parsed_ok}",
+            t.elapsed()
+        );
+        let t = Instant::now();
+        let valid = list.validate().is_ok();
+        println!("validate alone: {:.2?}, ok: {valid}", t.elapsed());
+        println!(
+            "file {:.0} MB: write {w:.2?}, open+verify {o:.2?} ({:.2} GB/s), equal: {}; checksum alone {c:.2?} ({:.2} GB/s, {sum:#x})",
             bytes / 1e6,
             bytes / o.as_secs_f64() / 1e9,
             g.edge_list() == list,
-            t.elapsed()
+            bytes / c.as_secs_f64() / 1e9,
         );
         drop(g);
         let _ = std::fs::remove_file(&path);
