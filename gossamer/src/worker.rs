@@ -311,6 +311,7 @@ pub(crate) struct Worker {
     outstanding: Cell<usize>,
     pub stopping: Cell<bool>,
     pub scratch: RefCell<Vec<u8>>,
+    cont_buf: RefCell<Vec<Cont>>,
 }
 
 /// A batch waiting on more than this many sealed batches makes a fiber that keeps
@@ -357,6 +358,7 @@ impl Worker {
             outstanding: Cell::new(0),
             stopping: Cell::new(false),
             scratch: RefCell::new(Vec::new()),
+            cont_buf: RefCell::new(Vec::new()),
             shared,
         }
     }
@@ -740,34 +742,36 @@ impl Worker {
                 None => Reader::new(data, len),
             }
         };
-        for _ in 0..ncont {
-            let cont = self.channels[t]
-                .borrow_mut()
-                .conts
-                .pop_front()
-                .expect("continuation for every request");
-            match cont {
-                Cont::Skip => {}
-                Cont::Wake { fid, out, read } => {
-                    // SAFETY: `out` points into the parked fiber's stack frame, alive
-                    // until we wake it; `read` matches the request's return type.
-                    unsafe { read(&mut r, out) };
-                    self.wake(fid);
-                }
-                Cont::Inline(f) => {
-                    let _d = Delegated::enter(self);
-                    self.guard("an `apply_then` continuation", || f.run(&mut r));
-                }
-                Cont::Then(f) => {
-                    let _d = Delegated::enter(self);
-                    self.guard("an `apply_then` continuation", || f(&mut r));
-                }
-            }
+        // Take this batch's continuations in one go (continuations may append new
+        // ones to the same pair, behind them), then run them in request order.
+        let mut conts = std::mem::take(&mut *self.cont_buf.borrow_mut());
+        {
             let mut ch = self.channels[t].borrow_mut();
-            ch.completed += 1;
-            self.outstanding.set(self.outstanding.get() - 1);
-            drop(ch);
+            debug_assert!(ch.conts.len() >= ncont, "continuation for every request");
+            conts.extend(ch.conts.drain(..ncont));
+            ch.completed += ncont as u64;
         }
+        self.outstanding.set(self.outstanding.get() - ncont);
+        {
+            let _d = Delegated::enter(self);
+            self.guard("an `apply_then` continuation", || {
+                for cont in conts.drain(..) {
+                    match cont {
+                        Cont::Skip => {}
+                        Cont::Wake { fid, out, read } => {
+                            // SAFETY: `out` points into the parked fiber's stack frame,
+                            // alive until we wake it; `read` matches the return type.
+                            unsafe { read(&mut r, out) };
+                            self.wake(fid);
+                        }
+                        Cont::Inline(f) => f.run(&mut r),
+                        Cont::Then(f) => f(&mut r),
+                    }
+                }
+            });
+        }
+        conts.clear();
+        *self.cont_buf.borrow_mut() = conts;
         let mut chb = self.channels[t].borrow_mut();
         if let Some(Inflight::Chunk { last: true }) = chb.inflight {
             chb.queue.pop_front();
