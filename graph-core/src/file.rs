@@ -546,7 +546,7 @@ pub fn write_with_roots(
 /// zero-copy view of the mapping.
 ///
 /// The file must not be modified while it is open (graph files are
-/// write-once; [`write`] replaces files by rename, which is safe).
+/// write-once; [`write()`] replaces files by rename, which is safe).
 pub struct MappedGraph {
     header: GraphHeader,
     storage: Storage,

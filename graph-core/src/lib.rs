@@ -8,7 +8,7 @@
 //! | input graph: packed 12-byte edge records, owned or zero-copy | [`edge_list`] | [`EdgeList`], [`PackedEdge`], [`Graph500Params`] |
 //! | who owns which vertex: (rank, trustee, local index) | [`partition`] | [`Partition`], [`PartitionKind`], [`Owner`] |
 //! | per-trustee adjacency (undirected, no self-loops, duplicates kept) | [`csr`] | [`Shard`], [`build_rank`], [`build_whole`] |
-//! | versioned, checksummed binary graph file, memory-mapped | [`file`] | [`file::write`], [`file::open`], [`MappedGraph`], [`file::parse`] |
+//! | versioned, checksummed binary graph file, memory-mapped | [`mod@file`] | [`file::write`], [`file::open`], [`MappedGraph`], [`file::parse`] |
 //! | how much memory a run needs, and the refusal text | [`memory`] | [`memory::estimate`], [`MemoryEstimate`] |
 //!
 //! The flow: the generator (or a file) gives an [`EdgeList`]; a
@@ -30,8 +30,13 @@
 //! assert_eq!(degrees, 2 * list.count_non_loops());
 //! ```
 //!
+//! `unsafe` is confined to `file/mapped.rs` (the mapping and the byte <->
+//! record casts), each block with a `SAFETY` comment.
+//!
 //! Limits: vertex ids are 32-bit, so at most 2^32 vertices (Graph500 SCALE
 //! <= 32); larger requests are refused with a clear error.
+
+#![warn(missing_docs)]
 
 pub mod csr;
 pub mod edge_list;

@@ -1,4 +1,4 @@
-//! The only `unsafe` of the graph file: mapping a file into memory and
+//! The only `unsafe` in graph-core: mapping a file into memory and
 //! viewing bytes as packed edge records (and back) without copying.
 
 use std::fs::File;
