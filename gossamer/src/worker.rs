@@ -976,17 +976,10 @@ impl Worker {
         CURRENT.set(self as *const Worker);
         let sh = &self.shared;
         let mut idle_iters: u32 = 0;
-        let mut last = Instant::now();
-        let mut last_progress = true;
+        // Start of the current run of idle iterations (the clock is read only when
+        // the loop switches between idle and busy).
+        let mut idle_since: Option<Instant> = None;
         loop {
-            let now = Instant::now();
-            if !last_progress {
-                StatsCell::add(
-                    &sh.stats[self.id].idle_ns,
-                    now.duration_since(last).as_nanos() as u64,
-                );
-            }
-            last = now;
             let mut progress = self.drain_inbox();
             progress |= self.run_fibers();
             progress |= self.run_deferred();
@@ -1027,7 +1020,14 @@ impl Worker {
                     std::thread::sleep(std::time::Duration::from_micros(50));
                 }
             }
-            last_progress = progress;
+            match (progress, idle_since) {
+                (false, None) => idle_since = Some(Instant::now()),
+                (true, Some(t0)) => {
+                    StatsCell::add(&sh.stats[self.id].idle_ns, t0.elapsed().as_nanos() as u64);
+                    idle_since = None;
+                }
+                _ => {}
+            }
         }
         self.teardown();
         CURRENT.set(std::ptr::null());
