@@ -33,9 +33,42 @@
 //!   with advice. Use `apply_then`, or [`Latch`] + [`Trust::launch`], whose closure
 //!   runs in its own trustee-side fiber and may block.
 //!
+//! - **Runtime**: [`main`] or [`Runtime::builder`] start one worker OS thread per
+//!   requested thread (pinned to a core when possible), run the main closure as a
+//!   fiber on worker 0, wait until every worker is idle, drop the properties still
+//!   entrusted (each on its trustee) and stop. [`stats`] reports per-trustee
+//!   counters ([`TrusteeStats`]).
+//!
 //! A panic in delegated context stops the whole run: the panic message is printed by
 //! the panic hook and returned as [`Error::DelegatedPanic`] from
-//! [`Builder::run`] ([`main`] panics with it).
+//! [`Builder::run`] ([`main`] panics with it). A panic in a fiber is resumed by
+//! [`JoinHandle::join`] (and by `main` for the main fiber).
+//!
+//! # Where things live
+//!
+//! | module | concept |
+//! | --- | --- |
+//! | `trust` | [`Trust`], entrusting, the apply family, weighted reference counting |
+//! | `latch` | [`Latch`] for [`Trust::launch`] |
+//! | `delegable`, `pod` | what may cross the channel: [`Delegable`], [`Pod`], [`pod_struct!`] |
+//! | `runtime` | [`Builder`], [`main`], fibers and [`JoinHandle`], [`wait_outstanding`] |
+//! | `worker` | one worker thread: scheduling loop, client batching, trustee serving |
+//! | `scheduler`, `fiber` | FIFO fiber scheduler; the only stack-switching code |
+//! | `slot` | the request/response slot format (one encoder and decoder) |
+//! | `transport` | the one primitive needed from a transport, in-process version |
+//! | `codec` | serde codec for payloads and variable-size results (postcard) |
+//! | `stats` | [`TrusteeStats`] |
+//!
+//! # Limits
+//!
+//! - [`Delegable`] is `Copy + Send + 'static`, so a `&'static T` passes; it is only
+//!   meaningful inside one process.
+//! - [`entrust_on`] and [`spawn_on`] move values through process memory (one machine);
+//!   [`entrust_with`] and closures go through slot bytes only.
+//! - A trust dropped outside any worker thread (e.g. on a plain `std::thread`) does
+//!   not release its weight; its property is dropped at shutdown.
+//! - Cloning a remote trust whose weight is exhausted inside delegated context
+//!   panics (see the `trust` module docs); ordinary code never gets near that.
 //!
 //! # Example
 //!

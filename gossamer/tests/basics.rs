@@ -125,3 +125,24 @@ fn invalid_config_is_an_error_not_a_panic() {
     assert!(e.to_string().contains("slot_size"), "{e}");
     assert!(Runtime::builder().stack_size(10).run(|| ()).is_err());
 }
+
+#[test]
+fn handles_are_send_and_trusts_sync_whatever_the_property() {
+    fn send_sync<X: Send + Sync>() {}
+    fn send<X: Send>() {}
+    send_sync::<Trust<Rc<u8>>>();
+    send_sync::<Trust<Vec<String>>>();
+    send::<gossamer::JoinHandle<u64>>();
+    send::<gossamer::Latch<Vec<u8>>>();
+}
+
+#[test]
+fn spawn_spread_round_robins_and_joins() {
+    let ws = rt(3)
+        .run(|| {
+            let hs = spawn_spread(7, |i| (i, gossamer::current_worker().0));
+            hs.into_iter().map(|h| h.join()).collect::<Vec<_>>()
+        })
+        .unwrap();
+    assert_eq!(ws, (0..7).map(|i| (i, i % 3)).collect::<Vec<_>>());
+}
