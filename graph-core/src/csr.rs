@@ -394,9 +394,9 @@ pub fn build_trustees(
 /// local vertices, if it falls there.
 #[inline]
 fn local_in(p: &Partition, x: u32, trustee: u32, start: usize, len: usize) -> Option<usize> {
-    let o = p.owner(u64::from(x));
-    let l = (o.local as usize).wrapping_sub(start);
-    (o.trustee == trustee && l < len).then_some(l)
+    let (t, local) = p.locate(u64::from(x));
+    let l = (local as usize).wrapping_sub(start);
+    (t == u64::from(trustee) && l < len).then_some(l)
 }
 
 #[cfg(test)]

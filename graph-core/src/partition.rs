@@ -87,6 +87,15 @@ pub struct Partition {
     base: u64,
     /// Block: `n % T` (how many trustees get `base + 1`).
     extra: u64,
+    /// log2 of the divisor when `owner` can shift instead of divide:
+    /// Cyclic with a power-of-two trustee count, or Block with equal
+    /// power-of-two blocks (Graph500: 2^scale vertices, 2^k trustees).
+    shift: Option<u32>,
+}
+
+/// `log2(x)` when `x` is a power of two.
+fn log2_exact(x: u64) -> Option<u32> {
+    x.is_power_of_two().then(|| x.trailing_zeros())
 }
 
 impl Partition {
@@ -116,6 +125,13 @@ impl Partition {
             trustees,
             base: num_vertices / trustees,
             extra: num_vertices % trustees,
+            shift: match kind {
+                PartitionKind::Cyclic => log2_exact(trustees),
+                PartitionKind::Block if num_vertices.is_multiple_of(trustees) => {
+                    log2_exact(num_vertices / trustees)
+                }
+                PartitionKind::Block => None,
+            },
         })
     }
 
@@ -130,6 +146,7 @@ impl Partition {
             trustees: 1,
             base: num_vertices,
             extra: 0,
+            shift: None,
         }
     }
 
@@ -179,16 +196,31 @@ impl Partition {
     /// Global trustee index owning vertex `v` (`v < num_vertices`).
     #[inline]
     pub fn trustee_of(&self, v: u64) -> u32 {
-        self.owner(v).trustee
+        self.locate(v).0 as u32
     }
 
     /// Owner of vertex `v`. For `v >= num_vertices` the result is
     /// meaningless (no panic); callers check ids first.
     #[inline]
     pub fn owner(&self, v: u64) -> Owner {
-        let (trustee, local) = match self.kind {
-            PartitionKind::Cyclic => (v % self.trustees, v / self.trustees),
-            PartitionKind::Block => {
+        let (trustee, local) = self.locate(v);
+        let trustee = trustee as u32;
+        Owner {
+            rank: trustee / self.threads_per_rank,
+            trustee,
+            local,
+        }
+    }
+
+    /// (trustee, local index) of `v`: shifts where `shift` allows, else
+    /// divisions.
+    #[inline]
+    pub(crate) fn locate(&self, v: u64) -> (u64, u64) {
+        match (self.kind, self.shift) {
+            (PartitionKind::Cyclic, Some(k)) => (v & (self.trustees - 1), v >> k),
+            (PartitionKind::Block, Some(k)) => (v >> k, v & ((1u64 << k) - 1)),
+            (PartitionKind::Cyclic, None) => (v % self.trustees, v / self.trustees),
+            (PartitionKind::Block, None) => {
                 let big = self.base + 1;
                 let split = self.extra * big;
                 if v < split {
@@ -202,12 +234,6 @@ impl Partition {
                     }
                 }
             }
-        };
-        let trustee = trustee as u32;
-        Owner {
-            rank: trustee / self.threads_per_rank,
-            trustee,
-            local,
         }
     }
 
@@ -334,14 +360,20 @@ mod tests {
     fn large_ids_do_not_overflow() {
         let n = 1u64 << 32;
         for kind in [PartitionKind::Block, PartitionKind::Cyclic] {
-            let p = Partition::new(kind, n, 7, 3).unwrap();
-            for v in [0, 1, n / 2, n - 2, n - 1] {
-                let o = p.owner(v);
-                assert_eq!(p.global(o.trustee, o.local), v);
-                assert!(o.trustee < 21);
+            // 21 trustees (divisions) and 8 (the shift fast path).
+            for (ranks, threads) in [(7, 3), (4, 2)] {
+                let p = Partition::new(kind, n, ranks, threads).unwrap();
+                let t = ranks * threads;
+                assert_eq!(p.shift.is_some(), t == 8);
+                for v in [0, 1, n / 2, n / 2 + 12345, n - 2, n - 1] {
+                    let o = p.owner(v);
+                    assert_eq!(p.global(o.trustee, o.local), v);
+                    assert!(o.trustee < t);
+                    assert!(o.local < p.local_count(o.trustee));
+                }
+                let total: u64 = (0..t).map(|t| p.local_count(t)).sum();
+                assert_eq!(total, n);
             }
-            let total: u64 = (0..21).map(|t| p.local_count(t)).sum();
-            assert_eq!(total, n);
         }
     }
 
