@@ -555,6 +555,11 @@ impl<T: 'static> Trust<T> {
     /// Like [`apply`](Self::apply), with a serialized `payload` passed to `f` on the
     /// trustee: the way to send heap values (`Vec`, `String`, `Box`, ...). Several
     /// values travel as a tuple.
+    ///
+    /// The payload is encoded with `postcard` (serde). Bulk plain-old-data records
+    /// are much cheaper through [`apply_slice`](Self::apply_slice) (no encoding), and
+    /// serde sends a `Vec<u8>` byte by byte unless it is wrapped for `serde_bytes`.
+    /// Payloads bigger than a slot are sent in slot-sized chunks (one round trip each).
     pub fn apply_with<V, U>(&self, f: impl FnOnce(&mut T, V) -> U + Delegable, payload: V) -> U
     where
         V: Serialize + DeserializeOwned + 'static,
@@ -683,6 +688,55 @@ impl<T: 'static> Trust<T> {
                 wr.put_bytes(data.as_ptr() as *const u8, bytes);
             },
         )
+    }
+
+    /// Sends `data` as several [`apply_slice_then`](Self::apply_slice_then) requests,
+    /// each sized to fill the current batch or a whole slot, so that arbitrarily many
+    /// records travel without chunk reassembly. `f` runs once per piece (in order),
+    /// and `then` once per piece with that piece's result. Returns the number of pieces.
+    ///
+    /// ```
+    /// gossamer::main(2, || {
+    ///     let sum = gossamer::entrust_on(gossamer::WorkerId(1), 0u64);
+    ///     let data: Vec<u32> = (0..100_000).collect();
+    ///     sum.apply_slice_chunked_then(|s, xs: &[u32]| *s += xs.iter().map(|&x| x as u64).sum::<u64>(), &data, |()| {});
+    ///     gossamer::wait_outstanding();
+    ///     assert_eq!(sum.apply(|s| *s), 4_999_950_000);
+    /// });
+    /// ```
+    pub fn apply_slice_chunked_then<R: Pod, U: Delegable, F>(
+        &self,
+        f: F,
+        data: &[R],
+        then: impl Fn(U) + Clone + 'static,
+    ) -> usize
+    where
+        F: FnOnce(&mut T, &[R]) -> U + Delegable,
+    {
+        const {
+            assert!(
+                align_of::<R>() <= 8 && size_of::<R>() > 0,
+                "apply_slice_chunked_then: records must be non-empty with alignment <= 8"
+            )
+        };
+        let w = self.my_worker("apply_slice_chunked_then");
+        let overhead = RECORD_HEADER + pad8(size_of::<F>()) + 8;
+        let mut rest = data;
+        let mut pieces = 0;
+        while !rest.is_empty() || pieces == 0 {
+            let (room, cap) = w.room(self.trustee);
+            let fit = |bytes: usize| bytes.saturating_sub(overhead) / size_of::<R>();
+            let n = if fit(room) > 0 {
+                fit(room)
+            } else {
+                fit(cap).max(1)
+            };
+            let (piece, tail) = rest.split_at(n.min(rest.len()));
+            self.apply_slice_then(f, piece, then.clone());
+            rest = tail;
+            pieces += 1;
+        }
+        pieces
     }
 
     /// Non-blocking [`apply_slice`](Self::apply_slice).

@@ -576,6 +576,12 @@ impl Worker {
         ch.queue.len()
     }
 
+    /// Free bytes in the batch being filled for `trustee`, and a slot's record capacity.
+    pub(crate) fn room(&self, trustee: usize) -> (usize, usize) {
+        let ch = self.channels[trustee].borrow();
+        (ch.staging.remaining(), ch.staging.capacity())
+    }
+
     /// Yields the running fiber when too many batches wait on a pair (only from
     /// plain fiber context; delegated context never suspends).
     pub(crate) fn backpressure(&self, queued: usize) {

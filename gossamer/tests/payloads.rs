@@ -150,3 +150,44 @@ fn local_trustee_shortcut_handles_all_forms() {
         })
         .unwrap();
 }
+
+#[test]
+fn apply_slice_chunked_then_fills_slots_and_keeps_order() {
+    rt(2)
+        .slot_size(512)
+        .run(|| {
+            let t = entrust_on(WorkerId(1), Vec::<u32>::new());
+            let recs: Vec<Relax> = (0..50_000u32)
+                .map(|i| Relax {
+                    v: i,
+                    dist: 0.0,
+                    parent: 0,
+                })
+                .collect();
+            let got = std::rc::Rc::new(std::cell::Cell::new(0usize));
+            let g = got.clone();
+            let pieces = t.apply_slice_chunked_then(
+                |v, rs: &[Relax]| {
+                    v.extend(rs.iter().map(|r| r.v));
+                    rs.len()
+                },
+                &recs,
+                move |n| g.set(g.get() + n),
+            );
+            // A 512-byte slot has 448 record bytes; a piece costs 24 bytes of header
+            // (ZST closure), so it carries at most (448 - 24) / 12 = 35 records.
+            assert!(
+                (50_000 / 35..=50_000 / 35 + 2).contains(&pieces),
+                "{pieces}"
+            );
+            wait_outstanding();
+            assert_eq!(got.get(), 50_000);
+            let all: Vec<u32> = t.apply_returning(std::mem::take);
+            assert_eq!(all, (0..50_000).collect::<Vec<_>>());
+            // Every piece fit one slot: one request each, plus entrust_on and the
+            // apply_returning.
+            let s = gossamer::trustee_stats(WorkerId(1));
+            assert_eq!(s.requests, pieces as u64 + 2);
+        })
+        .unwrap();
+}
