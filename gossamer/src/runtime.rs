@@ -168,6 +168,7 @@ impl Builder {
                 Ok(h) => handles.push(h),
                 Err(e) => {
                     shared.stop.store(true, Ordering::SeqCst);
+                    shared.wake_all();
                     for h in handles {
                         let _ = h.join();
                     }

@@ -24,8 +24,8 @@ use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, VecDeque};
 use std::mem::MaybeUninit;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{fence, AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 /// A monomorphised request handler: reads its closure (and payload) from the record
@@ -166,6 +166,9 @@ pub(crate) struct Shared {
     activity: Vec<AtomicU64>,
     inbox: Vec<Mutex<Inbox>>,
     inbox_flag: Vec<AtomicBool>,
+    /// Set by a worker about to park its thread (see `Worker::run`).
+    sleeping: Vec<AtomicBool>,
+    threads: Vec<OnceLock<std::thread::Thread>>,
     pub main_done: AtomicBool,
     pub stop: AtomicBool,
     poisoned: AtomicBool,
@@ -184,6 +187,8 @@ impl Shared {
             activity: (0..n).map(|_| AtomicU64::new(0)).collect(),
             inbox: (0..n).map(|_| Mutex::new(Inbox::default())).collect(),
             inbox_flag: (0..n).map(|_| AtomicBool::new(false)).collect(),
+            sleeping: (0..n).map(|_| AtomicBool::new(false)).collect(),
+            threads: (0..n).map(|_| OnceLock::new()).collect(),
             main_done: AtomicBool::new(false),
             stop: AtomicBool::new(false),
             poisoned: AtomicBool::new(false),
@@ -196,6 +201,27 @@ impl Shared {
         let mut ib = self.inbox[w].lock().unwrap_or_else(|p| p.into_inner());
         f(&mut ib);
         self.inbox_flag[w].store(true, Ordering::SeqCst);
+        self.wake_worker(w);
+    }
+
+    /// Unparks worker `w` if it is (about to be) asleep. Call after publishing work
+    /// for it. The fence pairs with the one in `Worker::sleep`: either the sleeper
+    /// sees the new work, or we see its `sleeping` flag.
+    #[inline]
+    pub(crate) fn wake_worker(&self, w: usize) {
+        fence(Ordering::SeqCst);
+        if self.sleeping[w].load(Ordering::Relaxed) {
+            if let Some(t) = self.threads[w].get() {
+                t.unpark();
+            }
+        }
+    }
+
+    /// Unparks every worker (stop, poison).
+    pub(crate) fn wake_all(&self) {
+        for w in 0..self.n {
+            self.wake_worker(w);
+        }
     }
 
     /// Stops the run because of a panic in delegated context.
@@ -205,6 +231,7 @@ impl Shared {
             *m = Some(msg);
         }
         self.poisoned.store(true, Ordering::SeqCst);
+        self.wake_all();
     }
 
     /// Every worker idle (no ready fiber, nothing outstanding, no mail) twice in a row
@@ -319,8 +346,8 @@ pub(crate) struct Worker {
 const BACKPRESSURE_BATCHES: usize = 8;
 /// Idle loop iterations spent spinning before the worker starts yielding its thread.
 const SPIN_ITERS: u32 = 64;
-/// Idle loop iterations after which the worker sleeps between polls (50 µs).
-const YIELD_ITERS: u32 = 8192;
+/// Idle loop iterations after which the worker parks its thread until woken.
+const YIELD_ITERS: u32 = 512;
 
 impl Worker {
     pub(crate) fn new(id: usize, shared: Arc<Shared>, stack_size: usize) -> Self {
@@ -590,6 +617,47 @@ impl Worker {
         }
     }
 
+    /// Writes a batch into `to`'s slot and wakes `to` if it sleeps.
+    #[inline]
+    fn write(&self, dir: Dir, to: usize, body: Body, h: &Header, seq: u64) {
+        self.shared.transport.write(dir, self.id, to, body, h, seq);
+        self.shared.wake_worker(to);
+    }
+
+    /// True when a slot this worker polls holds a new batch, or mail is waiting.
+    fn has_incoming(&self) -> bool {
+        let sh = &self.shared;
+        if sh.inbox_flag[self.id].load(Ordering::SeqCst) {
+            return true;
+        }
+        (0..self.n()).any(|c| {
+            let seen = self.serve.borrow()[c].seen;
+            if sh.transport.poll(Dir::Request, self.id, c, seen).is_some() {
+                return true;
+            }
+            let ch = self.channels[c].borrow();
+            ch.inflight.is_some()
+                && sh
+                    .transport
+                    .poll(Dir::Response, self.id, c, ch.resp_seen)
+                    .is_some()
+        })
+    }
+
+    /// Parks the thread until a peer publishes work for it (or 1 ms passes).
+    fn sleep(&self) {
+        let sh = &self.shared;
+        sh.sleeping[self.id].store(true, Ordering::SeqCst);
+        fence(Ordering::SeqCst);
+        if !self.has_incoming()
+            && !sh.stop.load(Ordering::SeqCst)
+            && !sh.poisoned.load(Ordering::SeqCst)
+        {
+            std::thread::park_timeout(std::time::Duration::from_millis(1));
+        }
+        sh.sleeping[self.id].store(false, Ordering::Relaxed);
+    }
+
     fn seal(ch: &mut Channel) {
         let ss = ch.staging.capacity() + slot::HEADER_SIZE;
         let fresh = ch.pool.pop().unwrap_or_else(|| BatchWriter::new(ss));
@@ -600,9 +668,8 @@ impl Worker {
     fn send_staging(&self, trustee: usize, ch: &mut Channel) {
         ch.seq += 1;
         let h = ch.staging.header(0);
-        self.shared.transport.write(
+        self.write(
             Dir::Request,
-            self.id,
             trustee,
             Body {
                 ptr: ch.staging.buf.as_ptr(),
@@ -627,9 +694,8 @@ impl Worker {
             Some(Out::Batch(b)) => {
                 ch.seq += 1;
                 let h = b.header(0);
-                self.shared.transport.write(
+                self.write(
                     Dir::Request,
-                    self.id,
                     trustee,
                     Body {
                         ptr: b.buf.as_ptr(),
@@ -658,9 +724,8 @@ impl Worker {
                 ch.seq += 1;
                 // SAFETY: `sent + chunk <= buf.len()`.
                 let p = unsafe { buf.as_ptr().add(*sent) };
-                self.shared.transport.write(
+                self.write(
                     Dir::Request,
-                    self.id,
                     trustee,
                     Body { ptr: p, len: chunk },
                     &h,
@@ -718,14 +783,7 @@ impl Worker {
                 flags: flags::CONTINUE,
                 ..Header::default()
             };
-            self.shared.transport.write(
-                Dir::Request,
-                self.id,
-                t,
-                Body { ptr: data, len: 0 },
-                &ask,
-                chb.seq,
-            );
+            self.write(Dir::Request, t, Body { ptr: data, len: 0 }, &ask, chb.seq);
             return;
         }
         let owned = if chb.reasm.is_empty() {
@@ -854,14 +912,7 @@ impl Worker {
                 drop(sv);
                 *self.resp.borrow_mut() = out;
                 let empty = Header::default();
-                self.shared.transport.write(
-                    Dir::Response,
-                    self.id,
-                    c,
-                    Body { ptr: data, len: 0 },
-                    &empty,
-                    seq,
-                );
+                self.write(Dir::Response, c, Body { ptr: data, len: 0 }, &empty, seq);
                 return;
             }
             let mut whole = std::mem::take(&mut sv[c].reasm);
@@ -889,9 +940,8 @@ impl Worker {
                 count,
                 ..Header::default()
             };
-            self.shared.transport.write(
+            self.write(
                 Dir::Response,
-                self.id,
                 c,
                 Body {
                     ptr: out.as_ptr(),
@@ -927,14 +977,7 @@ impl Worker {
         };
         // SAFETY: `sent + chunk <= buf.len()`.
         let p = unsafe { buf.as_ptr().add(*sent) };
-        self.shared.transport.write(
-            Dir::Response,
-            self.id,
-            c,
-            Body { ptr: p, len: chunk },
-            &h,
-            seq,
-        );
+        self.write(Dir::Response, c, Body { ptr: p, len: chunk }, &h, seq);
         *sent += chunk;
         if !more {
             sv[c].pending = None;
@@ -980,6 +1023,7 @@ impl Worker {
     /// Runs the scheduling loop until the runtime stops, then drops what is left.
     pub(crate) fn run(&self) {
         CURRENT.set(self as *const Worker);
+        let _ = self.shared.threads[self.id].set(std::thread::current());
         let sh = &self.shared;
         let mut idle_iters: u32 = 0;
         // Start of the current run of idle iterations (the clock is read only when
@@ -1013,6 +1057,7 @@ impl Worker {
                 idle_iters = idle_iters.saturating_add(1);
                 if self.id == 0 && idle && sh.main_done.load(Ordering::SeqCst) && sh.terminated() {
                     sh.stop.store(true, Ordering::SeqCst);
+                    sh.wake_all();
                     break;
                 }
                 // Spin briefly, then yield: when workers outnumber free cores, a
@@ -1023,7 +1068,7 @@ impl Worker {
                 } else if idle_iters < YIELD_ITERS {
                     std::thread::yield_now();
                 } else {
-                    std::thread::sleep(std::time::Duration::from_micros(50));
+                    self.sleep();
                 }
             }
             match (progress, idle_since) {
