@@ -43,6 +43,7 @@ pub mod edge_list;
 pub mod file;
 pub mod memory;
 pub mod partition;
+pub mod validate;
 
 pub use csr::{build_rank, build_trustees, build_whole, CsrError, Shard};
 pub use edge_list::{EdgeList, EdgeListError, Graph500Params, PackedEdge, MAX_SCALE, MAX_VERTICES};
