@@ -294,7 +294,7 @@ pub fn wait_outstanding() {
     let w = blocking_point("wait_outstanding");
     let marks = w.issued_marks();
     while !w.marks_done(&marks) {
-        fiber::suspend(Suspend::Yield);
+        w.wait_for_completion();
     }
 }
 

@@ -339,6 +339,8 @@ pub(crate) struct Worker {
     pub stopping: Cell<bool>,
     pub scratch: RefCell<Vec<u8>>,
     cont_buf: RefCell<Vec<Cont>>,
+    /// Fibers parked in `wait_outstanding`, woken whenever requests complete.
+    waiters: RefCell<Vec<usize>>,
 }
 
 /// A batch waiting on more than this many sealed batches makes a fiber that keeps
@@ -386,6 +388,7 @@ impl Worker {
             stopping: Cell::new(false),
             scratch: RefCell::new(Vec::new()),
             cont_buf: RefCell::new(Vec::new()),
+            waiters: RefCell::new(Vec::new()),
             shared,
         }
     }
@@ -526,6 +529,9 @@ impl Worker {
             self.deferred_done.set(self.deferred_done.get() + 1);
             self.outstanding.set(self.outstanding.get() - 1);
         }
+        if any {
+            self.notify_waiters();
+        }
         any
     }
 
@@ -559,8 +565,11 @@ impl Worker {
             .remove(&token)
             .expect("gossamer: unknown launch token (runtime bug)");
         self.outstanding.set(self.outstanding.get() - 1);
-        let _d = Delegated::enter(self);
-        cont(r);
+        {
+            let _d = Delegated::enter(self);
+            cont(r);
+        }
+        self.notify_waiters();
     }
 
     // -------------------------------------------------------------- client
@@ -836,6 +845,9 @@ impl Worker {
         }
         conts.clear();
         *self.cont_buf.borrow_mut() = conts;
+        if ncont > 0 {
+            self.notify_waiters();
+        }
         let mut chb = self.channels[t].borrow_mut();
         if let Some(Inflight::Chunk { last: true }) = chb.inflight {
             chb.queue.pop_front();
@@ -847,6 +859,24 @@ impl Worker {
         }
         drop(chb);
         self.try_send(t);
+    }
+
+    /// Parks the running fiber until some outstanding request of this worker
+    /// completes (used by `wait_outstanding`, which then re-checks).
+    pub(crate) fn wait_for_completion(&self) {
+        self.waiters.borrow_mut().push(self.current_fiber());
+        self.park();
+    }
+
+    /// Wakes the fibers waiting in `wait_outstanding`.
+    #[inline]
+    fn notify_waiters(&self) {
+        if !self.waiters.borrow().is_empty() {
+            let ws = std::mem::take(&mut *self.waiters.borrow_mut());
+            for fid in ws {
+                self.wake(fid);
+            }
+        }
     }
 
     /// Snapshot of everything issued so far, for `wait_outstanding`.
