@@ -42,9 +42,15 @@ fn bench(c: &mut Criterion) {
             for (name, asynchronous) in [("trust", false), ("async", true)] {
                 group.bench_function(BenchmarkId::new(name, objects), |b| {
                     b.iter_custom(|iters| {
-                        delegation::run(asynchronous, objects, &streams, per_thread(iters))
-                            .unwrap_or_else(|e| panic!("{name} run failed: {e}"))
-                            .elapsed
+                        delegation::run(
+                            asynchronous,
+                            objects,
+                            &streams,
+                            per_thread(iters),
+                            Default::default(),
+                        )
+                        .unwrap_or_else(|e| panic!("{name} run failed: {e}"))
+                        .elapsed
                     })
                 });
             }

@@ -13,10 +13,23 @@ use gossamer::{Trust, TrusteeStats, WorkerId};
 
 use super::workload::Budget;
 
-/// Fibers per worker issuing blocking `apply` (enough to hide a round trip).
-pub const FIBERS_PER_WORKER: usize = 8;
-/// Outstanding `apply_then` requests allowed per worker.
-pub const WINDOW: u64 = 256;
+/// How the delegation clients are organised on each worker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tuning {
+    /// Fibers per worker issuing blocking `apply` (several, to hide the round trip).
+    pub fibers: usize,
+    /// `apply_then` requests allowed in flight per worker.
+    pub window: u64,
+}
+
+impl Default for Tuning {
+    fn default() -> Self {
+        Tuning {
+            fibers: 8,
+            window: 256,
+        }
+    }
+}
 
 /// The delegated critical section: one `pause`, then increment; returns the old value.
 fn fetch_add(c: &mut u64) -> u64 {
@@ -41,12 +54,13 @@ pub fn run(
     objects: usize,
     streams: &[Vec<u32>],
     budget: Budget,
+    tuning: Tuning,
 ) -> Result<Outcome, String> {
     let threads = streams.len();
     let streams: Arc<Vec<Vec<u32>>> = Arc::new(streams.to_vec());
     gossamer::Runtime::builder()
         .threads(threads)
-        .run(move || timed_run(asynchronous, objects, streams, budget))
+        .run(move || timed_run(asynchronous, objects, streams, budget, tuning))
         .map_err(|e| format!("gossamer runtime failed: {e}"))?
 }
 
@@ -55,6 +69,7 @@ fn timed_run(
     objects: usize,
     streams: Arc<Vec<Vec<u32>>>,
     budget: Budget,
+    tuning: Tuning,
 ) -> Result<Outcome, String> {
     let workers = gossamer::num_workers();
     // Every worker entrusts its own share of counters to itself (no round trips).
@@ -85,7 +100,7 @@ fn timed_run(
     };
     let mut handles = Vec::new();
     for w in 0..workers {
-        let fibers = if asynchronous { 1 } else { FIBERS_PER_WORKER };
+        let fibers = if asynchronous { 1 } else { tuning.fibers };
         for k in 0..fibers {
             let (trusts, streams) = (trusts.clone(), streams.clone());
             let ops = match budget {
@@ -96,7 +111,7 @@ fn timed_run(
                 let stream = &streams[w];
                 let offset = k * stream.len() / fibers;
                 if asynchronous {
-                    async_client(&trusts, stream, offset, ops, deadline)
+                    async_client(&trusts, stream, offset, ops, deadline, tuning.window)
                 } else {
                     blocking_client(&trusts, stream, offset, ops, deadline)
                 }
@@ -182,13 +197,14 @@ fn blocking_client(
     done
 }
 
-/// Non-blocking client: `apply_then`, with at most `WINDOW` requests in flight.
+/// Non-blocking client: `apply_then`, with at most `window` requests in flight.
 fn async_client(
     trusts: &[Trust<u64>],
     stream: &[u32],
     offset: usize,
     ops: u64,
     deadline: Option<Instant>,
+    window: u64,
 ) -> u64 {
     let answered = Rc::new(Cell::new(0u64));
     let mut issued = 0u64;
@@ -200,7 +216,7 @@ fn async_client(
             }
         }
         for _ in 0..(YIELD_EVERY as u64).min(ops - issued) {
-            while issued - answered.get() >= WINDOW {
+            while issued - answered.get() >= window {
                 gossamer::yield_now();
             }
             let o = objs.next().expect("cycle never ends");

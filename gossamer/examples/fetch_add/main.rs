@@ -15,16 +15,20 @@ mod workload;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use delegation::Tuning;
 use workload::{Budget, Dist};
 
 const USAGE: &str = "\
 usage: fetch_add --objects N --threads T --seconds S [--zipf] [--variants LIST]
+                 [--fibers K] [--window W]
 
   --objects N      number of counters, N >= 1 (at most 4294967295)
-  --threads T      worker / OS threads, T >= 1
+  --threads T      worker / OS threads, 1 <= T <= gossamer::MAX_THREADS
   --seconds S      run time of each variant in seconds, S > 0 (fractions allowed)
   --zipf           choose counters by Zipf(1) rank instead of uniformly
   --variants LIST  comma-separated subset of trust,async,mutex,spin (default: all)
+  --fibers K       client fibers per worker for `trust` (default 8)
+  --window W       requests in flight per worker for `async` (default 256)
   --help           print this help
 
 Prints one JSON line per variant:
@@ -64,6 +68,7 @@ struct Args {
     seconds: f64,
     dist: Dist,
     variants: Vec<Variant>,
+    tuning: Tuning,
 }
 
 /// Why the command line was not understood (`Help` is not an error but stops the run).
@@ -78,6 +83,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, ArgError> 
     let (mut objects, mut threads, mut seconds) = (None, None, None);
     let mut dist = Dist::Uniform;
     let mut variants = Variant::ALL.to_vec();
+    let mut tuning = Tuning::default();
     while let Some(flag) = args.next() {
         let mut value = |name: &str| {
             args.next()
@@ -104,8 +110,11 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, ArgError> 
                 let n: usize = v
                     .parse()
                     .map_err(|_| bad(format!("--threads must be a positive integer, got {v:?}")))?;
-                if n == 0 {
-                    return Err(bad("--threads must be at least 1".into()));
+                if n == 0 || n > gossamer::MAX_THREADS {
+                    return Err(bad(format!(
+                        "--threads must be between 1 and {} (gossamer::MAX_THREADS), got {n}",
+                        gossamer::MAX_THREADS
+                    )));
                 }
                 threads = Some(n);
             }
@@ -120,6 +129,23 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, ArgError> 
                     )));
                 }
                 seconds = Some(s);
+            }
+            "--fibers" | "--window" => {
+                let v = value(&flag)?;
+                let n: u64 = v
+                    .parse()
+                    .ok()
+                    .filter(|&n| (1..=1 << 20).contains(&n))
+                    .ok_or_else(|| {
+                        bad(format!(
+                            "{flag} must be an integer from 1 to 1048576, got {v:?}"
+                        ))
+                    })?;
+                if flag == "--fibers" {
+                    tuning.fibers = n as usize;
+                } else {
+                    tuning.window = n;
+                }
             }
             "--variants" => {
                 let v = value("--variants")?;
@@ -147,6 +173,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, ArgError> 
         seconds: seconds.ok_or_else(|| missing("--seconds"))?,
         dist,
         variants,
+        tuning,
     })
 }
 
@@ -170,7 +197,7 @@ fn main() -> ExitCode {
             Variant::Mutex => Ok(workload::run_mutex(args.objects, &streams, budget)),
             Variant::Spin => Ok(workload::run_spin(args.objects, &streams, budget)),
             Variant::Trust | Variant::Async => {
-                delegation::run(*variant == Variant::Async, args.objects, &streams, budget).map(|out| {
+                delegation::run(*variant == Variant::Async, args.objects, &streams, budget, args.tuning).map(|out| {
                     for st in &out.stats {
                         let busy = st.busy_ns as f64 / (st.busy_ns + st.idle_ns).max(1) as f64;
                         eprintln!(
@@ -243,7 +270,7 @@ mod tests {
             ("--objects x --threads 2 --seconds 1", "positive integer"),
             (
                 "--objects 4 --threads 0 --seconds 1",
-                "--threads must be at least 1",
+                "--threads must be between 1",
             ),
             (
                 "--objects 4 --threads 2 --seconds -1",
@@ -259,6 +286,10 @@ mod tests {
                 "unknown argument",
             ),
             ("--objects", "--objects needs a value"),
+            (
+                "--objects 4 --threads 2 --seconds 1 --window 0",
+                "--window must be an integer",
+            ),
             (
                 "--objects 4 --threads 2 --seconds 1 --variants lock",
                 "unknown variant",
@@ -290,7 +321,17 @@ mod tests {
         // `run` itself checks that the counters sum to the number of increments.
         let s = workload::streams(5, Dist::Zipf, 2, 3);
         for asynchronous in [false, true] {
-            let out = delegation::run(asynchronous, 5, &s, Budget::Ops(3001)).unwrap();
+            let out = delegation::run(
+                asynchronous,
+                5,
+                &s,
+                Budget::Ops(3001),
+                Tuning {
+                    fibers: 3,
+                    window: 7,
+                },
+            )
+            .unwrap();
             assert_eq!(out.ops, 6002);
             assert_eq!(out.stats.len(), 2);
         }
