@@ -10,11 +10,13 @@
 //! | per-trustee adjacency (undirected, no self-loops, duplicates kept) | [`csr`] | [`Shard`], [`build_rank`], [`build_whole`] |
 //! | versioned, checksummed binary graph file, memory-mapped | [`mod@file`] | [`file::write`], [`file::open`], [`MappedGraph`], [`file::parse`] |
 //! | how much memory a run needs, and the refusal text | [`memory`] | [`memory::estimate`], [`MemoryEstimate`] |
+//! | Graph500 check of a BFS/SSSP result and its TEPS edge count | [`validate`] | [`validate::validate_bfs_list`], [`validate::validate_sssp_list`] |
 //!
 //! The flow: the generator (or a file) gives an [`EdgeList`]; a
 //! [`Partition`] over `(ranks, threads per rank)` decides ownership; each
 //! rank builds the [`Shard`]s of its trustees from the edge list; algorithms
-//! run on the shards.
+//! run on the shards; [`validate`] checks their answers against the edge
+//! list.
 //!
 //! ```
 //! use graph_core::{build_rank, EdgeList, PackedEdge, Partition, PartitionKind};
