@@ -151,6 +151,16 @@ impl Shard {
         self.partition.global(self.trustee, local)
     }
 
+    /// Local index of global vertex `v` if this shard owns it.
+    #[inline]
+    pub fn local_of(&self, v: u64) -> Option<u64> {
+        if v >= self.partition.num_vertices() {
+            return None;
+        }
+        let (t, local) = self.partition.locate(v);
+        (t == u64::from(self.trustee)).then_some(local)
+    }
+
     /// Range of local vertex `local`'s entries in [`Shard::targets`] /
     /// [`Shard::weights`] (empty for an unknown vertex).
     #[inline]
@@ -441,7 +451,10 @@ mod tests {
         for rank in 0..2 {
             for s in build_rank(&list, &p, rank).unwrap() {
                 total += s.num_entries();
+                let owned = (0..7).filter(|&v| s.local_of(v).is_some()).count() as u64;
+                assert_eq!(owned, s.num_local_vertices(), "ids 5, 6 are not vertices");
                 for (l, gid) in s.vertices() {
+                    assert_eq!(s.local_of(gid), Some(l));
                     let a: Vec<_> = s.neighbors(l).collect();
                     let b: Vec<_> = whole.neighbors(gid).collect();
                     assert_eq!(a, b, "vertex {gid}");
