@@ -318,6 +318,18 @@ fn start_launch<T: 'static, F: FnOnce(&mut T) -> U + Copy + 'static, U: Copy + '
 ///
 /// `Trust<T>` is `Send` and `Sync` whatever `T` is: the property itself never leaves
 /// its trustee.
+///
+/// When the property belongs to the calling worker, requests run inline (the
+/// local-trustee shortcut): `apply` calls the closure directly, and `apply_then`
+/// calls the closure and then `then` before returning. From delegated context a
+/// local request is queued instead and runs from the worker loop, so two closures
+/// never hold the same property at once. Per (client worker, trustee) pair, requests
+/// run in issue order and their continuations are called in issue order.
+///
+/// Dropping a trust returns its reference weight to the trustee (asynchronously
+/// when remote); the property is dropped there once all weight is back. A trust
+/// dropped on a thread that is not a worker of its runtime does nothing; its
+/// property is then dropped when the runtime shuts down.
 pub struct Trust<T> {
     ptr: u64,
     trustee: usize,
