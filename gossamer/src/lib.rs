@@ -58,6 +58,7 @@
 //! | `transport` | the one primitive needed from a transport, in-process version |
 //! | `codec` | serde codec for payloads and variable-size results (postcard) |
 //! | `stats` | [`TrusteeStats`] |
+//! | `collective` | [`Collective`], [`Party`]: all-reduce and barrier among one fiber per worker, through a hub trust and mailbox trusts |
 //!
 //! # Limits
 //!
@@ -94,6 +95,7 @@
 #![allow(clippy::manual_is_multiple_of)]
 
 mod codec;
+mod collective;
 mod delegable;
 mod fiber;
 mod latch;
@@ -107,6 +109,7 @@ mod trust;
 mod worker;
 
 pub use codec::CodecError;
+pub use collective::{Collective, Op, Party, MAX_LANES};
 pub use delegable::Delegable;
 pub use latch::Latch;
 pub use pod::Pod;

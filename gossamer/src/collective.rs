@@ -1,0 +1,297 @@
+//! [`Collective`]: delegated reductions (all-reduce, barrier) among one fiber per
+//! worker, built only from trusts.
+//!
+//! Bulk-synchronous kernels (delta-stepping, level-synchronous BFS) need every
+//! worker to agree on a few numbers per round: the next bucket, whether any work
+//! is left, frontier sizes. Here that agreement is itself delegated:
+//!
+//! - a *hub* property on worker 0 accumulates the arrivals of the current round;
+//! - each worker has a *mailbox* property on itself.
+//!
+//! A party arrives with a non-blocking `apply_then` on the hub carrying its
+//! values. The last arrival of a round folds the result and pushes it, still in
+//! delegated context, to every mailbox with `apply_then`. Each party then waits
+//! by polling its *local* mailbox (an inline apply, no message) and yielding the
+//! fiber in between, so its worker keeps serving requests while it waits. A
+//! round therefore costs one message to the hub per party and one back, and the
+//! only shared state is the two kinds of properties.
+//!
+//! Rounds are numbered: a party knows which round it is in (it counts), and a
+//! mailbox keeps the latest finished round. A party cannot arrive at round
+//! `r + 1` before it has read round `r`, so one mailbox slot suffices.
+//!
+//! ```
+//! use gossamer::{Collective, Op};
+//! let sums = gossamer::main(3, || {
+//!     let c = Collective::new();
+//!     gossamer::on_every_worker(move || {
+//!         let mut p = c.party();
+//!         let me = gossamer::current_worker().index() as u64;
+//!         let [sum, min] = p.all_reduce([me + 1, me + 10], [Op::Sum, Op::Min]);
+//!         p.barrier();
+//!         (sum, min)
+//!     })
+//! });
+//! assert_eq!(sums, vec![(6, 10); 3]);
+//! ```
+
+use crate::runtime::{current_worker, num_workers, yield_now, WorkerId};
+use crate::trust::{entrust_on, entrust_with, Trust};
+use std::sync::Arc;
+
+/// Most values one reduction carries.
+pub const MAX_LANES: usize = 8;
+
+/// How one lane of a reduction combines the parties' values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// Wrapping sum.
+    Sum,
+    /// Minimum (for non-negative `f32` values, compare their bits: `f32::to_bits`
+    /// is monotone there).
+    Min,
+    /// Maximum.
+    Max,
+    /// Bitwise or (a logical "any" on 0/1 values).
+    Or,
+}
+
+impl Op {
+    fn identity(self) -> u64 {
+        match self {
+            Op::Sum | Op::Max | Op::Or => 0,
+            Op::Min => u64::MAX,
+        }
+    }
+
+    fn fold(self, a: u64, b: u64) -> u64 {
+        match self {
+            Op::Sum => a.wrapping_add(b),
+            Op::Min => a.min(b),
+            Op::Max => a.max(b),
+            Op::Or => a | b,
+        }
+    }
+}
+
+/// The accumulator of the current round, on worker 0.
+struct Hub {
+    parties: usize,
+    arrived: usize,
+    round: u64,
+    acc: [u64; MAX_LANES],
+    mailboxes: Vec<Trust<Mailbox>>,
+}
+
+/// The latest finished round and its result, on each worker.
+#[derive(Clone, Copy, Default)]
+struct Mailbox {
+    round: u64,
+    result: [u64; MAX_LANES],
+}
+
+/// A reduction group of one party per worker. Create it once (from a fiber), clone
+/// it freely, and take a [`Party`] in each worker's fiber with [`Collective::party`].
+///
+/// Every party must take part in every round, in the same order and with the same
+/// lane operations; a round finishes when all [`num_workers`] parties arrived.
+#[derive(Clone)]
+pub struct Collective {
+    hub: Trust<Hub>,
+    mailboxes: Arc<Vec<Trust<Mailbox>>>,
+}
+
+impl std::fmt::Debug for Collective {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Collective of {} parties", self.mailboxes.len())
+    }
+}
+
+impl Collective {
+    /// A group over all workers: a hub on worker 0 and a mailbox on every worker.
+    /// Blocks the calling fiber while the properties are created.
+    pub fn new() -> Self {
+        let n = num_workers();
+        let mailboxes: Vec<Trust<Mailbox>> = (0..n)
+            .map(|w| entrust_with(WorkerId(w), Mailbox::default))
+            .collect();
+        let hub = entrust_on(
+            WorkerId(0),
+            Hub {
+                parties: n,
+                arrived: 0,
+                round: 0,
+                acc: [0; MAX_LANES],
+                mailboxes: mailboxes.clone(),
+            },
+        );
+        Collective {
+            hub,
+            mailboxes: Arc::new(mailboxes),
+        }
+    }
+
+    /// Number of parties (workers).
+    pub fn parties(&self) -> usize {
+        self.mailboxes.len()
+    }
+
+    /// This worker's party. Call from a fiber, at a moment when no round is under
+    /// way for this worker (between kernels), and use it from that fiber only.
+    pub fn party(&self) -> Party {
+        let me = current_worker().index();
+        let mailbox = self.mailboxes[me].clone();
+        let round = mailbox.apply(|m| m.round);
+        Party {
+            hub: self.hub.clone(),
+            mailbox,
+            round,
+        }
+    }
+}
+
+impl Default for Collective {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// One worker's handle on a [`Collective`]; see [`Party::all_reduce`].
+#[derive(Debug)]
+pub struct Party {
+    hub: Trust<Hub>,
+    mailbox: Trust<Mailbox>,
+    round: u64,
+}
+
+impl Party {
+    /// Combines `vals` over all parties, lane by lane with `ops`, and returns the
+    /// result to every party. Arrives without blocking, then suspends this fiber
+    /// (yielding, so the worker keeps serving) until the round finishes.
+    ///
+    /// Panics in delegated context (it waits), and at compile time if `N > 8`.
+    pub fn all_reduce<const N: usize>(&mut self, vals: [u64; N], ops: [Op; N]) -> [u64; N] {
+        const { assert!(N <= MAX_LANES, "all_reduce carries at most 8 lanes") };
+        self.round += 1;
+        let round = self.round;
+        self.hub.apply_then(
+            move |h: &mut Hub| {
+                if h.arrived == 0 {
+                    for (a, op) in h.acc.iter_mut().zip(ops) {
+                        *a = op.identity();
+                    }
+                }
+                for ((a, op), v) in h.acc.iter_mut().zip(ops).zip(vals) {
+                    *a = op.fold(*a, v);
+                }
+                h.arrived += 1;
+                if h.arrived == h.parties {
+                    h.arrived = 0;
+                    h.round += 1;
+                    let (r, result) = (h.round, h.acc);
+                    for m in &h.mailboxes {
+                        m.apply_then(
+                            move |m: &mut Mailbox| {
+                                m.round = r;
+                                m.result = result;
+                            },
+                            |()| {},
+                        );
+                    }
+                }
+            },
+            |()| {},
+        );
+        loop {
+            let got = self
+                .mailbox
+                .apply(move |m: &mut Mailbox| (m.round >= round).then_some(m.result));
+            if let Some(r) = got {
+                let mut out = [0u64; N];
+                out.copy_from_slice(&r[..N]);
+                return out;
+            }
+            yield_now();
+        }
+    }
+
+    /// Waits until every party has arrived here.
+    pub fn barrier(&mut self) {
+        self.all_reduce([0], [Op::Or]);
+    }
+
+    /// Minimum of one value over all parties.
+    pub fn min(&mut self, v: u64) -> u64 {
+        self.all_reduce([v], [Op::Min])[0]
+    }
+
+    /// Sum of one value over all parties.
+    pub fn sum(&mut self, v: u64) -> u64 {
+        self.all_reduce([v], [Op::Sum])[0]
+    }
+
+    /// True on every party when it is true on any.
+    pub fn any(&mut self, b: bool) -> bool {
+        self.all_reduce([b as u64], [Op::Or])[0] != 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn many_rounds_agree_on_every_worker() {
+        for threads in [1, 2, 3] {
+            let out = crate::main(threads, move || {
+                let c = Collective::new();
+                crate::on_every_worker(move || {
+                    let mut p = c.party();
+                    let me = current_worker().index() as u64;
+                    let mut seen = Vec::new();
+                    for r in 0..100u64 {
+                        let [s, mn, mx, or] = p.all_reduce(
+                            [me + r, me * 7 + r, me + r, 1 << me],
+                            [Op::Sum, Op::Min, Op::Max, Op::Or],
+                        );
+                        seen.push((s, mn, mx, or));
+                    }
+                    // A second party on the same group continues the numbering.
+                    drop(p);
+                    let mut q = c.party();
+                    let total = q.sum(1);
+                    (seen, total)
+                })
+            });
+            let n = threads as u64;
+            for (seen, total) in out {
+                assert_eq!(total, n);
+                for (r, &(s, mn, mx, or)) in seen.iter().enumerate() {
+                    let r = r as u64;
+                    assert_eq!(s, n * (n - 1) / 2 + n * r);
+                    assert_eq!(mn, r);
+                    assert_eq!(mx, n - 1 + r);
+                    assert_eq!(or, (1 << n) - 1);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn barrier_orders_effects() {
+        // Every party writes to worker 0's counter before the barrier; after it,
+        // everyone reads the full count.
+        let out = crate::main(3, || {
+            let c = Collective::new();
+            let counter = entrust_on(WorkerId(0), 0u64);
+            crate::on_every_worker(move || {
+                let mut p = c.party();
+                counter.apply(|x| *x += 1);
+                p.barrier();
+                let seen = counter.apply(|x| *x);
+                p.any(seen == 3)
+            })
+        });
+        assert_eq!(out, vec![true; 3]);
+    }
+}
