@@ -99,7 +99,9 @@ mod collective;
 mod delegable;
 mod fiber;
 mod latch;
+mod park;
 mod pod;
+pub mod rack;
 mod runtime;
 mod scheduler;
 mod slot;
@@ -119,4 +121,4 @@ pub use runtime::{
     MAX_THREADS,
 };
 pub use stats::TrusteeStats;
-pub use trust::{entrust, entrust_on, entrust_with, Trust};
+pub use trust::{entrust, entrust_on, entrust_with, on_every_worker_with, spawn_on_with, Trust};

@@ -1,6 +1,7 @@
 //! Start-up and shut-down, workers, fibers and their join handles.
 
 use crate::fiber::{self, Suspend};
+use crate::rack::{RankEnv, TransportKind};
 use crate::slot;
 use crate::stats::TrusteeStats;
 use crate::worker::{panic_message, try_worker, worker, Shared, Worker};
@@ -34,6 +35,12 @@ pub enum Error {
     Spawn(String),
     /// A closure running in delegated context panicked; the run was stopped.
     DelegatedPanic(String),
+    /// A rack run could not start (bootstrap, identity check, transport setup).
+    Rack(String),
+    /// A rank of a rack run failed (exited, crashed, lost its connection, or a
+    /// delegated closure panicked there); every rank stops with this error. The
+    /// message names the rank and the cause.
+    RankFailed(String),
 }
 
 impl std::fmt::Display for Error {
@@ -42,6 +49,8 @@ impl std::fmt::Display for Error {
             Error::Config(m) => write!(f, "invalid gossamer configuration: {m}"),
             Error::Spawn(m) => write!(f, "could not start a gossamer worker thread: {m}"),
             Error::DelegatedPanic(m) => write!(f, "{m}"),
+            Error::Rack(m) => write!(f, "gossamer rack: {m}"),
+            Error::RankFailed(m) => write!(f, "{m}"),
         }
     }
 }
@@ -59,6 +68,8 @@ impl Runtime {
             slot_size: 1024,
             pin: true,
             stack_size: 256 * 1024,
+            rank_env: None,
+            transport: None,
         }
     }
 }
@@ -66,17 +77,59 @@ impl Runtime {
 /// Runtime configuration.
 #[derive(Clone, Debug)]
 pub struct Builder {
-    threads: usize,
-    slot_size: usize,
+    pub(crate) threads: usize,
+    pub(crate) slot_size: usize,
     pin: bool,
     stack_size: usize,
+    pub(crate) rank_env: Option<RankEnv>,
+    pub(crate) transport: Option<TransportKind>,
 }
 
 /// Largest number of workers in one runtime (slot memory grows with its square).
 pub const MAX_THREADS: usize = 1024;
 
 impl Builder {
-    /// Number of worker threads (each both trustee and client). Default 1.
+    /// A builder with the defaults plus this process's place in a rack job, read
+    /// from the launcher's environment: the built-in launcher
+    /// ([`rack::launch_local`](crate::rack::launch_local)), `mpirun` (Open MPI,
+    /// MPICH/Hydra) or Slurm `srun`. Without such variables it is a one-process run.
+    ///
+    /// With several ranks this re-executes the process once with address-space
+    /// randomisation disabled (so code and static addresses agree between ranks):
+    /// call it first thing in `main`, before any output or side effect.
+    pub fn from_env() -> Result<Builder, Error> {
+        let env = crate::rack::env_from_process().map_err(Error::Config)?;
+        if let Some(e) = &env {
+            if e.size > 1 {
+                if let Err(m) = crate::rack::disable_aslr() {
+                    eprintln!("gossamer: warning: {m}");
+                }
+            }
+        }
+        let mut b = Runtime::builder();
+        b.rank_env = env;
+        Ok(b)
+    }
+
+    /// This process's rank (0 outside a rack run).
+    pub fn rank(&self) -> usize {
+        self.rank_env.as_ref().map_or(0, |e| e.rank)
+    }
+
+    /// Number of ranks (1 outside a rack run).
+    pub fn ranks(&self) -> usize {
+        self.rank_env.as_ref().map_or(1, |e| e.size)
+    }
+
+    /// How slot writes travel between ranks. Default: `Local` for one rank, `Shm`
+    /// for several. `Shm`/`Tcp` with one rank run locally.
+    pub fn transport(mut self, t: TransportKind) -> Self {
+        self.transport = Some(t);
+        self
+    }
+
+    /// Number of worker threads (each both trustee and client) — per rank in a rack
+    /// run. Default 1.
     pub fn threads(mut self, n: usize) -> Self {
         self.threads = n;
         self
@@ -127,30 +180,46 @@ impl Builder {
     ///
     /// A panic in `gsm_main` is resumed on the calling thread. A panic in delegated
     /// context stops the run and is returned as [`Error::DelegatedPanic`].
+    ///
+    /// In a rack run ([`Builder::from_env`] with several ranks) this first joins the
+    /// other ranks through rank 0. Rank 0 runs `gsm_main` and returns its value once
+    /// every rank is idle; **on the other ranks `run` does not return on success**:
+    /// they serve requests until rank 0 is done and then exit the process with status
+    /// 0. If any rank fails, every rank stops within seconds and `run` returns
+    /// [`Error::RankFailed`] naming the failed rank.
     pub fn run<R: Send + 'static>(
         self,
         gsm_main: impl FnOnce() -> R + Send + 'static,
     ) -> Result<R, Error> {
         self.validate()?;
+        if let Some(env) = self.rank_env.clone() {
+            if env.size > 1 {
+                return crate::rack::run_rank(self, env, gsm_main);
+            }
+        }
         static NEXT_RT: AtomicU64 = AtomicU64::new(1);
         let rt = NEXT_RT.fetch_add(1, Ordering::Relaxed);
         let shared = Arc::new(Shared::new(rt, self.threads, self.slot_size));
-        let result: Arc<Mutex<Option<std::thread::Result<R>>>> = Arc::new(Mutex::new(None));
+        let (body, result) = main_body(&shared, gsm_main);
+        let handles = self.start_workers(&shared, Some(body))?;
+        join_workers(&shared, handles);
+        finish(&shared, &result)
+    }
+
+    /// Starts this process's workers (global ids from `shared`'s placement); the
+    /// first one also runs `main_body` as a fiber.
+    pub(crate) fn start_workers(
+        &self,
+        shared: &Arc<Shared>,
+        main_body: Option<Box<dyn FnOnce() + Send>>,
+    ) -> Result<Vec<std::thread::JoinHandle<()>>, Error> {
         let cpus = allowed_cpus();
-        let mut main_body = Some({
-            let result = result.clone();
-            let shared = shared.clone();
-            move || {
-                let r = catch_unwind(AssertUnwindSafe(gsm_main));
-                *result.lock().unwrap_or_else(|p| p.into_inner()) = Some(r);
-                shared.main_done.store(true, Ordering::SeqCst);
-            }
-        });
+        let mut main_body = main_body;
         let mut handles = Vec::with_capacity(self.threads);
-        for i in 0..self.threads {
+        for (k, i) in shared.local_workers().enumerate() {
             let sh = shared.clone();
-            let body = if i == 0 { main_body.take() } else { None };
-            let cpu = (self.pin && !cpus.is_empty()).then(|| cpus[i % cpus.len()]);
+            let body = if k == 0 { main_body.take() } else { None };
+            let cpu = (self.pin && !cpus.is_empty()).then(|| cpus[k % cpus.len()]);
             let stack = self.stack_size;
             let spawned = std::thread::Builder::new()
                 .name(format!("gossamer-w{i}"))
@@ -160,7 +229,7 @@ impl Builder {
                     }
                     let w = Worker::new(i, sh, stack);
                     if let Some(b) = body {
-                        w.spawn_local(Box::new(b));
+                        w.spawn_local(b);
                     }
                     w.run();
                 });
@@ -176,30 +245,58 @@ impl Builder {
                 }
             }
         }
-        for h in handles {
-            if let Err(p) = h.join() {
-                shared.poison(format!(
-                    "gossamer: a worker thread panicked: {}",
-                    panic_message(&*p)
-                ));
-            }
+        Ok(handles)
+    }
+}
+
+/// The result slot of `gsm_main`.
+pub(crate) type MainResult<R> = Arc<Mutex<Option<std::thread::Result<R>>>>;
+
+/// Wraps `gsm_main` into the main fiber's body, which stores its result and marks
+/// the main function done.
+pub(crate) fn main_body<R: Send + 'static>(
+    shared: &Arc<Shared>,
+    gsm_main: impl FnOnce() -> R + Send + 'static,
+) -> (Box<dyn FnOnce() + Send>, MainResult<R>) {
+    let result: MainResult<R> = Arc::new(Mutex::new(None));
+    let r2 = result.clone();
+    let sh = shared.clone();
+    let body = Box::new(move || {
+        let r = catch_unwind(AssertUnwindSafe(gsm_main));
+        *r2.lock().unwrap_or_else(|p| p.into_inner()) = Some(r);
+        sh.main_done.store(true, Ordering::SeqCst);
+    });
+    (body, result)
+}
+
+/// Waits for this process's workers; a worker thread's own panic fails the run.
+pub(crate) fn join_workers(shared: &Shared, handles: Vec<std::thread::JoinHandle<()>>) {
+    for h in handles {
+        if let Err(p) = h.join() {
+            shared.poison(format!(
+                "gossamer: a worker thread panicked: {}",
+                panic_message(&*p)
+            ));
         }
-        if let Some(m) = shared
-            .poison_msg
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take()
-        {
-            return Err(Error::DelegatedPanic(m));
-        }
-        let r = result.lock().unwrap_or_else(|p| p.into_inner()).take();
-        match r {
-            Some(Ok(v)) => Ok(v),
-            Some(Err(p)) => resume_unwind(p),
-            None => Err(Error::DelegatedPanic(
-                "gossamer: the main fiber did not finish".into(),
-            )),
-        }
+    }
+}
+
+/// The run's outcome after the workers stopped.
+pub(crate) fn finish<R>(shared: &Shared, result: &MainResult<R>) -> Result<R, Error> {
+    if let Some(m) = shared.poison_message() {
+        return Err(if shared.place.rack {
+            Error::RankFailed(m)
+        } else {
+            Error::DelegatedPanic(m)
+        });
+    }
+    let r = result.lock().unwrap_or_else(|p| p.into_inner()).take();
+    match r {
+        Some(Ok(v)) => Ok(v),
+        Some(Err(p)) => resume_unwind(p),
+        None => Err(Error::DelegatedPanic(
+            "gossamer: the main fiber did not finish".into(),
+        )),
     }
 }
 
@@ -330,6 +427,40 @@ pub struct JoinHandle<R> {
     worker: WorkerId,
 }
 
+impl<R: Send + 'static> JoinHandle<R> {
+    /// A handle whose result is delivered later by calling the returned closure (on
+    /// a worker of this process).
+    pub(crate) fn pending(target: WorkerId) -> (Self, impl FnOnce(R) + 'static) {
+        let state = Arc::new(Mutex::new(JoinInner {
+            result: None,
+            waiter: None,
+        }));
+        let st = state.clone();
+        let complete = move |v: R| {
+            let waiter = {
+                let mut g = st.lock().unwrap_or_else(|p| p.into_inner());
+                g.result = Some(Ok(v));
+                g.waiter.take()
+            };
+            if let Some((wid, fid)) = waiter {
+                let me = worker("join wake-up");
+                if wid == me.id {
+                    me.wake(fid);
+                } else {
+                    me.shared.post(wid, |ib| ib.wakes.push(fid));
+                }
+            }
+        };
+        (
+            JoinHandle {
+                state,
+                worker: target,
+            },
+            complete,
+        )
+    }
+}
+
 impl<R> JoinHandle<R> {
     /// The worker the fiber runs on.
     pub fn worker(&self) -> WorkerId {
@@ -378,6 +509,12 @@ pub fn spawn_on<R: Send + 'static>(
         "gossamer: spawn_on({target}) but there are only {} workers",
         w.n()
     );
+    assert!(
+        w.shared.is_local(target.0),
+        "gossamer: spawn_on({target}) targets another process (rank) of this rack run; a fiber \
+         capturing arbitrary values cannot go there. Use `spawn_on_with` (a Delegable closure \
+         plus a serialized payload) instead"
+    );
     let state = Arc::new(Mutex::new(JoinInner {
         result: None,
         waiter: None,
@@ -425,7 +562,8 @@ pub fn spawn_spread<R: Send + 'static>(
 }
 
 /// Runs `f` once on every worker (one fiber each), waits for all, and returns the
-/// results indexed by worker.
+/// results indexed by worker. Same-process only: in a rack run with several ranks
+/// use [`on_every_worker_with`](crate::on_every_worker_with).
 pub fn on_every_worker<R: Send + 'static>(f: impl Fn() -> R + Send + Sync + 'static) -> Vec<R> {
     let f = Arc::new(f);
     let hs: Vec<_> = (0..num_workers())

@@ -16,6 +16,7 @@
 //! client's staging batch meanwhile (opportunistic batching).
 
 use crate::fiber::{self, Suspend};
+use crate::park::Parking;
 use crate::scheduler::{Scheduler, Taken};
 use crate::slot::{self, flags, large_record, AlignedBuf, BatchWriter, Header, Reader, Writer};
 use crate::stats::StatsCell;
@@ -24,8 +25,8 @@ use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, VecDeque};
 use std::mem::MaybeUninit;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{fence, AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// A monomorphised request handler: reads its closure (and payload) from the record
@@ -155,10 +156,66 @@ pub(crate) struct Inbox {
     pub spawns: Vec<Box<dyn FnOnce() + Send>>,
 }
 
-/// State shared by all workers of one runtime.
+/// Why a run stops early: the first failure message wins.
+#[derive(Default)]
+pub(crate) struct Fate {
+    poisoned: AtomicBool,
+    msg: Mutex<Option<String>>,
+}
+
+impl Fate {
+    /// Records a failure (the first one is kept). Returns true for the first.
+    pub(crate) fn fail(&self, msg: String) -> bool {
+        let mut m = self.msg.lock().unwrap_or_else(|p| p.into_inner());
+        let first = m.is_none();
+        if first {
+            *m = Some(msg);
+        }
+        self.poisoned.store(true, Ordering::SeqCst);
+        first
+    }
+    #[inline(always)]
+    pub(crate) fn failed(&self) -> bool {
+        self.poisoned.load(Ordering::Relaxed)
+    }
+    pub(crate) fn message(&self) -> Option<String> {
+        self.msg.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
+
+/// Where this process's workers sit among all workers of the run.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Placement {
+    /// All workers of all ranks.
+    pub n: usize,
+    /// Global id of this process's first worker.
+    pub base: usize,
+    /// Workers in this process.
+    pub local: usize,
+    /// A rack run (several processes): the rack control thread decides termination,
+    /// and code words are checked against `code_bounds`.
+    pub rack: bool,
+    /// Addresses a code word may take (this binary's executable segment).
+    pub code_bounds: (u64, u64),
+}
+
+impl Placement {
+    pub(crate) fn single(n: usize) -> Self {
+        Placement {
+            n,
+            base: 0,
+            local: n,
+            rack: false,
+            code_bounds: (0, u64::MAX),
+        }
+    }
+}
+
+/// State shared by all workers of one runtime (in this process).
 pub(crate) struct Shared {
     pub rt: u64,
     pub n: usize,
+    pub place: Placement,
     pub slot_size: usize,
     pub transport: Box<dyn Transport>,
     pub stats: Vec<StatsCell>,
@@ -166,80 +223,119 @@ pub(crate) struct Shared {
     activity: Vec<AtomicU64>,
     inbox: Vec<Mutex<Inbox>>,
     inbox_flag: Vec<AtomicBool>,
-    /// Set by a worker about to park its thread (see `Worker::run`).
-    sleeping: Vec<AtomicBool>,
-    threads: Vec<OnceLock<std::thread::Thread>>,
+    pub parking: Arc<Parking>,
     pub main_done: AtomicBool,
     pub stop: AtomicBool,
-    poisoned: AtomicBool,
-    pub poison_msg: Mutex<Option<String>>,
+    pub fate: Arc<Fate>,
 }
 
 impl Shared {
     pub(crate) fn new(rt: u64, n: usize, slot_size: usize) -> Self {
+        Self::with(
+            rt,
+            Placement::single(n),
+            slot_size,
+            Box::new(InProcess::new(n, slot_size)),
+            Arc::new(Parking::local(n)),
+            Arc::new(Fate::default()),
+        )
+    }
+
+    pub(crate) fn with(
+        rt: u64,
+        place: Placement,
+        slot_size: usize,
+        transport: Box<dyn Transport>,
+        parking: Arc<Parking>,
+        fate: Arc<Fate>,
+    ) -> Self {
+        let n = place.n;
         Shared {
             rt,
             n,
+            place,
             slot_size,
-            transport: Box::new(InProcess::new(n, slot_size)),
+            transport,
             stats: (0..n).map(|_| StatsCell::default()).collect(),
             idle: (0..n).map(|_| AtomicBool::new(false)).collect(),
             activity: (0..n).map(|_| AtomicU64::new(0)).collect(),
             inbox: (0..n).map(|_| Mutex::new(Inbox::default())).collect(),
             inbox_flag: (0..n).map(|_| AtomicBool::new(false)).collect(),
-            sleeping: (0..n).map(|_| AtomicBool::new(false)).collect(),
-            threads: (0..n).map(|_| OnceLock::new()).collect(),
+            parking,
             main_done: AtomicBool::new(false),
             stop: AtomicBool::new(false),
-            poisoned: AtomicBool::new(false),
-            poison_msg: Mutex::new(None),
+            fate,
         }
     }
 
-    /// Posts mail to worker `w`.
+    /// True when worker `w` runs in this process.
+    #[inline(always)]
+    pub(crate) fn is_local(&self, w: usize) -> bool {
+        w.wrapping_sub(self.place.base) < self.place.local
+    }
+
+    /// Global ids of this process's workers.
+    pub(crate) fn local_workers(&self) -> std::ops::Range<usize> {
+        self.place.base..self.place.base + self.place.local
+    }
+
+    /// Posts mail to worker `w` (a worker of this process).
     pub(crate) fn post(&self, w: usize, f: impl FnOnce(&mut Inbox)) {
+        assert!(
+            self.is_local(w),
+            "gossamer: worker {w} runs in another process (rank); only delegable closures and \
+             serialized payloads can go there"
+        );
         let mut ib = self.inbox[w].lock().unwrap_or_else(|p| p.into_inner());
         f(&mut ib);
         self.inbox_flag[w].store(true, Ordering::SeqCst);
         self.wake_worker(w);
     }
 
-    /// Unparks worker `w` if it is (about to be) asleep. Call after publishing work
-    /// for it. The fence pairs with the one in `Worker::sleep`: either the sleeper
-    /// sees the new work, or we see its `sleeping` flag.
+    /// Wakes worker `w` if it is (about to be) asleep. Call after publishing work
+    /// for it (see [`Parking::wake`]).
     #[inline]
     pub(crate) fn wake_worker(&self, w: usize) {
-        fence(Ordering::SeqCst);
-        if self.sleeping[w].load(Ordering::Relaxed) {
-            if let Some(t) = self.threads[w].get() {
-                t.unpark();
-            }
-        }
+        self.parking.wake(w);
     }
 
-    /// Unparks every worker (stop, poison).
+    /// Wakes every worker of this process (stop, poison).
     pub(crate) fn wake_all(&self) {
-        for w in 0..self.n {
+        for w in self.local_workers() {
             self.wake_worker(w);
         }
     }
 
-    /// Stops the run because of a panic in delegated context.
+    /// Stops the run because of a failure (a panic in delegated context, a lost rank).
     pub(crate) fn poison(&self, msg: String) {
-        let mut m = self.poison_msg.lock().unwrap_or_else(|p| p.into_inner());
-        if m.is_none() {
-            *m = Some(msg);
-        }
-        self.poisoned.store(true, Ordering::SeqCst);
+        self.fate.fail(msg);
         self.wake_all();
     }
 
-    /// Every worker idle (no ready fiber, nothing outstanding, no mail) twice in a row
-    /// with no activity in between: nothing can create work any more.
+    /// The failure message, if the run failed.
+    pub(crate) fn poison_message(&self) -> Option<String> {
+        self.fate.message()
+    }
+
+    /// Sum of this process's activity counters when every local worker is idle (no
+    /// ready fiber, nothing outstanding, no mail), else `None`.
+    pub(crate) fn quiescent(&self) -> Option<u64> {
+        let mut sum = 0u64;
+        for w in self.local_workers() {
+            if !self.idle[w].load(Ordering::SeqCst) || self.inbox_flag[w].load(Ordering::SeqCst) {
+                return None;
+            }
+            sum = sum.wrapping_add(self.activity[w].load(Ordering::SeqCst));
+        }
+        Some(sum)
+    }
+
+    /// Every worker idle twice in a row with no activity in between: nothing can
+    /// create work any more.
     fn terminated(&self) -> bool {
         let round = || -> Option<Vec<u64>> {
             let mut acts = Vec::with_capacity(self.n);
-            for w in 0..self.n {
+            for w in self.local_workers() {
                 if !self.idle[w].load(Ordering::SeqCst) || self.inbox_flag[w].load(Ordering::SeqCst)
                 {
                     return None;
@@ -346,6 +442,8 @@ pub(crate) struct Worker {
 /// A batch waiting on more than this many sealed batches makes a fiber that keeps
 /// issuing `apply_then` yield, so the worker loop can send and serve.
 const BACKPRESSURE_BATCHES: usize = 8;
+/// Top bit of the completion tokens of `spawn_on_with` fibers.
+const SPAWN_TOKEN: u64 = 1 << 63;
 /// Idle loop iterations spent spinning before the worker starts yielding its thread.
 const SPIN_ITERS: u32 = 64;
 /// Idle loop iterations after which the worker parks its thread until woken.
@@ -430,7 +528,7 @@ impl Worker {
             let outcome = t.fiber.resume();
             self.current.set(None);
             self.sched.borrow_mut().put_back(t, outcome);
-            if self.shared.poisoned.load(Ordering::Relaxed) {
+            if self.shared.fate.failed() {
                 break;
             }
         }
@@ -557,6 +655,20 @@ impl Worker {
         t
     }
 
+    /// Stores the completion of a fiber spawned with `spawn_on_with`; returns its
+    /// token. Such tokens have the top bit set, so `wait_outstanding` (which waits for
+    /// launches below a mark) does not wait for spawned fibers: a spawned fiber may
+    /// call `wait_outstanding` on the worker that spawned it without waiting for
+    /// itself.
+    pub(crate) fn add_spawn(&self, cont: LaunchCont) -> u64 {
+        let t = self.next_token.get();
+        self.next_token.set(t + 1);
+        let t = t | SPAWN_TOKEN;
+        self.launches.borrow_mut().insert(t, cont);
+        self.outstanding.set(self.outstanding.get() + 1);
+        t
+    }
+
     /// Runs the continuation of launch `token` with its result.
     pub(crate) fn finish_launch(&self, token: u64, r: &mut Reader) {
         let cont = self
@@ -656,15 +768,9 @@ impl Worker {
     /// Parks the thread until a peer publishes work for it (or 1 ms passes).
     fn sleep(&self) {
         let sh = &self.shared;
-        sh.sleeping[self.id].store(true, Ordering::SeqCst);
-        fence(Ordering::SeqCst);
-        if !self.has_incoming()
-            && !sh.stop.load(Ordering::SeqCst)
-            && !sh.poisoned.load(Ordering::SeqCst)
-        {
-            std::thread::park_timeout(std::time::Duration::from_millis(1));
-        }
-        sh.sleeping[self.id].store(false, Ordering::Relaxed);
+        sh.parking.sleep(self.id, || {
+            self.has_incoming() || sh.stop.load(Ordering::SeqCst) || sh.fate.failed()
+        });
     }
 
     fn seal(ch: &mut Channel) {
@@ -960,7 +1066,7 @@ impl Worker {
         StatsCell::add(&st.busy_ns, t0.elapsed().as_nanos() as u64);
         StatsCell::add(&st.requests, count as u64);
         StatsCell::add(&st.batches, 1);
-        if self.shared.poisoned.load(Ordering::Relaxed) {
+        if self.shared.fate.failed() {
             return;
         }
         let cap = slot::data_capacity(self.shared.slot_size);
@@ -1030,6 +1136,13 @@ impl Worker {
             for _ in 0..count {
                 let code = h.resolve(r.u64());
                 let prop = r.u64();
+                let (lo, hi) = self.shared.place.code_bounds;
+                if code < lo || code >= hi {
+                    panic!(
+                        "rejected a request whose code pointer {code:#x} does not lie in this \
+                         binary's text ({lo:#x}..{hi:#x}); was the peer built from the same binary?"
+                    );
+                }
                 // SAFETY: code words are addresses of `Trampoline`s written by a
                 // gossamer client of this same binary (see `trust.rs`); the trampoline
                 // reads exactly the record its client wrote.
@@ -1053,7 +1166,7 @@ impl Worker {
     /// Runs the scheduling loop until the runtime stops, then drops what is left.
     pub(crate) fn run(&self) {
         CURRENT.set(self as *const Worker);
-        let _ = self.shared.threads[self.id].set(std::thread::current());
+        self.shared.parking.register(self.id);
         let sh = &self.shared;
         let mut idle_iters: u32 = 0;
         // Start of the current run of idle iterations (the clock is read only when
@@ -1068,7 +1181,7 @@ impl Worker {
             for t in 0..self.n() {
                 progress |= self.try_send(t);
             }
-            if sh.poisoned.load(Ordering::Relaxed) || sh.stop.load(Ordering::Relaxed) {
+            if sh.fate.failed() || sh.stop.load(Ordering::Relaxed) {
                 break;
             }
             let idle = self.sched.borrow().ready_len() == 0 && self.outstanding.get() == 0;
@@ -1085,7 +1198,12 @@ impl Worker {
                 idle_iters = 0;
             } else {
                 idle_iters = idle_iters.saturating_add(1);
-                if self.id == 0 && idle && sh.main_done.load(Ordering::SeqCst) && sh.terminated() {
+                if self.id == 0
+                    && !sh.place.rack
+                    && idle
+                    && sh.main_done.load(Ordering::SeqCst)
+                    && sh.terminated()
+                {
                     sh.stop.store(true, Ordering::SeqCst);
                     sh.wake_all();
                     break;

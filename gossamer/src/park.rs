@@ -1,0 +1,186 @@
+//! Putting an idle worker thread to sleep and waking it up again.
+//!
+//! Each worker has a *sleeping word*: 1 while it is (about to be) asleep. A peer that
+//! publishes work for a worker checks the word after a fence and wakes the sleeper.
+//! In one process the words are plain atomics and sleeping is `thread::park`; in a
+//! shared-memory rack the words live in the mapped region and sleeping is a futex wait
+//! on the word, so a worker in another process can wake it (a non-private futex on a
+//! shared mapping is keyed by the file page, not the address).
+
+use std::sync::atomic::{fence, AtomicU32, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::thread::Thread;
+use std::time::Duration;
+
+/// Longest sleep before a worker looks around again by itself.
+const NAP: Duration = Duration::from_millis(1);
+
+enum Words {
+    Local(Vec<AtomicU32>),
+    /// `n` words in a mapping kept alive by `_keep`.
+    Shared {
+        base: *const AtomicU32,
+        _keep: Arc<dyn Send + Sync>,
+    },
+}
+
+/// Sleeping words and thread handles of every worker (indexed by global worker id).
+pub(crate) struct Parking {
+    n: usize,
+    threads: Vec<OnceLock<Thread>>,
+    words: Words,
+}
+
+// SAFETY: the shared words are atomics in a mapping that `_keep` keeps alive for the
+// lifetime of `Parking`; every access goes through `&AtomicU32`.
+unsafe impl Send for Parking {}
+// SAFETY: as above.
+unsafe impl Sync for Parking {}
+
+impl Parking {
+    /// Sleeping words in process memory.
+    pub(crate) fn local(n: usize) -> Self {
+        Parking {
+            n,
+            threads: (0..n).map(|_| OnceLock::new()).collect(),
+            words: Words::Local((0..n).map(|_| AtomicU32::new(0)).collect()),
+        }
+    }
+
+    /// Sleeping words at `base` (`n` 4-byte aligned words inside a shared mapping that
+    /// `keep` owns).
+    ///
+    /// # Safety
+    /// `base` must point at `n` zero-initialised, 4-aligned words that stay mapped as
+    /// long as `keep` lives and are only accessed atomically.
+    pub(crate) unsafe fn shared(
+        n: usize,
+        base: *const AtomicU32,
+        keep: Arc<dyn Send + Sync>,
+    ) -> Self {
+        Parking {
+            n,
+            threads: (0..n).map(|_| OnceLock::new()).collect(),
+            words: Words::Shared { base, _keep: keep },
+        }
+    }
+
+    #[inline(always)]
+    fn word(&self, w: usize) -> &AtomicU32 {
+        match &self.words {
+            Words::Local(v) => &v[w],
+            Words::Shared { base, .. } => {
+                assert!(w < self.n);
+                // SAFETY: `w < n` words at `base`, alive while `self` (constructor contract).
+                unsafe { &*base.add(w) }
+            }
+        }
+    }
+
+    /// Records the calling thread as worker `w`'s thread.
+    pub(crate) fn register(&self, w: usize) {
+        let _ = self.threads[w].set(std::thread::current());
+    }
+
+    /// Wakes worker `w` if it is (about to be) asleep. Call after publishing work for
+    /// it: the fence pairs with the one in [`Parking::sleep`], so either the sleeper
+    /// sees the work or we see its word.
+    #[inline]
+    pub(crate) fn wake(&self, w: usize) {
+        fence(Ordering::SeqCst);
+        let word = self.word(w);
+        if word.load(Ordering::Relaxed) != 0 {
+            match &self.words {
+                Words::Local(_) => {
+                    if let Some(t) = self.threads[w].get() {
+                        t.unpark();
+                    }
+                }
+                Words::Shared { .. } => futex_wake(word),
+            }
+        }
+    }
+
+    /// Wakes every worker.
+    pub(crate) fn wake_all(&self) {
+        for w in 0..self.n {
+            self.wake(w);
+        }
+    }
+
+    /// Puts worker `w` (the calling thread) to sleep for at most a millisecond unless
+    /// `has_work()` says there is something to do after the sleeping word is set.
+    pub(crate) fn sleep(&self, w: usize, has_work: impl FnOnce() -> bool) {
+        let word = self.word(w);
+        word.store(1, Ordering::SeqCst);
+        fence(Ordering::SeqCst);
+        if !has_work() {
+            match &self.words {
+                Words::Local(_) => std::thread::park_timeout(NAP),
+                Words::Shared { .. } => futex_wait(word, 1, NAP),
+            }
+        }
+        word.store(0, Ordering::Relaxed);
+    }
+}
+
+fn futex_wait(word: &AtomicU32, expected: u32, timeout: Duration) {
+    let ts = libc::timespec {
+        tv_sec: timeout.as_secs() as libc::time_t,
+        tv_nsec: timeout.subsec_nanos() as libc::c_long,
+    };
+    // SAFETY: FUTEX_WAIT reads the 4-byte word at a valid, aligned address and sleeps
+    // at most `ts`; it writes nothing. A spurious or early return is harmless (the
+    // caller re-checks for work).
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAIT,
+            expected,
+            &ts as *const libc::timespec,
+        );
+    }
+}
+
+fn futex_wake(word: &AtomicU32) {
+    // SAFETY: FUTEX_WAKE only uses the address as a key; it touches no memory.
+    unsafe {
+        libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAKE, i32::MAX);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wake_reaches_a_sleeping_thread() {
+        let p = Arc::new(Parking::local(2));
+        let p2 = p.clone();
+        let h = std::thread::spawn(move || {
+            p2.register(1);
+            for _ in 0..50 {
+                p2.sleep(1, || false);
+            }
+        });
+        for _ in 0..200 {
+            p.wake(1);
+            std::thread::yield_now();
+        }
+        h.join().unwrap();
+    }
+
+    #[test]
+    fn futex_words_wait_and_wake() {
+        let words: Arc<Vec<AtomicU32>> = Arc::new((0..2).map(|_| AtomicU32::new(0)).collect());
+        let base = words.as_ptr();
+        // SAFETY: two zeroed atomics kept alive by `words`.
+        let p = Arc::new(unsafe { Parking::shared(2, base, words.clone()) });
+        let p2 = p.clone();
+        let h = std::thread::spawn(move || p2.sleep(0, || false));
+        p.wake(0);
+        h.join().unwrap();
+        assert_eq!(words[0].load(Ordering::SeqCst), 0);
+    }
+}

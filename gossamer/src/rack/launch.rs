@@ -1,0 +1,177 @@
+//! The built-in launcher: N ranks of this same program on this host.
+//!
+//! It creates the job's secret token and coordinator port, starts the ranks with
+//! `GOSSAMER_RANK`/`GOSSAMER_SIZE`/`GOSSAMER_TOKEN`/`GOSSAMER_COORDINATOR`/
+//! `GOSSAMER_JOB` set, and watches them: when one fails, the others normally stop by
+//! themselves within seconds (fate sharing through rank 0); any still running after
+//! a grace period are killed. Ranks die with the launcher (`PR_SET_PDEATHSIG`), and
+//! the launcher removes the job's shared-memory file whatever happened.
+
+use super::shm::remove_job_files;
+use std::ffi::OsString;
+use std::io::Read;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{Child, Command, ExitStatus};
+use std::time::{Duration, Instant};
+
+/// Time the other ranks get to stop by themselves after one failed.
+const GRACE: Duration = Duration::from_secs(5);
+
+/// Why the launcher could not run the job.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaunchError(pub String);
+
+impl std::fmt::Display for LaunchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "gossamer launcher: {}", self.0)
+    }
+}
+impl std::error::Error for LaunchError {}
+
+fn random_hex(bytes: usize) -> Result<String, LaunchError> {
+    let mut b = vec![0u8; bytes];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut b))
+        .map_err(|e| {
+            LaunchError(format!(
+                "could not read /dev/urandom for the job token: {e}"
+            ))
+        })?;
+    Ok(b.iter().map(|x| format!("{x:02x}")).collect())
+}
+
+/// Describes how a rank ended.
+pub fn describe(status: ExitStatus) -> String {
+    if let Some(sig) = status.signal() {
+        let name = match sig {
+            libc::SIGKILL => " (SIGKILL)",
+            libc::SIGSEGV => " (SIGSEGV)",
+            libc::SIGABRT => " (SIGABRT)",
+            libc::SIGTERM => " (SIGTERM)",
+            libc::SIGINT => " (SIGINT)",
+            libc::SIGBUS => " (SIGBUS)",
+            _ => "",
+        };
+        format!("was killed by signal {sig}{name}")
+    } else {
+        format!("exited with status {}", status.code().unwrap_or(-1))
+    }
+}
+
+fn code_of(status: ExitStatus) -> i32 {
+    status
+        .code()
+        .unwrap_or_else(|| 128 + status.signal().unwrap_or(0))
+}
+
+/// Runs `ranks` copies of the current executable with `args` as one rack job and
+/// waits for them. Returns the job's exit code: 0 when every rank succeeded, else
+/// the code of the first rank that failed (128 + signal for a signal). The failed
+/// rank and its cause are printed to stderr.
+pub fn launch_local(ranks: usize, args: &[OsString]) -> Result<i32, LaunchError> {
+    if ranks == 0 || ranks > 4096 {
+        return Err(LaunchError(format!("--ranks {ranks}: expected 1..=4096")));
+    }
+    let exe = std::env::current_exe()
+        .map_err(|e| LaunchError(format!("cannot find this executable: {e}")))?;
+    let token = random_hex(32)?;
+    let job = format!("{}-{}", std::process::id(), random_hex(4)?);
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map_err(|e| LaunchError(format!("no free local port for the coordinator: {e}")))?
+        .port();
+    let coordinator = format!("127.0.0.1:{port}");
+    let mut children: Vec<Option<Child>> = Vec::with_capacity(ranks);
+    for r in 0..ranks {
+        let mut c = Command::new(&exe);
+        c.args(args)
+            .env("GOSSAMER_RANK", r.to_string())
+            .env("GOSSAMER_SIZE", ranks.to_string())
+            .env("GOSSAMER_TOKEN", &token)
+            .env("GOSSAMER_COORDINATOR", &coordinator)
+            .env("GOSSAMER_JOB", &job)
+            .env_remove("GOSSAMER_ASLR_OFF");
+        // SAFETY: the closure runs in the child between fork and exec and only calls
+        // prctl, which is async-signal-safe; it allocates nothing.
+        unsafe {
+            c.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        match c.spawn() {
+            Ok(ch) => children.push(Some(ch)),
+            Err(e) => {
+                for ch in children.iter_mut().flatten() {
+                    let _ = ch.kill();
+                    let _ = ch.wait();
+                }
+                remove_job_files(&job);
+                return Err(LaunchError(format!("could not start rank {r}: {e}")));
+            }
+        }
+    }
+    let mut first_failure: Option<(usize, ExitStatus)> = None;
+    let mut kill_at: Option<Instant> = None;
+    let mut running = ranks;
+    while running > 0 {
+        for (r, slot) in children.iter_mut().enumerate() {
+            let Some(ch) = slot else { continue };
+            match ch.try_wait() {
+                Ok(Some(st)) => {
+                    running -= 1;
+                    *slot = None;
+                    if !st.success() && first_failure.is_none() {
+                        eprintln!("gossamer: rank {r} {}", describe(st));
+                        first_failure = Some((r, st));
+                        kill_at = Some(Instant::now() + GRACE);
+                    }
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    eprintln!("gossamer: cannot watch rank {r}: {e}");
+                }
+            }
+        }
+        if let Some(t) = kill_at {
+            if Instant::now() >= t {
+                for (r, ch) in children.iter_mut().enumerate() {
+                    if let Some(ch) = ch {
+                        eprintln!("gossamer: rank {r} did not stop by itself; killing it");
+                        let _ = ch.kill();
+                    }
+                }
+                kill_at = None;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    remove_job_files(&job);
+    Ok(first_failure.map_or(0, |(_, st)| code_of(st)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_are_described() {
+        assert_eq!(
+            describe(ExitStatus::from_raw(9)),
+            "was killed by signal 9 (SIGKILL)"
+        );
+        assert_eq!(
+            describe(ExitStatus::from_raw(3 << 8)),
+            "exited with status 3"
+        );
+        assert_eq!(code_of(ExitStatus::from_raw(9)), 137);
+        assert_eq!(code_of(ExitStatus::from_raw(3 << 8)), 3);
+    }
+
+    #[test]
+    fn zero_ranks_is_refused() {
+        assert!(launch_local(0, &[]).unwrap_err().0.contains("--ranks 0"));
+    }
+}

@@ -1,0 +1,198 @@
+//! Rack mode across real processes on loopback: this test binary is launched again
+//! as the ranks. A `rank_*` test is a no-op unless `GOSSAMER_RANK` is set (then it
+//! *is* a rank); a `launcher` test runs the built-in launcher when
+//! `GOSSAMER_TEST_LAUNCH` is set. The driver tests spawn those with captured output
+//! and assert on exit codes and messages. Time bounds are hang guards only.
+
+use gossamer::rack::TransportKind;
+use gossamer::{entrust_with, num_workers, on_every_worker_with, Builder, Trust, WorkerId};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const THREADS: usize = 2;
+/// Hang guard for a whole job (generous; not a performance bound).
+const GUARD: Duration = Duration::from_secs(60);
+
+fn is_rank() -> bool {
+    std::env::var_os("GOSSAMER_RANK").is_some()
+}
+
+fn builder(t: TransportKind) -> Builder {
+    Builder::from_env()
+        .expect("rank environment")
+        .threads(THREADS)
+        .pin_threads(false)
+        .transport(t)
+}
+
+/// The counter scenario: a counter on the first worker of rank 1, incremented from
+/// every worker of every rank; rank 0 checks the exact sum.
+fn counter(t: TransportKind) {
+    let b = builder(t);
+    let ranks = b.ranks();
+    let out = b
+        .run(move || {
+            let n = num_workers();
+            assert_eq!(n, ranks * THREADS);
+            let c: Trust<u64> = entrust_with(WorkerId(THREADS), || 0u64);
+            assert_eq!(c.trustee(), WorkerId(THREADS));
+            let per = 500u64;
+            let got = on_every_worker_with(
+                |(c, per): (Trust<u64>, u64)| {
+                    let me = gossamer::current_worker().index() as u64;
+                    for i in 0..per {
+                        c.apply_then(move |x| *x += me + i, |()| {});
+                    }
+                    gossamer::wait_outstanding();
+                    c.apply(|x| *x) > 0
+                },
+                (c.clone(), per),
+            );
+            assert!(got.iter().all(|&b| b));
+            let want: u64 = (0..n as u64).map(|w| per * w + per * (per - 1) / 2).sum();
+            assert_eq!(c.apply(|x| *x), want);
+            // payloads larger than a slot, both ways
+            let big: Vec<u64> = (0..5000).collect();
+            let (len, sum) = c.apply_with(|_, v: Vec<u64>| (v.len(), v.iter().sum::<u64>()), big);
+            assert_eq!((len, sum), (5000, 4999 * 5000 / 2));
+            let back: Vec<u64> = c.apply_returning(|x| (0..3000).map(|i| i + *x).collect());
+            assert_eq!(back.len(), 3000);
+            assert_eq!(back[2999], 2999 + want);
+            want
+        })
+        .expect("rack run");
+    println!("rank 0 result {out}");
+}
+
+/// Rank 1 kills itself (SIGKILL) from inside a delegated closure, then rank 0 keeps
+/// sending to it.
+fn killed(t: TransportKind) {
+    let r = builder(t).run(|| {
+        let c: Trust<u64> = entrust_with(WorkerId(THREADS), || 0u64);
+        c.apply(|x| *x += 1);
+        c.apply_then(
+            |_| {
+                // SAFETY: sends a signal to this very process; no memory involved.
+                unsafe { libc::kill(libc::getpid(), libc::SIGKILL) };
+            },
+            |()| {},
+        );
+        loop {
+            c.apply(|x| *x += 1);
+        }
+    });
+    let e = r.expect_err("rank 1 died, the run must fail");
+    panic!("rank 0 stopped with: {e}");
+}
+
+macro_rules! rank_tests {
+    ($($name:ident => $body:expr;)*) => {$(
+        #[test]
+        fn $name() {
+            if is_rank() {
+                $body
+            }
+        }
+    )*};
+}
+
+rank_tests! {
+    rank_counter_shm => counter(TransportKind::Shm);
+    rank_counter_tcp => counter(TransportKind::Tcp);
+    rank_killed_shm => killed(TransportKind::Shm);
+    rank_killed_tcp => killed(TransportKind::Tcp);
+}
+
+#[test]
+fn launcher() {
+    let Ok(spec) = std::env::var("GOSSAMER_TEST_LAUNCH") else {
+        return;
+    };
+    let (n, test) = spec.split_once(':').unwrap();
+    let args: Vec<std::ffi::OsString> = [test, "--exact", "--nocapture", "--test-threads=1"]
+        .iter()
+        .map(Into::into)
+        .collect();
+    let code = gossamer::rack::launch_local(n.parse().unwrap(), &args).unwrap();
+    std::process::exit(code);
+}
+
+/// Runs `ranks` ranks of rank test `test` through the launcher; returns its exit
+/// code, all output, and the launcher's pid (the job's shm files carry it).
+fn launch(ranks: usize, test: &str) -> (i32, String, u32) {
+    let child = Command::new(std::env::current_exe().unwrap())
+        .args(["launcher", "--exact", "--nocapture", "--test-threads=1"])
+        .env("GOSSAMER_TEST_LAUNCH", format!("{ranks}:{test}"))
+        .env_remove("GOSSAMER_RANK")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let t0 = Instant::now();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || tx.send(child.wait_with_output()));
+    let out: Output = rx
+        .recv_timeout(GUARD)
+        .unwrap_or_else(|_| panic!("hang: {test} with {ranks} ranks did not finish in {GUARD:?}"))
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    eprintln!(
+        "{test} x{ranks}: {:?} in {:?}",
+        out.status.code(),
+        t0.elapsed()
+    );
+    (out.status.code().unwrap_or(-1), text, pid)
+}
+
+fn shm_files_of(pid: u32) -> Vec<String> {
+    std::fs::read_dir("/dev/shm")
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(&format!("gossamer-{pid}-")))
+        .collect()
+}
+
+#[test]
+fn counter_across_2_and_4_ranks_over_shm_and_tcp() {
+    if is_rank() {
+        return;
+    }
+    for (ranks, test) in [
+        (2, "rank_counter_shm"),
+        (4, "rank_counter_shm"),
+        (2, "rank_counter_tcp"),
+        (4, "rank_counter_tcp"),
+    ] {
+        let (code, text, pid) = launch(ranks, test);
+        assert_eq!(code, 0, "{test} x{ranks} failed:\n{text}");
+        assert!(text.contains("rank 0 result"), "{text}");
+        assert!(shm_files_of(pid).is_empty());
+    }
+}
+
+#[test]
+fn a_killed_rank_stops_every_rank_with_its_name() {
+    if is_rank() {
+        return;
+    }
+    for test in ["rank_killed_shm", "rank_killed_tcp"] {
+        let (code, text, pid) = launch(4, test);
+        assert_eq!(code, 137, "the launcher reports rank 1's SIGKILL:\n{text}");
+        assert!(text.contains("rank 1 was killed by signal 9"), "{text}");
+        assert!(
+            text.contains("rank 0 stopped with: gossamer: rank 1 failed"),
+            "rank 0's error names rank 1:\n{text}"
+        );
+        assert!(
+            !text.contains("did not stop by itself"),
+            "ranks stopped by themselves:\n{text}"
+        );
+        assert!(shm_files_of(pid).is_empty(), "no leftover shm file");
+    }
+}
