@@ -34,7 +34,7 @@ finish() {
 }
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/gg-mpi-tests.XXXXXX")"
 
-for p in gg_graph gg_vec2file gg_cmpvec gg_checksum; do
+for p in gg_graph gg_echo gg_vec2file gg_cmpvec gg_checksum; do
     if [ ! -x "$B/$p" ]; then
         bad "$B/$p is missing: run make -C $here first"
         finish
@@ -192,5 +192,13 @@ if [ -n "${file[10]:-}" ]; then
         bad "--no-checksum: $(tail -2 "$tmp/out")"; fi
     if single bfs "$f" --root 99999; then bad "root out of range accepted"; elif grep -q "is not a vertex" "$tmp/out"; then
         ok "root out of range refused"; else bad "root out of range: $(head -2 "$tmp/out")"; fi
+fi
+# 7. echo benchmark smoke test: every response matches its request, throughput reported
+# shellcheck disable=SC2086
+if timeout 120 "$MPIRUN" -np 2 $MPIRUN_FLAGS "$B/gg_echo" --seconds 0.3 --window 16 >"$tmp/out" 2>&1 &&
+    grep -q '^bad_responses: 0$' "$tmp/out" && grep -Eq '^throughput_Mreq_s: [0-9.]*[1-9]' "$tmp/out"; then
+    ok "gg_echo -np 2: all responses match, $(grep '^throughput_Mreq_s' "$tmp/out")"
+else
+    bad "gg_echo -np 2: $(tail -5 "$tmp/out" | tr '\n' ' ')"
 fi
 finish
