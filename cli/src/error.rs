@@ -42,6 +42,7 @@ from_error!(
     graph_core::memory::MemoryRefusal,
     graph_core::PartitionError,
     graph_core::CsrError,
+    graph_core::sharded::KernelError,
     generators::ConfigError,
     gossamer::Error,
 );

@@ -92,15 +92,7 @@ fn construct(
     let list = Arc::new(list);
     let construction_time = gossamer::Runtime::builder()
         .threads(threads)
-        .run(move || {
-            let start = Instant::now();
-            let engine = crate::engine::Engine::build(&list, graph_core::PartitionKind::Block);
-            let t = start.elapsed().as_secs_f64();
-            engine.map(|e| {
-                drop(e);
-                t
-            })
-        })??;
+        .run(move || crate::engine::construct_only(&list, graph_core::PartitionKind::Block))??;
     eprintln!(
         "graph_generation: {gen_time:.6} s, root selection: {roots_time:.6} s, construction_time: {construction_time:.6} s ({threads} threads)"
     );
