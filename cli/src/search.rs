@@ -184,6 +184,21 @@ impl Answer {
         }
     }
 
+    /// Spoils the answer at one reached vertex (see [`corrupt_for_tests`]).
+    fn corrupt(&mut self, root: u64) {
+        let victim = self
+            .parent()
+            .iter()
+            .enumerate()
+            .position(|(v, &p)| p != NO_PARENT && v as u64 != root);
+        if let Some(v) = victim {
+            match self {
+                Answer::Sssp(a) => a.dist[v] *= 0.5,
+                Answer::Bfs(a) => a.level[v] += 1,
+            }
+        }
+    }
+
     fn dump(&self, path: &std::path::Path) -> Result<()> {
         match self {
             Answer::Sssp(a) => output::write_f32s(path, &a.dist),
@@ -208,7 +223,10 @@ fn run_kernel(
     let mut results = Vec::with_capacity(roots.len());
     let mut failure = None;
     for (i, &root) in roots.iter().enumerate() {
-        let answer = Answer::search(engine, spec.kernel, root)?;
+        let mut answer = Answer::search(engine, spec.kernel, root)?;
+        if corrupt_for_tests() {
+            answer.corrupt(root);
+        }
         if i == 0 {
             if let Some(path) = &spec.dump {
                 answer.dump(path)?;
@@ -247,6 +265,13 @@ fn run_kernel(
         results,
         failure,
     })
+}
+
+/// Test hook: with `GOSSAMER_GRAPH_TEST_CORRUPT_ANSWERS=1` every answer is
+/// spoiled before validation, so the tests can see how a failed validation
+/// is reported. Not for users (hidden: not in `--help`).
+fn corrupt_for_tests() -> bool {
+    std::env::var_os("GOSSAMER_GRAPH_TEST_CORRUPT_ANSWERS").is_some_and(|v| v == "1")
 }
 
 /// Reached vertices and the Graph500 traversed-edge count (non-loop input

@@ -154,3 +154,33 @@ fn bad_flag_combinations() {
     let err = fails(&run(&["sssp", "--scale", "10", "--roots", "0"]));
     assert!(err.contains("--roots 0"), "{err}");
 }
+
+#[test]
+fn failed_validation_lists_the_problems_and_fails() {
+    let env = [("GOSSAMER_GRAPH_TEST_CORRUPT_ANSWERS", "1")];
+    let err = fails(&run_env(&["sssp", "--scale", "10", "--root", "458"], &env));
+    assert!(
+        err.contains("sssp from root 458 failed validation"),
+        "{err}"
+    );
+    assert!(err.contains("problem"), "{err}");
+    let err = fails(&run_env(&["bfs", "--scale", "10", "--roots", "2"], &env));
+    assert!(err.contains("bfs from root 458 failed validation"), "{err}");
+    assert!(err.contains("tree depth"), "{err}");
+    let o = run_env(&["graph500", "--scale", "10"], &env);
+    let err = fails(&o);
+    assert_eq!(stdout(&o), "No results printed for invalid run.\n");
+    assert!(err.contains("failed validation"), "{err}");
+    // --skip-validation does not look, so it does not fail.
+    ok(&run_env(
+        &[
+            "sssp",
+            "--scale",
+            "10",
+            "--root",
+            "458",
+            "--skip-validation",
+        ],
+        &env,
+    ));
+}
