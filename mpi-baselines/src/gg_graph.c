@@ -493,8 +493,12 @@ static void run_bfs(const graph *g, agg_t *agg, uint64_t root, bfs_state *s, uin
             bfs_msg m = {0, (uint32_t)(g->first + u)};
             for (uint64_t j = g->rowstart[u]; j < g->rowstart[u + 1]; j++) {
                 uint32_t v = g->col[j];
+                int d = owner_of(&g->dist, v);
                 m.target_local = local_of(&g->dist, v);
-                agg_send(agg, owner_of(&g->dist, v), &m);
+                if (d == g_rank)
+                    bfs_visit(s, &m); /* same as agg_send's local path, but inlined */
+                else
+                    agg_send(agg, d, &m);
             }
         }
         agg_end_phase(agg);
@@ -589,8 +593,12 @@ static void run_sssp(const graph *g, agg_t *agg, uint64_t root, double delta, ss
                     float w = g->w[j];
                     if (w < fdelta) {
                         uint32_t v = g->col[j];
+                        int d = owner_of(&g->dist, v);
                         relax_msg m = {local_of(&g->dist, v), s->dist[u] + w};
-                        agg_send(agg, owner_of(&g->dist, v), &m);
+                        if (d == g_rank)
+                            sssp_relax(s, &m);
+                        else
+                            agg_send(agg, d, &m);
                     }
                 }
             }
@@ -612,8 +620,12 @@ static void run_sssp(const graph *g, agg_t *agg, uint64_t root, double delta, ss
                 float w = g->w[j];
                 if (!(w < fdelta)) {
                     uint32_t v = g->col[j];
+                    int d = owner_of(&g->dist, v);
                     relax_msg m = {local_of(&g->dist, v), s->dist[u] + w};
-                    agg_send(agg, owner_of(&g->dist, v), &m);
+                    if (d == g_rank)
+                        sssp_relax(s, &m);
+                    else
+                        agg_send(agg, d, &m);
                 }
             }
         }

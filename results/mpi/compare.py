@@ -7,6 +7,8 @@ the same file and roots, alternating which goes first from one repeat to the nex
 
   MPI:      mpirun -np P gg_graph KERNEL FILE --nroots K --json --quiet
   Gossamer: gossamer-graph KERNEL --graph FILE --roots K --threads P --skip-validation --json
+            (BFS once per --bfs-modes entry: direction-optimizing "do" and/or "top-down"; the
+            MPI BFS is top-down like the Graph500 reference)
 
 (P MPI processes against one Gossamer process with P trustee threads: the same number of
 cores.) Writes into --out: compare.csv (one row per run), compare.md (median and min-max of
@@ -87,6 +89,8 @@ def main():
     ap.add_argument("--kernels", nargs="+", default=["bfs", "sssp"], choices=["bfs", "sssp"])
     ap.add_argument("--delta", type=float, default=None,
                     help="SSSP delta for both systems (default: each system's own default)")
+    ap.add_argument("--bfs-modes", nargs="+", default=["do", "top-down"], choices=["do", "top-down"],
+                    help="gossamer-graph BFS modes to run (default: both)")
     ap.add_argument("--gossamer", help="gossamer-graph binary")
     ap.add_argument("--mpi-bin", default=os.path.join(REPO, "mpi-baselines", "build", "gg_graph"))
     ap.add_argument("--mpirun", default="mpirun")
@@ -125,21 +129,30 @@ def main():
         j = json_line(out, '"tool":"gg_graph"') if rc == 0 else None
         return cmd, j, (out + err)[-2000:]
 
-    def gos(kernel, s, p):
+    def gos(kernel, s, p, mode=None):
         cmd = [gbin, kernel, "--graph", files[s], "--roots", str(a.nroots), "--threads", str(p),
                "--skip-validation", "--json"]
+        if mode:
+            cmd += ["--mode", mode]
         if kernel == "sssp" and a.delta is not None:
             cmd += ["--delta", str(a.delta)]
         rc, out, err = run(cmd, env)
         j = json_line(out, '"harmonic_mean_teps"') if rc == 0 else None
         return cmd, j, (out + err)[-2000:]
 
-    systems = [("mpi", mpi), ("gossamer", gos)]
+    def systems_for(kernel):
+        if kernel != "bfs":
+            return [("mpi", mpi), ("gossamer", gos)]
+        label = {"do": "gossamer", "top-down": "gossamer-td"}
+        return [("mpi", mpi)] + [(label[m], lambda k, s, p, m=m: gos(k, s, p, m)) for m in a.bfs_modes]
+
     for rep in range(a.repeats):
-        order = systems if rep % 2 == 0 else systems[::-1]
         for s in a.scales:
             for p in a.ranks:
                 for kernel in a.kernels:
+                    order = systems_for(kernel)
+                    if rep % 2:
+                        order = order[::-1]
                     for name, fn in order:
                         cmd, j, tail = fn(kernel, s, p)
                         if j is None:
@@ -183,18 +196,23 @@ def main():
           f"process). SSSP delta: {a.delta if a.delta is not None else 'each system default (MPI 0.1)'}.",
           ""]
     for kernel in a.kernels:
+        names = [n for n, _ in systems_for(kernel) if n != "mpi"]
+        title = {"gossamer": "Gossamer" + (" (direction-optimizing)" if kernel == "bfs" else ""),
+                 "gossamer-td": "Gossamer (top-down)"}
         md += [f"## {kernel.upper()}", "",
-               "| SCALE | P | MPI TEPS | Gossamer TEPS | Gossamer / MPI |",
-               "|---:|---:|---:|---:|---:|"]
+               "| SCALE | P | MPI TEPS | " + " | ".join(f"{title[n]} TEPS | {title[n]} / MPI" for n in names) + " |",
+               "|---:|---:|---:|" + "---:|---:|" * len(names)]
         for s in a.scales:
             for p in a.ranks:
                 sel = lambda n: [r["harmonic_mean_teps"] for r in rows
                                  if r["system"] == n and r["kernel"] == kernel and r["scale"] == s
                                  and r["ranks"] == p]
                 cm, mm = cell(sel("mpi"))
-                cg, mg = cell(sel("gossamer"))
-                ratio = f"{mg / mm:.2f}" if mm and mg else "—"
-                md.append(f"| {s} | {p} | {cm} | {cg} | {ratio} |")
+                line = f"| {s} | {p} | {cm} |"
+                for n in names:
+                    cg, mg = cell(sel(n))
+                    line += f" {cg} | " + (f"{mg / mm:.2f}" if mm and mg else "—") + " |"
+                md.append(line)
         md.append("")
     if failures:
         md += ["## Failed runs", ""] + [f"* {f[0]} {f[1]} SCALE {f[2]} P={f[3]} repeat {f[4]}: `{f[5]}`"
@@ -208,7 +226,8 @@ def main():
         for kernel in a.kernels:
             fig, ax = plt.subplots(figsize=(6, 4))
             colors = iter(plt.rcParams["axes.prop_cycle"].by_key()["color"] * 8)
-            for name, marker in [("mpi", "o"), ("gossamer", "s")]:
+            for name, marker in [(n, m) for n, m in [("mpi", "o"), ("gossamer", "s"), ("gossamer-td", "^")]
+                                 if any(r["system"] == n and r["kernel"] == kernel for r in rows)]:
                 for s in a.scales:
                     color = next(colors)
                     xs, meds = [], []
