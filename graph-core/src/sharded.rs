@@ -277,7 +277,7 @@ impl ShardedGraph {
     {
         let mut out = vec![fill; self.num_vertices() as usize];
         for (t, trust) in self.trustees.iter().enumerate() {
-            let part = trust.apply_returning(move |s| get(s));
+            let part = trust.apply_returning(get);
             for (l, x) in part.into_iter().enumerate() {
                 out[self.partition.global(t as u32, l as u64) as usize] = x;
             }

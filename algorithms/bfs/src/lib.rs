@@ -387,7 +387,9 @@ pub fn bfs(graph: &ShardedGraph, root: u64, cfg: &BfsConfig) -> Result<BfsOutput
         )));
     }
     if graph.num_trustees() > usize::from(u16::MAX) {
-        return Err(KernelError::Config("BFS supports at most 65535 trustees".into()));
+        return Err(KernelError::Config(
+            "BFS supports at most 65535 trustees".into(),
+        ));
     }
     let owner = graph.partition().owner(root);
     graph.on_trustees(move |ctx| {

@@ -75,7 +75,10 @@ fn check_scale(scale: u32) {
                 let mut outs = Vec::new();
                 for mode in MODES {
                     for &root in &r {
-                        let cfg = BfsConfig { mode, ..Default::default() };
+                        let cfg = BfsConfig {
+                            mode,
+                            ..Default::default()
+                        };
                         let b = bfs(&g, root, &cfg).unwrap();
                         let s = sssp(&g, root, &SsspConfig::default()).unwrap();
                         let reach: Vec<bool> = s.dist.iter().map(|d| d.is_finite()).collect();
@@ -88,9 +91,16 @@ fn check_scale(scale: u32) {
                 let (k, mode) = (i % roots.len(), MODES[i / roots.len()]);
                 let root = roots[k];
                 let what = format!("scale {scale} root {root} threads {threads} {kind:?} {mode:?}");
-                assert_eq!(out.level, oracles[k], "{what}: levels differ from the oracle");
-                for v in 0..reach.len() {
-                    assert_eq!(out.parent[v] != NO_PARENT, reach[v], "{what}: BFS and SSSP disagree on vertex {v}");
+                assert_eq!(
+                    out.level, oracles[k],
+                    "{what}: levels differ from the oracle"
+                );
+                for (v, (&p, &r)) in out.parent.iter().zip(reach).enumerate() {
+                    assert_eq!(
+                        p != NO_PARENT,
+                        r,
+                        "{what}: BFS and SSSP disagree on vertex {v}"
+                    );
                 }
                 validate_bfs_list(&list, root, &out.parent, Some(&out.level))
                     .unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -115,7 +125,9 @@ fn scale12_matches_oracle_and_goes_bottom_up() {
     let root = roots(12)[0];
     let bu = gossamer::main(2, move || {
         let g = ShardedGraph::build(&list, PartitionKind::Cyclic).unwrap();
-        bfs(&g, root, &BfsConfig::default()).unwrap().bottom_up_levels
+        bfs(&g, root, &BfsConfig::default())
+            .unwrap()
+            .bottom_up_levels
     });
     assert!(bu >= 1, "direction-optimizing BFS never went bottom-up");
 }
@@ -126,9 +138,26 @@ fn bad_arguments_are_errors() {
     let (e1, e2) = gossamer::main(2, move || {
         let g = ShardedGraph::build(&list, PartitionKind::Block).unwrap();
         let e1 = bfs(&g, 5000, &BfsConfig::default()).unwrap_err();
-        let e2 = bfs(&g, 0, &BfsConfig { alpha: 0.0, ..Default::default() }).unwrap_err();
+        let e2 = bfs(
+            &g,
+            0,
+            &BfsConfig {
+                alpha: 0.0,
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
         (e1, e2)
     });
-    assert_eq!(e1, KernelError::RootOutOfRange { root: 5000, vertices: 1024 });
-    assert!(matches!(e2, KernelError::Config(ref m) if m.contains("alpha")), "{e2}");
+    assert_eq!(
+        e1,
+        KernelError::RootOutOfRange {
+            root: 5000,
+            vertices: 1024
+        }
+    );
+    assert!(
+        matches!(e2, KernelError::Config(ref m) if m.contains("alpha")),
+        "{e2}"
+    );
 }

@@ -115,10 +115,14 @@ fn main() {
         let t0 = Instant::now();
         let gen = Kronecker::new(Graph500Config::with_scale(scale)).expect("valid scale");
         let mut list = EdgeList::zeroed(Graph500Params::reference(scale)).expect("fits");
-        gen.par_map_into(0, list.edges_mut(), |e| PackedEdge::from_wide(e.u, e.v, e.w));
+        gen.par_map_into(0, list.edges_mut(), |e| {
+            PackedEdge::from_wide(e.u, e.v, e.w)
+        });
         let live = generators::non_isolated(
             list.num_vertices(),
-            list.edges().iter().map(|e| (u64::from(e.u), u64::from(e.v))),
+            list.edges()
+                .iter()
+                .map(|e| (u64::from(e.u), u64::from(e.v))),
         )
         .expect("ids in range");
         let roots = gen.search_roots(args.roots, |v| live.contains(v));
@@ -146,12 +150,29 @@ fn main() {
                         match k.as_str() {
                             "sssp" => {
                                 let o = sssp(&g, root, &SsspConfig { delta }).expect("root ok");
-                                per.push((o.kernel_time.as_secs_f64(), Some(o.dist), o.parent, None));
+                                per.push((
+                                    o.kernel_time.as_secs_f64(),
+                                    Some(o.dist),
+                                    o.parent,
+                                    None,
+                                ));
                             }
                             "bfs" => {
-                                let o = bfs(&g, root, &BfsConfig { mode, ..Default::default() })
-                                    .expect("root ok");
-                                per.push((o.kernel_time.as_secs_f64(), None, o.parent, Some(o.level)));
+                                let o = bfs(
+                                    &g,
+                                    root,
+                                    &BfsConfig {
+                                        mode,
+                                        ..Default::default()
+                                    },
+                                )
+                                .expect("root ok");
+                                per.push((
+                                    o.kernel_time.as_secs_f64(),
+                                    None,
+                                    o.parent,
+                                    Some(o.level),
+                                ));
                             }
                             other => panic!("unknown kernel {other}"),
                         }
@@ -198,7 +219,11 @@ fn main() {
                 med,
                 if args.no_validate { " (not validated)" } else { " (all validated)" }
             );
-            csv.push_str(&format!("{scale},{k},{},{},{hm:.0},{med:.6}\n", args.threads, times.len()));
+            csv.push_str(&format!(
+                "{scale},{k},{},{},{hm:.0},{med:.6}\n",
+                args.threads,
+                times.len()
+            ));
         }
     }
     if let Some(p) = args.csv {

@@ -78,7 +78,7 @@ use graph_core::{Partition, Shard};
 pub const DEFAULT_DELTA: f32 = 0.05;
 
 /// Outgoing records buffered before the fiber stops relaxing to send them.
-const SEND_BUDGET: usize = 16 * 1024;
+const SEND_BUDGET: usize = 4 * 1024;
 
 /// Settings of one SSSP run.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -149,7 +149,14 @@ struct Trustee {
     buckets: Vec<Vec<u32>>,
     /// Vertices settled in the current bucket (`R`), for the heavy phase.
     settled: Vec<u32>,
+    /// The wave of bucket `k` being relaxed, and the position in it.
+    wave: Vec<u32>,
+    cursor: usize,
     out: Vec<Vec<Relax>>,
+    /// Best distance sent so far to each vertex of other trustees (at
+    /// `base[owner] + local`): a sender-side filter.
+    sent: Vec<f32>,
+    base: Vec<u32>,
 }
 
 impl Trustee {
@@ -185,6 +192,15 @@ impl Trustee {
         t.light_done = vec![f32::NAN; n];
         t.heavy_done = vec![f32::NAN; n];
         t.out = (0..p.num_trustees()).map(|_| Vec::new()).collect();
+        let mut acc = 0u32;
+        t.base = (0..p.num_trustees())
+            .map(|o| {
+                let b = acc;
+                acc += p.local_count(o) as u32;
+                b
+            })
+            .collect();
+        t.sent = vec![f32::INFINITY; acc as usize];
         t
     }
 
@@ -210,11 +226,14 @@ impl Trustee {
     /// Clears per-root state and seeds the root if it is ours.
     fn reset(&mut self, root: Option<u32>) {
         self.dist.fill(f32::INFINITY);
+        self.sent.fill(f32::INFINITY);
         self.parent.fill(NONE);
         self.light_done.fill(f32::NAN);
         self.heavy_done.fill(f32::NAN);
         self.buckets.iter_mut().for_each(Vec::clear);
         self.settled.clear();
+        self.wave.clear();
+        self.cursor = 0;
         if let Some(r) = root {
             self.dist[r as usize] = 0.0;
             self.parent[r as usize] = self.global[r as usize];
@@ -257,12 +276,18 @@ impl Trustee {
             if u32::from(o) == self.me {
                 self.relax_local(l, nd, g);
             } else {
-                self.out[o as usize].push(Relax {
-                    v: l,
-                    dist: nd,
-                    parent: g,
-                });
-                queued += 1;
+                // Send only what improves on what we already told the owner:
+                // its d(v) is at most that.
+                let c = (self.base[o as usize] + l) as usize;
+                if nd < self.sent[c] {
+                    self.sent[c] = nd;
+                    self.out[o as usize].push(Relax {
+                        v: l,
+                        dist: nd,
+                        parent: g,
+                    });
+                    queued += 1;
+                }
             }
         }
         queued
@@ -270,8 +295,23 @@ impl Trustee {
 
     /// Light phase: drains bucket `k` (including what lands back in it) until
     /// `budget` records are queued for other trustees. True when stopped early.
+    ///
+    /// The bucket is taken in generations (FIFO by waves): the vertices present
+    /// now are relaxed, and what lands in bucket `k` meanwhile forms the next
+    /// wave. Popping one vertex at a time (LIFO) would chase fresh, not yet
+    /// final distances depth-first and relax the same vertices over and over.
     fn light_pass(&mut self, k: usize, mut budget: usize) -> bool {
-        while let Some(v) = self.buckets.get_mut(k).and_then(Vec::pop) {
+        loop {
+            if self.cursor >= self.wave.len() {
+                self.wave.clear();
+                self.cursor = 0;
+                match self.buckets.get_mut(k) {
+                    Some(b) if !b.is_empty() => std::mem::swap(&mut self.wave, b),
+                    _ => return false,
+                }
+            }
+            let v = self.wave[self.cursor];
+            self.cursor += 1;
             let i = v as usize;
             let d = self.dist[i];
             // Stale (moved to a lower bucket) or already relaxed at this distance.
@@ -287,7 +327,6 @@ impl Trustee {
                 return true;
             }
         }
-        false
     }
 
     /// Heavy phase: relaxes the heavy edges of the settled vertices.
@@ -391,9 +430,10 @@ fn run_trustee(mut ctx: TrusteeCtx) -> u64 {
         // Light phase: until no trustee has bucket-k work or sent records.
         loop {
             let sent = phase(&ctx, b, false);
-            let busy = ctx
-                .local
-                .apply(move |s| state(s).buckets.get(b).is_some_and(|q| !q.is_empty()));
+            let busy = ctx.local.apply(move |s| {
+                let t = state(s);
+                t.cursor < t.wave.len() || t.buckets.get(b).is_some_and(|q| !q.is_empty())
+            });
             rounds += 1;
             if !ctx.party.any(busy || sent) {
                 break;
@@ -405,9 +445,7 @@ fn run_trustee(mut ctx: TrusteeCtx) -> u64 {
         let mut sent = phase(&ctx, b, true);
         loop {
             let mine = ctx.local.apply(move |s| state(s).min_bucket_from(b));
-            let [m, any_sent] = ctx
-                .party
-                .all_reduce([mine, sent as u64], [Op::Min, Op::Or]);
+            let [m, any_sent] = ctx.party.all_reduce([mine, sent as u64], [Op::Min, Op::Or]);
             rounds += 1;
             if any_sent == 0 {
                 k = m;

@@ -87,11 +87,19 @@ fn check_scale(scale: u32, deltas: &[f32]) {
             for (i, out) in outs.iter().enumerate() {
                 let (k, delta) = (i % roots.len(), deltas[i / roots.len()]);
                 let root = roots[k];
-                let what = format!("scale {scale} root {root} threads {threads} {kind:?} delta {delta}");
+                let what =
+                    format!("scale {scale} root {root} threads {threads} {kind:?} delta {delta}");
                 assert_eq!(out.dist.len(), oracles[k].len(), "{what}");
                 for (v, (&a, &b)) in out.dist.iter().zip(&oracles[k]).enumerate() {
-                    assert!(close(a, b), "{what}: vertex {v} has distance {a}, oracle {b}");
-                    assert_eq!(a.is_finite(), out.parent[v] != NO_PARENT, "{what}: vertex {v}");
+                    assert!(
+                        close(a, b),
+                        "{what}: vertex {v} has distance {a}, oracle {b}"
+                    );
+                    assert_eq!(
+                        a.is_finite(),
+                        out.parent[v] != NO_PARENT,
+                        "{what}: vertex {v}"
+                    );
                 }
                 validate_sssp_list(&list, root, &out.parent, &out.dist)
                     .unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -123,7 +131,16 @@ fn bad_arguments_are_errors() {
         assert!(sssp(&g, roots(10)[0], &SsspConfig::default()).is_ok());
         (e1, e2)
     });
-    assert_eq!(e1, KernelError::RootOutOfRange { root: 1024, vertices: 1024 });
+    assert_eq!(
+        e1,
+        KernelError::RootOutOfRange {
+            root: 1024,
+            vertices: 1024
+        }
+    );
     assert!(e1.to_string().contains("not a vertex"));
-    assert!(matches!(e2, KernelError::Config(ref m) if m.contains("delta")), "{e2}");
+    assert!(
+        matches!(e2, KernelError::Config(ref m) if m.contains("delta")),
+        "{e2}"
+    );
 }
