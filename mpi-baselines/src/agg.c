@@ -1,5 +1,6 @@
 #include "agg.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@ int agg_init(agg_t *a, MPI_Comm comm, size_t rec_size, size_t buf_bytes, agg_han
     a->buf_bytes = buf_bytes / rec_size * rec_size;
     a->handler = h;
     a->ctx = ctx;
+    a->spin_limit = 1000;
     int others = a->nranks - 1;
     a->npool = others > 0 ? 2 * others + 2 : 0;
     a->pool = xcalloc((size_t)a->npool, a->buf_bytes);
@@ -74,12 +76,15 @@ void agg_set_handler(agg_t *a, agg_handler h, void *ctx) {
     a->ctx = ctx;
 }
 
-void agg_poll(agg_t *a) {
+/* Handles every arrived message; returns how many there were. */
+static int poll_count(agg_t *a) {
+    int handled = 0;
     for (;;) {
         int idx, flag;
         MPI_Status st;
         MPI_Testany(a->nrecv, a->rreq, &idx, &flag, &st);
-        if (!flag || idx == MPI_UNDEFINED) return;
+        if (!flag || idx == MPI_UNDEFINED) return handled;
+        handled++;
         int nbytes;
         MPI_Get_count(&st, MPI_BYTE, &nbytes);
         const uint8_t *p = a->rbuf + (size_t)idx * a->buf_bytes;
@@ -87,6 +92,18 @@ void agg_poll(agg_t *a) {
             a->handler(a->ctx, p + off);
         if (st.MPI_TAG == TAG_LAST) a->ends_seen++;
         post_recv(a, idx);
+    }
+}
+
+void agg_poll(agg_t *a) { (void)poll_count(a); }
+
+/* While waiting: spin briefly, then give the core away between polls (like the Gossamer
+ * workers), so that ranks sharing a core with others still make progress. */
+static void idle(agg_t *a, int progressed, unsigned *spins) {
+    if (progressed) {
+        *spins = 0;
+    } else if (++*spins > a->spin_limit) {
+        sched_yield();
     }
 }
 
@@ -99,9 +116,11 @@ static void reap_sends(agg_t *a) {
 }
 
 static int acquire(agg_t *a) {
+    unsigned spins = 0;
     while (a->nfree == 0) {
-        agg_poll(a);
+        int got = poll_count(a);
         reap_sends(a);
+        idle(a, got || a->nfree, &spins);
     }
     return a->free_list[--a->nfree];
 }
@@ -138,9 +157,11 @@ void agg_end_phase(agg_t *a) {
         if (a->cur[dest] < 0) a->cur[dest] = acquire(a);
         send_buffer(a, dest, TAG_LAST);
     }
+    unsigned spins = 0;
     while (a->ends_seen < a->nranks - 1) {
-        agg_poll(a);
+        int got = poll_count(a);
         reap_sends(a);
+        idle(a, got, &spins);
     }
     a->ends_seen = 0;
     MPI_Waitall(a->npool, a->pool_req, MPI_STATUSES_IGNORE);

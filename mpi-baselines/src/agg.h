@@ -11,6 +11,9 @@
  * A phase must be followed by a collective (e.g. MPI_Allreduce) before the
  * next phase starts sending, so that no message of phase k+1 can reach a
  * rank still waiting in phase k. Handlers must not call agg_send.
+ *
+ * A rank waiting for messages polls `spin_limit` times without progress, then
+ * calls sched_yield() between polls (matters when ranks share cores).
  */
 #ifndef GG_AGG_H
 #define GG_AGG_H
@@ -40,6 +43,8 @@ typedef struct {
     uint8_t *rbuf;
     MPI_Request *rreq;
     int ends_seen;
+    /* idle polls before each sched_yield() while waiting (UINT_MAX: never yield) */
+    unsigned spin_limit;
     /* statistics */
     uint64_t msgs_sent, bytes_sent;
 } agg_t;

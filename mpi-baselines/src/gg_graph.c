@@ -121,6 +121,7 @@ typedef struct {
     const char *dump_levels, *dump_dist;
     int json, quiet, validate;
     size_t buf_bytes;
+    unsigned spin_limit;
 } options;
 
 static void usage(FILE *f) {
@@ -135,6 +136,8 @@ static void usage(FILE *f) {
             "                      (a PATH containing {root} is written for every root)\n"
             "  --validate          check each result against the graph (Graph500-style rules)\n"
             "  --buffer-bytes B    aggregation buffer per destination (default 32768)\n"
+            "  --spin N            idle polls before yielding the core while waiting for\n"
+            "                      messages (default 1000; 'never' = pure busy polling)\n"
             "  --json              also print one JSON line per kernel\n"
             "  --quiet             no per-root lines\n");
 }
@@ -153,6 +156,7 @@ static options parse_args(int argc, char **argv) {
     o.delta = 0.1;
     o.verify_checksum = 1;
     o.buf_bytes = 32768;
+    o.spin_limit = 1000;
     int pos = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -195,6 +199,10 @@ static options parse_args(int argc, char **argv) {
             NEED();
             o.buf_bytes = (size_t)parse_u64(val, "--buffer-bytes");
             if (o.buf_bytes < 8 || o.buf_bytes > (1u << 30)) fail(0, "--buffer-bytes must be in 8..2^30");
+        } else if (!strcmp(a, "--spin")) {
+            NEED();
+            uint64_t x = !strcmp(val, "never") ? UINT32_MAX : parse_u64(val, "--spin");
+            o.spin_limit = x >= UINT32_MAX ? UINT32_MAX : (unsigned)x;
         } else if (!strcmp(a, "--json")) {
             o.json = 1;
         } else if (!strcmp(a, "--quiet")) {
@@ -840,6 +848,7 @@ int main(int argc, char **argv) {
 
     agg_t agg;
     agg_init(&agg, MPI_COMM_WORLD, 8, o.buf_bytes, NULL, NULL);
+    agg.spin_limit = o.spin_limit;
     double *times = xmalloc(sizeof(double) * (size_t)nroots);
     uint64_t *nedge = xmalloc(sizeof(uint64_t) * (size_t)nroots);
     size_t nl = (size_t)g.nlocal;

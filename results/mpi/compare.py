@@ -94,7 +94,8 @@ def main():
     ap.add_argument("--gossamer", help="gossamer-graph binary")
     ap.add_argument("--mpi-bin", default=os.path.join(REPO, "mpi-baselines", "build", "gg_graph"))
     ap.add_argument("--mpirun", default="mpirun")
-    ap.add_argument("--mpirun-flags", default="--oversubscribe --mca btl self,vader")
+    ap.add_argument("--mpirun-flags", default="--oversubscribe --mca btl self,vader --mca mpi_yield_when_idle 1",
+                    help="(default: shared memory only; yield in MPI waits, as Gossamer workers do)")
     ap.add_argument("--graph-dir", default="/tmp/gg-compare")
     ap.add_argument("--out", default=os.path.dirname(os.path.abspath(__file__)))
     a = ap.parse_args()
