@@ -150,6 +150,12 @@ fn main() {
                         match k.as_str() {
                             "sssp" => {
                                 let o = sssp(&g, root, &SsspConfig { delta }).expect("root ok");
+                                if per.is_empty() {
+                                    eprintln!(
+                                        "scale {scale} sssp: first root {} collective rounds",
+                                        o.rounds
+                                    );
+                                }
                                 per.push((
                                     o.kernel_time.as_secs_f64(),
                                     Some(o.dist),

@@ -68,7 +68,6 @@
 
 use std::time::{Duration, Instant};
 
-use gossamer::Op;
 use graph_core::sharded::{KernelError, ShardedGraph, TrusteeCtx, TrusteeState};
 use graph_core::validate::NO_PARENT;
 use graph_core::{Partition, Shard};
@@ -157,6 +156,12 @@ struct Trustee {
     /// `base[owner] + local`): a sender-side filter.
     sent: Vec<f32>,
     base: Vec<u32>,
+    /// The bucket being processed; whether a record sent since the last
+    /// light-phase agreement lands in it; the smallest other bucket a record
+    /// sent while processing it lands in.
+    cur: usize,
+    sent_cur: bool,
+    sent_min: usize,
 }
 
 impl Trustee {
@@ -234,6 +239,9 @@ impl Trustee {
         self.settled.clear();
         self.wave.clear();
         self.cursor = 0;
+        self.cur = 0;
+        self.sent_cur = false;
+        self.sent_min = usize::MAX;
         if let Some(r) = root {
             self.dist[r as usize] = 0.0;
             self.parent[r as usize] = self.global[r as usize];
@@ -243,7 +251,9 @@ impl Trustee {
 
     #[inline(always)]
     fn bucket_of(&self, d: f32) -> usize {
-        (d / self.delta) as usize
+        // Sender and owner compute it the same way, so a sender knows which
+        // bucket its record will land in.
+        (d * self.inv_delta) as usize
     }
 
     #[inline(always)]
@@ -281,6 +291,12 @@ impl Trustee {
                 let c = (self.base[o as usize] + l) as usize;
                 if nd < self.sent[c] {
                     self.sent[c] = nd;
+                    let b = self.bucket_of(nd);
+                    if b == self.cur {
+                        self.sent_cur = true;
+                    } else {
+                        self.sent_min = self.sent_min.min(b);
+                    }
                     self.out[o as usize].push(Relax {
                         v: l,
                         dist: nd,
@@ -375,9 +391,10 @@ fn receive(s: &mut TrusteeState, recs: &[Relax]) {
 
 /// Runs one phase pass on the local state and sends the queued records.
 /// Returns whether the pass stopped early (more to do) and whether it sent.
-fn pass(ctx: &TrusteeCtx, k: usize, heavy: bool) -> (bool, bool) {
+fn pass(ctx: &TrusteeCtx, k: usize, heavy: bool) -> bool {
     let (out, more) = ctx.local.apply_returning(move |s| {
         let t = state(s);
+        t.cur = k;
         let more = if heavy {
             t.heavy_pass(SEND_BUDGET)
         } else {
@@ -385,10 +402,8 @@ fn pass(ctx: &TrusteeCtx, k: usize, heavy: bool) -> (bool, bool) {
         };
         (std::mem::take(&mut t.out), more)
     });
-    let mut sent = false;
     for (o, recs) in out.iter().enumerate() {
         if !recs.is_empty() {
-            sent = true;
             ctx.peers[o].apply_slice_chunked_then(receive, recs, |()| {});
         }
     }
@@ -400,59 +415,65 @@ fn pass(ctx: &TrusteeCtx, k: usize, heavy: bool) -> (bool, bool) {
         },
         out,
     );
-    (more, sent)
+    more
 }
 
 /// Runs passes of one phase until the local part is done, then waits until
-/// every record this trustee sent has been applied. Returns whether it sent any.
-fn phase(ctx: &TrusteeCtx, k: usize, heavy: bool) -> bool {
-    let mut sent = false;
-    loop {
-        let (more, s) = pass(ctx, k, heavy);
-        sent |= s;
-        if !more {
-            break;
-        }
+/// every record this trustee sent has been applied.
+fn phase(ctx: &TrusteeCtx, k: usize, heavy: bool) {
+    while pass(ctx, k, heavy) {
         gossamer::yield_now();
     }
     gossamer::wait_outstanding();
-    sent
 }
 
 /// The per-trustee driver: bucket rounds until every trustee agrees none is left.
 /// Returns the number of collective rounds.
+///
+/// Each agreement is one all-reduce. A fiber arrives only after its own records
+/// were applied, but a record from another trustee may still land after this
+/// trustee computed what it reports. So senders report where their records
+/// land (they compute the owner's bucket index exactly): "bucket `k` still has
+/// work" is true if any trustee has some *or sent a record into bucket k*, and
+/// the next bucket is the minimum of the local minima and of the buckets the
+/// records went to.
 fn run_trustee(mut ctx: TrusteeCtx) -> u64 {
     let mine = ctx.local.apply(|s| state(s).min_bucket_from(0));
     let mut k = ctx.party.min(mine);
     let mut rounds = 1;
     while k != NO_BUCKET {
         let b = k as usize;
-        // Light phase: until no trustee has bucket-k work or sent records.
+        // Light phase: until no trustee has bucket-k work.
         loop {
-            let sent = phase(&ctx, b, false);
+            phase(&ctx, b, false);
             let busy = ctx.local.apply(move |s| {
                 let t = state(s);
-                t.cursor < t.wave.len() || t.buckets.get(b).is_some_and(|q| !q.is_empty())
+                let busy = t.sent_cur
+                    || t.cursor < t.wave.len()
+                    || t.buckets.get(b).is_some_and(|q| !q.is_empty());
+                t.sent_cur = false;
+                busy
             });
             rounds += 1;
-            if !ctx.party.any(busy || sent) {
+            if !ctx.party.any(busy) {
                 break;
             }
         }
-        // Heavy phase, then agree on the next bucket. A record sent here may land
-        // after its owner reported its minimum: then agree once more (by then
-        // every record is applied, since each trustee waited for its own).
-        let mut sent = phase(&ctx, b, true);
-        loop {
-            let mine = ctx.local.apply(move |s| state(s).min_bucket_from(b));
-            let [m, any_sent] = ctx.party.all_reduce([mine, sent as u64], [Op::Min, Op::Or]);
-            rounds += 1;
-            if any_sent == 0 {
-                k = m;
-                break;
-            }
-            sent = false;
-        }
+        // Heavy phase, then agree on the next bucket (this one included: a
+        // rounding corner case may put a heavy relaxation back into it).
+        phase(&ctx, b, true);
+        let mine = ctx.local.apply(move |s| {
+            let t = state(s);
+            let m = t
+                .min_bucket_from(b)
+                .min(t.sent_min as u64)
+                .min(if t.sent_cur { b as u64 } else { NO_BUCKET });
+            t.sent_min = usize::MAX;
+            t.sent_cur = false;
+            m
+        });
+        k = ctx.party.min(mine);
+        rounds += 1;
     }
     rounds
 }
