@@ -1,19 +1,13 @@
 //! The adapter between the command and the kernels: build the sharded
-//! graph, run one SSSP or BFS, hand back plain arrays.
-//!
-//! Everything here runs inside a Gossamer runtime (`Runtime::run`).
-//!
-//! FALLBACK: until the delegated kernels (`sssp`, `bfs` crates and
-//! `graph_core::sharded`) are published, this module runs sequential
-//! reference searches (Dijkstra with `f32` sums, queue BFS) on one
-//! whole-graph CSR, so the command, its outputs and tests work end to end.
+//! graph, run one SSSP or BFS, hand back plain arrays. Everything here runs
+//! inside a Gossamer runtime (`Runtime::run`).
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
 use std::time::Instant;
 
-use graph_core::validate::NO_PARENT;
-use graph_core::{build_whole, EdgeList, PartitionKind, Shard};
+use bfs::{BfsConfig, BfsMode};
+use graph_core::sharded::ShardedGraph;
+use graph_core::{EdgeList, PartitionKind};
+use sssp::SsspConfig;
 
 use crate::args::BfsModeArg;
 use crate::error::Result;
@@ -22,100 +16,81 @@ use crate::error::Result;
 /// alone, for measurements. Returns the seconds the build took.
 pub fn construct_only(list: &EdgeList<'_>, kind: PartitionKind) -> Result<f64> {
     let start = Instant::now();
-    let graph = graph_core::sharded::ShardedGraph::build(list, kind)?;
+    let graph = ShardedGraph::build(list, kind)?;
     let seconds = start.elapsed().as_secs_f64();
     drop(graph);
     Ok(seconds)
 }
 
-/// The graph as the kernels see it.
+/// The graph as the kernels see it: one shard per Gossamer worker.
 pub struct Engine {
-    shard: Shard,
+    graph: ShardedGraph,
 }
 
 /// One SSSP answer.
 pub struct SsspRun {
     /// Distance per vertex, `+inf` where unreached.
     pub dist: Vec<f32>,
-    /// Parent per vertex, [`NO_PARENT`] where unreached.
+    /// Parent per vertex, `NO_PARENT` where unreached.
     pub parent: Vec<u64>,
-    /// Seconds in the kernel.
+    /// Seconds in the kernel (as the kernel measures it).
     pub time_s: f64,
 }
 
 /// One BFS answer.
 pub struct BfsRun {
-    /// Parent per vertex, [`NO_PARENT`] where unreached.
+    /// Parent per vertex, `NO_PARENT` where unreached.
     pub parent: Vec<u64>,
     /// Level per vertex, `-1` where unreached.
     pub level: Vec<i64>,
-    /// Seconds in the kernel.
+    /// Seconds in the kernel (as the kernel measures it).
     pub time_s: f64,
 }
 
 impl Engine {
-    /// Builds the kernels' graph from the edge list.
-    pub fn build(list: &EdgeList<'_>, _kind: PartitionKind) -> Result<Engine> {
+    /// Shards the edge list over this runtime's workers.
+    pub fn build(list: &EdgeList<'_>, kind: PartitionKind) -> Result<Engine> {
         Ok(Engine {
-            shard: build_whole(list)?,
+            graph: ShardedGraph::build(list, kind)?,
         })
     }
 
-    /// Shortest paths from `root`.
-    pub fn sssp(&self, root: u64, _delta: Option<f32>) -> Result<SsspRun> {
-        let start = Instant::now();
-        let n = self.shard.num_local_vertices() as usize;
-        let mut dist = vec![f32::INFINITY; n];
-        let mut parent = vec![NO_PARENT; n];
-        let mut heap = BinaryHeap::new();
-        dist[root as usize] = 0.0;
-        parent[root as usize] = root;
-        // Non-negative f32 order as their bit patterns.
-        heap.push(Reverse((0f32.to_bits(), root)));
-        while let Some(Reverse((d, u))) = heap.pop() {
-            let d = f32::from_bits(d);
-            if d > dist[u as usize] {
-                continue;
-            }
-            for (v, w) in self.shard.neighbors(u) {
-                let nd = d + w;
-                if nd < dist[v as usize] {
-                    dist[v as usize] = nd;
-                    parent[v as usize] = u;
-                    heap.push(Reverse((nd.to_bits(), u64::from(v))));
-                }
-            }
-        }
+    /// Delta-stepping shortest paths from `root`; `None` keeps the kernel's delta.
+    pub fn sssp(&self, root: u64, delta: Option<f32>) -> Result<SsspRun> {
+        let cfg = SsspConfig {
+            delta: delta.unwrap_or(sssp::DEFAULT_DELTA),
+        };
+        let out = sssp::sssp(&self.graph, root, &cfg)?;
         Ok(SsspRun {
-            dist,
-            parent,
-            time_s: start.elapsed().as_secs_f64(),
+            dist: out.dist,
+            parent: out.parent,
+            time_s: out.kernel_time.as_secs_f64(),
         })
     }
 
     /// Breadth-first search from `root`.
-    pub fn bfs(&self, root: u64, _mode: BfsModeArg) -> Result<BfsRun> {
-        let start = Instant::now();
-        let n = self.shard.num_local_vertices() as usize;
-        let mut level = vec![-1i64; n];
-        let mut parent = vec![NO_PARENT; n];
-        let mut queue = VecDeque::new();
-        level[root as usize] = 0;
-        parent[root as usize] = root;
-        queue.push_back(root);
-        while let Some(u) = queue.pop_front() {
-            for (v, _) in self.shard.neighbors(u) {
-                if level[v as usize] < 0 {
-                    level[v as usize] = level[u as usize] + 1;
-                    parent[v as usize] = u;
-                    queue.push_back(u64::from(v));
-                }
-            }
-        }
+    pub fn bfs(&self, root: u64, mode: BfsModeArg) -> Result<BfsRun> {
+        let cfg = BfsConfig {
+            mode: match mode {
+                BfsModeArg::Do => BfsMode::DirectionOptimizing,
+                BfsModeArg::TopDown => BfsMode::TopDown,
+            },
+            ..BfsConfig::default()
+        };
+        let out = bfs::bfs(&self.graph, root, &cfg)?;
         Ok(BfsRun {
-            parent,
-            level,
-            time_s: start.elapsed().as_secs_f64(),
+            parent: out.parent,
+            level: out.level,
+            time_s: out.kernel_time.as_secs_f64(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn help_text_states_the_kernel_default_delta() {
+        // `--delta`'s help says "Default: 0.05"; keep it true.
+        assert_eq!(sssp::DEFAULT_DELTA, 0.05);
     }
 }
