@@ -39,6 +39,9 @@ use crate::runtime::{current_worker, num_workers, yield_now, WorkerId};
 use crate::trust::{entrust_on, entrust_with, Trust};
 use std::sync::Arc;
 
+/// Polls of the mailbox before a waiting party also yields its OS thread.
+const SPIN_POLLS: u32 = 64;
+
 /// Most values one reduction carries.
 pub const MAX_LANES: usize = 8;
 
@@ -202,6 +205,7 @@ impl Party {
             },
             |()| {},
         );
+        let mut polls = 0u32;
         loop {
             let got = self
                 .mailbox
@@ -212,6 +216,14 @@ impl Party {
                 return out;
             }
             yield_now();
+            // The worker loop counts a yielding fiber as progress, so it never
+            // gives its core away by itself. After a while, let the OS run
+            // another thread (a peer worker on an oversubscribed machine,
+            // which is often the one this round is waiting for).
+            polls += 1;
+            if polls > SPIN_POLLS {
+                std::thread::yield_now();
+            }
         }
     }
 

@@ -27,6 +27,24 @@ fn status_kb(key: &str) -> u64 {
         .unwrap_or(0)
 }
 
+/// (CPU time, time spent runnable but waiting for a CPU) of all this
+/// process's threads so far, in seconds, from /proc/self/task/*/schedstat
+/// (nanoseconds); zeros where unreadable. The CPU time is steadier than
+/// wall time when other processes share the machine, and the wait shows
+/// how much they delayed us.
+fn cpu_and_wait() -> (f64, f64) {
+    let mut sums = (0u64, 0u64);
+    if let Ok(dir) = std::fs::read_dir("/proc/self/task") {
+        for task in dir.flatten() {
+            let s = std::fs::read_to_string(task.path().join("schedstat")).unwrap_or_default();
+            let mut f = s.split_whitespace().map(|x| x.parse::<u64>().unwrap_or(0));
+            sums.0 += f.next().unwrap_or(0);
+            sums.1 += f.next().unwrap_or(0);
+        }
+    }
+    (sums.0 as f64 / 1e9, sums.1 as f64 / 1e9)
+}
+
 fn rmat_edge(scale: u32, i: u64) -> PackedEdge {
     let mut x = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xD1B5_4A32_D192_ED03;
     let mut next = || {
@@ -83,6 +101,7 @@ fn main() {
     println!("generated SCALE {scale}: {m} edges in {:.2?}", t.elapsed());
     let after_list_kb = status_kb("VmRSS:");
 
+    let (cpu0, wait0) = cpu_and_wait();
     let t = Instant::now();
     let (entries, heap) = if mode == "whole" {
         let g = build_whole(&list).expect("valid");
@@ -97,10 +116,12 @@ fn main() {
         )
     };
     let build = t.elapsed();
+    let (cpu1, wait1) = cpu_and_wait();
+    let (cpu, wait) = (cpu1 - cpu0, wait1 - wait0);
     let peak_kb = status_kb("VmHWM:");
     let per_edge = |kb: u64| (kb.saturating_sub(base_kb) * 1024) as f64 / m as f64;
     println!(
-        "build ({mode}, {threads} trustees, {} rayon threads): {build:.2?}, {entries} entries, shards hold {:.2} B/edge",
+        "build ({mode}, {threads} trustees, {} rayon threads): {build:.2?} (cpu {cpu:.3} s, waited {wait:.3} s for a cpu), {entries} entries, shards hold {:.2} B/edge",
         rayon::current_num_threads(),
         heap as f64 / m as f64
     );

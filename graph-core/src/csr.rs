@@ -16,28 +16,36 @@
 //! * each vertex's list is in input (generator) order, so a build is
 //!   deterministic whatever the number of threads.
 //!
-//! Building ([`build_rank`], [`build_trustees`], [`build_whole`]) takes two
-//! parallel passes (rayon), each split into tasks that own disjoint ranges
-//! of local vertices (and, in the fill, the matching ranges of the
-//! adjacency arrays): every task scans the edge list sequentially and
-//! handles the endpoints in its range, so counting and filling need no
-//! atomics, no `unsafe` and no allocation per edge. Each task re-reads the
-//! edge list (sequential, 12 B/edge), which is cheap next to the random
-//! writes of the fill as long as tasks (about one per worker thread) stay
-//! below a few dozen.
+//! Building ([`build_rank`], [`build_trustees`], [`build_whole`]) is a
+//! parallel two-pass counting sort of the adjacency entries. The edge list
+//! is cut into one contiguous chunk per worker thread (rayon); each chunk
+//! is read once per pass:
+//! 1. each chunk counts its endpoints per owned vertex in a private array;
+//! 2. a prefix sum over vertices (and, per vertex, over chunks) gives every
+//!    chunk its own write cursor per vertex, after the entries of the
+//!    earlier chunks;
+//! 3. each chunk writes both directions of its edges at its cursors.
+//!
+//! No two chunks write the same position, so there are no atomic
+//! read-modify-writes and no locks; each vertex's list comes out in input
+//! order, so the CSR is the same for any thread count. The scattered
+//! writes go through the private `atomic_view` module (relaxed stores into
+//! the adjacency arrays, the one `unsafe` cast of this module, with its
+//! `SAFETY` argument there).
 //!
 //! Peak memory during construction is the edge list (12 B/edge) plus the
 //! adjacency (2 entries x 8 B = 16 B per non-loop edge) plus one `u64` per
-//! owned vertex (0.5 B/edge at edgefactor 16): 28.6 bytes per input edge
-//! measured for a whole SCALE 20 graph on one rank
-//! (`cargo run --release -p graph-core --example build_memory`).
+//! owned vertex (0.5 B/edge at edgefactor 16) plus one `u32` cursor per
+//! owned vertex for every chunk but the last (0.25 B/edge with 2 threads at
+//! edgefactor 16; capped at 1 B/edge by using fewer chunks), measured with
+//! `cargo run --release -p graph-core --example build_memory`. Graphs with
+//! more than `u32::MAX / 2` edges are sorted as one chunk (64-bit cursors).
 
 use std::fmt;
 use std::ops::Range;
+use std::sync::atomic::{AtomicU32, Ordering};
 
-use rayon::prelude::*;
-
-use crate::edge_list::{EdgeList, EdgeListError};
+use crate::edge_list::{EdgeList, EdgeListError, PackedEdge};
 use crate::partition::Partition;
 
 /// Why shards could not be built.
@@ -252,11 +260,55 @@ pub fn build_rank(
 }
 
 /// Shards of the trustees in `trustees` (any contiguous range of global
-/// trustee indices), built together in two parallel passes over the edges.
+/// trustee indices), built together by one parallel counting sort of the
+/// adjacency entries (see the module docs).
 pub fn build_trustees(
     list: &EdgeList<'_>,
     partition: &Partition,
     trustees: Range<u32>,
+) -> Result<Vec<Shard>, CsrError> {
+    let chunks = chunk_count(list, partition, &trustees, rayon::current_num_threads());
+    build_in_chunks(list, partition, trustees, chunks)
+}
+
+/// Most scratch the per-chunk cursor arrays may add, in bytes per input
+/// edge (each chunk but the last needs 4 bytes per owned vertex).
+const MAX_CURSOR_BYTES_PER_EDGE: u64 = 1;
+
+/// Fewest edges worth a chunk of their own.
+const MIN_CHUNK_EDGES: u64 = 1 << 14;
+
+/// How many contiguous chunks of the edge list to sort in parallel: one per
+/// worker thread, fewer when the graph is small, when the cursor scratch
+/// would exceed [`MAX_CURSOR_BYTES_PER_EDGE`], or when 32-bit cursors
+/// could overflow (then one chunk with 64-bit cursors).
+fn chunk_count(
+    list: &EdgeList<'_>,
+    partition: &Partition,
+    trustees: &Range<u32>,
+    threads: usize,
+) -> usize {
+    let m = list.num_edges();
+    if 2 * m > u64::from(u32::MAX) {
+        return 1;
+    }
+    let owned: u64 = trustees
+        .clone()
+        .map(|t| partition.local_count(t))
+        .sum::<u64>()
+        .max(1);
+    let by_memory = 1 + MAX_CURSOR_BYTES_PER_EDGE * m / (4 * owned);
+    let by_size = (m / MIN_CHUNK_EDGES).max(1);
+    (threads as u64).min(by_memory).min(by_size).max(1) as usize
+}
+
+/// [`build_trustees`] with the edge list cut into exactly `chunks`
+/// contiguous chunks (`chunks >= 1`; the result does not depend on it).
+fn build_in_chunks(
+    list: &EdgeList<'_>,
+    partition: &Partition,
+    trustees: Range<u32>,
+    chunks: usize,
 ) -> Result<Vec<Shard>, CsrError> {
     let n = list.num_vertices();
     if partition.num_vertices() != n {
@@ -274,139 +326,248 @@ pub fn build_trustees(
     // Ids must be in range before any of them is used as an index.
     list.validate()?;
     let edges = list.edges();
-    let shards = trustees.len();
-    // Tasks per shard: enough to keep every worker busy.
-    let per_shard = rayon::current_num_threads().div_ceil(shards.max(1)).max(1);
-
-    // One offsets array per shard: `local_count + 1` slots. Pass 1 counts
-    // degrees into slots 0..c; the last slot stays 0 until the prefix sum.
-    let mut offsets: Vec<Vec<u64>> = trustees
+    let chunks = if 2 * edges.len() as u64 > u64::from(u32::MAX) {
+        1
+    } else {
+        chunks.clamp(1, edges.len().max(1))
+    };
+    let step = edges.len().div_ceil(chunks).max(1);
+    let parts: Vec<&[PackedEdge]> = if edges.is_empty() {
+        vec![edges]
+    } else {
+        edges.chunks(step).collect()
+    };
+    let counts: Vec<usize> = trustees
         .clone()
-        .map(|t| vec![0u64; partition.local_count(t) as usize + 1])
+        .map(|t| partition.local_count(t) as usize)
         .collect();
-
-    // Pass 1: each task owns a range of one shard's local vertices and counts
-    // the endpoints that fall in it.
-    let mut tasks = Vec::new();
-    for (offs, trustee) in offsets.iter_mut().zip(trustees.clone()) {
-        let c = offs.len() - 1;
-        let step = c.div_ceil(per_shard).max(1);
-        let mut rest = &mut offs[..c];
-        let mut start = 0;
-        while !rest.is_empty() {
-            let (head, tail) = rest.split_at_mut(step.min(rest.len()));
-            tasks.push((trustee, start, head));
-            start += step;
-            rest = tail;
-        }
-    }
-    tasks.into_par_iter().for_each(|(trustee, start, counts)| {
-        for e in edges.iter().filter(|e| !e.is_self_loop()) {
-            for x in [e.u, e.v] {
-                if let Some(l) = local_in(partition, x, trustee, start, counts.len()) {
-                    counts[l] += 1;
-                }
-            }
-        }
-    });
-
-    // Exclusive prefix sums: slot l = first entry of local vertex l; the
-    // extra slot ends up holding the total.
-    let mut totals = Vec::with_capacity(shards);
-    for offs in offsets.iter_mut() {
-        let mut sum = 0u64;
-        for slot in offs.iter_mut() {
-            let d = *slot;
-            *slot = sum;
-            sum += d;
-        }
-        let entries = offs.last().copied().unwrap_or(0);
-        totals.push(usize::try_from(entries).map_err(|_| CsrError::TooLarge { entries })?);
-    }
-
-    // Pass 2: each task owns a range of local vertices with about equal
-    // entry counts, and the matching ranges of the adjacency arrays, and
-    // fills them in edge order using its slots as cursors (slot l advances
-    // from the start of l to the start of l + 1).
-    let mut targets: Vec<Vec<u32>> = totals.iter().map(|&m| vec![0u32; m]).collect();
-    let mut weights: Vec<Vec<f32>> = totals.iter().map(|&m| vec![0f32; m]).collect();
-    let mut tasks = Vec::new();
-    for (((offs, t_all), w_all), trustee) in offsets
-        .iter_mut()
-        .zip(targets.iter_mut())
-        .zip(weights.iter_mut())
-        .zip(trustees.clone())
-    {
-        let c = offs.len() - 1;
-        let total = offs[c];
-        let want = total.div_ceil(per_shard as u64).max(1);
-        // Cut points: local vertex indices where a new task starts.
-        let mut cuts = vec![0usize];
-        for l in 1..c {
-            if offs[l] - offs[cuts[cuts.len() - 1]] >= want {
-                cuts.push(l);
-            }
-        }
-        cuts.push(c);
-        let (mut o_rest, mut t_rest, mut w_rest) =
-            (&mut offs[..c], t_all.as_mut_slice(), w_all.as_mut_slice());
-        for pair in cuts.windows(2) {
-            let (a, b) = (pair[0], pair[1]);
-            let (o_head, o_tail) = o_rest.split_at_mut(b - a);
-            let base = o_head.first().copied().unwrap_or(0);
-            let end = o_tail.first().copied().unwrap_or(total);
-            let len = (end - base) as usize;
-            let (t_head, t_tail) = t_rest.split_at_mut(len);
-            let (w_head, w_tail) = w_rest.split_at_mut(len);
-            tasks.push((trustee, a, base, o_head, t_head, w_head));
-            o_rest = o_tail;
-            t_rest = t_tail;
-            w_rest = w_tail;
-        }
-    }
-    tasks
-        .into_par_iter()
-        .for_each(|(trustee, start, base, cursors, t_out, w_out)| {
-            for e in edges.iter().filter(|e| !e.is_self_loop()) {
-                for (x, y) in [(e.u, e.v), (e.v, e.u)] {
-                    if let Some(l) = local_in(partition, x, trustee, start, cursors.len()) {
-                        let pos = (cursors[l] - base) as usize;
-                        t_out[pos] = y;
-                        w_out[pos] = e.w;
-                        cursors[l] += 1;
-                    }
-                }
-            }
-        });
-
-    // Slot l now holds the end of l: shift right to get offsets.
+    let (offsets, targets, weights) = if partition.num_trustees() == 1 {
+        // One trustee owns everything and local index == global id.
+        sort_entries(&parts, &counts, |x| Some((0, x as usize)))?
+    } else {
+        let first = u64::from(trustees.start);
+        let shards = trustees.len() as u64;
+        sort_entries(&parts, &counts, move |x| {
+            let (t, local) = partition.locate(u64::from(x));
+            let s = t.wrapping_sub(first);
+            (s < shards).then_some((s as usize, local as usize))
+        })?
+    };
     let shards = offsets
         .into_iter()
         .zip(targets)
         .zip(weights)
         .zip(trustees)
-        .map(|(((mut offsets, targets), weights), trustee)| {
-            offsets.rotate_right(1);
-            offsets[0] = 0;
-            Shard {
-                partition: *partition,
-                trustee,
-                offsets,
-                targets,
-                weights,
-            }
+        .map(|(((offsets, targets), weights), trustee)| Shard {
+            partition: *partition,
+            trustee,
+            offsets,
+            targets,
+            weights,
         })
         .collect();
     Ok(shards)
 }
 
-/// Index of `x` within a task's range `start..start + len` of `trustee`'s
-/// local vertices, if it falls there.
-#[inline]
-fn local_in(p: &Partition, x: u32, trustee: u32, start: usize, len: usize) -> Option<usize> {
-    let (t, local) = p.locate(u64::from(x));
-    let l = (local as usize).wrapping_sub(start);
-    (t == u64::from(trustee) && l < len).then_some(l)
+/// Per-shard offsets, targets and weights.
+type Arrays = (Vec<Vec<u64>>, Vec<Vec<u32>>, Vec<Vec<f32>>);
+
+/// The counting sort. `locate` maps a global id to `(shard, local index)`
+/// when one of the shards owns it.
+///
+/// 1. Each chunk counts its endpoints per owned vertex into its own array
+///    (chunks `0..k-1`: `u32` arrays; the last chunk: the `u64` offsets).
+/// 2. A prefix sum over vertices, and for each vertex over chunks, turns
+///    the counts into cursors: chunk `j`'s cursor for `v` starts after all
+///    of `v`'s entries from chunks `< j`.
+/// 3. Each chunk writes its entries at its cursors, in edge order.
+///
+/// So every vertex's list is in edge order whatever the chunk count, and
+/// the last chunk's cursors end at the next vertex's start: shifted right
+/// by one, they are the offsets.
+fn sort_entries<F>(parts: &[&[PackedEdge]], counts: &[usize], locate: F) -> Result<Arrays, CsrError>
+where
+    F: Fn(u32) -> Option<(usize, usize)> + Sync,
+{
+    let locate = &locate;
+    let mut offsets: Vec<Vec<u64>> = counts.iter().map(|&c| zeroed(c + 1)).collect();
+    let mut cursors: Vec<Vec<Vec<u32>>> = (1..parts.len())
+        .map(|_| counts.iter().map(|&c| zeroed(c)).collect())
+        .collect();
+    let Some((last, rest)) = parts.split_last() else {
+        unreachable!("at least one chunk")
+    };
+
+    // 1. Counts.
+    rayon::scope(|sc| {
+        for (&part, cur) in rest.iter().zip(cursors.iter_mut()) {
+            sc.spawn(move |_| count(part, cur, locate));
+        }
+        count(last, &mut offsets, locate);
+    });
+
+    // 2. Counts -> start cursors; the extra slot of each offsets array gets
+    //    the shard's total.
+    let mut totals = Vec::with_capacity(counts.len());
+    for (s, offs) in offsets.iter_mut().enumerate() {
+        let mut cols: Vec<&mut [u32]> = cursors.iter_mut().map(|c| c[s].as_mut_slice()).collect();
+        let c = offs.len() - 1;
+        let mut sum = 0u64;
+        for (l, slot) in offs[..c].iter_mut().enumerate() {
+            for col in cols.iter_mut() {
+                let d = u64::from(col[l]);
+                // Fits: more than one chunk only when 2 * edges <= u32::MAX.
+                col[l] = sum as u32;
+                sum += d;
+            }
+            let d = *slot;
+            *slot = sum;
+            sum += d;
+        }
+        offs[c] = sum;
+        totals.push(usize::try_from(sum).map_err(|_| CsrError::TooLarge { entries: sum })?);
+    }
+
+    // 3. Scatter.
+    let mut targets: Vec<Vec<u32>> = totals.iter().map(|&m| zeroed(m)).collect();
+    let mut weights: Vec<Vec<f32>> = totals.iter().map(|&m| zeroed(m)).collect();
+    {
+        let t_out: Vec<&[AtomicU32]> = targets.iter_mut().map(|t| atomic_view::of_u32(t)).collect();
+        let w_out: Vec<&[AtomicU32]> = weights.iter_mut().map(|w| atomic_view::of_f32(w)).collect();
+        let out = (t_out.as_slice(), w_out.as_slice());
+        rayon::scope(|sc| {
+            for (&part, cur) in rest.iter().zip(cursors.iter_mut()) {
+                sc.spawn(move |_| scatter(part, cur, out, locate));
+            }
+            scatter(last, &mut offsets, out, locate);
+        });
+    }
+    drop(cursors);
+    for offs in offsets.iter_mut() {
+        offs.rotate_right(1);
+        offs[0] = 0;
+    }
+    Ok((offsets, targets, weights))
+}
+
+/// A zeroed array of `n` elements.
+fn zeroed<T: Clone + Default>(n: usize) -> Vec<T> {
+    vec![T::default(); n]
+}
+
+/// A per-vertex counter that later serves as a write cursor.
+trait Cursor: Copy + Send {
+    fn bump(&mut self);
+    /// Current position; advances by one.
+    fn take(&mut self) -> usize;
+}
+
+impl Cursor for u32 {
+    #[inline(always)]
+    fn bump(&mut self) {
+        *self += 1;
+    }
+    #[inline(always)]
+    fn take(&mut self) -> usize {
+        let p = *self as usize;
+        *self += 1;
+        p
+    }
+}
+
+impl Cursor for u64 {
+    #[inline(always)]
+    fn bump(&mut self) {
+        *self += 1;
+    }
+    #[inline(always)]
+    fn take(&mut self) -> usize {
+        let p = *self as usize;
+        *self += 1;
+        p
+    }
+}
+
+/// Counts the owned endpoints of `edges` (self-loops skipped).
+fn count<C, F>(edges: &[PackedEdge], counts: &mut [Vec<C>], locate: &F)
+where
+    C: Cursor,
+    F: Fn(u32) -> Option<(usize, usize)>,
+{
+    for e in edges {
+        if e.u == e.v {
+            continue;
+        }
+        for x in [e.u, e.v] {
+            if let Some((s, l)) = locate(x) {
+                counts[s][l].bump();
+            }
+        }
+    }
+}
+
+/// Writes the entries of `edges` at `cursors` (advancing them).
+fn scatter<C, F>(
+    edges: &[PackedEdge],
+    cursors: &mut [Vec<C>],
+    (targets, weights): (&[&[AtomicU32]], &[&[AtomicU32]]),
+    locate: &F,
+) where
+    C: Cursor,
+    F: Fn(u32) -> Option<(usize, usize)>,
+{
+    for e in edges {
+        if e.u == e.v {
+            continue;
+        }
+        let w = e.w.to_bits();
+        for (x, y) in [(e.u, e.v), (e.v, e.u)] {
+            if let Some((s, l)) = locate(x) {
+                let pos = cursors[s][l].take();
+                // Relaxed plain stores: every position has one writer (the
+                // cursors partition it), and the scope's join publishes them.
+                targets[s][pos].store(y, Ordering::Relaxed);
+                weights[s][pos].store(w, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+/// Shared views of the adjacency arrays for the parallel scatter.
+///
+/// The chunks of the scatter write interleaved positions of the same
+/// arrays; safe Rust can only split a slice into contiguous pieces, so the
+/// arrays are viewed as `AtomicU32` cells for the duration of the scatter
+/// and written with relaxed stores (plain stores on common hardware). Even
+/// if two chunks ever wrote the same cell this would be a wrong result, not
+/// a data race.
+mod atomic_view {
+    use std::mem::{align_of, size_of};
+    use std::sync::atomic::AtomicU32;
+
+    const _: () = assert!(size_of::<AtomicU32>() == size_of::<u32>());
+    const _: () = assert!(align_of::<AtomicU32>() == align_of::<u32>());
+    const _: () = assert!(size_of::<AtomicU32>() == size_of::<f32>());
+    const _: () = assert!(align_of::<AtomicU32>() == align_of::<f32>());
+
+    /// `xs` as atomic cells, borrowed exclusively for the view's life.
+    pub(super) fn of_u32(xs: &mut [u32]) -> &[AtomicU32] {
+        // SAFETY: `AtomicU32` has the same size and bit validity as `u32`
+        // (std docs) and, checked above at compile time, the same
+        // alignment, so the pointer and length describe valid cells. The
+        // exclusive borrow of `xs` lasts as long as the returned view, so
+        // no non-atomic access can happen while it exists.
+        unsafe { &*(xs as *mut [u32] as *const [AtomicU32]) }
+    }
+
+    /// `xs` (as raw bits) as atomic cells, borrowed exclusively.
+    pub(super) fn of_f32(xs: &mut [f32]) -> &[AtomicU32] {
+        // SAFETY: `f32` has the size and (checked above) alignment of
+        // `AtomicU32`, and every `u32` bit pattern is a valid `f32`, so
+        // whatever is stored reads back as an `f32`. The exclusive borrow
+        // of `xs` lasts as long as the view, as in `of_u32`.
+        unsafe { &*(xs as *mut [f32] as *const [AtomicU32]) }
+    }
 }
 
 #[cfg(test)]
@@ -492,6 +653,100 @@ mod tests {
         let list = EdgeList::from_edges(0, vec![]).unwrap();
         let g = build_whole(&list).unwrap();
         assert_eq!(g.num_local_vertices(), 0);
+        assert_eq!(g.num_entries(), 0);
+    }
+
+    /// A pseudo-random graph with self-loops, duplicates and hubs.
+    fn scrambled(n: u32, m: usize) -> EdgeList<'static> {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let edges = (0..m)
+            .map(|i| {
+                let r = next();
+                // Every 7th edge touches hub 3; every 11th is a self-loop.
+                let u = if i % 7 == 0 {
+                    3
+                } else {
+                    (r % u64::from(n)) as u32
+                };
+                let v = if i % 11 == 0 {
+                    u
+                } else {
+                    ((r >> 32) % u64::from(n)) as u32
+                };
+                PackedEdge::new(u, v, (i % 1000) as f32 / 1000.0)
+            })
+            .collect();
+        EdgeList::from_edges(u64::from(n), edges).unwrap()
+    }
+
+    /// Each vertex's list by the definition: both directions, input order,
+    /// no self-loops.
+    fn reference_lists(list: &EdgeList<'_>) -> Vec<Vec<(u32, f32)>> {
+        let mut lists = vec![Vec::new(); list.num_vertices() as usize];
+        for e in list.edges().iter().filter(|e| !e.is_self_loop()) {
+            lists[e.u as usize].push((e.v, e.w));
+            lists[e.v as usize].push((e.u, e.w));
+        }
+        lists
+    }
+
+    #[test]
+    fn any_chunk_count_gives_the_defined_lists() {
+        let list = scrambled(97, 3000);
+        let want = reference_lists(&list);
+        let shapes = [
+            (PartitionKind::Block, 1, 1),
+            (PartitionKind::Block, 2, 3),
+            (PartitionKind::Cyclic, 3, 2),
+            (PartitionKind::Cyclic, 1, 4),
+        ];
+        for (kind, ranks, threads) in shapes {
+            let p = Partition::new(kind, 97, ranks, threads).unwrap();
+            for rank in 0..ranks {
+                let trustees = p.trustees_of_rank(rank);
+                let one = build_in_chunks(&list, &p, trustees.clone(), 1).unwrap();
+                for s in &one {
+                    for (l, gid) in s.vertices() {
+                        let got: Vec<_> = s.neighbors(l).collect();
+                        assert_eq!(got, want[gid as usize], "{kind:?} vertex {gid}");
+                    }
+                    assert_eq!(s.offsets()[0], 0);
+                    assert_eq!(*s.offsets().last().unwrap(), s.num_entries());
+                }
+                for chunks in [2, 3, 5, 64, 5000] {
+                    let many = build_in_chunks(&list, &p, trustees.clone(), chunks).unwrap();
+                    assert_eq!(many, one, "{kind:?} rank {rank}, {chunks} chunks");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn chunk_count_follows_threads_size_and_memory() {
+        let n = 1 << 13;
+        let p = Partition::single(n);
+        // 16 edges per vertex, 128 Ki edges: one chunk per thread, up to
+        // what the cursor memory cap allows (1 + 16 / 4 = 5).
+        let big = EdgeList::from_edges(n, vec![PackedEdge::new(0, 1, 1.0); 1 << 17]).unwrap();
+        assert_eq!(chunk_count(&big, &p, &(0..1), 2), 2);
+        assert_eq!(chunk_count(&big, &p, &(0..1), 64), 5);
+        // Too few edges for a second chunk.
+        let small = EdgeList::from_edges(n, vec![PackedEdge::new(0, 1, 1.0); 100]).unwrap();
+        assert_eq!(chunk_count(&small, &p, &(0..1), 8), 1);
+    }
+
+    #[test]
+    fn all_self_loops_give_empty_lists() {
+        let list = EdgeList::from_edges(3, vec![PackedEdge::new(2, 2, 1.0); 10]).unwrap();
+        let p = Partition::single(3);
+        let g = build_in_chunks(&list, &p, 0..1, 4).unwrap().remove(0);
+        assert_eq!(g.offsets(), &[0, 0, 0, 0]);
         assert_eq!(g.num_entries(), 0);
     }
 }

@@ -45,6 +45,7 @@ pub mod edge_list;
 pub mod file;
 pub mod memory;
 pub mod partition;
+pub mod sharded;
 pub mod validate;
 
 pub use csr::{build_rank, build_trustees, build_whole, CsrError, Shard};

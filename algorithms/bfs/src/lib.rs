@@ -1,1 +1,425 @@
-//! Direction-optimizing BFS as delegated kernels. (Being built; see issue 4.)
+//! Direction-optimizing breadth-first search as delegated kernels.
+//!
+//! # The algorithm (Beamer, Asanović & Patterson, "Direction-Optimizing
+//! Breadth-First Search", SC 2012)
+//!
+//! A level-synchronous BFS expands the *frontier* (the vertices at depth `d`)
+//! into the next frontier (depth `d + 1`) in one of two directions:
+//!
+//! - **top-down**: every frontier vertex looks at all its neighbours and claims
+//!   the unvisited ones. Cheap while the frontier is small, wasteful once most
+//!   edges out of the frontier lead to vertices that are already visited;
+//! - **bottom-up**: every *unvisited* vertex looks at its neighbours until it
+//!   finds one in the frontier, and takes it as parent. Cheap when the frontier
+//!   is a large part of the graph: most unvisited vertices stop early.
+//!
+//! The switch follows the paper's heuristic, with `m_f` = edges out of the
+//! frontier, `m_u` = edges out of unvisited vertices, `n_f` = frontier size:
+//! go bottom-up when `m_f > m_u / alpha`, and back top-down when `n_f < n / beta`
+//! and the frontier has stopped growing. On Kronecker graphs the middle two or
+//! three levels (which hold most of the edges) then run bottom-up.
+//!
+//! # As delegated kernels
+//!
+//! Each trustee owns its vertices' parents and depths and its part of the
+//! frontier in its [`TrusteeState`] property (type `Trustee` here), together
+//! with a kernel-ready adjacency built on the first run (parallel edges merged,
+//! each neighbour stored as (owner trustee, local index)). One fiber per
+//! trustee drives the levels:
+//!
+//! - **top-down**: an unvisited neighbour owned by the same trustee is claimed
+//!   directly (local shortcut); one owned elsewhere becomes a [`Visit`] record
+//!   `(local index, parent)` appended to the owner's batch, sent as a POD slice
+//!   and applied by a delegated closure on the owner (first claim wins);
+//! - **bottom-up**: needs "is `u` in the frontier?" for every neighbour `u`, so
+//!   before such a level every trustee sends its frontier bitmap words (POD
+//!   slices) to every other trustee; the step itself is then purely local;
+//! - **agreement**: after its batches are applied (`wait_outstanding`), each
+//!   fiber meets the others at a barrier, then an all-reduce of
+//!   `(n_f, m_f, m_u)` decides the next direction and whether to stop.
+//!
+//! Depths are the levels (root 0, `-1` unreached); the parent tree is a valid
+//! Graph500 BFS tree.
+//!
+//! ```
+//! use graph_core::sharded::ShardedGraph;
+//! use graph_core::{EdgeList, PackedEdge, PartitionKind};
+//! let out = gossamer::main(2, || {
+//!     let list = EdgeList::from_edges(5, vec![
+//!         PackedEdge::new(0, 1, 1.0),
+//!         PackedEdge::new(1, 2, 1.0),
+//!         PackedEdge::new(0, 2, 1.0),
+//!         PackedEdge::new(2, 3, 1.0),
+//!     ]).unwrap();
+//!     let g = ShardedGraph::build(&list, PartitionKind::Block).unwrap();
+//!     bfs::bfs(&g, 0, &bfs::BfsConfig::default()).unwrap()
+//! });
+//! assert_eq!(out.level, [0, 1, 1, 2, -1]);
+//! assert_eq!(out.parent[3], 2);
+//! ```
+
+use std::time::{Duration, Instant};
+
+use gossamer::Op;
+use graph_core::sharded::{KernelError, ShardedGraph, TrusteeCtx, TrusteeState};
+use graph_core::validate::NO_PARENT;
+use graph_core::{Partition, Shard};
+
+/// Which directions a BFS may use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BfsMode {
+    /// Top-down and bottom-up levels, switched by the Beamer heuristic.
+    #[default]
+    DirectionOptimizing,
+    /// Top-down levels only.
+    TopDown,
+}
+
+/// Settings of one BFS run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BfsConfig {
+    /// Direction policy.
+    pub mode: BfsMode,
+    /// Go bottom-up when the frontier's edges exceed unexplored edges / `alpha`.
+    pub alpha: f64,
+    /// Go back top-down when the frontier is smaller than `n / beta` vertices
+    /// (and no longer growing).
+    pub beta: f64,
+}
+
+impl Default for BfsConfig {
+    fn default() -> Self {
+        BfsConfig {
+            mode: BfsMode::DirectionOptimizing,
+            alpha: 15.0,
+            beta: 18.0,
+        }
+    }
+}
+
+/// Result of one BFS run, indexed by global vertex id.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BfsOutput {
+    /// Parent in the BFS tree (the root is its own parent), [`NO_PARENT`]
+    /// when unreached.
+    pub parent: Vec<u64>,
+    /// Depth (root 0), `-1` when unreached.
+    pub level: Vec<i64>,
+    /// Time of the search (excludes preparing the adjacency and gathering).
+    pub kernel_time: Duration,
+    /// Levels run bottom-up (statistics).
+    pub bottom_up_levels: u32,
+}
+
+gossamer::pod_struct! {
+    /// A top-down visit sent to the owner of a vertex: "`v` (local index at its
+    /// owner) is reached from global vertex `parent`". 8 bytes.
+    #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct Visit { pub v: u32, pub parent: u32 }
+}
+
+/// Parent marker of an unvisited vertex in per-trustee state.
+const NONE: u32 = u32::MAX;
+/// Outgoing visits buffered before the fiber stops to send them.
+const SEND_BUDGET: usize = 16 * 1024;
+/// Bitmap words per bitmap message (fits a 64 KiB slot).
+const BITS_PIECE: usize = 4096;
+
+/// Kernel-ready adjacency and per-root state of one trustee.
+#[derive(Default)]
+struct Trustee {
+    me: u32,
+    partition: Option<Partition>,
+    start: Vec<u64>,
+    local: Vec<u32>,
+    owner: Vec<u16>,
+    global: Vec<u32>,
+    parent: Vec<u32>,
+    depth: Vec<i32>,
+    /// Depth of the vertices being discovered in the current level.
+    cur: i32,
+    frontier: Vec<u32>,
+    next: Vec<u32>,
+    /// Current frontier of every trustee as bitmaps over their local indices.
+    bits: Vec<Vec<u64>>,
+    /// Edges out of still-unvisited local vertices.
+    unexplored: u64,
+    out: Vec<Vec<Visit>>,
+}
+
+impl Trustee {
+    fn prepare(shard: &Shard) -> Self {
+        let p = *shard.partition();
+        let n = shard.num_local_vertices() as usize;
+        let mut t = Trustee {
+            me: shard.trustee(),
+            partition: Some(p),
+            start: Vec::with_capacity(n + 1),
+            global: (0..n as u64).map(|l| shard.global_id(l) as u32).collect(),
+            ..Default::default()
+        };
+        t.start.push(0);
+        let mut row: Vec<u32> = Vec::new();
+        for l in 0..n as u64 {
+            row.clear();
+            row.extend_from_slice(shard.adjacency(l).0);
+            row.sort_unstable();
+            row.dedup();
+            for &v in &row {
+                let o = p.owner(u64::from(v));
+                t.local.push(o.local as u32);
+                t.owner.push(o.trustee as u16);
+            }
+            t.start.push(t.local.len() as u64);
+        }
+        t.parent = vec![NONE; n];
+        t.depth = vec![-1; n];
+        t.bits = (0..p.num_trustees())
+            .map(|o| vec![0u64; (p.local_count(o) as usize).div_ceil(64)])
+            .collect();
+        t.out = (0..p.num_trustees()).map(|_| Vec::new()).collect();
+        t
+    }
+
+    fn degree(&self, l: u32) -> u64 {
+        self.start[l as usize + 1] - self.start[l as usize]
+    }
+
+    fn reset(&mut self, root: Option<u32>) {
+        self.parent.fill(NONE);
+        self.depth.fill(-1);
+        self.frontier.clear();
+        self.next.clear();
+        self.cur = 0;
+        self.unexplored = *self.start.last().unwrap_or(&0);
+        if let Some(r) = root {
+            self.parent[r as usize] = self.global[r as usize];
+            self.depth[r as usize] = 0;
+            self.next.push(r);
+        }
+    }
+
+    #[inline(always)]
+    fn claim(&mut self, v: u32, parent: u32) {
+        let i = v as usize;
+        if self.parent[i] == NONE {
+            self.parent[i] = parent;
+            self.depth[i] = self.cur;
+            self.next.push(v);
+        }
+    }
+
+    /// Top-down over the frontier from position `*pos`, until `budget` visits
+    /// are queued for other trustees. True when stopped early.
+    fn top_down_pass(&mut self, pos: &mut usize, mut budget: usize) -> bool {
+        while *pos < self.frontier.len() {
+            let u = self.frontier[*pos] as usize;
+            *pos += 1;
+            let g = self.global[u];
+            for j in self.start[u] as usize..self.start[u + 1] as usize {
+                let (o, l) = (self.owner[j], self.local[j]);
+                if u32::from(o) == self.me {
+                    self.claim(l, g);
+                } else {
+                    self.out[o as usize].push(Visit { v: l, parent: g });
+                    budget = budget.saturating_sub(1);
+                }
+            }
+            if budget == 0 {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Bottom-up: every unvisited local vertex looks for a frontier neighbour.
+    fn bottom_up(&mut self) {
+        let p = self.partition.expect("prepared");
+        for v in 0..self.parent.len() {
+            if self.parent[v] != NONE {
+                continue;
+            }
+            for j in self.start[v] as usize..self.start[v + 1] as usize {
+                let (o, l) = (self.owner[j] as usize, self.local[j]);
+                if self.bits[o][(l >> 6) as usize] & (1u64 << (l & 63)) != 0 {
+                    self.parent[v] = p.global(o as u32, u64::from(l)) as u32;
+                    self.depth[v] = self.cur;
+                    self.next.push(v as u32);
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Makes the discovered vertices the frontier and moves to the next depth
+    /// (before the reduction that ends the level, so no visit of the next level
+    /// can arrive first); returns `(n_f, m_f, m_u)`.
+    fn advance(&mut self) -> [u64; 3] {
+        self.cur += 1;
+        std::mem::swap(&mut self.frontier, &mut self.next);
+        self.next.clear();
+        let m_f: u64 = self.frontier.iter().map(|&v| self.degree(v)).sum();
+        self.unexplored -= m_f;
+        [self.frontier.len() as u64, m_f, self.unexplored]
+    }
+
+    /// This trustee's frontier as bitmap words (into its own slot of `bits`).
+    fn own_bits(&mut self) -> Vec<u64> {
+        let me = self.me as usize;
+        let mut words = std::mem::take(&mut self.bits[me]);
+        words.fill(0);
+        for &v in &self.frontier {
+            words[(v >> 6) as usize] |= 1u64 << (v & 63);
+        }
+        let copy = words.clone();
+        self.bits[me] = words;
+        copy
+    }
+}
+
+#[inline(always)]
+fn state(s: &mut TrusteeState) -> &mut Trustee {
+    s.kernel::<Trustee>(|_| Trustee::default()).1
+}
+
+/// Applies a batch of top-down visits on the owner (delegated closure body).
+fn receive(s: &mut TrusteeState, recs: &[Visit]) {
+    let t = state(s);
+    for r in recs {
+        t.claim(r.v, r.parent);
+    }
+}
+
+/// One top-down level: local passes, batches sent, all applied.
+fn top_down(ctx: &TrusteeCtx) {
+    let mut pos = 0usize;
+    loop {
+        let (out, more, p) = ctx.local.apply_returning(move |s| {
+            let t = state(s);
+            let mut p = pos;
+            let more = t.top_down_pass(&mut p, SEND_BUDGET);
+            (std::mem::take(&mut t.out), more, p)
+        });
+        pos = p;
+        for (o, recs) in out.iter().enumerate() {
+            if !recs.is_empty() {
+                ctx.peers[o].apply_slice_chunked_then(receive, recs, |()| {});
+            }
+        }
+        ctx.local.apply_with(
+            |s, mut out: Vec<Vec<Visit>>| {
+                out.iter_mut().for_each(Vec::clear);
+                state(s).out = out;
+            },
+            out,
+        );
+        if !more {
+            break;
+        }
+        gossamer::yield_now();
+    }
+    gossamer::wait_outstanding();
+}
+
+/// Sends this trustee's frontier bitmap to every other trustee.
+fn exchange_bits(ctx: &TrusteeCtx) {
+    let words = ctx.local.apply_returning(|s| state(s).own_bits());
+    let from = ctx.me as usize;
+    for (o, peer) in ctx.peers.iter().enumerate() {
+        if o == from {
+            continue;
+        }
+        for (i, piece) in words.chunks(BITS_PIECE).enumerate() {
+            let at = i * BITS_PIECE;
+            peer.apply_slice_then(
+                move |s, w: &[u64]| state(s).bits[from][at..at + w.len()].copy_from_slice(w),
+                piece,
+                |()| {},
+            );
+        }
+    }
+    gossamer::wait_outstanding();
+}
+
+/// The per-trustee driver: levels until every trustee's frontier is empty.
+fn run_trustee(mut ctx: TrusteeCtx, cfg: BfsConfig, n: u64) -> u32 {
+    let mut stats = ctx
+        .party
+        .all_reduce(ctx.local.apply(|s| state(s).advance()), [Op::Sum; 3]);
+    let mut bottom_up = false;
+    let mut bu_levels = 0;
+    let mut prev_nf = 0;
+    while stats[0] > 0 {
+        let [n_f, m_f, m_u] = stats;
+        if cfg.mode == BfsMode::DirectionOptimizing {
+            if !bottom_up && m_f as f64 > m_u as f64 / cfg.alpha {
+                bottom_up = true;
+            } else if bottom_up && n_f < prev_nf && (n_f as f64) < n as f64 / cfg.beta {
+                bottom_up = false;
+            }
+        }
+        prev_nf = n_f;
+        if bottom_up {
+            bu_levels += 1;
+            exchange_bits(&ctx);
+            ctx.party.barrier();
+            ctx.local.apply(|s| state(s).bottom_up());
+        } else {
+            top_down(&ctx);
+            ctx.party.barrier();
+        }
+        stats = ctx
+            .party
+            .all_reduce(ctx.local.apply(|s| state(s).advance()), [Op::Sum; 3]);
+    }
+    bu_levels
+}
+
+/// BFS from `root` over `graph`, from a fiber of the runtime that built the
+/// graph. Returns [`KernelError::RootOutOfRange`] for a bad root and
+/// [`KernelError::Config`] for bad `alpha` / `beta`.
+pub fn bfs(graph: &ShardedGraph, root: u64, cfg: &BfsConfig) -> Result<BfsOutput, KernelError> {
+    graph.check_root(root)?;
+    if !(cfg.alpha > 0.0 && cfg.beta > 0.0) {
+        return Err(KernelError::Config(format!(
+            "alpha = {}, beta = {}: both must be positive (defaults 15 and 18)",
+            cfg.alpha, cfg.beta
+        )));
+    }
+    if graph.num_trustees() > usize::from(u16::MAX) {
+        return Err(KernelError::Config(
+            "BFS supports at most 65535 trustees".into(),
+        ));
+    }
+    let owner = graph.partition().owner(root);
+    graph.on_trustees(move |ctx| {
+        let me = ctx.me;
+        ctx.local.apply(move |s| {
+            let (shard, t) = s.kernel::<Trustee>(|_| Trustee::default());
+            if t.partition.is_none() {
+                *t = Trustee::prepare(shard);
+            }
+            t.reset((owner.trustee == me).then_some(owner.local as u32));
+        })
+    });
+    let (cfg, n) = (*cfg, graph.num_vertices());
+    let t0 = Instant::now();
+    let bu = graph.on_trustees(move |ctx| run_trustee(ctx, cfg, n));
+    let kernel_time = t0.elapsed();
+    let parent = graph
+        .gather(NONE, |s| state(s).parent.clone())
+        .into_iter()
+        .map(|p| if p == NONE { NO_PARENT } else { u64::from(p) })
+        .collect();
+    let level = graph
+        .gather(-1i32, |s| state(s).depth.clone())
+        .into_iter()
+        .map(i64::from)
+        .collect();
+    Ok(BfsOutput {
+        parent,
+        level,
+        kernel_time,
+        bottom_up_levels: bu.into_iter().max().unwrap_or(0),
+    })
+}

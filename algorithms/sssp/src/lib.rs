@@ -1,1 +1,527 @@
-//! Delta-stepping SSSP as delegated kernels. (Being built; see issue 4.)
+//! Delta-stepping single-source shortest paths as delegated kernels.
+//!
+//! # The algorithm (Meyer & Sanders, "Δ-stepping: a parallelizable shortest
+//! path algorithm", J. Algorithms 2003)
+//!
+//! Tentative distances `d(v)` start at `+inf`, `d(root) = 0`. Vertices wait in
+//! *buckets* of width Δ: vertex `v` is in bucket `⌊d(v)/Δ⌋`. Edges are *light*
+//! (`w <= Δ`) or *heavy* (`w > Δ`). Buckets are emptied in increasing order:
+//!
+//! 1. take every vertex of the current bucket `k`, remember it in `R`, and relax
+//!    its **light** edges: `d(u) <- min(d(u), d(v) + w)`. A light relaxation can
+//!    land in bucket `k` again, so repeat until bucket `k` stays empty;
+//! 2. then relax the **heavy** edges of all of `R` once: they can only land in
+//!    later buckets, and `d(v)` of every vertex in `R` is now final;
+//! 3. move on to the next non-empty bucket; stop when none is left.
+//!
+//! Δ trades work for parallel rounds: Δ -> 0 is Dijkstra (no wasted
+//! relaxations, one round per distinct distance), Δ -> ∞ is Bellman-Ford. For
+//! Graph500 weights (uniform in (0, 1], about 30 edges per vertex) the
+//! measured best is [`DEFAULT_DELTA`] (see `results/kernels/delta.md`).
+//!
+//! # As delegated kernels
+//!
+//! Each trustee owns its vertices' `d` (f32), parents and buckets in its
+//! [`TrusteeState`] property (type `Trustee` here), together with a kernel-ready
+//! copy of its adjacency built on the first run: parallel edges merged to their
+//! minimum weight, each list split into light then heavy entries, and every
+//! target stored as (owner trustee, local index) so no partition arithmetic is
+//! left in the inner loop. One fiber per trustee drives the rounds:
+//!
+//! - **Relaxing** a vertex's edges: a target owned by the same trustee is
+//!   relaxed directly on local state (the *local shortcut*); a target owned by
+//!   another trustee becomes a [`Relax`] record `(local index, distance,
+//!   parent)` appended to that owner's outgoing batch. Batches travel as POD
+//!   slices ([`Trust::apply_slice_chunked_then`]) to a delegated closure on the
+//!   owner that applies the whole batch: never one request per edge.
+//! - **Bucket fusion** (as in GAPBS): a local relaxation that lands in the
+//!   current bucket is processed in the same pass, without a global round.
+//! - **Agreement** goes through a [`gossamer::Collective`]: after its batches
+//!   are applied (`wait_outstanding`), each fiber arrives at an all-reduce with
+//!   "my bucket k is non-empty or I sent records" (light phase) or "my smallest
+//!   non-empty bucket, and whether I sent records" (after the heavy phase). A
+//!   sent record may land after its owner reported, so a phase ends only when
+//!   nobody had work *and* nobody sent anything.
+//!
+//! Every relaxation is computed in `f32` as `d(v) + w`, so the result satisfies
+//! the Graph500 validator's exact check `d(u) == d(parent(u)) + w`.
+//!
+//! Multiple roots run one after another on the same [`ShardedGraph`]: the
+//! adjacency is prepared once (and re-split only when Δ changes); per-root
+//! state is reset with a few `fill`s.
+//!
+//! ```
+//! use graph_core::sharded::ShardedGraph;
+//! use graph_core::{EdgeList, PackedEdge, PartitionKind};
+//! let out = gossamer::main(2, || {
+//!     let list = EdgeList::from_edges(4, vec![
+//!         PackedEdge::new(0, 1, 0.5),
+//!         PackedEdge::new(1, 2, 0.25),
+//!         PackedEdge::new(0, 2, 1.0),
+//!     ]).unwrap();
+//!     let g = ShardedGraph::build(&list, PartitionKind::Cyclic).unwrap();
+//!     sssp::sssp(&g, 0, &sssp::SsspConfig::default()).unwrap()
+//! });
+//! assert_eq!(out.dist, [0.0, 0.5, 0.75, f32::INFINITY]);
+//! assert_eq!(out.parent[2], 1);
+//! ```
+
+use std::time::{Duration, Instant};
+
+use graph_core::sharded::{KernelError, ShardedGraph, TrusteeCtx, TrusteeState};
+use graph_core::validate::NO_PARENT;
+use graph_core::{Partition, Shard};
+
+/// Δ used by [`SsspConfig::default`], measured on Graph500 graphs (SCALE 16
+/// and 18, 2 threads; see `results/kernels/delta.md`).
+pub const DEFAULT_DELTA: f32 = 0.05;
+
+/// Outgoing records buffered before the fiber stops relaxing to send them.
+const SEND_BUDGET: usize = 4 * 1024;
+
+/// Settings of one SSSP run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SsspConfig {
+    /// Bucket width Δ (> 0, finite). Edges with `w <= delta` are light.
+    pub delta: f32,
+}
+
+impl Default for SsspConfig {
+    fn default() -> Self {
+        SsspConfig {
+            delta: DEFAULT_DELTA,
+        }
+    }
+}
+
+/// Result of one SSSP run, indexed by global vertex id.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SsspOutput {
+    /// Shortest distance from the root (`f32`), `+inf` when unreached.
+    pub dist: Vec<f32>,
+    /// Parent in the shortest-path tree (the root is its own parent),
+    /// [`NO_PARENT`] when unreached.
+    pub parent: Vec<u64>,
+    /// Time of the search itself: from the start of the rounds until every
+    /// trustee agreed that no bucket is left (excludes preparing the adjacency
+    /// and gathering the output).
+    pub kernel_time: Duration,
+    /// Bucket rounds and light-phase iterations, summed over buckets (statistics).
+    pub rounds: u64,
+}
+
+gossamer::pod_struct! {
+    /// One relaxation sent to the owner of a vertex: "`d(v)` may be `dist`, via
+    /// `parent`", where `v` is the vertex's local index at its owner and
+    /// `parent` a global id. 12 bytes, no padding.
+    #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct Relax { pub v: u32, pub dist: f32, pub parent: u32 }
+}
+
+/// Parent marker of an unreached vertex in per-trustee state.
+const NONE: u32 = u32::MAX;
+/// "No bucket" in reductions.
+const NO_BUCKET: u64 = u64::MAX;
+
+/// Kernel-ready adjacency and per-root state of one trustee.
+#[derive(Default)]
+struct Trustee {
+    me: u32,
+    /// Entries of local vertex `l`: `start[l]..start[l + 1]`; light ones first,
+    /// up to `split[l]`.
+    start: Vec<u64>,
+    split: Vec<u64>,
+    /// Target's local index at its owner, owner, weight.
+    local: Vec<u32>,
+    owner: Vec<u16>,
+    weight: Vec<f32>,
+    /// Global id of each local vertex.
+    global: Vec<u32>,
+    /// Δ the light/heavy split was made for.
+    delta: f32,
+    inv_delta: f32,
+    dist: Vec<f32>,
+    parent: Vec<u32>,
+    /// Distance at which each vertex last relaxed its light / heavy edges.
+    light_done: Vec<f32>,
+    heavy_done: Vec<f32>,
+    buckets: Vec<Vec<u32>>,
+    /// Vertices settled in the current bucket (`R`), for the heavy phase.
+    settled: Vec<u32>,
+    /// The wave of bucket `k` being relaxed, and the position in it.
+    wave: Vec<u32>,
+    cursor: usize,
+    out: Vec<Vec<Relax>>,
+    /// Best distance sent so far to each vertex of other trustees (at
+    /// `base[owner] + local`): a sender-side filter.
+    sent: Vec<f32>,
+    base: Vec<u32>,
+    /// The bucket being processed; whether a record sent since the last
+    /// light-phase agreement lands in it; the smallest other bucket a record
+    /// sent while processing it lands in.
+    cur: usize,
+    sent_cur: bool,
+    sent_min: usize,
+}
+
+impl Trustee {
+    /// Merges parallel edges (minimum weight), resolves owners, splits by `delta`.
+    fn prepare(shard: &Shard, delta: f32) -> Self {
+        let p: &Partition = shard.partition();
+        let n = shard.num_local_vertices() as usize;
+        let mut t = Trustee {
+            me: shard.trustee(),
+            start: Vec::with_capacity(n + 1),
+            global: (0..n as u64).map(|l| shard.global_id(l) as u32).collect(),
+            ..Default::default()
+        };
+        t.start.push(0);
+        let mut row: Vec<(u32, f32)> = Vec::new();
+        for l in 0..n as u64 {
+            row.clear();
+            row.extend(shard.neighbors(l));
+            row.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+            row.dedup_by_key(|e| e.0);
+            for &(v, w) in &row {
+                let o = p.owner(u64::from(v));
+                t.local.push(o.local as u32);
+                t.owner.push(o.trustee as u16);
+                t.weight.push(w);
+            }
+            t.start.push(t.local.len() as u64);
+        }
+        t.split = vec![0; n];
+        t.resplit(delta);
+        t.dist = vec![f32::INFINITY; n];
+        t.parent = vec![NONE; n];
+        t.light_done = vec![f32::NAN; n];
+        t.heavy_done = vec![f32::NAN; n];
+        t.out = (0..p.num_trustees()).map(|_| Vec::new()).collect();
+        let mut acc = 0u32;
+        t.base = (0..p.num_trustees())
+            .map(|o| {
+                let b = acc;
+                acc += p.local_count(o) as u32;
+                b
+            })
+            .collect();
+        t.sent = vec![f32::INFINITY; acc as usize];
+        t
+    }
+
+    /// Orders each vertex's entries light first for bucket width `delta`.
+    fn resplit(&mut self, delta: f32) {
+        for l in 0..self.split.len() {
+            let (a, b) = (self.start[l] as usize, self.start[l + 1] as usize);
+            let mut i = a;
+            for j in a..b {
+                if self.weight[j] <= delta {
+                    self.local.swap(i, j);
+                    self.owner.swap(i, j);
+                    self.weight.swap(i, j);
+                    i += 1;
+                }
+            }
+            self.split[l] = i as u64;
+        }
+        self.delta = delta;
+        self.inv_delta = 1.0 / delta;
+    }
+
+    /// Clears per-root state and seeds the root if it is ours.
+    fn reset(&mut self, root: Option<u32>) {
+        self.dist.fill(f32::INFINITY);
+        self.sent.fill(f32::INFINITY);
+        self.parent.fill(NONE);
+        self.light_done.fill(f32::NAN);
+        self.heavy_done.fill(f32::NAN);
+        self.buckets.iter_mut().for_each(Vec::clear);
+        self.settled.clear();
+        self.wave.clear();
+        self.cursor = 0;
+        self.cur = 0;
+        self.sent_cur = false;
+        self.sent_min = usize::MAX;
+        if let Some(r) = root {
+            self.dist[r as usize] = 0.0;
+            self.parent[r as usize] = self.global[r as usize];
+            self.push(r, 0.0);
+        }
+    }
+
+    #[inline(always)]
+    fn bucket_of(&self, d: f32) -> usize {
+        // Sender and owner compute it the same way, so a sender knows which
+        // bucket its record will land in.
+        (d * self.inv_delta) as usize
+    }
+
+    #[inline(always)]
+    fn push(&mut self, v: u32, d: f32) {
+        let b = self.bucket_of(d);
+        if b >= self.buckets.len() {
+            self.buckets.resize_with(b + 1, Vec::new);
+        }
+        self.buckets[b].push(v);
+    }
+
+    /// Relaxation of local vertex `v` to `d` via global `parent`.
+    #[inline(always)]
+    fn relax_local(&mut self, v: u32, d: f32, parent: u32) {
+        let i = v as usize;
+        if d < self.dist[i] {
+            self.dist[i] = d;
+            self.parent[i] = parent;
+            self.push(v, d);
+        }
+    }
+
+    /// Relaxes entries `a..b` of a vertex at distance `d` with global id `g`.
+    #[inline(always)]
+    fn relax_range(&mut self, a: usize, b: usize, d: f32, g: u32) -> usize {
+        let mut queued = 0;
+        for j in a..b {
+            let nd = d + self.weight[j];
+            let (o, l) = (self.owner[j], self.local[j]);
+            if u32::from(o) == self.me {
+                self.relax_local(l, nd, g);
+            } else {
+                // Send only what improves on what we already told the owner:
+                // its d(v) is at most that.
+                let c = (self.base[o as usize] + l) as usize;
+                if nd < self.sent[c] {
+                    self.sent[c] = nd;
+                    let b = self.bucket_of(nd);
+                    if b == self.cur {
+                        self.sent_cur = true;
+                    } else {
+                        self.sent_min = self.sent_min.min(b);
+                    }
+                    self.out[o as usize].push(Relax {
+                        v: l,
+                        dist: nd,
+                        parent: g,
+                    });
+                    queued += 1;
+                }
+            }
+        }
+        queued
+    }
+
+    /// Light phase: drains bucket `k` (including what lands back in it) until
+    /// `budget` records are queued for other trustees. True when stopped early.
+    ///
+    /// The bucket is taken in generations (FIFO by waves): the vertices present
+    /// now are relaxed, and what lands in bucket `k` meanwhile forms the next
+    /// wave. Popping one vertex at a time (LIFO) would chase fresh, not yet
+    /// final distances depth-first and relax the same vertices over and over.
+    fn light_pass(&mut self, k: usize, mut budget: usize) -> bool {
+        loop {
+            if self.cursor >= self.wave.len() {
+                self.wave.clear();
+                self.cursor = 0;
+                match self.buckets.get_mut(k) {
+                    Some(b) if !b.is_empty() => std::mem::swap(&mut self.wave, b),
+                    _ => return false,
+                }
+            }
+            let v = self.wave[self.cursor];
+            self.cursor += 1;
+            let i = v as usize;
+            let d = self.dist[i];
+            // Stale (moved to a lower bucket) or already relaxed at this distance.
+            if self.bucket_of(d) != k || self.light_done[i] == d {
+                continue;
+            }
+            self.settled.push(v);
+            self.light_done[i] = d;
+            let (a, s) = (self.start[i] as usize, self.split[i] as usize);
+            let q = self.relax_range(a, s, d, self.global[i]);
+            budget = budget.saturating_sub(q);
+            if budget == 0 {
+                return true;
+            }
+        }
+    }
+
+    /// Heavy phase: relaxes the heavy edges of the settled vertices.
+    fn heavy_pass(&mut self, mut budget: usize) -> bool {
+        while let Some(v) = self.settled.pop() {
+            let i = v as usize;
+            let d = self.dist[i];
+            if self.heavy_done[i] == d {
+                continue;
+            }
+            self.heavy_done[i] = d;
+            let (s, b) = (self.split[i] as usize, self.start[i + 1] as usize);
+            let q = self.relax_range(s, b, d, self.global[i]);
+            budget = budget.saturating_sub(q);
+            if budget == 0 {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Smallest non-empty bucket at or after `k`.
+    fn min_bucket_from(&self, k: usize) -> u64 {
+        self.buckets
+            .iter()
+            .enumerate()
+            .skip(k)
+            .find(|(_, b)| !b.is_empty())
+            .map_or(NO_BUCKET, |(i, _)| i as u64)
+    }
+}
+
+/// The kernel state of `s` (empty if the kernel never ran there).
+#[inline(always)]
+fn state(s: &mut TrusteeState) -> &mut Trustee {
+    s.kernel::<Trustee>(|_| Trustee::default()).1
+}
+
+/// Applies a batch of relaxations on the owner (delegated closure body).
+fn receive(s: &mut TrusteeState, recs: &[Relax]) {
+    let t = state(s);
+    for r in recs {
+        t.relax_local(r.v, r.dist, r.parent);
+    }
+}
+
+/// Runs one phase pass on the local state and sends the queued records.
+/// Returns whether the pass stopped early (more to do) and whether it sent.
+fn pass(ctx: &TrusteeCtx, k: usize, heavy: bool) -> bool {
+    let (out, more) = ctx.local.apply_returning(move |s| {
+        let t = state(s);
+        t.cur = k;
+        let more = if heavy {
+            t.heavy_pass(SEND_BUDGET)
+        } else {
+            t.light_pass(k, SEND_BUDGET)
+        };
+        (std::mem::take(&mut t.out), more)
+    });
+    for (o, recs) in out.iter().enumerate() {
+        if !recs.is_empty() {
+            ctx.peers[o].apply_slice_chunked_then(receive, recs, |()| {});
+        }
+    }
+    // Give the (cleared) buffers back for reuse.
+    ctx.local.apply_with(
+        |s, mut out: Vec<Vec<Relax>>| {
+            out.iter_mut().for_each(Vec::clear);
+            state(s).out = out;
+        },
+        out,
+    );
+    more
+}
+
+/// Runs passes of one phase until the local part is done, then waits until
+/// every record this trustee sent has been applied.
+fn phase(ctx: &TrusteeCtx, k: usize, heavy: bool) {
+    while pass(ctx, k, heavy) {
+        gossamer::yield_now();
+    }
+    gossamer::wait_outstanding();
+}
+
+/// The per-trustee driver: bucket rounds until every trustee agrees none is left.
+/// Returns the number of collective rounds.
+///
+/// Each agreement is one all-reduce. A fiber arrives only after its own records
+/// were applied, but a record from another trustee may still land after this
+/// trustee computed what it reports. So senders report where their records
+/// land (they compute the owner's bucket index exactly): "bucket `k` still has
+/// work" is true if any trustee has some *or sent a record into bucket k*, and
+/// the next bucket is the minimum of the local minima and of the buckets the
+/// records went to.
+fn run_trustee(mut ctx: TrusteeCtx) -> u64 {
+    let mine = ctx.local.apply(|s| state(s).min_bucket_from(0));
+    let mut k = ctx.party.min(mine);
+    let mut rounds = 1;
+    while k != NO_BUCKET {
+        let b = k as usize;
+        // Light phase: until no trustee has bucket-k work.
+        loop {
+            phase(&ctx, b, false);
+            let busy = ctx.local.apply(move |s| {
+                let t = state(s);
+                let busy = t.sent_cur
+                    || t.cursor < t.wave.len()
+                    || t.buckets.get(b).is_some_and(|q| !q.is_empty());
+                t.sent_cur = false;
+                busy
+            });
+            rounds += 1;
+            if !ctx.party.any(busy) {
+                break;
+            }
+        }
+        // Heavy phase, then agree on the next bucket (this one included: a
+        // rounding corner case may put a heavy relaxation back into it).
+        phase(&ctx, b, true);
+        let mine = ctx.local.apply(move |s| {
+            let t = state(s);
+            let m = t
+                .min_bucket_from(b)
+                .min(t.sent_min as u64)
+                .min(if t.sent_cur { b as u64 } else { NO_BUCKET });
+            t.sent_min = usize::MAX;
+            t.sent_cur = false;
+            m
+        });
+        k = ctx.party.min(mine);
+        rounds += 1;
+    }
+    rounds
+}
+
+/// Delta-stepping SSSP from `root` over `graph`, from a fiber of the runtime
+/// that built the graph. Returns [`KernelError::RootOutOfRange`] for a bad root
+/// and [`KernelError::Config`] for a bad Δ.
+pub fn sssp(graph: &ShardedGraph, root: u64, cfg: &SsspConfig) -> Result<SsspOutput, KernelError> {
+    graph.check_root(root)?;
+    if !(cfg.delta > 0.0 && cfg.delta.is_finite()) {
+        return Err(KernelError::Config(format!(
+            "delta = {}, expected a positive finite bucket width (e.g. {DEFAULT_DELTA})",
+            cfg.delta
+        )));
+    }
+    if graph.num_trustees() > usize::from(u16::MAX) {
+        return Err(KernelError::Config(
+            "SSSP supports at most 65535 trustees".into(),
+        ));
+    }
+    let delta = cfg.delta;
+    let owner = graph.partition().owner(root);
+    // Prepare (first run or new Δ) and reset, on every trustee.
+    graph.on_trustees(move |ctx| {
+        let me = ctx.me;
+        ctx.local.apply(move |s| {
+            let (shard, t) = s.kernel::<Trustee>(|_| Trustee::default());
+            if t.start.is_empty() {
+                *t = Trustee::prepare(shard, delta);
+            } else if t.delta != delta {
+                t.resplit(delta);
+            }
+            t.reset((owner.trustee == me).then_some(owner.local as u32));
+        })
+    });
+    let t0 = Instant::now();
+    let rounds = graph.on_trustees(run_trustee);
+    let kernel_time = t0.elapsed();
+    let dist = graph.gather(f32::INFINITY, |s| state(s).dist.clone());
+    let parent32 = graph.gather(NONE, |s| state(s).parent.clone());
+    let parent = parent32
+        .into_iter()
+        .map(|p| if p == NONE { NO_PARENT } else { u64::from(p) })
+        .collect();
+    Ok(SsspOutput {
+        dist,
+        parent,
+        kernel_time,
+        rounds: rounds.into_iter().max().unwrap_or(0),
+    })
+}

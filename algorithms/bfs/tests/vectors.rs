@@ -1,0 +1,163 @@
+//! BFS against the Graph500 reference vectors (SCALE 10 and 12, 4 roots each):
+//! levels exactly equal the oracle in both modes, the validator accepts the
+//! tree, and BFS and SSSP agree on reachability; 1, 2 and 3 trustees, both
+//! partitions.
+//!
+//! Vectors come from `$GRAPH500_VECTORS` or `../../../shared/graph500-vectors`
+//! relative to this crate.
+
+use std::path::PathBuf;
+
+use bfs::{bfs, BfsConfig, BfsMode};
+use graph_core::sharded::{KernelError, ShardedGraph};
+use graph_core::validate::{validate_bfs_list, NO_PARENT};
+use graph_core::{EdgeList, Graph500Params, PackedEdge, PartitionKind};
+use sssp::{sssp, SsspConfig};
+
+fn read(name: &str) -> Vec<u8> {
+    let dir = match std::env::var_os("GRAPH500_VECTORS") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/graph500-vectors"),
+    };
+    let p = dir.join(name);
+    std::fs::read(&p).unwrap_or_else(|e| {
+        panic!(
+            "cannot read {} ({e}): set GRAPH500_VECTORS to the folder holding the Graph500 vectors",
+            p.display()
+        )
+    })
+}
+
+fn load(scale: u32) -> EdgeList<'static> {
+    let edges = read(&format!("scale{scale}.edges"));
+    let weights = read(&format!("scale{scale}.weights"));
+    let mut list = EdgeList::zeroed(Graph500Params::reference(scale)).unwrap();
+    for ((out, e), w) in list
+        .edges_mut()
+        .iter_mut()
+        .zip(edges.chunks_exact(16))
+        .zip(weights.chunks_exact(4))
+    {
+        let u = u64::from_le_bytes(e[0..8].try_into().unwrap());
+        let v = u64::from_le_bytes(e[8..16].try_into().unwrap());
+        *out = PackedEdge::from_wide(u, v, f32::from_le_bytes(w.try_into().unwrap()));
+    }
+    list
+}
+
+fn roots(scale: u32) -> Vec<u64> {
+    String::from_utf8(read(&format!("scale{scale}.roots")))
+        .unwrap()
+        .lines()
+        .take(4)
+        .map(|l| l.trim().parse().unwrap())
+        .collect()
+}
+
+fn oracle(scale: u32, root: u64) -> Vec<i64> {
+    read(&format!("scale{scale}.root{root}.level"))
+        .chunks_exact(8)
+        .map(|c| i64::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+const MODES: [BfsMode; 2] = [BfsMode::DirectionOptimizing, BfsMode::TopDown];
+
+fn check_scale(scale: u32) {
+    let list = load(scale);
+    let roots = roots(scale);
+    let oracles: Vec<Vec<i64>> = roots.iter().map(|&r| oracle(scale, r)).collect();
+    for threads in [1, 2, 3] {
+        for kind in [PartitionKind::Block, PartitionKind::Cyclic] {
+            let (l, r) = (list.clone(), roots.clone());
+            let outs = gossamer::main(threads, move || {
+                let g = ShardedGraph::build(&l, kind).unwrap();
+                let mut outs = Vec::new();
+                for mode in MODES {
+                    for &root in &r {
+                        let cfg = BfsConfig {
+                            mode,
+                            ..Default::default()
+                        };
+                        let b = bfs(&g, root, &cfg).unwrap();
+                        let s = sssp(&g, root, &SsspConfig::default()).unwrap();
+                        let reach: Vec<bool> = s.dist.iter().map(|d| d.is_finite()).collect();
+                        outs.push((b, reach));
+                    }
+                }
+                outs
+            });
+            for (i, (out, reach)) in outs.iter().enumerate() {
+                let (k, mode) = (i % roots.len(), MODES[i / roots.len()]);
+                let root = roots[k];
+                let what = format!("scale {scale} root {root} threads {threads} {kind:?} {mode:?}");
+                assert_eq!(
+                    out.level, oracles[k],
+                    "{what}: levels differ from the oracle"
+                );
+                for (v, (&p, &r)) in out.parent.iter().zip(reach).enumerate() {
+                    assert_eq!(
+                        p != NO_PARENT,
+                        r,
+                        "{what}: BFS and SSSP disagree on vertex {v}"
+                    );
+                }
+                validate_bfs_list(&list, root, &out.parent, Some(&out.level))
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                if mode == BfsMode::TopDown {
+                    assert_eq!(out.bottom_up_levels, 0, "{what}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn scale10_matches_oracle() {
+    check_scale(10);
+}
+
+#[test]
+fn scale12_matches_oracle_and_goes_bottom_up() {
+    check_scale(12);
+    // The Kronecker graph's big middle level is dense enough to switch.
+    let list = load(12);
+    let root = roots(12)[0];
+    let bu = gossamer::main(2, move || {
+        let g = ShardedGraph::build(&list, PartitionKind::Cyclic).unwrap();
+        bfs(&g, root, &BfsConfig::default())
+            .unwrap()
+            .bottom_up_levels
+    });
+    assert!(bu >= 1, "direction-optimizing BFS never went bottom-up");
+}
+
+#[test]
+fn bad_arguments_are_errors() {
+    let list = load(10);
+    let (e1, e2) = gossamer::main(2, move || {
+        let g = ShardedGraph::build(&list, PartitionKind::Block).unwrap();
+        let e1 = bfs(&g, 5000, &BfsConfig::default()).unwrap_err();
+        let e2 = bfs(
+            &g,
+            0,
+            &BfsConfig {
+                alpha: 0.0,
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
+        (e1, e2)
+    });
+    assert_eq!(
+        e1,
+        KernelError::RootOutOfRange {
+            root: 5000,
+            vertices: 1024
+        }
+    );
+    assert!(
+        matches!(e2, KernelError::Config(ref m) if m.contains("alpha")),
+        "{e2}"
+    );
+}

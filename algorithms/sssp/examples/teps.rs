@@ -1,0 +1,238 @@
+//! Graph500-style TEPS benchmark of the SSSP and BFS kernels.
+//!
+//! Generates a Kronecker graph (generators + graph-core), builds the
+//! ShardedGraph with T threads, runs N of the reference's search roots with each
+//! kernel, validates every result, and prints one line per scale and kernel:
+//! harmonic-mean TEPS (numerator: the validator's traversed-edge count, as the
+//! Graph500 reference counts it) and the median kernel time.
+//!
+//! ```text
+//! cargo run --release -p sssp --example teps -- --scale 16,18 --threads 2 --roots 16 \
+//!     [--delta 0.05] [--kind cyclic|block] [--slot 65536] [--kernels sssp,bfs] [--mode do|td] [--csv out.csv]
+//! ```
+
+use std::time::Instant;
+
+use bfs::{bfs, BfsConfig, BfsMode};
+use generators::{Graph500Config, Kronecker};
+use graph_core::sharded::ShardedGraph;
+use graph_core::validate::{validate_bfs_list, validate_sssp_list};
+use graph_core::{EdgeList, Graph500Params, PackedEdge, PartitionKind};
+use sssp::{sssp, SsspConfig};
+
+struct Args {
+    scales: Vec<u32>,
+    threads: usize,
+    roots: usize,
+    delta: f32,
+    kind: PartitionKind,
+    slot: usize,
+    kernels: Vec<String>,
+    mode: BfsMode,
+    csv: Option<String>,
+    no_validate: bool,
+}
+
+fn parse() -> Result<Args, String> {
+    let mut a = Args {
+        scales: vec![16],
+        threads: 2,
+        roots: 16,
+        delta: SsspConfig::default().delta,
+        kind: PartitionKind::Cyclic,
+        slot: 64 * 1024,
+        kernels: vec!["sssp".into(), "bfs".into()],
+        mode: BfsMode::DirectionOptimizing,
+        csv: None,
+        no_validate: false,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(k) = it.next() {
+        if k == "--no-validate" {
+            a.no_validate = true;
+            continue;
+        }
+        let v = it.next().ok_or(format!("{k} needs a value"))?;
+        let bad = |e: &dyn std::fmt::Display| format!("{k} {v}: {e}");
+        match k.as_str() {
+            "--scale" => {
+                a.scales = v
+                    .split(',')
+                    .map(|s| s.parse().map_err(|e| bad(&e)))
+                    .collect::<Result<_, _>>()?
+            }
+            "--threads" => a.threads = v.parse().map_err(|e| bad(&e))?,
+            "--roots" => a.roots = v.parse().map_err(|e| bad(&e))?,
+            "--delta" => a.delta = v.parse().map_err(|e| bad(&e))?,
+            "--slot" => a.slot = v.parse().map_err(|e| bad(&e))?,
+            "--kind" => {
+                a.kind = match v.as_str() {
+                    "block" => PartitionKind::Block,
+                    "cyclic" => PartitionKind::Cyclic,
+                    _ => return Err(bad(&"expected block or cyclic")),
+                }
+            }
+            "--mode" => {
+                a.mode = match v.as_str() {
+                    "do" => BfsMode::DirectionOptimizing,
+                    "td" => BfsMode::TopDown,
+                    _ => return Err(bad(&"expected do or td")),
+                }
+            }
+            "--kernels" => a.kernels = v.split(',').map(String::from).collect(),
+            "--csv" => a.csv = Some(v),
+            _ => return Err(format!("unknown option {k}")),
+        }
+    }
+    Ok(a)
+}
+
+fn harmonic_mean(xs: &[f64]) -> f64 {
+    xs.len() as f64 / xs.iter().map(|x| 1.0 / x).sum::<f64>()
+}
+
+fn median(xs: &[f64]) -> f64 {
+    let mut s = xs.to_vec();
+    s.sort_by(f64::total_cmp);
+    let n = s.len();
+    if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        (s[n / 2 - 1] + s[n / 2]) / 2.0
+    }
+}
+
+fn main() {
+    let args = match parse() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("teps: {e}");
+            std::process::exit(2);
+        }
+    };
+    let mut csv = String::from("scale,kernel,threads,roots,harmonic_mean_teps,median_time_s\n");
+    for &scale in &args.scales {
+        let t0 = Instant::now();
+        let gen = Kronecker::new(Graph500Config::with_scale(scale)).expect("valid scale");
+        let mut list = EdgeList::zeroed(Graph500Params::reference(scale)).expect("fits");
+        gen.par_map_into(0, list.edges_mut(), |e| {
+            PackedEdge::from_wide(e.u, e.v, e.w)
+        });
+        let live = generators::non_isolated(
+            list.num_vertices(),
+            list.edges()
+                .iter()
+                .map(|e| (u64::from(e.u), u64::from(e.v))),
+        )
+        .expect("ids in range");
+        let roots = gen.search_roots(args.roots, |v| live.contains(v));
+        eprintln!("scale {scale}: generated in {:.2?}", t0.elapsed());
+        let list = std::sync::Arc::new(list);
+        let (l2, kinds, kind, delta, mode) = (
+            list.clone(),
+            args.kernels.clone(),
+            args.kind,
+            args.delta,
+            args.mode,
+        );
+        let r2 = roots.clone();
+        let outs = gossamer::Runtime::builder()
+            .threads(args.threads)
+            .slot_size(args.slot)
+            .run(move || {
+                let t1 = Instant::now();
+                let g = ShardedGraph::build(&l2, kind).expect("shardable");
+                eprintln!("scale {scale}: sharded in {:.2?}", t1.elapsed());
+                let mut res = Vec::new();
+                for k in &kinds {
+                    let mut per = Vec::new();
+                    for &root in &r2 {
+                        match k.as_str() {
+                            "sssp" => {
+                                let o = sssp(&g, root, &SsspConfig { delta }).expect("root ok");
+                                if per.is_empty() {
+                                    eprintln!(
+                                        "scale {scale} sssp: first root {} collective rounds",
+                                        o.rounds
+                                    );
+                                }
+                                per.push((
+                                    o.kernel_time.as_secs_f64(),
+                                    Some(o.dist),
+                                    o.parent,
+                                    None,
+                                ));
+                            }
+                            "bfs" => {
+                                let o = bfs(
+                                    &g,
+                                    root,
+                                    &BfsConfig {
+                                        mode,
+                                        ..Default::default()
+                                    },
+                                )
+                                .expect("root ok");
+                                per.push((
+                                    o.kernel_time.as_secs_f64(),
+                                    None,
+                                    o.parent,
+                                    Some(o.level),
+                                ));
+                            }
+                            other => panic!("unknown kernel {other}"),
+                        }
+                        if per.len() == 1 {
+                            // One line per kernel early, so a long run shows progress.
+                            eprintln!("scale {scale} {k}: first root {:.4}s", per[0].0);
+                        }
+                        // Keep memory flat: validate below from the kept outputs.
+                    }
+                    res.push((k.clone(), per));
+                }
+                res
+            })
+            .expect("runtime");
+        for (k, per) in outs {
+            let mut teps = Vec::new();
+            let mut times = Vec::new();
+            for ((t, dist, parent, level), &root) in per.into_iter().zip(&roots) {
+                let v = if args.no_validate {
+                    None
+                } else if let Some(d) = dist {
+                    Some(validate_sssp_list(&list, root, &parent, &d))
+                } else {
+                    Some(validate_bfs_list(&list, root, &parent, level.as_deref()))
+                };
+                let m = match v {
+                    Some(Ok(v)) => v.traversed_edges,
+                    Some(Err(e)) => {
+                        eprintln!("scale {scale} {k} root {root}: VALIDATION FAILED: {e}");
+                        std::process::exit(1);
+                    }
+                    None => list.count_non_loops(),
+                };
+                teps.push(m as f64 / t);
+                times.push(t);
+            }
+            let hm = harmonic_mean(&teps);
+            let med = median(&times);
+            println!(
+                "scale {scale} {k:>4} threads {} roots {}: harmonic mean {:8.2} MTEPS, median time {:.4} s{}",
+                args.threads,
+                times.len(),
+                hm / 1e6,
+                med,
+                if args.no_validate { " (not validated)" } else { " (all validated)" }
+            );
+            csv.push_str(&format!(
+                "{scale},{k},{},{},{hm:.0},{med:.6}\n",
+                args.threads,
+                times.len()
+            ));
+        }
+    }
+    if let Some(p) = args.csv {
+        std::fs::write(&p, csv).unwrap_or_else(|e| panic!("cannot write {p}: {e}"));
+    }
+}

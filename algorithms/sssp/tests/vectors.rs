@@ -1,0 +1,146 @@
+//! SSSP against the Graph500 reference vectors (SCALE 10 and 12, 4 roots each):
+//! distances equal the f32 oracle, the validator accepts the result, under 1, 2
+//! and 3 trustees (3: uneven shards) and both partitions.
+//!
+//! Vectors come from `$GRAPH500_VECTORS` or `../../../shared/graph500-vectors`
+//! relative to this crate.
+
+use std::path::PathBuf;
+
+use graph_core::sharded::{KernelError, ShardedGraph};
+use graph_core::validate::{validate_sssp_list, NO_PARENT};
+use graph_core::{EdgeList, Graph500Params, PackedEdge, PartitionKind};
+use sssp::{sssp, SsspConfig};
+
+fn read(name: &str) -> Vec<u8> {
+    let dir = match std::env::var_os("GRAPH500_VECTORS") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/graph500-vectors"),
+    };
+    let p = dir.join(name);
+    std::fs::read(&p).unwrap_or_else(|e| {
+        panic!(
+            "cannot read {} ({e}): set GRAPH500_VECTORS to the folder holding the Graph500 vectors",
+            p.display()
+        )
+    })
+}
+
+fn load(scale: u32) -> EdgeList<'static> {
+    let edges = read(&format!("scale{scale}.edges"));
+    let weights = read(&format!("scale{scale}.weights"));
+    let mut list = EdgeList::zeroed(Graph500Params::reference(scale)).unwrap();
+    for ((out, e), w) in list
+        .edges_mut()
+        .iter_mut()
+        .zip(edges.chunks_exact(16))
+        .zip(weights.chunks_exact(4))
+    {
+        let u = u64::from_le_bytes(e[0..8].try_into().unwrap());
+        let v = u64::from_le_bytes(e[8..16].try_into().unwrap());
+        *out = PackedEdge::from_wide(u, v, f32::from_le_bytes(w.try_into().unwrap()));
+    }
+    list
+}
+
+fn roots(scale: u32) -> Vec<u64> {
+    String::from_utf8(read(&format!("scale{scale}.roots")))
+        .unwrap()
+        .lines()
+        .take(4)
+        .map(|l| l.trim().parse().unwrap())
+        .collect()
+}
+
+fn oracle(scale: u32, root: u64) -> Vec<f32> {
+    read(&format!("scale{scale}.root{root}.dist"))
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// Equal within a relative 1e-6 (a few ulp at these magnitudes); infinities exactly.
+fn close(a: f32, b: f32) -> bool {
+    if a.is_infinite() || b.is_infinite() {
+        return a == b;
+    }
+    (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1e-30)
+}
+
+fn check_scale(scale: u32, deltas: &[f32]) {
+    let list = load(scale);
+    let roots = roots(scale);
+    let oracles: Vec<Vec<f32>> = roots.iter().map(|&r| oracle(scale, r)).collect();
+    for threads in [1, 2, 3] {
+        for kind in [PartitionKind::Block, PartitionKind::Cyclic] {
+            let (l, r, d) = (list.clone(), roots.clone(), deltas.to_vec());
+            let outs = gossamer::main(threads, move || {
+                let g = ShardedGraph::build(&l, kind).unwrap();
+                let mut outs = Vec::new();
+                for &delta in &d {
+                    for &root in &r {
+                        outs.push(sssp(&g, root, &SsspConfig { delta }).unwrap());
+                    }
+                }
+                outs
+            });
+            for (i, out) in outs.iter().enumerate() {
+                let (k, delta) = (i % roots.len(), deltas[i / roots.len()]);
+                let root = roots[k];
+                let what =
+                    format!("scale {scale} root {root} threads {threads} {kind:?} delta {delta}");
+                assert_eq!(out.dist.len(), oracles[k].len(), "{what}");
+                for (v, (&a, &b)) in out.dist.iter().zip(&oracles[k]).enumerate() {
+                    assert!(
+                        close(a, b),
+                        "{what}: vertex {v} has distance {a}, oracle {b}"
+                    );
+                    assert_eq!(
+                        a.is_finite(),
+                        out.parent[v] != NO_PARENT,
+                        "{what}: vertex {v}"
+                    );
+                }
+                validate_sssp_list(&list, root, &out.parent, &out.dist)
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+            }
+        }
+    }
+}
+
+#[test]
+fn scale10_matches_oracle() {
+    // Several Δ: tiny (many buckets), default, and larger than every weight
+    // (no heavy edges at all).
+    check_scale(10, &[0.01, SsspConfig::default().delta, 2.0]);
+}
+
+#[test]
+fn scale12_matches_oracle() {
+    check_scale(12, &[SsspConfig::default().delta]);
+}
+
+#[test]
+fn bad_arguments_are_errors() {
+    let list = load(10);
+    let (e1, e2) = gossamer::main(2, move || {
+        let g = ShardedGraph::build(&list, PartitionKind::Block).unwrap();
+        let e1 = sssp(&g, 1024, &SsspConfig::default()).unwrap_err();
+        let e2 = sssp(&g, 0, &SsspConfig { delta: 0.0 }).unwrap_err();
+        // The graph is still usable afterwards.
+        assert!(sssp(&g, roots(10)[0], &SsspConfig::default()).is_ok());
+        (e1, e2)
+    });
+    assert_eq!(
+        e1,
+        KernelError::RootOutOfRange {
+            root: 1024,
+            vertices: 1024
+        }
+    );
+    assert!(e1.to_string().contains("not a vertex"));
+    assert!(
+        matches!(e2, KernelError::Config(ref m) if m.contains("delta")),
+        "{e2}"
+    );
+}

@@ -1,0 +1,230 @@
+//! Command-line syntax: every subcommand and option, with units and defaults
+//! in the help text.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Graph500 SSSP and BFS on the Gossamer delegation runtime.
+///
+/// Generates the Graph500 Kronecker graph (bit-identical to the reference
+/// implementation), runs delta-stepping SSSP and direction-optimizing BFS
+/// as delegated kernels, validates every search and reports TEPS.
+#[derive(Parser, Debug)]
+#[command(name = "gossamer-graph", version, about, long_about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Generate a Graph500 graph: a graph file and/or the reference's cross-check files.
+    Generate(GenerateArgs),
+    /// Single-source shortest paths (delta-stepping) from one or more roots.
+    Sssp(SsspArgs),
+    /// Breadth-first search from one or more roots.
+    Bfs(BfsArgs),
+    /// The Graph500 benchmark: BFS and SSSP over 64 roots, with the reference's statistics block.
+    Graph500(Graph500Args),
+}
+
+/// Parameters of a generated graph (with --graph they come from the file).
+#[derive(Args, Debug, Clone)]
+pub struct GenParams {
+    /// Edges per vertex: the graph has EDGEFACTOR x 2^SCALE edges.
+    #[arg(long, default_value_t = 16, value_name = "E", conflicts_with = "graph")]
+    pub edgefactor: u32,
+    /// First generator seed (the reference fixes 2).
+    #[arg(long, default_value_t = 2, value_name = "A", conflicts_with = "graph")]
+    pub seed1: u64,
+    /// Second generator seed (the reference fixes 3).
+    #[arg(long, default_value_t = 3, value_name = "B", conflicts_with = "graph")]
+    pub seed2: u64,
+}
+
+/// Where the input graph comes from: generated, or read from a file.
+#[derive(Args, Debug, Clone)]
+#[group(required = true, multiple = false, id = "input")]
+pub struct Input {
+    /// Generate the Graph500 graph with 2^SCALE vertices (1..=32).
+    #[arg(long, value_name = "S")]
+    pub scale: Option<u32>,
+    /// Read a graph file written by `gossamer-graph generate -o FILE`
+    /// (memory-mapped, checksums verified).
+    #[arg(long, value_name = "FILE")]
+    pub graph: Option<PathBuf>,
+}
+
+/// Options shared by every command that runs kernels.
+#[derive(Args, Debug, Clone)]
+pub struct RunOptions {
+    /// Worker threads (Gossamer trustees; also used for generation and
+    /// validation). Default: all cores of this machine.
+    #[arg(long, value_name = "T")]
+    pub threads: Option<usize>,
+    /// How vertices are spread over trustees: contiguous blocks or round-robin.
+    #[arg(long, value_enum, default_value_t = PartitionArg::Block)]
+    pub partition: PartitionArg,
+    /// Run even if the memory estimate exceeds the available memory.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Which roots to search from.
+#[derive(Args, Debug, Clone)]
+pub struct RootChoice {
+    /// Search from this one vertex.
+    #[arg(long, value_name = "R", conflicts_with = "roots")]
+    pub root: Option<u64>,
+    /// Search from the first N Graph500 roots (generated graph: any N >= 1;
+    /// graph file: at most the number of roots stored in it). Default: 64
+    /// (with --graph: all roots stored in the file).
+    #[arg(long, value_name = "N")]
+    pub roots: Option<usize>,
+}
+
+/// Options of the single-kernel commands.
+#[derive(Args, Debug, Clone)]
+pub struct SearchOptions {
+    /// Do not validate the searches (validation runs by default after every
+    /// search, over the input edge list, outside the timed region).
+    #[arg(long)]
+    pub skip_validation: bool,
+    /// Print one JSON object on stdout instead of the human-readable report.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct GenerateArgs {
+    /// The graph has 2^SCALE vertices (1..=32).
+    #[arg(long, value_name = "S")]
+    pub scale: u32,
+    /// Edges per vertex: the graph has EDGEFACTOR x 2^SCALE edges.
+    #[arg(long, default_value_t = 16, value_name = "E")]
+    pub edgefactor: u32,
+    /// First generator seed (the reference fixes 2).
+    #[arg(long, default_value_t = 2, value_name = "A")]
+    pub seed1: u64,
+    /// Second generator seed (the reference fixes 3).
+    #[arg(long, default_value_t = 3, value_name = "B")]
+    pub seed2: u64,
+    /// Write the graph (with its 64 search roots) to this gossamer-graph file.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Write the edges as the reference vectors do: per edge u64 src, u64 dst, little-endian.
+    #[arg(long, value_name = "FILE")]
+    pub edges_out: Option<PathBuf>,
+    /// Write the weights as the reference vectors do: one f32 per edge, little-endian.
+    #[arg(long, value_name = "FILE")]
+    pub weights_out: Option<PathBuf>,
+    /// Write the 64 search roots as text, one decimal id per line.
+    #[arg(long, value_name = "FILE")]
+    pub roots_out: Option<PathBuf>,
+    /// Generator threads. Default: all cores.
+    #[arg(long, value_name = "T")]
+    pub threads: Option<usize>,
+    /// Generate even if the memory estimate exceeds the available memory.
+    #[arg(long)]
+    pub force: bool,
+    /// Measurement hook: also build the kernels' graph (block partition,
+    /// --threads workers) and report the construction time on stderr.
+    #[arg(long, hide = true)]
+    pub construct: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct SsspArgs {
+    #[command(flatten)]
+    pub input: Input,
+    #[command(flatten)]
+    pub gen: GenParams,
+    #[command(flatten)]
+    pub roots: RootChoice,
+    #[command(flatten)]
+    pub run: RunOptions,
+    #[command(flatten)]
+    pub out: SearchOptions,
+    /// Delta-stepping bucket width, in weight units (weights are in [0, 1]).
+    /// Default: 0.05, the kernel's measured best.
+    #[arg(long, value_name = "D")]
+    pub delta: Option<f32>,
+    /// Write the distances from the first root: N x f32 little-endian, +inf
+    /// for unreached vertices (the reference vectors' .dist format).
+    #[arg(long, value_name = "FILE")]
+    pub dump_dist: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct BfsArgs {
+    #[command(flatten)]
+    pub input: Input,
+    #[command(flatten)]
+    pub gen: GenParams,
+    #[command(flatten)]
+    pub roots: RootChoice,
+    #[command(flatten)]
+    pub run: RunOptions,
+    #[command(flatten)]
+    pub out: SearchOptions,
+    /// Direction-optimizing (top-down/bottom-up switching) or top-down only.
+    #[arg(long, value_enum, default_value_t = BfsModeArg::Do)]
+    pub mode: BfsModeArg,
+    /// Write the BFS levels from the first root: N x i64 little-endian, -1
+    /// for unreached vertices (the reference vectors' .level format).
+    #[arg(long, value_name = "FILE")]
+    pub dump_levels: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct Graph500Args {
+    #[command(flatten)]
+    pub input: Input,
+    #[command(flatten)]
+    pub gen: GenParams,
+    #[command(flatten)]
+    pub run: RunOptions,
+    /// Delta-stepping bucket width for SSSP, in weight units (weights are in
+    /// [0, 1]). Default: 0.05, the kernel's measured best.
+    #[arg(long, value_name = "D")]
+    pub delta: Option<f32>,
+}
+
+/// Vertex partition over trustees.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PartitionArg {
+    /// Contiguous ranges of vertex ids per trustee.
+    Block,
+    /// Vertex v goes to trustee v mod T.
+    Cyclic,
+}
+
+/// BFS strategy.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BfsModeArg {
+    /// Direction-optimizing: switches to bottom-up on large frontiers.
+    Do,
+    /// Top-down only.
+    TopDown,
+}
+
+impl PartitionArg {
+    pub fn kind(self) -> graph_core::PartitionKind {
+        match self {
+            PartitionArg::Block => graph_core::PartitionKind::Block,
+            PartitionArg::Cyclic => graph_core::PartitionKind::Cyclic,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

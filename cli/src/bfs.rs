@@ -1,0 +1,31 @@
+//! `gossamer-graph bfs`: breadth-first search from one or more roots.
+
+use crate::args::{BfsArgs, BfsModeArg};
+use crate::error::Result;
+use crate::search::{Kernel, KernelSpec};
+use crate::single::{self, Request};
+
+/// Runs the `bfs` command.
+pub fn run(args: &BfsArgs) -> Result<()> {
+    single::run(Request {
+        input: &args.input,
+        gen: &args.gen,
+        roots: &args.roots,
+        run: &args.run,
+        out: &args.out,
+        spec: KernelSpec {
+            kernel: Kernel::Bfs { mode: args.mode },
+            dump: args.dump_levels.clone(),
+        },
+        delta: None,
+        mode: Some(mode_name(args.mode)),
+    })
+}
+
+/// The mode's name in reports.
+pub fn mode_name(m: BfsModeArg) -> &'static str {
+    match m {
+        BfsModeArg::Do => "do",
+        BfsModeArg::TopDown => "top-down",
+    }
+}

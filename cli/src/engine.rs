@@ -1,0 +1,96 @@
+//! The adapter between the command and the kernels: build the sharded
+//! graph, run one SSSP or BFS, hand back plain arrays. Everything here runs
+//! inside a Gossamer runtime (`Runtime::run`).
+
+use std::time::Instant;
+
+use bfs::{BfsConfig, BfsMode};
+use graph_core::sharded::ShardedGraph;
+use graph_core::{EdgeList, PartitionKind};
+use sssp::SsspConfig;
+
+use crate::args::BfsModeArg;
+use crate::error::Result;
+
+/// Builds the kernels' sharded graph and drops it: the construction step
+/// alone, for measurements. Returns the seconds the build took.
+pub fn construct_only(list: &EdgeList<'_>, kind: PartitionKind) -> Result<f64> {
+    let start = Instant::now();
+    let graph = ShardedGraph::build(list, kind)?;
+    let seconds = start.elapsed().as_secs_f64();
+    drop(graph);
+    Ok(seconds)
+}
+
+/// The graph as the kernels see it: one shard per Gossamer worker.
+pub struct Engine {
+    graph: ShardedGraph,
+}
+
+/// One SSSP answer.
+pub struct SsspRun {
+    /// Distance per vertex, `+inf` where unreached.
+    pub dist: Vec<f32>,
+    /// Parent per vertex, `NO_PARENT` where unreached.
+    pub parent: Vec<u64>,
+    /// Seconds in the kernel (as the kernel measures it).
+    pub time_s: f64,
+}
+
+/// One BFS answer.
+pub struct BfsRun {
+    /// Parent per vertex, `NO_PARENT` where unreached.
+    pub parent: Vec<u64>,
+    /// Level per vertex, `-1` where unreached.
+    pub level: Vec<i64>,
+    /// Seconds in the kernel (as the kernel measures it).
+    pub time_s: f64,
+}
+
+impl Engine {
+    /// Shards the edge list over this runtime's workers.
+    pub fn build(list: &EdgeList<'_>, kind: PartitionKind) -> Result<Engine> {
+        Ok(Engine {
+            graph: ShardedGraph::build(list, kind)?,
+        })
+    }
+
+    /// Delta-stepping shortest paths from `root`; `None` keeps the kernel's delta.
+    pub fn sssp(&self, root: u64, delta: Option<f32>) -> Result<SsspRun> {
+        let cfg = SsspConfig {
+            delta: delta.unwrap_or(sssp::DEFAULT_DELTA),
+        };
+        let out = sssp::sssp(&self.graph, root, &cfg)?;
+        Ok(SsspRun {
+            dist: out.dist,
+            parent: out.parent,
+            time_s: out.kernel_time.as_secs_f64(),
+        })
+    }
+
+    /// Breadth-first search from `root`.
+    pub fn bfs(&self, root: u64, mode: BfsModeArg) -> Result<BfsRun> {
+        let cfg = BfsConfig {
+            mode: match mode {
+                BfsModeArg::Do => BfsMode::DirectionOptimizing,
+                BfsModeArg::TopDown => BfsMode::TopDown,
+            },
+            ..BfsConfig::default()
+        };
+        let out = bfs::bfs(&self.graph, root, &cfg)?;
+        Ok(BfsRun {
+            parent: out.parent,
+            level: out.level,
+            time_s: out.kernel_time.as_secs_f64(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn help_text_states_the_kernel_default_delta() {
+        // `--delta`'s help says "Default: 0.05"; keep it true.
+        assert_eq!(sssp::DEFAULT_DELTA, 0.05);
+    }
+}

@@ -1,0 +1,100 @@
+//! `gossamer-graph generate`: the Graph500 graph into a graph file and/or
+//! the reference vectors' cross-check files.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use graph_core::{file, EdgeList};
+
+use crate::args::GenerateArgs;
+use crate::error::{CliError, Result};
+use crate::graph::{self, GRAPH500_ROOTS};
+use crate::output::write_with;
+use crate::progress::Progress;
+
+/// Runs the `generate` command.
+pub fn run(args: &GenerateArgs) -> Result<()> {
+    let outputs = [
+        &args.output,
+        &args.edges_out,
+        &args.weights_out,
+        &args.roots_out,
+    ];
+    if outputs.iter().all(|o| o.is_none()) && !args.construct {
+        return Err(CliError::new(
+            "nothing to write: give at least one of -o FILE (graph file), --edges-out FILE, --weights-out FILE or --roots-out FILE",
+        ));
+    }
+    let threads = graph::threads_or_all(args.threads)?;
+    graph::init_rayon(threads);
+    let (list, kron, gen_time) = graph::generate(
+        args.scale,
+        args.edgefactor,
+        args.seed1,
+        args.seed2,
+        threads,
+        args.force,
+    )?;
+    eprintln!(
+        "generated SCALE {} edgefactor {}: {} vertices, {} edges in {:.3} s",
+        args.scale,
+        args.edgefactor,
+        list.num_vertices(),
+        list.num_edges(),
+        gen_time
+    );
+    let start = Instant::now();
+    let roots = graph::graph500_roots(&kron, &list, GRAPH500_ROOTS);
+    let roots_time = start.elapsed().as_secs_f64();
+    if let Some(path) = &args.output {
+        let bar = Progress::spinner("writing");
+        let written = file::write_with_roots(path, &list, &roots);
+        bar.finish();
+        written?;
+    }
+    if let Some(path) = &args.edges_out {
+        write_edges(path, &list)?;
+    }
+    if let Some(path) = &args.weights_out {
+        write_with(path, |w| {
+            list.edges()
+                .iter()
+                .try_for_each(|e| w.write_all(&e.w.to_le_bytes()))
+        })?;
+    }
+    if let Some(path) = &args.roots_out {
+        write_with(path, |w| roots.iter().try_for_each(|r| writeln!(w, "{r}")))?;
+    }
+    if args.construct {
+        construct(list, threads, gen_time, roots_time)?;
+    }
+    Ok(())
+}
+
+/// Edges as the reference vectors store them: `u64 src, u64 dst` LE.
+fn write_edges(path: &Path, list: &EdgeList<'_>) -> Result<()> {
+    write_with(path, |w| {
+        list.edges().iter().try_for_each(|e| {
+            w.write_all(&u64::from(e.u).to_le_bytes())?;
+            w.write_all(&u64::from(e.v).to_le_bytes())
+        })
+    })
+}
+
+/// The measurement hook: builds the kernels' graph like a search run does.
+fn construct(
+    list: EdgeList<'static>,
+    threads: usize,
+    gen_time: f64,
+    roots_time: f64,
+) -> Result<()> {
+    let list = Arc::new(list);
+    let construction_time = gossamer::Runtime::builder()
+        .threads(threads)
+        .run(move || crate::engine::construct_only(&list, graph_core::PartitionKind::Block))??;
+    eprintln!(
+        "graph_generation: {gen_time:.6} s, root selection: {roots_time:.6} s, construction_time: {construction_time:.6} s ({threads} threads)"
+    );
+    Ok(())
+}

@@ -1,0 +1,296 @@
+//! Running searches: build the kernels' graph inside a Gossamer runtime,
+//! search from each root, validate each answer outside the timed region,
+//! dump the first root's answer on request.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use graph_core::validate::{validate_bfs_list, validate_sssp_list, ValidationError, NO_PARENT};
+use graph_core::{EdgeList, PartitionKind};
+use rayon::prelude::*;
+
+use crate::args::BfsModeArg;
+use crate::engine::Engine;
+use crate::error::{CliError, Result};
+use crate::graph::LoadedGraph;
+use crate::output;
+use crate::progress::Progress;
+
+/// Which kernel, with its options.
+#[derive(Clone, Copy, Debug)]
+pub enum Kernel {
+    /// Delta-stepping SSSP; `None` lets the kernel choose delta.
+    Sssp { delta: Option<f32> },
+    /// BFS in the given mode.
+    Bfs { mode: BfsModeArg },
+}
+
+impl Kernel {
+    /// "sssp" or "bfs".
+    pub fn name(&self) -> &'static str {
+        match self {
+            Kernel::Sssp { .. } => "sssp",
+            Kernel::Bfs { .. } => "bfs",
+        }
+    }
+}
+
+/// A kernel to run over all roots, and where to dump its first answer.
+#[derive(Clone, Debug)]
+pub struct KernelSpec {
+    /// The kernel.
+    pub kernel: Kernel,
+    /// Distances (SSSP) or levels (BFS) of the first root go here.
+    pub dump: Option<PathBuf>,
+}
+
+/// How to run.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Gossamer workers.
+    pub threads: usize,
+    /// Vertex partition over the workers.
+    pub partition: PartitionKind,
+    /// Validate every search.
+    pub validate: bool,
+    /// One untimed search from the first root before the timed ones (as
+    /// the reference's benchmark does).
+    pub warmup: bool,
+}
+
+/// The measurements of one search.
+#[derive(Clone, Debug)]
+pub struct RootResult {
+    /// The root.
+    pub root: u64,
+    /// Kernel seconds.
+    pub time_s: f64,
+    /// Input edges inside the root's component (Graph500 TEPS numerator).
+    pub traversed_edges: u64,
+    /// Vertices reached, the root included.
+    pub reached: u64,
+    /// Whether the answer was validated (and passed).
+    pub validated: bool,
+    /// Seconds spent validating (None when skipped).
+    pub validate_time_s: Option<f64>,
+}
+
+impl RootResult {
+    /// Traversed edges per second.
+    pub fn teps(&self) -> f64 {
+        self.traversed_edges as f64 / self.time_s
+    }
+}
+
+/// All searches of one kernel.
+#[derive(Debug)]
+pub struct KernelRun {
+    /// Which kernel.
+    pub kernel: Kernel,
+    /// One entry per root searched and validated, in root order.
+    pub results: Vec<RootResult>,
+    /// The root whose answer failed validation (searching stopped there).
+    pub failure: Option<(u64, ValidationError)>,
+}
+
+/// What a run produced.
+#[derive(Debug)]
+pub struct Outcome {
+    /// Seconds to build the kernels' graph.
+    pub construction_time: f64,
+    /// One entry per kernel spec, in order.
+    pub runs: Vec<KernelRun>,
+}
+
+/// Builds the kernels' graph and runs every kernel spec over `roots`,
+/// inside a Gossamer runtime of `plan.threads` workers.
+pub fn run(
+    graph: Arc<LoadedGraph>,
+    roots: Vec<u64>,
+    specs: Vec<KernelSpec>,
+    plan: Plan,
+) -> Result<Outcome> {
+    let threads = plan.threads;
+    gossamer::Runtime::builder()
+        .threads(threads)
+        .run(move || run_inside(&graph, &roots, &specs, &plan))?
+}
+
+fn run_inside(
+    graph: &LoadedGraph,
+    roots: &[u64],
+    specs: &[KernelSpec],
+    plan: &Plan,
+) -> Result<Outcome> {
+    let list = graph.edge_list();
+    let bar = Progress::spinner("constructing");
+    let start = Instant::now();
+    let engine = Engine::build(&list, plan.partition);
+    let construction_time = start.elapsed().as_secs_f64();
+    bar.finish();
+    let engine = engine?;
+    let mut runs = Vec::with_capacity(specs.len());
+    for spec in specs {
+        let run = run_kernel(&engine, &list, roots, spec, plan)?;
+        let failed = run.failure.is_some();
+        runs.push(run);
+        if failed {
+            break;
+        }
+    }
+    Ok(Outcome {
+        construction_time,
+        runs,
+    })
+}
+
+/// One search's answer, in the shapes the validator and the dumps take.
+enum Answer {
+    Sssp(crate::engine::SsspRun),
+    Bfs(crate::engine::BfsRun),
+}
+
+impl Answer {
+    fn search(engine: &Engine, kernel: Kernel, root: u64) -> Result<Answer> {
+        Ok(match kernel {
+            Kernel::Sssp { delta } => Answer::Sssp(engine.sssp(root, delta)?),
+            Kernel::Bfs { mode } => Answer::Bfs(engine.bfs(root, mode)?),
+        })
+    }
+
+    fn time_s(&self) -> f64 {
+        match self {
+            Answer::Sssp(a) => a.time_s,
+            Answer::Bfs(a) => a.time_s,
+        }
+    }
+
+    fn parent(&self) -> &[u64] {
+        match self {
+            Answer::Sssp(a) => &a.parent,
+            Answer::Bfs(a) => &a.parent,
+        }
+    }
+
+    fn validate(
+        &self,
+        list: &EdgeList<'_>,
+        root: u64,
+    ) -> std::result::Result<graph_core::validate::Validated, ValidationError> {
+        match self {
+            Answer::Sssp(a) => validate_sssp_list(list, root, &a.parent, &a.dist),
+            Answer::Bfs(a) => validate_bfs_list(list, root, &a.parent, Some(&a.level)),
+        }
+    }
+
+    /// Spoils the answer at one reached vertex (see [`corrupt_for_tests`]).
+    fn corrupt(&mut self, root: u64) {
+        let victim = self
+            .parent()
+            .iter()
+            .enumerate()
+            .position(|(v, &p)| p != NO_PARENT && v as u64 != root);
+        if let Some(v) = victim {
+            match self {
+                Answer::Sssp(a) => a.dist[v] *= 0.5,
+                Answer::Bfs(a) => a.level[v] += 1,
+            }
+        }
+    }
+
+    fn dump(&self, path: &std::path::Path) -> Result<()> {
+        match self {
+            Answer::Sssp(a) => output::write_f32s(path, &a.dist),
+            Answer::Bfs(a) => output::write_i64s(path, &a.level),
+        }
+    }
+}
+
+fn run_kernel(
+    engine: &Engine,
+    list: &EdgeList<'_>,
+    roots: &[u64],
+    spec: &KernelSpec,
+    plan: &Plan,
+) -> Result<KernelRun> {
+    if plan.warmup {
+        if let Some(&first) = roots.first() {
+            Answer::search(engine, spec.kernel, first)?;
+        }
+    }
+    let bar = Progress::new(spec.kernel.name(), roots.len() as u64);
+    let mut results = Vec::with_capacity(roots.len());
+    let mut failure = None;
+    for (i, &root) in roots.iter().enumerate() {
+        let mut answer = Answer::search(engine, spec.kernel, root)?;
+        if corrupt_for_tests() {
+            answer.corrupt(root);
+        }
+        if i == 0 {
+            if let Some(path) = &spec.dump {
+                answer.dump(path)?;
+            }
+        }
+        let (reached, traversed_edges, validate_time_s) = if plan.validate {
+            let start = Instant::now();
+            match answer.validate(list, root) {
+                Ok(v) => (
+                    v.reached,
+                    v.traversed_edges,
+                    Some(start.elapsed().as_secs_f64()),
+                ),
+                Err(e) => {
+                    failure = Some((root, e));
+                    break;
+                }
+            }
+        } else {
+            let (reached, traversed) = count_component(list, answer.parent());
+            (reached, traversed, None)
+        };
+        results.push(RootResult {
+            root,
+            time_s: answer.time_s(),
+            traversed_edges,
+            reached,
+            validated: plan.validate,
+            validate_time_s,
+        });
+        bar.tick();
+    }
+    bar.finish();
+    Ok(KernelRun {
+        kernel: spec.kernel,
+        results,
+        failure,
+    })
+}
+
+/// Test hook: with `GOSSAMER_GRAPH_TEST_CORRUPT_ANSWERS=1` every answer is
+/// spoiled before validation, so the tests can see how a failed validation
+/// is reported. Not for users (hidden: not in `--help`).
+fn corrupt_for_tests() -> bool {
+    std::env::var_os("GOSSAMER_GRAPH_TEST_CORRUPT_ANSWERS").is_some_and(|v| v == "1")
+}
+
+/// Reached vertices and the Graph500 traversed-edge count (non-loop input
+/// edges with both ends reached) without validating.
+fn count_component(list: &EdgeList<'_>, parent: &[u64]) -> (u64, u64) {
+    let reached = parent.par_iter().filter(|&&p| p != NO_PARENT).count() as u64;
+    let is_reached = |v: u32| parent.get(v as usize).is_some_and(|&p| p != NO_PARENT);
+    let traversed = list
+        .edges()
+        .par_iter()
+        .filter(|e| !e.is_self_loop() && is_reached(e.u) && is_reached(e.v))
+        .count() as u64;
+    (reached, traversed)
+}
+
+/// The error for a failed validation: the root and the problems found.
+pub fn validation_error(kernel: Kernel, root: u64, e: &ValidationError) -> CliError {
+    CliError::new(format!(
+        "{} from root {root} failed validation: {e}",
+        kernel.name()
+    ))
+}

@@ -1,0 +1,86 @@
+//! The shared body of the single-kernel commands (`sssp`, `bfs`): load the
+//! graph, choose roots, run, report.
+
+use std::sync::Arc;
+
+use crate::args::{GenParams, Input, PartitionArg, RootChoice, RunOptions, SearchOptions};
+use crate::error::Result;
+use crate::graph;
+use crate::output::{self, RunInfo};
+use crate::search::{self, KernelSpec, Plan};
+
+/// What a single-kernel command asked for.
+pub struct Request<'a> {
+    pub input: &'a Input,
+    pub gen: &'a GenParams,
+    pub roots: &'a RootChoice,
+    pub run: &'a RunOptions,
+    pub out: &'a SearchOptions,
+    pub spec: KernelSpec,
+    /// For the reports: delta (SSSP) or mode (BFS).
+    pub delta: Option<f32>,
+    pub mode: Option<&'static str>,
+}
+
+/// Runs the command; output goes to stdout.
+pub fn run(req: Request<'_>) -> Result<()> {
+    let threads = graph::threads_or_all(req.run.threads)?;
+    graph::init_rayon(threads);
+    // Validate the root before the (possibly long) generation when we can.
+    if let (Some(r), Some(scale)) = (req.roots.root, req.input.scale) {
+        if scale <= graph_core::MAX_SCALE {
+            graph::check_root(r, 1u64 << scale)?;
+        }
+    }
+    let loaded = graph::load(req.input, req.gen, threads, req.run.force)?;
+    let roots = loaded.choose_roots(req.roots)?;
+    let loaded = Arc::new(loaded);
+    let plan = Plan {
+        threads,
+        partition: req.run.partition.kind(),
+        validate: !req.out.skip_validation,
+        warmup: false,
+    };
+    let outcome = search::run(loaded.clone(), roots, vec![req.spec.clone()], plan)?;
+    let run = outcome
+        .runs
+        .into_iter()
+        .next()
+        .expect("one kernel spec gives one run");
+    if let Some((root, e)) = &run.failure {
+        return Err(search::validation_error(run.kernel, *root, e));
+    }
+    let info = RunInfo {
+        scale: loaded.scale(),
+        edgefactor: loaded.edgefactor(),
+        vertices: loaded.num_vertices(),
+        edges: loaded.num_edges(),
+        threads,
+        partition: partition_name(req.run.partition),
+        generation_time: loaded.generation_time,
+        construction_time: outcome.construction_time,
+    };
+    if req.out.json {
+        let report = output::json_report(&info, &run, req.delta, req.mode);
+        let text = serde_json::to_string(&report).map_err(|e| {
+            crate::error::CliError::new(format!("could not encode the JSON report: {e}"))
+        })?;
+        println!("{text}");
+    } else {
+        let setting = match (req.delta, req.mode) {
+            (Some(d), _) => format!(", delta {d}"),
+            (_, Some(m)) => format!(", mode {m}"),
+            _ => String::new(),
+        };
+        print!("{}", output::human_report(&info, &run, &setting));
+    }
+    Ok(())
+}
+
+/// The partition's name in reports.
+pub fn partition_name(p: PartitionArg) -> &'static str {
+    match p {
+        PartitionArg::Block => "block",
+        PartitionArg::Cyclic => "cyclic",
+    }
+}

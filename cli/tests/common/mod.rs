@@ -1,0 +1,87 @@
+//! Helpers shared by the integration tests: run the built binary, find the
+//! reference vectors, make scratch directories.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The reference vectors (see their README).
+pub const VECTORS: &str = "/work/shared/graph500-vectors";
+
+/// Path of a reference vector file, e.g. `vector("scale12.edges")`.
+pub fn vector(name: &str) -> PathBuf {
+    Path::new(VECTORS).join(name)
+}
+
+/// Runs `gossamer-graph` with `args` (2 threads unless the test says otherwise).
+pub fn run(args: &[&str]) -> Output {
+    run_env(args, &[])
+}
+
+/// Runs `gossamer-graph` with `args` and extra environment variables.
+pub fn run_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_gossamer-graph"));
+    cmd.args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("the gossamer-graph binary runs")
+}
+
+/// Stdout as text.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Stderr as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Asserts success and returns stdout.
+pub fn ok(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "expected success, got {:?}\nstdout:\n{}\nstderr:\n{}",
+        o.status,
+        stdout(o),
+        stderr(o)
+    );
+    stdout(o)
+}
+
+/// Asserts a clean failure (exit status 1 or clap's 2, no panic) and returns stderr.
+pub fn fails(o: &Output) -> String {
+    let err = stderr(o);
+    assert!(
+        !o.status.success(),
+        "expected failure, got success\nstdout:\n{}",
+        stdout(o)
+    );
+    assert!(
+        matches!(o.status.code(), Some(1) | Some(2)),
+        "expected exit status 1 or 2, got {:?}\n{err}",
+        o.status
+    );
+    assert!(!err.contains("panicked"), "the command panicked:\n{err}");
+    assert!(
+        !err.contains("RUST_BACKTRACE"),
+        "the command panicked:\n{err}"
+    );
+    err
+}
+
+/// A fresh scratch directory for one test.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("gossamer-graph-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    dir
+}
+
+/// The file as a `&str` argument.
+pub fn arg(p: &Path) -> &str {
+    p.to_str().expect("utf-8 temp path")
+}

@@ -1,0 +1,176 @@
+//! The reports: the JSON object of `sssp`/`bfs` and the `graph500`
+//! statistics block in the reference's layout.
+
+mod common;
+
+use common::*;
+
+#[test]
+fn json_report_has_one_entry_per_root() {
+    let out = ok(&run(&[
+        "sssp",
+        "--scale",
+        "10",
+        "--roots",
+        "4",
+        "--threads",
+        "2",
+        "--json",
+    ]));
+    assert_eq!(out.trim().lines().count(), 1, "one JSON object on one line");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    for key in [
+        "kernel",
+        "scale",
+        "edgefactor",
+        "ranks",
+        "threads",
+        "roots",
+        "harmonic_mean_teps",
+        "harmonic_stddev_teps",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key}: {v}");
+    }
+    assert_eq!(v["kernel"], "sssp");
+    assert_eq!(v["scale"], 10);
+    assert_eq!(v["ranks"], 1);
+    assert_eq!(v["threads"], 2);
+    let roots = v["roots"].as_array().unwrap();
+    let ids: Vec<u64> = roots.iter().map(|r| r["root"].as_u64().unwrap()).collect();
+    assert_eq!(ids, [458, 214, 220, 966], "the reference's first roots");
+    for r in roots {
+        // The vectors' README: 897 reached, 16239 traversed edges at SCALE 10.
+        assert_eq!(r["reached"], 897);
+        assert_eq!(r["traversed_edges"], 16239);
+        assert_eq!(r["validated"], true);
+        assert!(r["teps"].as_f64().unwrap() > 0.0);
+    }
+    assert!(v["harmonic_mean_teps"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn skip_validation_still_counts_edges() {
+    let out = ok(&run(&[
+        "bfs",
+        "--scale",
+        "10",
+        "--root",
+        "458",
+        "--skip-validation",
+        "--json",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["roots"][0]["validated"], false);
+    assert_eq!(v["roots"][0]["traversed_edges"], 16239);
+    assert_eq!(v["roots"][0]["reached"], 897);
+}
+
+#[test]
+fn human_report_lists_each_root() {
+    let out = ok(&run(&["bfs", "--scale", "10", "--roots", "2"]));
+    assert!(out.contains("bfs: SCALE 10, edgefactor 16"), "{out}");
+    assert!(out.contains("458") && out.contains("214"), "{out}");
+    assert!(out.contains("harmonic mean"), "{out}");
+}
+
+/// The keys of the reference's statistics block, in its order.
+const REFERENCE_KEYS: &[&str] = &[
+    "SCALE",
+    "edgefactor",
+    "NBFS",
+    "graph_generation",
+    "num_mpi_processes",
+    "construction_time",
+    "bfs  min_time",
+    "bfs  firstquartile_time",
+    "bfs  median_time",
+    "bfs  thirdquartile_time",
+    "bfs  max_time",
+    "bfs  mean_time",
+    "bfs  stddev_time",
+    "sssp min_time",
+    "sssp firstquartile_time",
+    "sssp median_time",
+    "sssp thirdquartile_time",
+    "sssp max_time",
+    "sssp mean_time",
+    "sssp stddev_time",
+    "min_nedge",
+    "firstquartile_nedge",
+    "median_nedge",
+    "thirdquartile_nedge",
+    "max_nedge",
+    "mean_nedge",
+    "stddev_nedge",
+    "bfs  min_TEPS",
+    "bfs  firstquartile_TEPS",
+    "bfs  median_TEPS",
+    "bfs  thirdquartile_TEPS",
+    "bfs  max_TEPS",
+    "bfs  harmonic_mean_TEPS",
+    "bfs  harmonic_stddev_TEPS",
+    "sssp min_TEPS",
+    "sssp firstquartile_TEPS",
+    "sssp median_TEPS",
+    "sssp thirdquartile_TEPS",
+    "sssp max_TEPS",
+    "sssp harmonic_mean_TEPS",
+    "sssp harmonic_stddev_TEPS",
+    "bfs  min_validate",
+    "bfs  firstquartile_validate",
+    "bfs  median_validate",
+    "bfs  thirdquartile_validate",
+    "bfs  max_validate",
+    "bfs  mean_validate",
+    "bfs  stddev_validate",
+    "sssp min_validate",
+    "sssp firstquartile_validate",
+    "sssp median_validate",
+    "sssp thirdquartile_validate",
+    "sssp max_validate",
+    "sssp mean_validate",
+    "sssp stddev_validate",
+];
+
+#[test]
+fn graph500_block_has_the_reference_layout() {
+    let out = ok(&run(&["graph500", "--scale", "10", "--threads", "2"]));
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines.len() >= REFERENCE_KEYS.len() + 128, "{out}");
+    for (line, key) in lines.iter().zip(REFERENCE_KEYS) {
+        let (k, value) = line
+            .split_once(':')
+            .unwrap_or_else(|| panic!("no colon: {line}"));
+        assert_eq!(k, *key, "{out}");
+        // Values start at column 32 (the reference's padding).
+        assert_eq!(line.as_bytes()[31], b' ', "{line}");
+        assert_ne!(line.as_bytes()[32], b' ', "{line}");
+        let value = value.trim().trim_start_matches('!').trim();
+        assert!(value.parse::<f64>().is_ok(), "not a number: {line}");
+    }
+    let get = |key: &str| -> String {
+        let line = lines
+            .iter()
+            .find(|l| l.starts_with(&format!("{key}:")))
+            .unwrap();
+        line[32..].trim().to_string()
+    };
+    assert_eq!(get("SCALE"), "10");
+    assert_eq!(get("NBFS"), "64");
+    assert_eq!(get("num_mpi_processes"), "1");
+    for kernel in ["bfs  ", "sssp "] {
+        let marked = format!("{kernel}harmonic_mean_TEPS:     !  ");
+        let line = lines
+            .iter()
+            .find(|l| l.starts_with(&marked))
+            .expect("the ! line");
+        assert!(line[marked.len()..].parse::<f64>().unwrap() > 0.0, "{line}");
+    }
+    // The same component from every root at SCALE 10: 16239 edges each.
+    assert_eq!(get("min_nedge"), "16239");
+    assert_eq!(get("stddev_nedge"), "0");
+    assert!(
+        lines.iter().any(|l| l.starts_with("sssp Run  64:")),
+        "{out}"
+    );
+}

@@ -1,0 +1,370 @@
+//! The graph layer of the kernels: the shards of this rank, each entrusted to its
+//! trustee (a gossamer worker), plus what every kernel shares (error type,
+//! per-trustee fibers, a reduction group, gathering results).
+//!
+//! A [`ShardedGraph`] holds one [`Trust<TrusteeState>`] per trustee. The
+//! property on trustee `t` owns `t`'s [`Shard`] and the per-trustee state of
+//! every kernel that ran on it ([`TrusteeState::kernel`]): distances, parents,
+//! buckets, frontiers, and any kernel-ready copy of the adjacency. That state is
+//! created by the first run and reset by later ones, so running many roots on
+//! one graph never rebuilds a CSR.
+//!
+//! Kernels run as one fiber per trustee ([`ShardedGraph::on_trustees`]): the
+//! fiber on worker `t` reaches its own state with inline applies on its local
+//! trust, every other trustee's state only by applying closures to their trusts,
+//! and agrees with the other fibers through a [`Collective`].
+//!
+//! ```
+//! use graph_core::sharded::ShardedGraph;
+//! use graph_core::{EdgeList, PackedEdge, PartitionKind};
+//! let degrees = gossamer::main(2, || {
+//!     let list = EdgeList::from_edges(4, vec![PackedEdge::new(0, 1, 0.5), PackedEdge::new(1, 2, 0.5)]).unwrap();
+//!     let g = ShardedGraph::build(&list, PartitionKind::Cyclic).unwrap();
+//!     assert_eq!((g.num_vertices(), g.num_trustees()), (4, 2));
+//!     // Sum of degrees, computed by each trustee on its own shard.
+//!     g.on_trustees(|ctx| ctx.local.apply(|s| s.shard().num_entries()))
+//! });
+//! assert_eq!(degrees.iter().sum::<u64>(), 4);
+//! ```
+
+use std::any::Any;
+use std::fmt;
+
+use gossamer::{Collective, Party, Trust, WorkerId};
+
+use crate::csr::{build_rank, CsrError, Shard};
+use crate::edge_list::EdgeList;
+use crate::partition::{Partition, PartitionError, PartitionKind};
+
+/// Why a graph could not be sharded or a kernel could not run.
+#[derive(Clone, Debug, PartialEq)]
+pub enum KernelError {
+    /// The search root is not a vertex of the graph.
+    RootOutOfRange {
+        /// The requested root.
+        root: u64,
+        /// Vertex count of the graph.
+        vertices: u64,
+    },
+    /// The partition could not be made.
+    Partition(PartitionError),
+    /// The CSR could not be built (bad edge list).
+    Csr(CsrError),
+    /// Called outside a gossamer runtime fiber, or with an unusable setup; the
+    /// message says what to do.
+    Runtime(String),
+    /// A kernel parameter is out of range; the message says which.
+    Config(String),
+}
+
+impl fmt::Display for KernelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KernelError::RootOutOfRange { root, vertices } => write!(
+                f,
+                "search root {root} is not a vertex: the graph has vertices 0..{vertices}"
+            ),
+            KernelError::Partition(e) => write!(f, "cannot partition the graph: {e}"),
+            KernelError::Csr(e) => write!(f, "cannot shard the graph: {e}"),
+            KernelError::Runtime(m) | KernelError::Config(m) => write!(f, "{m}"),
+        }
+    }
+}
+
+impl std::error::Error for KernelError {}
+
+impl From<CsrError> for KernelError {
+    fn from(e: CsrError) -> Self {
+        KernelError::Csr(e)
+    }
+}
+
+impl From<PartitionError> for KernelError {
+    fn from(e: PartitionError) -> Self {
+        KernelError::Partition(e)
+    }
+}
+
+/// The property on one trustee: its shard and the kernels' state for it.
+pub struct TrusteeState {
+    shard: Shard,
+    kernels: Vec<Box<dyn Any + Send>>,
+}
+
+impl fmt::Debug for TrusteeState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "TrusteeState of trustee {} ({} vertices, {} entries, {} kernel states)",
+            self.shard.trustee(),
+            self.shard.num_local_vertices(),
+            self.shard.num_entries(),
+            self.kernels.len()
+        )
+    }
+}
+
+impl TrusteeState {
+    /// This trustee's adjacency.
+    #[inline]
+    pub fn shard(&self) -> &Shard {
+        &self.shard
+    }
+
+    /// The shard and kernel state `S` of this trustee, creating the state with
+    /// `init` on first use. One state per type: a kernel keeps its per-trustee
+    /// data (and any kernel-ready adjacency) in its own type and resets it per run.
+    #[inline]
+    pub fn kernel<S: Any + Send>(&mut self, init: impl FnOnce(&Shard) -> S) -> (&Shard, &mut S) {
+        let i = match self.kernels.iter().position(|k| k.is::<S>()) {
+            Some(i) => i,
+            None => {
+                let s = init(&self.shard);
+                self.kernels.push(Box::new(s));
+                self.kernels.len() - 1
+            }
+        };
+        let s = self.kernels[i]
+            .downcast_mut::<S>()
+            .expect("kernel state has the type it was found by");
+        (&self.shard, s)
+    }
+
+    /// Drops kernel state `S` (e.g. to free memory between kernels).
+    pub fn drop_kernel<S: Any + Send>(&mut self) {
+        self.kernels.retain(|k| !k.is::<S>());
+    }
+}
+
+/// What a kernel fiber on one trustee gets from [`ShardedGraph::on_trustees`].
+pub struct TrusteeCtx {
+    /// Global index of this trustee (== its worker on this rank).
+    pub me: u32,
+    /// The partition of the graph.
+    pub partition: Partition,
+    /// This trustee's own state (applies on it run inline).
+    pub local: Trust<TrusteeState>,
+    /// Every trustee's state, indexed by trustee (`peers[me]` is `local`).
+    pub peers: Vec<Trust<TrusteeState>>,
+    /// This fiber's party in the graph's reduction group.
+    pub party: Party,
+}
+
+/// The shards of this rank, entrusted to their trustees. See the module docs.
+pub struct ShardedGraph {
+    partition: Partition,
+    num_edges_input: u64,
+    trustees: Vec<Trust<TrusteeState>>,
+    collective: Collective,
+}
+
+impl fmt::Debug for ShardedGraph {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "ShardedGraph({} vertices, {} input edges, {:?} over {} trustees)",
+            self.partition.num_vertices(),
+            self.num_edges_input,
+            self.partition.kind(),
+            self.trustees.len()
+        )
+    }
+}
+
+impl ShardedGraph {
+    /// Partitions `list` over this runtime's workers (one trustee each), builds
+    /// the shards in parallel (rayon; loading only) and entrusts shard `t` to
+    /// worker `t`.
+    ///
+    /// Call from a fiber inside the gossamer runtime; otherwise (or in delegated
+    /// context) returns [`KernelError::Runtime`].
+    pub fn build(list: &EdgeList<'_>, kind: PartitionKind) -> Result<Self, KernelError> {
+        let workers = in_fiber("ShardedGraph::build")?;
+        let partition = Partition::new(kind, list.num_vertices(), 1, workers as u32)?;
+        let shards = build_rank(list, &partition, 0)?;
+        let trustees = shards
+            .into_iter()
+            .enumerate()
+            .map(|(t, shard)| {
+                gossamer::entrust_on(
+                    WorkerId(t),
+                    TrusteeState {
+                        shard,
+                        kernels: Vec::new(),
+                    },
+                )
+            })
+            .collect();
+        Ok(ShardedGraph {
+            partition,
+            num_edges_input: list.num_edges(),
+            trustees,
+            collective: Collective::new(),
+        })
+    }
+
+    /// Vertex count.
+    pub fn num_vertices(&self) -> u64 {
+        self.partition.num_vertices()
+    }
+
+    /// The vertex partition.
+    pub fn partition(&self) -> &Partition {
+        &self.partition
+    }
+
+    /// Records of the input edge list (self-loops and duplicates included).
+    pub fn num_edges_input(&self) -> u64 {
+        self.num_edges_input
+    }
+
+    /// Number of trustees (== workers of the runtime that built the graph).
+    pub fn num_trustees(&self) -> usize {
+        self.trustees.len()
+    }
+
+    /// Trustee `t`'s state.
+    pub fn trustee(&self, t: usize) -> &Trust<TrusteeState> {
+        &self.trustees[t]
+    }
+
+    /// Checks that `root` is a vertex.
+    pub fn check_root(&self, root: u64) -> Result<(), KernelError> {
+        if root >= self.num_vertices() {
+            Err(KernelError::RootOutOfRange {
+                root,
+                vertices: self.num_vertices(),
+            })
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Runs `f` in one fiber per trustee (on that trustee's worker), waits for
+    /// all and returns their results by trustee. Call from a fiber; the calling
+    /// fiber is suspended meanwhile.
+    pub fn on_trustees<R: Send + 'static>(
+        &self,
+        f: impl Fn(TrusteeCtx) -> R + Send + Sync + Clone + 'static,
+    ) -> Vec<R> {
+        let handles: Vec<_> = (0..self.trustees.len())
+            .map(|t| {
+                let f = f.clone();
+                let peers = self.trustees.clone();
+                let collective = self.collective.clone();
+                let partition = self.partition;
+                gossamer::spawn_on(WorkerId(t), move || {
+                    let ctx = TrusteeCtx {
+                        me: t as u32,
+                        partition,
+                        local: peers[t].clone(),
+                        party: collective.party(),
+                        peers,
+                    };
+                    f(ctx)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join()).collect()
+    }
+
+    /// Gathers per-trustee vectors of local values (`get` runs on each trustee
+    /// and returns one value per local vertex, in local order) into one vector
+    /// indexed by global vertex id, through `apply_returning`.
+    pub fn gather<T>(&self, fill: T, get: fn(&mut TrusteeState) -> Vec<T>) -> Vec<T>
+    where
+        T: Copy + serde::Serialize + serde::de::DeserializeOwned + 'static,
+    {
+        let mut out = vec![fill; self.num_vertices() as usize];
+        for (t, trust) in self.trustees.iter().enumerate() {
+            let part = trust.apply_returning(get);
+            for (l, x) in part.into_iter().enumerate() {
+                out[self.partition.global(t as u32, l as u64) as usize] = x;
+            }
+        }
+        out
+    }
+}
+
+/// The worker count when called from a plain fiber of a gossamer runtime.
+fn in_fiber(what: &str) -> Result<usize, KernelError> {
+    let ok = std::panic::catch_unwind(gossamer::num_workers).ok();
+    match ok {
+        Some(n) => Ok(n),
+        None => Err(KernelError::Runtime(format!(
+            "{what} must be called from inside a gossamer runtime (a fiber of gossamer::main or Runtime::builder().run)"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::edge_list::PackedEdge;
+
+    fn path(n: u32) -> EdgeList<'static> {
+        EdgeList::from_edges(
+            u64::from(n),
+            (1..n).map(|v| PackedEdge::new(v - 1, v, 0.5)).collect(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn shards_land_on_their_trustees_and_gather_by_global_id() {
+        for kind in [PartitionKind::Block, PartitionKind::Cyclic] {
+            let got = gossamer::main(3, move || {
+                let g = ShardedGraph::build(&path(10), kind).unwrap();
+                let on = g.on_trustees(|ctx| {
+                    let me = ctx.me;
+                    let (t, w) = ctx.local.apply(|s| {
+                        (
+                            s.shard().trustee(),
+                            gossamer::current_worker().index() as u32,
+                        )
+                    });
+                    assert_eq!((t, w), (me, me));
+                    ctx.peers.len()
+                });
+                assert_eq!(on, vec![3; 3]);
+                // Degree per vertex, gathered: ends of the path have 1.
+                g.gather(0u64, |s| {
+                    let sh = s.shard();
+                    (0..sh.num_local_vertices()).map(|l| sh.degree(l)).collect()
+                })
+            });
+            assert_eq!(got, [1, 2, 2, 2, 2, 2, 2, 2, 2, 1]);
+        }
+    }
+
+    #[test]
+    fn kernel_state_is_created_once_and_kept() {
+        let runs = gossamer::main(2, || {
+            let g = ShardedGraph::build(&path(6), PartitionKind::Block).unwrap();
+            for _ in 0..3 {
+                g.trustee(1).apply(|s| {
+                    let (sh, count) = s.kernel::<u64>(|sh| sh.num_local_vertices() * 100);
+                    *count += sh.num_local_vertices();
+                });
+            }
+            let v = g.trustee(1).apply(|s| *s.kernel::<u64>(|_| 0).1);
+            g.trustee(1).apply(|s| s.drop_kernel::<u64>());
+            (v, g.trustee(1).apply(|s| *s.kernel::<u64>(|_| 7).1))
+        });
+        assert_eq!(runs, (309, 7));
+    }
+
+    #[test]
+    fn errors_are_clear() {
+        let e = ShardedGraph::build(&path(3), PartitionKind::Block).unwrap_err();
+        assert!(e.to_string().contains("inside a gossamer runtime"), "{e}");
+        let msg = gossamer::main(1, || {
+            let g = ShardedGraph::build(&path(3), PartitionKind::Block).unwrap();
+            g.check_root(3).unwrap_err().to_string()
+        });
+        assert_eq!(
+            msg,
+            "search root 3 is not a vertex: the graph has vertices 0..3"
+        );
+    }
+}
