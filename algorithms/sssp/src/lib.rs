@@ -113,7 +113,8 @@ pub struct SsspOutput {
 gossamer::pod_struct! {
     /// One relaxation sent to the owner of a vertex: "`d(v)` may be `dist`, via
     /// `parent`", where `v` is the vertex's local index at its owner and
-    /// `parent` a global id. 12 bytes, no padding.
+    /// `parent` the parent's flat id (trustee base + local index; see the
+    /// kernel state). 12 bytes, no padding.
     #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct Relax { pub v: u32, pub dist: f32, pub parent: u32 }
 }
@@ -123,24 +124,37 @@ const NONE: u32 = u32::MAX;
 /// "No bucket" in reductions.
 const NO_BUCKET: u64 = u64::MAX;
 
+/// One adjacency entry: the target's flat id (see [`Trustee`]) and the weight.
+#[derive(Clone, Copy, Default)]
+struct Entry {
+    f: u32,
+    w: f32,
+}
+
 /// Kernel-ready adjacency and per-root state of one trustee.
+///
+/// Vertices are named by *flat* ids: trustee `o`'s local vertex `l` is
+/// `base[o] + l`, so this trustee's own vertices are the range `lo..hi`.
+/// `best[f]` is, for an own vertex, its tentative distance, and for another
+/// trustee's vertex the best distance sent to its owner so far (a sender-side
+/// filter: the owner's distance is at most that, so a record that does not
+/// beat it cannot improve anything). One array, one random access per edge.
 #[derive(Default)]
 struct Trustee {
-    me: u32,
+    partition: Option<Partition>,
+    base: Vec<u32>,
+    lo: u32,
+    hi: u32,
     /// Entries of local vertex `l`: `start[l]..start[l + 1]`; light ones first,
     /// up to `split[l]`.
     start: Vec<u64>,
     split: Vec<u64>,
-    /// Target's local index at its owner, owner, weight.
-    local: Vec<u32>,
-    owner: Vec<u16>,
-    weight: Vec<f32>,
-    /// Global id of each local vertex.
-    global: Vec<u32>,
+    adj: Vec<Entry>,
     /// Δ the light/heavy split was made for.
     delta: f32,
     inv_delta: f32,
-    dist: Vec<f32>,
+    best: Vec<f32>,
+    /// Flat id of each own vertex's parent.
     parent: Vec<u32>,
     /// Distance at which each vertex last relaxed its light / heavy edges.
     light_done: Vec<f32>,
@@ -152,10 +166,6 @@ struct Trustee {
     wave: Vec<u32>,
     cursor: usize,
     out: Vec<Vec<Relax>>,
-    /// Best distance sent so far to each vertex of other trustees (at
-    /// `base[owner] + local`): a sender-side filter.
-    sent: Vec<f32>,
-    base: Vec<u32>,
     /// The bucket being processed; whether a record sent since the last
     /// light-phase agreement lands in it; the smallest other bucket a record
     /// sent while processing it lands in.
@@ -165,14 +175,25 @@ struct Trustee {
 }
 
 impl Trustee {
-    /// Merges parallel edges (minimum weight), resolves owners, splits by `delta`.
+    /// Merges parallel edges (minimum weight), renames targets to flat ids,
+    /// splits by `delta`.
     fn prepare(shard: &Shard, delta: f32) -> Self {
-        let p: &Partition = shard.partition();
+        let p: Partition = *shard.partition();
         let n = shard.num_local_vertices() as usize;
+        let mut acc = 0u32;
+        let base: Vec<u32> = (0..p.num_trustees())
+            .map(|o| {
+                let b = acc;
+                acc += p.local_count(o) as u32;
+                b
+            })
+            .collect();
+        let me = shard.trustee() as usize;
         let mut t = Trustee {
-            me: shard.trustee(),
+            partition: Some(p),
+            lo: base[me],
+            hi: base[me] + n as u32,
             start: Vec::with_capacity(n + 1),
-            global: (0..n as u64).map(|l| shard.global_id(l) as u32).collect(),
             ..Default::default()
         };
         t.start.push(0);
@@ -184,28 +205,19 @@ impl Trustee {
             row.dedup_by_key(|e| e.0);
             for &(v, w) in &row {
                 let o = p.owner(u64::from(v));
-                t.local.push(o.local as u32);
-                t.owner.push(o.trustee as u16);
-                t.weight.push(w);
+                let f = base[o.trustee as usize] + o.local as u32;
+                t.adj.push(Entry { f, w });
             }
-            t.start.push(t.local.len() as u64);
+            t.start.push(t.adj.len() as u64);
         }
         t.split = vec![0; n];
         t.resplit(delta);
-        t.dist = vec![f32::INFINITY; n];
+        t.best = vec![f32::INFINITY; acc as usize];
         t.parent = vec![NONE; n];
         t.light_done = vec![f32::NAN; n];
         t.heavy_done = vec![f32::NAN; n];
         t.out = (0..p.num_trustees()).map(|_| Vec::new()).collect();
-        let mut acc = 0u32;
-        t.base = (0..p.num_trustees())
-            .map(|o| {
-                let b = acc;
-                acc += p.local_count(o) as u32;
-                b
-            })
-            .collect();
-        t.sent = vec![f32::INFINITY; acc as usize];
+        t.base = base;
         t
     }
 
@@ -213,16 +225,15 @@ impl Trustee {
     fn resplit(&mut self, delta: f32) {
         for l in 0..self.split.len() {
             let (a, b) = (self.start[l] as usize, self.start[l + 1] as usize);
-            let mut i = a;
-            for j in a..b {
-                if self.weight[j] <= delta {
-                    self.local.swap(i, j);
-                    self.owner.swap(i, j);
-                    self.weight.swap(i, j);
+            let row = &mut self.adj[a..b];
+            let mut i = 0;
+            for j in 0..row.len() {
+                if row[j].w <= delta {
+                    row.swap(i, j);
                     i += 1;
                 }
             }
-            self.split[l] = i as u64;
+            self.split[l] = (a + i) as u64;
         }
         self.delta = delta;
         self.inv_delta = 1.0 / delta;
@@ -230,8 +241,7 @@ impl Trustee {
 
     /// Clears per-root state and seeds the root if it is ours.
     fn reset(&mut self, root: Option<u32>) {
-        self.dist.fill(f32::INFINITY);
-        self.sent.fill(f32::INFINITY);
+        self.best.fill(f32::INFINITY);
         self.parent.fill(NONE);
         self.light_done.fill(f32::NAN);
         self.heavy_done.fill(f32::NAN);
@@ -243,8 +253,8 @@ impl Trustee {
         self.sent_cur = false;
         self.sent_min = usize::MAX;
         if let Some(r) = root {
-            self.dist[r as usize] = 0.0;
-            self.parent[r as usize] = self.global[r as usize];
+            self.best[(self.lo + r) as usize] = 0.0;
+            self.parent[r as usize] = self.lo + r;
             self.push(r, 0.0);
         }
     }
@@ -265,45 +275,59 @@ impl Trustee {
         self.buckets[b].push(v);
     }
 
-    /// Relaxation of local vertex `v` to `d` via global `parent`.
+    #[inline(always)]
+    fn dist(&self, v: u32) -> f32 {
+        self.best[(self.lo + v) as usize]
+    }
+
+    /// Relaxation of own vertex `v` (local index) to `d` via flat `parent`.
     #[inline(always)]
     fn relax_local(&mut self, v: u32, d: f32, parent: u32) {
-        let i = v as usize;
-        if d < self.dist[i] {
-            self.dist[i] = d;
-            self.parent[i] = parent;
+        let c = (self.lo + v) as usize;
+        if d < self.best[c] {
+            self.best[c] = d;
+            self.parent[v as usize] = parent;
             self.push(v, d);
         }
     }
 
-    /// Relaxes entries `a..b` of a vertex at distance `d` with global id `g`.
+    /// Owner trustee of flat id `f` (branch-free over the few trustees).
+    #[inline(always)]
+    fn owner_of(&self, f: u32) -> usize {
+        self.base[1..].iter().map(|&b| (f >= b) as usize).sum()
+    }
+
+    /// Relaxes entries `a..b` of own vertex with flat id `g` at distance `d`.
+    /// Returns the number of records queued for other trustees.
     #[inline(always)]
     fn relax_range(&mut self, a: usize, b: usize, d: f32, g: u32) -> usize {
         let mut queued = 0;
         for j in a..b {
-            let nd = d + self.weight[j];
-            let (o, l) = (self.owner[j], self.local[j]);
-            if u32::from(o) == self.me {
-                self.relax_local(l, nd, g);
+            let e = self.adj[j];
+            let nd = d + e.w;
+            let c = e.f as usize;
+            if nd >= self.best[c] {
+                continue;
+            }
+            self.best[c] = nd;
+            if e.f.wrapping_sub(self.lo) < self.hi - self.lo {
+                let v = e.f - self.lo;
+                self.parent[v as usize] = g;
+                self.push(v, nd);
             } else {
-                // Send only what improves on what we already told the owner:
-                // its d(v) is at most that.
-                let c = (self.base[o as usize] + l) as usize;
-                if nd < self.sent[c] {
-                    self.sent[c] = nd;
-                    let b = self.bucket_of(nd);
-                    if b == self.cur {
-                        self.sent_cur = true;
-                    } else {
-                        self.sent_min = self.sent_min.min(b);
-                    }
-                    self.out[o as usize].push(Relax {
-                        v: l,
-                        dist: nd,
-                        parent: g,
-                    });
-                    queued += 1;
+                let bk = self.bucket_of(nd);
+                if bk == self.cur {
+                    self.sent_cur = true;
+                } else {
+                    self.sent_min = self.sent_min.min(bk);
                 }
+                let o = self.owner_of(e.f);
+                self.out[o].push(Relax {
+                    v: e.f - self.base[o],
+                    dist: nd,
+                    parent: g,
+                });
+                queued += 1;
             }
         }
         queued
@@ -329,7 +353,7 @@ impl Trustee {
             let v = self.wave[self.cursor];
             self.cursor += 1;
             let i = v as usize;
-            let d = self.dist[i];
+            let d = self.dist(v);
             // Stale (moved to a lower bucket) or already relaxed at this distance.
             if self.bucket_of(d) != k || self.light_done[i] == d {
                 continue;
@@ -337,7 +361,7 @@ impl Trustee {
             self.settled.push(v);
             self.light_done[i] = d;
             let (a, s) = (self.start[i] as usize, self.split[i] as usize);
-            let q = self.relax_range(a, s, d, self.global[i]);
+            let q = self.relax_range(a, s, d, self.lo + v);
             budget = budget.saturating_sub(q);
             if budget == 0 {
                 return true;
@@ -349,13 +373,13 @@ impl Trustee {
     fn heavy_pass(&mut self, mut budget: usize) -> bool {
         while let Some(v) = self.settled.pop() {
             let i = v as usize;
-            let d = self.dist[i];
+            let d = self.dist(v);
             if self.heavy_done[i] == d {
                 continue;
             }
             self.heavy_done[i] = d;
             let (s, b) = (self.split[i] as usize, self.start[i + 1] as usize);
-            let q = self.relax_range(s, b, d, self.global[i]);
+            let q = self.relax_range(s, b, d, self.lo + v);
             budget = budget.saturating_sub(q);
             if budget == 0 {
                 return true;
@@ -372,6 +396,27 @@ impl Trustee {
             .skip(k)
             .find(|(_, b)| !b.is_empty())
             .map_or(NO_BUCKET, |(i, _)| i as u64)
+    }
+
+    /// Own distances, by local index.
+    fn distances(&self) -> Vec<f32> {
+        self.best[self.lo as usize..self.hi as usize].to_vec()
+    }
+
+    /// Own parents as global ids (`NONE` when unreached), by local index.
+    fn parents(&self) -> Vec<u32> {
+        let p = self.partition.expect("prepared");
+        self.parent
+            .iter()
+            .map(|&f| {
+                if f == NONE {
+                    NONE
+                } else {
+                    let o = self.owner_of(f);
+                    p.global(o as u32, u64::from(f - self.base[o])) as u32
+                }
+            })
+            .collect()
     }
 }
 
@@ -501,7 +546,7 @@ pub fn sssp(graph: &ShardedGraph, root: u64, cfg: &SsspConfig) -> Result<SsspOut
         let me = ctx.me;
         ctx.local.apply(move |s| {
             let (shard, t) = s.kernel::<Trustee>(|_| Trustee::default());
-            if t.start.is_empty() {
+            if t.partition.is_none() {
                 *t = Trustee::prepare(shard, delta);
             } else if t.delta != delta {
                 t.resplit(delta);
@@ -512,8 +557,8 @@ pub fn sssp(graph: &ShardedGraph, root: u64, cfg: &SsspConfig) -> Result<SsspOut
     let t0 = Instant::now();
     let rounds = graph.on_trustees(run_trustee);
     let kernel_time = t0.elapsed();
-    let dist = graph.gather(f32::INFINITY, |s| state(s).dist.clone());
-    let parent32 = graph.gather(NONE, |s| state(s).parent.clone());
+    let dist = graph.gather(f32::INFINITY, |s| state(s).distances());
+    let parent32 = graph.gather(NONE, |s| state(s).parents());
     let parent = parent32
         .into_iter()
         .map(|p| if p == NONE { NO_PARENT } else { u64::from(p) })
