@@ -27,8 +27,67 @@ use clap::Parser;
 
 use args::{Cli, Command};
 
+/// Takes the rack flags out of the command line: `--ranks N` (start N processes of
+/// this command on this host) and `--transport local|shm|tcp|rdma` (how ranks talk,
+/// passed to gossamer as `GOSSAMER_TRANSPORT`). See docs/rack.md.
+fn take_rack_flags(
+    argv: Vec<std::ffi::OsString>,
+) -> std::result::Result<(Option<usize>, Vec<std::ffi::OsString>), String> {
+    let mut ranks = None;
+    let mut rest = Vec::with_capacity(argv.len());
+    let mut it = argv.into_iter();
+    while let Some(a) = it.next() {
+        let flag = a.to_string_lossy().into_owned();
+        let (name, inline) = match flag.split_once('=') {
+            Some((n, v)) => (n.to_string(), Some(v.to_string())),
+            None => (flag.clone(), None),
+        };
+        if name != "--ranks" && name != "--transport" {
+            rest.push(a);
+            continue;
+        }
+        let value = match inline {
+            Some(v) => v,
+            None => it
+                .next()
+                .map(|v| v.to_string_lossy().into_owned())
+                .ok_or_else(|| format!("{name} needs a value"))?,
+        };
+        if name == "--ranks" {
+            let n: usize =
+                value.parse().ok().filter(|&n| n >= 1).ok_or_else(|| {
+                    format!("--ranks {value}: expected a number of processes >= 1")
+                })?;
+            ranks = Some(n);
+        } else {
+            value.parse::<gossamer::rack::TransportKind>()?;
+            // Set before any other thread exists (first thing in main).
+            std::env::set_var("GOSSAMER_TRANSPORT", &value);
+        }
+    }
+    Ok((ranks, rest))
+}
+
 fn main() {
-    let cli = Cli::parse();
+    let (ranks, argv) = take_rack_flags(std::env::args_os().collect()).unwrap_or_else(|e| {
+        eprintln!("error: {e}");
+        std::process::exit(2);
+    });
+    if let Some(n) = ranks.filter(|&n| n > 1) {
+        match gossamer::rack::launch_local(n, &argv[1..]) {
+            Ok(code) => std::process::exit(code),
+            Err(e) => {
+                eprintln!("error: {e}");
+                std::process::exit(1);
+            }
+        }
+    }
+    // A rank of a rack job re-executes itself here with ASLR off (once).
+    if let Err(e) = gossamer::Builder::from_env() {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    }
+    let cli = Cli::parse_from(argv);
     let result = match &cli.command {
         Command::Generate(a) => generate::run(a),
         Command::Sssp(a) => sssp::run(a),

@@ -112,7 +112,7 @@ pub fn run(
     plan: Plan,
 ) -> Result<Outcome> {
     let threads = plan.threads;
-    gossamer::Runtime::builder()
+    gossamer::Builder::from_env()?
         .threads(threads)
         .run(move || run_inside(&graph, &roots, &specs, &plan))?
 }

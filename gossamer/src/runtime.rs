@@ -94,6 +94,8 @@ impl Builder {
     /// ([`rack::launch_local`](crate::rack::launch_local)), `mpirun` (Open MPI,
     /// MPICH/Hydra) or Slurm `srun`. Without such variables it is a one-process run.
     ///
+    /// `GOSSAMER_TRANSPORT` (`local`, `shm`, `tcp`, `rdma`) sets the transport.
+    ///
     /// With several ranks this re-executes the process once with address-space
     /// randomisation disabled (so code and static addresses agree between ranks):
     /// call it first thing in `main`, before any output or side effect.
@@ -108,6 +110,12 @@ impl Builder {
         }
         let mut b = Runtime::builder();
         b.rank_env = env;
+        if let Ok(t) = std::env::var("GOSSAMER_TRANSPORT") {
+            b.transport = Some(
+                t.parse()
+                    .map_err(|e| Error::Config(format!("GOSSAMER_TRANSPORT: {e}")))?,
+            );
+        }
         Ok(b)
     }
 

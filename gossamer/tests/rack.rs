@@ -196,3 +196,115 @@ fn a_killed_rank_stops_every_rank_with_its_name() {
         assert!(shm_files_of(pid).is_empty(), "no leftover shm file");
     }
 }
+
+/// Starts rank `rank` of a `size`-rank job of rank test `test` by hand (no launcher).
+fn spawn_rank(
+    test: &str,
+    rank: usize,
+    size: usize,
+    coord: &str,
+    job: &str,
+    extra: &[(&str, &str)],
+) -> std::process::Child {
+    let mut c = Command::new(std::env::current_exe().unwrap());
+    c.args([test, "--exact", "--nocapture", "--test-threads=1"])
+        .env("GOSSAMER_RANK", rank.to_string())
+        .env("GOSSAMER_SIZE", size.to_string())
+        .env("GOSSAMER_TOKEN", "the-right-token")
+        .env("GOSSAMER_COORDINATOR", coord)
+        .env("GOSSAMER_JOB", job)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in extra {
+        c.env(k, v);
+    }
+    c.spawn().unwrap()
+}
+
+fn free_port() -> String {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().to_string()
+}
+
+fn finish(c: std::process::Child) -> (i32, String) {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || tx.send(c.wait_with_output()));
+    let out = rx.recv_timeout(GUARD).expect("hang guard").unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
+}
+
+#[test]
+fn a_connection_with_a_wrong_token_is_refused_and_nothing_it_sends_runs() {
+    use std::io::{Read, Write};
+    if is_rank() {
+        return;
+    }
+    let coord = free_port();
+    let job = format!("badtoken-{}", std::process::id());
+    let r0 = spawn_rank("rank_counter_shm", 0, 2, &coord, &job, &[]);
+    let t0 = Instant::now();
+    let mut s = loop {
+        match std::net::TcpStream::connect(&coord) {
+            Ok(s) => break s,
+            Err(_) if t0.elapsed() < GUARD => std::thread::sleep(Duration::from_millis(20)),
+            Err(e) => panic!("rank 0 never listened: {e}"),
+        }
+    };
+    // A well-formed preamble with the wrong token, then bytes that would be a message.
+    let mut b = b"GSMRACK1".to_vec();
+    b.extend_from_slice(&(15u16).to_le_bytes());
+    b.extend_from_slice(b"the-wrong-token");
+    b.extend_from_slice(&[9u8; 64]);
+    s.write_all(&b).unwrap();
+    s.set_read_timeout(Some(GUARD)).unwrap();
+    let mut buf = [0u8; 16];
+    match s.read(&mut buf) {
+        Ok(0) | Err(_) => {} // closed
+        Ok(n) => panic!("rank 0 answered {n} bytes to a peer with the wrong token"),
+    }
+    // The real rank 1 still joins: the impostor was not taken for rank 1.
+    let r1 = spawn_rank("rank_counter_shm", 1, 2, &coord, &job, &[]);
+    let (c0, t0) = finish(r0);
+    let (c1, t1) = finish(r1);
+    assert_eq!((c0, c1), (0, 0), "{t0}\n{t1}");
+    assert!(
+        t0.contains("refused a connection") && t0.contains("wrong job token"),
+        "{t0}"
+    );
+    assert!(t0.contains("rank 0 result"), "{t0}");
+}
+
+#[test]
+fn a_rank_running_a_different_binary_is_refused() {
+    if is_rank() {
+        return;
+    }
+    let coord = free_port();
+    let job = format!("identity-{}", std::process::id());
+    let r0 = spawn_rank("rank_counter_shm", 0, 2, &coord, &job, &[]);
+    let r1 = spawn_rank(
+        "rank_counter_shm",
+        1,
+        2,
+        &coord,
+        &job,
+        &[("GOSSAMER_TEST_IDENTITY_SALT", "x")],
+    );
+    let (c0, t0) = finish(r0);
+    let (c1, t1) = finish(r1);
+    assert_ne!(c0, 0);
+    assert_ne!(c1, 0);
+    assert!(t0.contains("rank 1 runs a different binary"), "{t0}");
+    assert!(
+        t1.contains("rank 0 refused to start") && t1.contains("different binary"),
+        "{t1}"
+    );
+    assert!(!std::path::Path::new(&format!("/dev/shm/gossamer-{job}")).exists());
+}
