@@ -68,6 +68,7 @@
 
 use std::time::{Duration, Instant};
 
+use gossamer::Op;
 use graph_core::sharded::{KernelError, ShardedGraph, TrusteeCtx, TrusteeState};
 use graph_core::validate::NO_PARENT;
 use graph_core::{Partition, Shard};
@@ -463,62 +464,59 @@ fn pass(ctx: &TrusteeCtx, k: usize, heavy: bool) -> bool {
     more
 }
 
-/// Runs passes of one phase until the local part is done, then waits until
-/// every record this trustee sent has been applied.
+/// Runs passes of one phase until the local part is done, yielding between
+/// passes so the worker sends batches and applies incoming ones.
 fn phase(ctx: &TrusteeCtx, k: usize, heavy: bool) {
     while pass(ctx, k, heavy) {
         gossamer::yield_now();
     }
-    gossamer::wait_outstanding();
 }
 
 /// The per-trustee driver: bucket rounds until every trustee agrees none is left.
 /// Returns the number of collective rounds.
 ///
-/// Each agreement is one all-reduce. A fiber arrives only after its own records
-/// were applied, but a record from another trustee may still land after this
-/// trustee computed what it reports. So senders report where their records
-/// land (they compute the owner's bucket index exactly): "bucket `k` still has
-/// work" is true if any trustee has some *or sent a record into bucket k*, and
-/// the next bucket is the minimum of the local minima and of the buckets the
-/// records went to.
+/// Per bucket `k`, each trustee relaxes the light edges of its bucket-`k`
+/// vertices until its part of the bucket is empty, then at once the heavy edges
+/// of the vertices it settled, and meets the others at one all-reduce of
+/// "bucket `k` still has work here" (Or) and "the next bucket here" (Min).
+/// Relaxing heavy edges before the agreement is a speculation: a late light
+/// record from another trustee may still lower a settled distance, and then
+/// that vertex is settled (and its heavy edges relaxed) again in the next
+/// iteration. It saves one round per bucket.
+///
+/// A fiber arrives only after its own records were applied, but a record from
+/// another trustee may land after this trustee computed what it reports. So
+/// senders report where their records land (they compute the owner's bucket
+/// index exactly): "bucket `k` has work" also when a record was sent into it,
+/// and the next bucket is the minimum of the local minima and of the buckets
+/// the records went to.
 fn run_trustee(mut ctx: TrusteeCtx) -> u64 {
     let mine = ctx.local.apply(|s| state(s).min_bucket_from(0));
     let mut k = ctx.party.min(mine);
     let mut rounds = 1;
     while k != NO_BUCKET {
         let b = k as usize;
-        // Light phase: until no trustee has bucket-k work.
         loop {
             phase(&ctx, b, false);
-            let busy = ctx.local.apply(move |s| {
+            phase(&ctx, b, true);
+            // Every record this trustee sent is applied before it reports.
+            gossamer::wait_outstanding();
+            let report = ctx.local.apply(move |s| {
                 let t = state(s);
                 let busy = t.sent_cur
                     || t.cursor < t.wave.len()
                     || t.buckets.get(b).is_some_and(|q| !q.is_empty());
                 t.sent_cur = false;
-                busy
+                [busy as u64, t.min_bucket_from(b).min(t.sent_min as u64)]
             });
+            let [busy, next] = ctx.party.all_reduce(report, [Op::Or, Op::Min]);
             rounds += 1;
-            if !ctx.party.any(busy) {
+            if busy == 0 {
+                k = next;
+                ctx.local.apply(|s| state(s).sent_min = usize::MAX);
                 break;
             }
         }
-        // Heavy phase, then agree on the next bucket (this one included: a
-        // rounding corner case may put a heavy relaxation back into it).
-        phase(&ctx, b, true);
-        let mine = ctx.local.apply(move |s| {
-            let t = state(s);
-            let m = t
-                .min_bucket_from(b)
-                .min(t.sent_min as u64)
-                .min(if t.sent_cur { b as u64 } else { NO_BUCKET });
-            t.sent_min = usize::MAX;
-            t.sent_cur = false;
-            m
-        });
-        k = ctx.party.min(mine);
-        rounds += 1;
     }
     rounds
 }
