@@ -23,17 +23,19 @@
 //!
 //! Each trustee owns its vertices' parents and depths and its part of the
 //! frontier in its [`TrusteeState`] property (type `Trustee` here), together
-//! with a kernel-ready adjacency built on the first run (parallel edges merged,
-//! each neighbour stored as (owner trustee, local index)). One fiber per
-//! trustee drives the levels:
+//! with a kernel-ready adjacency built on the first run (not timed): parallel
+//! edges merged, each neighbour renamed to a *flat* id (`base[owner] + local
+//! index`, bases 64-aligned). One fiber per trustee drives the levels:
 //!
 //! - **top-down**: an unvisited neighbour owned by the same trustee is claimed
 //!   directly (local shortcut); one owned elsewhere becomes a [`Visit`] record
 //!   `(local index, parent)` appended to the owner's batch, sent as a POD slice
-//!   and applied by a delegated closure on the owner (first claim wins);
+//!   and applied by a delegated closure on the owner (first claim wins); a
+//!   sender sends at most one visit per remote vertex per search (a bitmap);
 //! - **bottom-up**: needs "is `u` in the frontier?" for every neighbour `u`, so
-//!   before such a level every trustee sends its frontier bitmap words (POD
-//!   slices) to every other trustee; the step itself is then purely local;
+//!   before such a level every trustee sends its words of the frontier bitmap
+//!   over flat ids (POD slices) to every other trustee; the step itself is
+//!   then purely local;
 //! - **agreement**: after its batches are applied (`wait_outstanding`), each
 //!   fiber meets the others at a barrier, then an all-reduce of
 //!   `(n_f, m_f, m_u)` decides the next direction and whether to stop.

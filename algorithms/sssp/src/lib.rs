@@ -17,31 +17,39 @@
 //! Δ trades work for parallel rounds: Δ -> 0 is Dijkstra (no wasted
 //! relaxations, one round per distinct distance), Δ -> ∞ is Bellman-Ford. For
 //! Graph500 weights (uniform in (0, 1], about 30 edges per vertex) the
-//! measured best is [`DEFAULT_DELTA`] (see `results/kernels/delta.md`).
+//! measured best is [`DEFAULT_DELTA`] (see `results/kernels/delta.md`):
+//! at these degrees a small Δ wins, as in GAPBS.
 //!
 //! # As delegated kernels
 //!
 //! Each trustee owns its vertices' `d` (f32), parents and buckets in its
 //! [`TrusteeState`] property (type `Trustee` here), together with a kernel-ready
-//! copy of its adjacency built on the first run: parallel edges merged to their
-//! minimum weight, each list split into light then heavy entries, and every
-//! target stored as (owner trustee, local index) so no partition arithmetic is
-//! left in the inner loop. One fiber per trustee drives the rounds:
+//! copy of its adjacency built on the first run (not timed): parallel edges
+//! merged to their minimum weight, each list split into light then heavy
+//! entries, every target renamed to a *flat* id (`base[owner] + local index`)
+//! so no partition arithmetic is left in the inner loop. One fiber per trustee
+//! drives the rounds:
 //!
 //! - **Relaxing** a vertex's edges: a target owned by the same trustee is
 //!   relaxed directly on local state (the *local shortcut*); a target owned by
 //!   another trustee becomes a [`Relax`] record `(local index, distance,
 //!   parent)` appended to that owner's outgoing batch. Batches travel as POD
 //!   slices ([`Trust::apply_slice_chunked_then`]) to a delegated closure on the
-//!   owner that applies the whole batch: never one request per edge.
+//!   owner that applies the whole batch: never one request per edge. A sender
+//!   remembers the best distance it sent for each remote vertex and sends only
+//!   improvements (one `f32` array over all flat ids holds both the own
+//!   distances and these bounds).
 //! - **Bucket fusion** (as in GAPBS): a local relaxation that lands in the
-//!   current bucket is processed in the same pass, without a global round.
-//! - **Agreement** goes through a [`gossamer::Collective`]: after its batches
-//!   are applied (`wait_outstanding`), each fiber arrives at an all-reduce with
-//!   "my bucket k is non-empty or I sent records" (light phase) or "my smallest
-//!   non-empty bucket, and whether I sent records" (after the heavy phase). A
-//!   sent record may land after its owner reported, so a phase ends only when
-//!   nobody had work *and* nobody sent anything.
+//!   current bucket is processed in the same pass (in FIFO waves), without a
+//!   global round.
+//! - **Agreement** goes through a [`gossamer::Collective`]: one all-reduce per
+//!   iteration of a bucket, after the trustee's batches are applied
+//!   (`wait_outstanding`): "bucket `k` still has work" (or) and "the next
+//!   bucket" (min). Senders compute the owner's bucket of every record they
+//!   send and include it, so a record that lands after its owner reported is
+//!   still accounted for. The heavy edges of the settled vertices are relaxed
+//!   right after the light pass, before that agreement (a speculation that
+//!   saves a round per bucket; a late light record re-settles a vertex).
 //!
 //! Every relaxation is computed in `f32` as `d(v) + w`, so the result satisfies
 //! the Graph500 validator's exact check `d(u) == d(parent(u)) + w`.
@@ -75,7 +83,7 @@ use graph_core::{Partition, Shard};
 
 /// Δ used by [`SsspConfig::default`], measured on Graph500 graphs (SCALE 16
 /// and 18, 2 threads; see `results/kernels/delta.md`).
-pub const DEFAULT_DELTA: f32 = 0.05;
+pub const DEFAULT_DELTA: f32 = 0.01;
 
 /// Outgoing records buffered before the fiber stops relaxing to send them.
 const SEND_BUDGET: usize = 4 * 1024;
