@@ -28,10 +28,15 @@
 //!
 //! No two chunks write the same position, so there are no atomic
 //! read-modify-writes and no locks; each vertex's list comes out in input
-//! order, so the CSR is the same for any thread count. The scattered
-//! writes go through the private `atomic_view` module (relaxed stores into
-//! the adjacency arrays, the one `unsafe` cast of this module, with its
-//! `SAFETY` argument there).
+//! order, so the CSR is the same for any thread count.
+//!
+//! The passes are bound by accesses to unpredictable cache lines; three
+//! small private modules hold this file's `unsafe`, each with its `SAFETY`
+//! argument: `atomic_view` (the scattered writes are relaxed stores through
+//! an `AtomicU32` view of the adjacency arrays), `huge_pages`
+//! (`madvise(MADV_HUGEPAGE)` on the big arrays, fewer TLB misses) and
+//! `prefetch` (x86_64 software prefetch of the cursor and entry lines a few
+//! dozen edges ahead).
 //!
 //! Peak memory during construction is the edge list (12 B/edge) plus the
 //! adjacency (2 entries x 8 B = 16 B per non-loop edge) plus one `u64` per
@@ -461,6 +466,8 @@ fn zeroed<T: Clone + Default>(n: usize) -> Vec<T> {
 /// A per-vertex counter that later serves as a write cursor.
 trait Cursor: Copy + Send {
     fn bump(&mut self);
+    /// Current position.
+    fn get(self) -> usize;
     /// Current position; advances by one.
     fn take(&mut self) -> usize;
 }
@@ -469,6 +476,10 @@ impl Cursor for u32 {
     #[inline(always)]
     fn bump(&mut self) {
         *self += 1;
+    }
+    #[inline(always)]
+    fn get(self) -> usize {
+        self as usize
     }
     #[inline(always)]
     fn take(&mut self) -> usize {
@@ -484,6 +495,10 @@ impl Cursor for u64 {
         *self += 1;
     }
     #[inline(always)]
+    fn get(self) -> usize {
+        self as usize
+    }
+    #[inline(always)]
     fn take(&mut self) -> usize {
         let p = *self as usize;
         *self += 1;
@@ -491,13 +506,25 @@ impl Cursor for u64 {
     }
 }
 
+/// How many edges ahead the scatter prefetches entry lines.
+const NEAR: usize = 16;
+/// How many edges ahead the passes prefetch cursor lines.
+const FAR: usize = 32;
+
 /// Counts the owned endpoints of `edges` (self-loops skipped).
 fn count<C, F>(edges: &[PackedEdge], counts: &mut [Vec<C>], locate: &F)
 where
     C: Cursor,
     F: Fn(u32) -> Option<(usize, usize)>,
 {
-    for e in edges {
+    for (i, e) in edges.iter().enumerate() {
+        if let Some(f) = edges.get(i + FAR) {
+            for x in [f.u, f.v] {
+                if let Some((s, l)) = locate(x) {
+                    prefetch::line(&counts[s][l]);
+                }
+            }
+        }
         if e.u == e.v {
             continue;
         }
@@ -519,7 +546,28 @@ fn scatter<C, F>(
     C: Cursor,
     F: Fn(u32) -> Option<(usize, usize)>,
 {
-    for e in edges {
+    for (i, e) in edges.iter().enumerate() {
+        // Two-stage prefetch: the cursor lines of the edge FAR ahead, then,
+        // with those cursors (likely cached by now), the entry lines of the
+        // edge NEAR ahead.
+        if let Some(f) = edges.get(i + FAR) {
+            for x in [f.u, f.v] {
+                if let Some((s, l)) = locate(x) {
+                    prefetch::line(&cursors[s][l]);
+                }
+            }
+        }
+        if let Some(f) = edges.get(i + NEAR) {
+            for x in [f.u, f.v] {
+                if let Some((s, l)) = locate(x) {
+                    let pos = cursors[s][l].get();
+                    if let (Some(t), Some(w)) = (targets[s].get(pos), weights[s].get(pos)) {
+                        prefetch::line(t);
+                        prefetch::line(w);
+                    }
+                }
+            }
+        }
         if e.u == e.v {
             continue;
         }
@@ -533,6 +581,29 @@ fn scatter<C, F>(
                 weights[s][pos].store(w, Ordering::Relaxed);
             }
         }
+    }
+}
+
+/// Software prefetch for the scattered accesses of the build.
+///
+/// The counting sort's cursor updates and entry stores go to unpredictable
+/// cache lines; the hardware prefetchers cannot guess them, but the edge
+/// list tells which lines the next few dozen edges need.
+mod prefetch {
+    /// Starts loading the cache line holding `x` (a hint: no effect on
+    /// results).
+    #[inline(always)]
+    pub(super) fn line<T>(x: &T) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            // SAFETY: `_mm_prefetch` needs SSE, part of every x86_64 CPU
+            // (the target's baseline), and a prefetch never faults or
+            // changes memory; the pointer comes from a live reference.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast::<i8>()) }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = x;
     }
 }
 

@@ -8,9 +8,14 @@
  * p99, p99.9) measured from issue to response.
  *
  *   mpirun -np P gg_echo [--size 32] [--window 64] [--seconds 5] [--batch 64]
- *                        [--warmup 0.5] [--exclude-self] [--seed 1] [--json]
+ *                        [--warmup 0.5] [--exclude-self] [--seed 1] [--spin 1000] [--json]
+ *
+ * A rank with nothing to do polls --spin times, then yields the core between
+ * polls (as Gossamer workers do); --spin never keeps it busy polling.
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -117,6 +122,7 @@ typedef struct {
     size_t size;
     int batch, window, exclude_self, json;
     double seconds, warmup;
+    unsigned spin_limit;
     uint64_t seed;
     pool_t pool;
     outbuf *reqout, *respout;
@@ -171,13 +177,15 @@ int main(int argc, char **argv) {
     e.seconds = 5;
     e.warmup = -1;
     e.seed = 1;
+    e.spin_limit = 1000;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             if (g_rank == 0)
                 printf("usage: mpirun -np P gg_echo [--size BYTES (32; 8..65536)] [--window W (64)]\n"
                        "       [--seconds S (5)] [--batch K (64; 1 = one message per request)]\n"
-                       "       [--warmup S (min(0.5, seconds/5))] [--exclude-self] [--seed N] [--json]\n");
+                       "       [--warmup S (min(0.5, seconds/5))] [--exclude-self] [--seed N] [--json]\n"
+                       "       [--spin N (1000 idle polls, then yield; 'never' = busy polling)]\n");
             MPI_Finalize();
             return 0;
         }
@@ -185,6 +193,10 @@ int main(int argc, char **argv) {
         if (!strcmp(a, "--json")) { e.json = 1; continue; }
         if (!v) die("option %s needs a value", a);
         i++;
+        if (!strcmp(a, "--spin") && !strcmp(v, "never")) {
+            e.spin_limit = UINT32_MAX;
+            continue;
+        }
         double x = parse_num(v, a);
         if (!strcmp(a, "--size")) {
             if (x < 8 || x > 65536 || x != floor(x)) die("%s", "--size must be an integer in 8..65536 bytes");
@@ -201,6 +213,9 @@ int main(int argc, char **argv) {
         } else if (!strcmp(a, "--warmup")) {
             if (x < 0) die("%s", "--warmup must be >= 0");
             e.warmup = x;
+        } else if (!strcmp(a, "--spin")) {
+            if (x < 0 || x != floor(x)) die("%s", "--spin must be a non-negative integer or 'never'");
+            e.spin_limit = x >= UINT32_MAX ? UINT32_MAX : (unsigned)x;
         } else if (!strcmp(a, "--seed")) {
             e.seed = (uint64_t)x;
         } else {
@@ -243,14 +258,17 @@ int main(int argc, char **argv) {
     double t0 = MPI_Wtime(), t_warm = t0 + e.warmup, t_end = t_warm + e.seconds, t_stop = 0;
     int stopping = 0, in_barrier = 0, done = 0;
     MPI_Request bar = MPI_REQUEST_NULL;
+    unsigned spins = 0;
     while (!done) {
         double now = MPI_Wtime();
+        int progressed = 0;
         /* 1. client: fill the window, then flush what was queued */
         if (!stopping && now >= t_end) {
             stopping = 1;
             t_stop = now;
         }
         if (!stopping && nfree_slots > 0) {
+            progressed = 1;
             while (nfree_slots > 0) {
                 int slot = free_slots[--nfree_slots];
                 int dest;
@@ -276,6 +294,7 @@ int main(int argc, char **argv) {
             MPI_Status st;
             MPI_Testany(nrecv, rreq, &idx, &flag, &st);
             if (!flag || idx == MPI_UNDEFINED) break;
+            progressed = 1;
             int nbytes;
             MPI_Get_count(&st, MPI_BYTE, &nbytes);
             int n = (int)((size_t)nbytes / e.size), src = st.MPI_SOURCE;
@@ -315,6 +334,10 @@ int main(int argc, char **argv) {
             in_barrier = 1;
         }
         if (in_barrier) MPI_Test(&bar, &done, MPI_STATUS_IGNORE);
+        if (progressed)
+            spins = 0;
+        else if (++spins > e.spin_limit)
+            sched_yield();
     }
     MPI_Waitall(e.pool.n, e.pool.req, MPI_STATUSES_IGNORE);
     for (int i = 0; i < nrecv; i++) {
@@ -345,6 +368,8 @@ int main(int argc, char **argv) {
                total_rate / 1e6 / g_nranks);
         printf("latency_p50_us: %.2f\nlatency_p99_us: %.2f\nlatency_p99.9_us: %.2f\nlatency_max_us: %.2f\n",
                p50, p99, p999, pmax);
+        if (e.spin_limit == UINT32_MAX) printf("spin_before_yield: never\n");
+        else printf("spin_before_yield: %u\n", e.spin_limit);
         printf("messages_sent: %llu\nrequests_per_message: %.2f\n", (unsigned long long)gtot[1], per_msg);
         printf("bad_responses: %llu\n", (unsigned long long)gtot[3]);
         if (e.json)

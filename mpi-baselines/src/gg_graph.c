@@ -173,14 +173,17 @@ static options parse_args(int argc, char **argv) {
         } else if (!strcmp(a, "--root")) {
             NEED();
             char *copy = strdup(val), *save = NULL;
+            if (!copy) fail(0, "out of memory");
             for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                if (o.nroots_given >= 1000000) fail(0, "--root: more than 10^6 roots");
                 o.roots = xrealloc(o.roots, sizeof(uint64_t) * (size_t)(o.nroots_given + 1));
                 o.roots[o.nroots_given++] = parse_u64(t, "--root");
             }
             free(copy);
         } else if (!strcmp(a, "--nroots")) {
             NEED();
-            o.max_roots = (int)parse_u64(val, "--nroots");
+            uint64_t k = parse_u64(val, "--nroots");
+            o.max_roots = k > 1000000 ? 1000000 : (int)k;
         } else if (!strcmp(a, "--delta")) {
             NEED();
             char *end;
@@ -262,7 +265,10 @@ static void build_graph(const options *o, graph *g, double *t_read) {
     int any_open_err;
     MPI_Allreduce(&open_err, &any_open_err, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (any_open_err) {
-        if (open_err) {
+        int root_err = open_err;
+        MPI_Bcast(&root_err, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        /* rank 0 speaks for everyone; another rank only when its failure differs */
+        if (open_err && (g_rank == 0 || open_err != root_err)) {
             if (open_err == ENOENT)
                 fprintf(stderr,
                         "gg_graph: error (rank %d): graph file %s does not exist: check the path, or "
@@ -289,6 +295,17 @@ static void build_graph(const options *o, graph *g, double *t_read) {
     g->dist = make_dist(h->num_vertices, g_nranks);
     g->first = first_of(&g->dist, g_rank);
     g->nlocal = count_of(&g->dist, g_rank);
+    /* limits of this program (32-bit local indices, int counts in MPI calls) */
+    if ((uint64_t)g_nranks > g->n_global && g->n_global > 0)
+        fail(0, "%d ranks for %llu vertices: use at most one rank per vertex", g_nranks,
+             (unsigned long long)g->n_global);
+    if (count_of(&g->dist, 0) > (uint64_t)INT32_MAX)
+        fail(0, "%llu vertices per rank is more than this program's 2^31 - 1 limit: use more ranks",
+             (unsigned long long)count_of(&g->dist, 0));
+    if ((o->dump_levels || o->dump_dist || o->validate) && g->n_global > (uint64_t)INT32_MAX)
+        fail(0, "--dump-levels, --dump-dist and --validate gather all %llu vertices and support at "
+                "most 2^31 - 1: drop them for this graph",
+             (unsigned long long)g->n_global);
 
     /* byte ranges: whole checksum chunks per rank */
     uint64_t data_len = h->num_edges * GG_RECORD_LEN;
@@ -763,16 +780,20 @@ static void report(const options *o, const graph *g, const char *kernel, const u
     if (g_rank != 0) return;
     double *teps = xmalloc(sizeof(double) * (size_t)nroots), *sorted = xmalloc(sizeof(double) * (size_t)nroots);
     double inv_sum = 0;
+    int counted = 0; /* roots that traverse no edge (isolated) are left out of the mean */
     for (int i = 0; i < nroots; i++) {
         teps[i] = times[i] > 0 ? (double)nedge[i] / times[i] : 0;
-        inv_sum += teps[i] > 0 ? 1.0 / teps[i] : INFINITY;
+        if (teps[i] > 0) {
+            inv_sum += 1.0 / teps[i];
+            counted++;
+        }
         sorted[i] = times[i];
         if (!o->quiet)
             printf("%s_run: root=%llu time_s=%.9f traversed_edges=%llu teps=%.6e\n", kernel,
                    (unsigned long long)roots[i], times[i], (unsigned long long)nedge[i], teps[i]);
     }
     qsort(sorted, (size_t)nroots, sizeof(double), cmp_double);
-    double hmean = inv_sum > 0 && isfinite(inv_sum) ? nroots / inv_sum : 0;
+    double hmean = counted > 0 ? counted / inv_sum : 0;
     double median = nroots % 2 ? sorted[nroots / 2] : 0.5 * (sorted[nroots / 2 - 1] + sorted[nroots / 2]);
     printf("kernel: %s\n", kernel);
     printf("graph_file: %s\n", o->path);
@@ -786,6 +807,7 @@ static void report(const options *o, const graph *g, const char *kernel, const u
     printf("%s_median_time_s: %.9f\n", kernel, median);
     printf("%s_max_time_s: %.9f\n", kernel, sorted[nroots - 1]);
     printf("%s_harmonic_mean_TEPS: %.6e\n", kernel, hmean);
+    if (counted < nroots) printf("%s_roots_without_edges: %d (not in the mean)\n", kernel, nroots - counted);
     printf("%s_messages_sent_rank0: %llu\n", kernel, (unsigned long long)agg_msgs);
     printf("%s_bytes_sent_rank0: %llu\n", kernel, (unsigned long long)agg_bytes);
     if (o->validate) printf("%s_validation: %s (%llu violations)\n", kernel, violations ? "FAILED" : "passed", (unsigned long long)violations);
@@ -819,14 +841,6 @@ int main(int argc, char **argv) {
     memset(&g, 0, sizeof g);
     double t_build;
     build_graph(&o, &g, &t_build);
-    if (g.n_global > ((uint64_t)1 << 32) - 1 && g_nranks == 1)
-        fail(0, "a graph of 2^32 vertices needs at least 2 ranks (local indices are 32-bit)");
-    if ((uint64_t)g_nranks > g.n_global && g.n_global > 0)
-        fail(0, "%d ranks for %llu vertices: use at most one rank per vertex", g_nranks,
-             (unsigned long long)g.n_global);
-    if (g.nlocal > (uint64_t)INT32_MAX)
-        fail(0, "%llu vertices per rank is more than this program's 2^31 limit: use more ranks",
-             (unsigned long long)g.nlocal);
 
     /* roots */
     uint64_t *roots;

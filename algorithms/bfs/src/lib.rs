@@ -23,17 +23,19 @@
 //!
 //! Each trustee owns its vertices' parents and depths and its part of the
 //! frontier in its [`TrusteeState`] property (type `Trustee` here), together
-//! with a kernel-ready adjacency built on the first run (parallel edges merged,
-//! each neighbour stored as (owner trustee, local index)). One fiber per
-//! trustee drives the levels:
+//! with a kernel-ready adjacency built on the first run (not timed): parallel
+//! edges merged, each neighbour renamed to a *flat* id (`base[owner] + local
+//! index`, bases 64-aligned). One fiber per trustee drives the levels:
 //!
 //! - **top-down**: an unvisited neighbour owned by the same trustee is claimed
 //!   directly (local shortcut); one owned elsewhere becomes a [`Visit`] record
 //!   `(local index, parent)` appended to the owner's batch, sent as a POD slice
-//!   and applied by a delegated closure on the owner (first claim wins);
+//!   and applied by a delegated closure on the owner (first claim wins); a
+//!   sender sends at most one visit per remote vertex per search (a bitmap);
 //! - **bottom-up**: needs "is `u` in the frontier?" for every neighbour `u`, so
-//!   before such a level every trustee sends its frontier bitmap words (POD
-//!   slices) to every other trustee; the step itself is then purely local;
+//!   before such a level every trustee sends its words of the frontier bitmap
+//!   over flat ids (POD slices) to every other trustee; the step itself is
+//!   then purely local;
 //! - **agreement**: after its batches are applied (`wait_outstanding`), each
 //!   fiber meets the others at a barrier, then an all-reduce of
 //!   `(n_f, m_f, m_u)` decides the next direction and whether to stop.
@@ -113,7 +115,8 @@ pub struct BfsOutput {
 
 gossamer::pod_struct! {
     /// A top-down visit sent to the owner of a vertex: "`v` (local index at its
-    /// owner) is reached from global vertex `parent`". 8 bytes.
+    /// owner) is reached from `parent`" (the parent's flat id: trustee base +
+    /// local index, see the kernel state). 8 bytes.
     #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct Visit { pub v: u32, pub parent: u32 }
 }
@@ -126,22 +129,33 @@ const SEND_BUDGET: usize = 16 * 1024;
 const BITS_PIECE: usize = 4096;
 
 /// Kernel-ready adjacency and per-root state of one trustee.
+///
+/// Vertices are named by *flat* ids: trustee `o`'s local vertex `l` is
+/// `base[o] + l`, where each `base[o]` is a multiple of 64, so every trustee's
+/// vertices fill whole words of a bitmap over flat ids. This trustee's own
+/// vertices are `lo..lo + n`.
 #[derive(Default)]
 struct Trustee {
-    me: u32,
     partition: Option<Partition>,
+    base: Vec<u32>,
+    lo: u32,
+    /// Entries of local vertex `l`: `start[l]..start[l + 1]`, flat target ids
+    /// (parallel edges merged).
     start: Vec<u64>,
-    local: Vec<u32>,
-    owner: Vec<u16>,
-    global: Vec<u32>,
+    adj: Vec<u32>,
+    /// Flat id of each own vertex's parent.
     parent: Vec<u32>,
     depth: Vec<i32>,
     /// Depth of the vertices being discovered in the current level.
     cur: i32,
     frontier: Vec<u32>,
     next: Vec<u32>,
-    /// Current frontier of every trustee as bitmaps over their local indices.
-    bits: Vec<Vec<u64>>,
+    /// The current frontier of every trustee, as a bitmap over flat ids
+    /// (own words built here, the others received before a bottom-up level).
+    bits: Vec<u64>,
+    /// Other trustees' vertices this trustee already sent a visit for during
+    /// this search (a sender-side filter: the owner claimed them already).
+    sent: Vec<u64>,
     /// Edges out of still-unvisited local vertices.
     unexplored: u64,
     out: Vec<Vec<Visit>>,
@@ -151,11 +165,18 @@ impl Trustee {
     fn prepare(shard: &Shard) -> Self {
         let p = *shard.partition();
         let n = shard.num_local_vertices() as usize;
+        let mut acc = 0u32;
+        let base: Vec<u32> = (0..p.num_trustees())
+            .map(|o| {
+                let b = acc;
+                acc += (p.local_count(o) as u32).div_ceil(64) * 64;
+                b
+            })
+            .collect();
         let mut t = Trustee {
-            me: shard.trustee(),
             partition: Some(p),
+            lo: base[shard.trustee() as usize],
             start: Vec::with_capacity(n + 1),
-            global: (0..n as u64).map(|l| shard.global_id(l) as u32).collect(),
             ..Default::default()
         };
         t.start.push(0);
@@ -167,17 +188,16 @@ impl Trustee {
             row.dedup();
             for &v in &row {
                 let o = p.owner(u64::from(v));
-                t.local.push(o.local as u32);
-                t.owner.push(o.trustee as u16);
+                t.adj.push(base[o.trustee as usize] + o.local as u32);
             }
-            t.start.push(t.local.len() as u64);
+            t.start.push(t.adj.len() as u64);
         }
         t.parent = vec![NONE; n];
         t.depth = vec![-1; n];
-        t.bits = (0..p.num_trustees())
-            .map(|o| vec![0u64; (p.local_count(o) as usize).div_ceil(64)])
-            .collect();
+        t.bits = vec![0u64; acc as usize / 64];
+        t.sent = vec![0u64; acc as usize / 64];
         t.out = (0..p.num_trustees()).map(|_| Vec::new()).collect();
+        t.base = base;
         t
     }
 
@@ -188,12 +208,13 @@ impl Trustee {
     fn reset(&mut self, root: Option<u32>) {
         self.parent.fill(NONE);
         self.depth.fill(-1);
+        self.sent.fill(0);
         self.frontier.clear();
         self.next.clear();
         self.cur = 0;
         self.unexplored = *self.start.last().unwrap_or(&0);
         if let Some(r) = root {
-            self.parent[r as usize] = self.global[r as usize];
+            self.parent[r as usize] = self.lo + r;
             self.depth[r as usize] = 0;
             self.next.push(r);
         }
@@ -209,20 +230,36 @@ impl Trustee {
         }
     }
 
+    /// Owner trustee of flat id `f` (branch-free over the few trustees).
+    #[inline(always)]
+    fn owner_of(&self, f: u32) -> usize {
+        self.base[1..].iter().map(|&b| (f >= b) as usize).sum()
+    }
+
     /// Top-down over the frontier from position `*pos`, until `budget` visits
     /// are queued for other trustees. True when stopped early.
     fn top_down_pass(&mut self, pos: &mut usize, mut budget: usize) -> bool {
+        let n = self.parent.len() as u32;
         while *pos < self.frontier.len() {
             let u = self.frontier[*pos] as usize;
             *pos += 1;
-            let g = self.global[u];
+            let g = self.lo + u as u32;
             for j in self.start[u] as usize..self.start[u + 1] as usize {
-                let (o, l) = (self.owner[j], self.local[j]);
-                if u32::from(o) == self.me {
-                    self.claim(l, g);
+                let f = self.adj[j];
+                let v = f.wrapping_sub(self.lo);
+                if v < n {
+                    self.claim(v, g);
                 } else {
-                    self.out[o as usize].push(Visit { v: l, parent: g });
-                    budget = budget.saturating_sub(1);
+                    let (w, bit) = ((f >> 6) as usize, 1u64 << (f & 63));
+                    if self.sent[w] & bit == 0 {
+                        self.sent[w] |= bit;
+                        let o = self.owner_of(f);
+                        self.out[o].push(Visit {
+                            v: f - self.base[o],
+                            parent: g,
+                        });
+                        budget = budget.saturating_sub(1);
+                    }
                 }
             }
             if budget == 0 {
@@ -234,15 +271,14 @@ impl Trustee {
 
     /// Bottom-up: every unvisited local vertex looks for a frontier neighbour.
     fn bottom_up(&mut self) {
-        let p = self.partition.expect("prepared");
         for v in 0..self.parent.len() {
             if self.parent[v] != NONE {
                 continue;
             }
             for j in self.start[v] as usize..self.start[v + 1] as usize {
-                let (o, l) = (self.owner[j] as usize, self.local[j]);
-                if self.bits[o][(l >> 6) as usize] & (1u64 << (l & 63)) != 0 {
-                    self.parent[v] = p.global(o as u32, u64::from(l)) as u32;
+                let f = self.adj[j];
+                if self.bits[(f >> 6) as usize] & (1u64 << (f & 63)) != 0 {
+                    self.parent[v] = f;
                     self.depth[v] = self.cur;
                     self.next.push(v as u32);
                     break;
@@ -263,17 +299,32 @@ impl Trustee {
         [self.frontier.len() as u64, m_f, self.unexplored]
     }
 
-    /// This trustee's frontier as bitmap words (into its own slot of `bits`).
-    fn own_bits(&mut self) -> Vec<u64> {
-        let me = self.me as usize;
-        let mut words = std::mem::take(&mut self.bits[me]);
+    /// Builds this trustee's words of the frontier bitmap; returns a copy of
+    /// them and the index of the first.
+    fn own_bits(&mut self) -> (Vec<u64>, usize) {
+        let first = (self.lo / 64) as usize;
+        let words = &mut self.bits[first..first + self.parent.len().div_ceil(64)];
         words.fill(0);
         for &v in &self.frontier {
             words[(v >> 6) as usize] |= 1u64 << (v & 63);
         }
-        let copy = words.clone();
-        self.bits[me] = words;
-        copy
+        (words.to_vec(), first)
+    }
+
+    /// Own parents as global ids (`NONE` when unreached), by local index.
+    fn parents(&self) -> Vec<u32> {
+        let p = self.partition.expect("prepared");
+        self.parent
+            .iter()
+            .map(|&f| {
+                if f == NONE {
+                    NONE
+                } else {
+                    let o = self.owner_of(f);
+                    p.global(o as u32, u64::from(f - self.base[o])) as u32
+                }
+            })
+            .collect()
     }
 }
 
@@ -321,18 +372,17 @@ fn top_down(ctx: &TrusteeCtx) {
     gossamer::wait_outstanding();
 }
 
-/// Sends this trustee's frontier bitmap to every other trustee.
+/// Sends this trustee's frontier bitmap words to every other trustee.
 fn exchange_bits(ctx: &TrusteeCtx) {
-    let words = ctx.local.apply_returning(|s| state(s).own_bits());
-    let from = ctx.me as usize;
+    let (words, first) = ctx.local.apply_returning(|s| state(s).own_bits());
     for (o, peer) in ctx.peers.iter().enumerate() {
-        if o == from {
+        if o == ctx.me as usize {
             continue;
         }
         for (i, piece) in words.chunks(BITS_PIECE).enumerate() {
-            let at = i * BITS_PIECE;
+            let at = first + i * BITS_PIECE;
             peer.apply_slice_then(
-                move |s, w: &[u64]| state(s).bits[from][at..at + w.len()].copy_from_slice(w),
+                move |s, w: &[u64]| state(s).bits[at..at + w.len()].copy_from_slice(w),
                 piece,
                 |()| {},
             );
@@ -407,7 +457,7 @@ pub fn bfs(graph: &ShardedGraph, root: u64, cfg: &BfsConfig) -> Result<BfsOutput
     let bu = graph.on_trustees(move |ctx| run_trustee(ctx, cfg, n));
     let kernel_time = t0.elapsed();
     let parent = graph
-        .gather(NONE, |s| state(s).parent.clone())
+        .gather(NONE, |s| state(s).parents())
         .into_iter()
         .map(|p| if p == NONE { NO_PARENT } else { u64::from(p) })
         .collect();

@@ -17,31 +17,39 @@
 //! Δ trades work for parallel rounds: Δ -> 0 is Dijkstra (no wasted
 //! relaxations, one round per distinct distance), Δ -> ∞ is Bellman-Ford. For
 //! Graph500 weights (uniform in (0, 1], about 30 edges per vertex) the
-//! measured best is [`DEFAULT_DELTA`] (see `results/kernels/delta.md`).
+//! measured best is [`DEFAULT_DELTA`] (see `results/kernels/delta.md`):
+//! at these degrees a small Δ wins, as in GAPBS.
 //!
 //! # As delegated kernels
 //!
 //! Each trustee owns its vertices' `d` (f32), parents and buckets in its
 //! [`TrusteeState`] property (type `Trustee` here), together with a kernel-ready
-//! copy of its adjacency built on the first run: parallel edges merged to their
-//! minimum weight, each list split into light then heavy entries, and every
-//! target stored as (owner trustee, local index) so no partition arithmetic is
-//! left in the inner loop. One fiber per trustee drives the rounds:
+//! copy of its adjacency built on the first run (not timed): parallel edges
+//! merged to their minimum weight, each list split into light then heavy
+//! entries, every target renamed to a *flat* id (`base[owner] + local index`)
+//! so no partition arithmetic is left in the inner loop. One fiber per trustee
+//! drives the rounds:
 //!
 //! - **Relaxing** a vertex's edges: a target owned by the same trustee is
 //!   relaxed directly on local state (the *local shortcut*); a target owned by
 //!   another trustee becomes a [`Relax`] record `(local index, distance,
 //!   parent)` appended to that owner's outgoing batch. Batches travel as POD
 //!   slices ([`Trust::apply_slice_chunked_then`]) to a delegated closure on the
-//!   owner that applies the whole batch: never one request per edge.
+//!   owner that applies the whole batch: never one request per edge. A sender
+//!   remembers the best distance it sent for each remote vertex and sends only
+//!   improvements (one `f32` array over all flat ids holds both the own
+//!   distances and these bounds).
 //! - **Bucket fusion** (as in GAPBS): a local relaxation that lands in the
-//!   current bucket is processed in the same pass, without a global round.
-//! - **Agreement** goes through a [`gossamer::Collective`]: after its batches
-//!   are applied (`wait_outstanding`), each fiber arrives at an all-reduce with
-//!   "my bucket k is non-empty or I sent records" (light phase) or "my smallest
-//!   non-empty bucket, and whether I sent records" (after the heavy phase). A
-//!   sent record may land after its owner reported, so a phase ends only when
-//!   nobody had work *and* nobody sent anything.
+//!   current bucket is processed in the same pass (in FIFO waves), without a
+//!   global round.
+//! - **Agreement** goes through a [`gossamer::Collective`]: one all-reduce per
+//!   iteration of a bucket, after the trustee's batches are applied
+//!   (`wait_outstanding`): "bucket `k` still has work" (or) and "the next
+//!   bucket" (min). Senders compute the owner's bucket of every record they
+//!   send and include it, so a record that lands after its owner reported is
+//!   still accounted for. The heavy edges of the settled vertices are relaxed
+//!   right after the light pass, before that agreement (a speculation that
+//!   saves a round per bucket; a late light record re-settles a vertex).
 //!
 //! Every relaxation is computed in `f32` as `d(v) + w`, so the result satisfies
 //! the Graph500 validator's exact check `d(u) == d(parent(u)) + w`.
@@ -68,13 +76,14 @@
 
 use std::time::{Duration, Instant};
 
+use gossamer::Op;
 use graph_core::sharded::{KernelError, ShardedGraph, TrusteeCtx, TrusteeState};
 use graph_core::validate::NO_PARENT;
 use graph_core::{Partition, Shard};
 
 /// Δ used by [`SsspConfig::default`], measured on Graph500 graphs (SCALE 16
 /// and 18, 2 threads; see `results/kernels/delta.md`).
-pub const DEFAULT_DELTA: f32 = 0.05;
+pub const DEFAULT_DELTA: f32 = 0.01;
 
 /// Outgoing records buffered before the fiber stops relaxing to send them.
 const SEND_BUDGET: usize = 4 * 1024;
@@ -463,62 +472,59 @@ fn pass(ctx: &TrusteeCtx, k: usize, heavy: bool) -> bool {
     more
 }
 
-/// Runs passes of one phase until the local part is done, then waits until
-/// every record this trustee sent has been applied.
+/// Runs passes of one phase until the local part is done, yielding between
+/// passes so the worker sends batches and applies incoming ones.
 fn phase(ctx: &TrusteeCtx, k: usize, heavy: bool) {
     while pass(ctx, k, heavy) {
         gossamer::yield_now();
     }
-    gossamer::wait_outstanding();
 }
 
 /// The per-trustee driver: bucket rounds until every trustee agrees none is left.
 /// Returns the number of collective rounds.
 ///
-/// Each agreement is one all-reduce. A fiber arrives only after its own records
-/// were applied, but a record from another trustee may still land after this
-/// trustee computed what it reports. So senders report where their records
-/// land (they compute the owner's bucket index exactly): "bucket `k` still has
-/// work" is true if any trustee has some *or sent a record into bucket k*, and
-/// the next bucket is the minimum of the local minima and of the buckets the
-/// records went to.
+/// Per bucket `k`, each trustee relaxes the light edges of its bucket-`k`
+/// vertices until its part of the bucket is empty, then at once the heavy edges
+/// of the vertices it settled, and meets the others at one all-reduce of
+/// "bucket `k` still has work here" (Or) and "the next bucket here" (Min).
+/// Relaxing heavy edges before the agreement is a speculation: a late light
+/// record from another trustee may still lower a settled distance, and then
+/// that vertex is settled (and its heavy edges relaxed) again in the next
+/// iteration. It saves one round per bucket.
+///
+/// A fiber arrives only after its own records were applied, but a record from
+/// another trustee may land after this trustee computed what it reports. So
+/// senders report where their records land (they compute the owner's bucket
+/// index exactly): "bucket `k` has work" also when a record was sent into it,
+/// and the next bucket is the minimum of the local minima and of the buckets
+/// the records went to.
 fn run_trustee(mut ctx: TrusteeCtx) -> u64 {
     let mine = ctx.local.apply(|s| state(s).min_bucket_from(0));
     let mut k = ctx.party.min(mine);
     let mut rounds = 1;
     while k != NO_BUCKET {
         let b = k as usize;
-        // Light phase: until no trustee has bucket-k work.
         loop {
             phase(&ctx, b, false);
-            let busy = ctx.local.apply(move |s| {
+            phase(&ctx, b, true);
+            // Every record this trustee sent is applied before it reports.
+            gossamer::wait_outstanding();
+            let report = ctx.local.apply(move |s| {
                 let t = state(s);
                 let busy = t.sent_cur
                     || t.cursor < t.wave.len()
                     || t.buckets.get(b).is_some_and(|q| !q.is_empty());
                 t.sent_cur = false;
-                busy
+                [busy as u64, t.min_bucket_from(b).min(t.sent_min as u64)]
             });
+            let [busy, next] = ctx.party.all_reduce(report, [Op::Or, Op::Min]);
             rounds += 1;
-            if !ctx.party.any(busy) {
+            if busy == 0 {
+                k = next;
+                ctx.local.apply(|s| state(s).sent_min = usize::MAX);
                 break;
             }
         }
-        // Heavy phase, then agree on the next bucket (this one included: a
-        // rounding corner case may put a heavy relaxation back into it).
-        phase(&ctx, b, true);
-        let mine = ctx.local.apply(move |s| {
-            let t = state(s);
-            let m = t
-                .min_bucket_from(b)
-                .min(t.sent_min as u64)
-                .min(if t.sent_cur { b as u64 } else { NO_BUCKET });
-            t.sent_min = usize::MAX;
-            t.sent_cur = false;
-            m
-        });
-        k = ctx.party.min(mine);
-        rounds += 1;
     }
     rounds
 }
