@@ -261,6 +261,16 @@ fn receive(
         }
     })();
     if let Err(e) = result {
+        // At a clean stop a peer may exit before this rank has read `Stop` from rank
+        // 0: give the control plane a moment before calling it a failure (a crashed
+        // peer is reported by rank 0 within the same time anyway).
+        let t0 = Instant::now();
+        while t0.elapsed() < Duration::from_secs(3) {
+            if alarm.closing.load(Ordering::SeqCst) || alarm.fate.failed() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
         alarm.fail(format!(
             "gossamer: rank {peer} failed: its tcp data connection to rank {me} closed ({e})"
         ));
