@@ -85,6 +85,9 @@ use graph_core::{Partition, Shard};
 /// and 18, 2 threads; see `results/kernels/delta.md`).
 pub const DEFAULT_DELTA: f32 = 0.01;
 
+/// Ranks per message while preparing (fits a 64 KiB slot).
+const RANK_PIECE: usize = 8192;
+
 /// Outgoing records buffered before the fiber stops relaxing to send them.
 const SEND_BUDGET: usize = 4 * 1024;
 
@@ -151,6 +154,14 @@ struct Entry {
 #[derive(Default)]
 struct Trustee {
     partition: Option<Partition>,
+    /// Degree order: `rank[o][l]` is the flat offset of trustee `o`'s local
+    /// vertex `l` (its position by decreasing degree). Filled by the exchange
+    /// in `prepare_order`; only the own entry is kept afterwards.
+    rank: Vec<Vec<u32>>,
+    /// Global id of every flat id (for parents).
+    global_of: Vec<u32>,
+    /// This trustee's index.
+    me: usize,
     base: Vec<u32>,
     lo: u32,
     hi: u32,
@@ -184,10 +195,33 @@ struct Trustee {
 }
 
 impl Trustee {
-    /// Merges parallel edges (minimum weight), renames targets to flat ids,
-    /// splits by `delta`.
-    fn prepare(shard: &Shard, delta: f32) -> Self {
+    /// First preparation step: this trustee's vertices by decreasing degree.
+    /// Returns the rank (flat offset) of each local vertex, to be sent to every
+    /// other trustee.
+    fn prepare_order(shard: &Shard) -> (Self, Vec<u32>) {
         let p: Partition = *shard.partition();
+        let n = shard.num_local_vertices() as u32;
+        let mut by_degree: Vec<u32> = (0..n).collect();
+        by_degree.sort_by_key(|&l| std::cmp::Reverse(shard.degree(u64::from(l))));
+        let mut rank = vec![0u32; n as usize];
+        for (r, &l) in by_degree.iter().enumerate() {
+            rank[l as usize] = r as u32;
+        }
+        let t = Trustee {
+            partition: Some(p),
+            rank: (0..p.num_trustees()).map(|_| Vec::new()).collect(),
+            ..Default::default()
+        };
+        (t, rank)
+    }
+
+    /// Second step, once every trustee's ranks arrived: merges parallel edges
+    /// (minimum weight), renames targets to flat ids, splits by `delta`.
+    ///
+    /// Flat ids follow decreasing degree within each trustee, so the distances
+    /// of the hubs, which most edges lead to, share a few cache lines.
+    fn prepare_adjacency(&mut self, shard: &Shard, delta: f32) {
+        let p = self.partition.expect("ordered");
         let n = shard.num_local_vertices() as usize;
         let mut acc = 0u32;
         let base: Vec<u32> = (0..p.num_trustees())
@@ -198,36 +232,48 @@ impl Trustee {
             })
             .collect();
         let me = shard.trustee() as usize;
-        let mut t = Trustee {
-            partition: Some(p),
-            lo: base[me],
-            hi: base[me] + n as u32,
-            start: Vec::with_capacity(n + 1),
-            ..Default::default()
-        };
-        t.start.push(0);
+        self.me = me;
+        self.lo = base[me];
+        self.hi = base[me] + n as u32;
+        self.global_of = vec![0; acc as usize];
+        for (o, ranks) in self.rank.iter().enumerate() {
+            for (l, &r) in ranks.iter().enumerate() {
+                self.global_of[(base[o] + r) as usize] = p.global(o as u32, l as u64) as u32;
+            }
+        }
+        // Rows in flat (degree) order.
+        let mut order = vec![0u32; n];
+        for (l, &r) in self.rank[me].iter().enumerate() {
+            order[r as usize] = l as u32;
+        }
+        self.start = Vec::with_capacity(n + 1);
+        self.start.push(0);
         let mut row: Vec<(u32, f32)> = Vec::new();
-        for l in 0..n as u64 {
+        for &l in &order {
             row.clear();
-            row.extend(shard.neighbors(l));
+            row.extend(shard.neighbors(u64::from(l)));
             row.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
             row.dedup_by_key(|e| e.0);
             for &(v, w) in &row {
                 let o = p.owner(u64::from(v));
-                let f = base[o.trustee as usize] + o.local as u32;
-                t.adj.push(Entry { f, w });
+                let f = base[o.trustee as usize] + self.rank[o.trustee as usize][o.local as usize];
+                self.adj.push(Entry { f, w });
             }
-            t.start.push(t.adj.len() as u64);
+            self.start.push(self.adj.len() as u64);
         }
-        t.split = vec![0; n];
-        t.resplit(delta);
-        t.best = vec![f32::INFINITY; acc as usize];
-        t.parent = vec![NONE; n];
-        t.light_done = vec![f32::NAN; n];
-        t.heavy_done = vec![f32::NAN; n];
-        t.out = (0..p.num_trustees()).map(|_| Vec::new()).collect();
-        t.base = base;
-        t
+        for (o, r) in self.rank.iter_mut().enumerate() {
+            if o != me {
+                *r = Vec::new();
+            }
+        }
+        self.split = vec![0; n];
+        self.resplit(delta);
+        self.best = vec![f32::INFINITY; acc as usize];
+        self.parent = vec![NONE; n];
+        self.light_done = vec![f32::NAN; n];
+        self.heavy_done = vec![f32::NAN; n];
+        self.out = (0..p.num_trustees()).map(|_| Vec::new()).collect();
+        self.base = base;
     }
 
     /// Orders each vertex's entries light first for bucket width `delta`.
@@ -248,8 +294,10 @@ impl Trustee {
         self.inv_delta = 1.0 / delta;
     }
 
-    /// Clears per-root state and seeds the root if it is ours.
+    /// Clears per-root state and seeds the root (original local index) if it
+    /// is ours.
     fn reset(&mut self, root: Option<u32>) {
+        let root = root.map(|l| self.rank[self.me][l as usize]);
         self.best.fill(f32::INFINITY);
         self.parent.fill(NONE);
         self.light_done.fill(f32::NAN);
@@ -308,38 +356,60 @@ impl Trustee {
 
     /// Relaxes entries `a..b` of own vertex with flat id `g` at distance `d`.
     /// Returns the number of records queued for other trustees.
+    ///
+    /// Two steps per group of 64 entries: first a branch-free scan that only
+    /// compares `d + w` with `best` (independent loads, so the CPU overlaps
+    /// their cache misses), then the few improving entries are applied.
     #[inline(always)]
     fn relax_range(&mut self, a: usize, b: usize, d: f32, g: u32) -> usize {
         let mut queued = 0;
-        for j in a..b {
-            let e = self.adj[j];
-            let nd = d + e.w;
-            let c = e.f as usize;
-            if nd >= self.best[c] {
-                continue;
+        let mut j = a;
+        while j < b {
+            let end = (j + 64).min(b);
+            let mut mask = 0u64;
+            for (k, e) in self.adj[j..end].iter().enumerate() {
+                mask |= u64::from(d + e.w < self.best[e.f as usize]) << k;
             }
-            self.best[c] = nd;
-            if e.f.wrapping_sub(self.lo) < self.hi - self.lo {
-                let v = e.f - self.lo;
-                self.parent[v as usize] = g;
-                self.push(v, nd);
-            } else {
-                let bk = self.bucket_of(nd);
-                if bk == self.cur {
-                    self.sent_cur = true;
-                } else {
-                    self.sent_min = self.sent_min.min(bk);
-                }
-                let o = self.owner_of(e.f);
-                self.out[o].push(Relax {
-                    v: e.f - self.base[o],
-                    dist: nd,
-                    parent: g,
-                });
-                queued += 1;
+            while mask != 0 {
+                let e = self.adj[j + mask.trailing_zeros() as usize];
+                mask &= mask - 1;
+                queued += self.relax_entry(e, d, g);
             }
+            j = end;
         }
         queued
+    }
+
+    /// Relaxes one entry of own vertex `g` at distance `d`; returns 1 when a
+    /// record was queued for another trustee.
+    #[inline(always)]
+    fn relax_entry(&mut self, e: Entry, d: f32, g: u32) -> usize {
+        let nd = d + e.w;
+        let c = e.f as usize;
+        if nd >= self.best[c] {
+            return 0;
+        }
+        self.best[c] = nd;
+        if e.f.wrapping_sub(self.lo) < self.hi - self.lo {
+            let v = e.f - self.lo;
+            self.parent[v as usize] = g;
+            self.push(v, nd);
+            0
+        } else {
+            let bk = self.bucket_of(nd);
+            if bk == self.cur {
+                self.sent_cur = true;
+            } else {
+                self.sent_min = self.sent_min.min(bk);
+            }
+            let o = self.owner_of(e.f);
+            self.out[o].push(Relax {
+                v: e.f - self.base[o],
+                dist: nd,
+                parent: g,
+            });
+            1
+        }
     }
 
     /// Light phase: drains bucket `k` (including what lands back in it) until
@@ -407,23 +477,23 @@ impl Trustee {
             .map_or(NO_BUCKET, |(i, _)| i as u64)
     }
 
-    /// Own distances, by local index.
+    /// Own distances, by (original) local index.
     fn distances(&self) -> Vec<f32> {
-        self.best[self.lo as usize..self.hi as usize].to_vec()
+        let me = self.me;
+        self.rank[me]
+            .iter()
+            .map(|&r| self.best[(self.lo + r) as usize])
+            .collect()
     }
 
     /// Own parents as global ids (`NONE` when unreached), by local index.
     fn parents(&self) -> Vec<u32> {
-        let p = self.partition.expect("prepared");
-        self.parent
+        let me = self.me;
+        self.rank[me]
             .iter()
-            .map(|&f| {
-                if f == NONE {
-                    NONE
-                } else {
-                    let o = self.owner_of(f);
-                    p.global(o as u32, u64::from(f - self.base[o])) as u32
-                }
+            .map(|&r| match self.parent[r as usize] {
+                NONE => NONE,
+                f => self.global_of[f as usize],
             })
             .collect()
     }
@@ -529,6 +599,38 @@ fn run_trustee(mut ctx: TrusteeCtx) -> u64 {
     rounds
 }
 
+/// Builds the kernel-ready state on every trustee (a collective step: the
+/// degree ranks travel to every trustee as POD slices).
+fn prepare(ctx: &mut TrusteeCtx, delta: f32) {
+    let ranks = ctx.local.apply_returning(|s| {
+        let (shard, t) = s.kernel::<Trustee>(|_| Trustee::default());
+        let (fresh, ranks) = Trustee::prepare_order(shard);
+        *t = fresh;
+        ranks
+    });
+    let me = ctx.me as usize;
+    for peer in &ctx.peers {
+        for (i, piece) in ranks.chunks(RANK_PIECE).enumerate() {
+            let at = i * RANK_PIECE;
+            peer.apply_slice_then(
+                move |s, r: &[u32]| {
+                    let own = &mut state(s).rank[me];
+                    own.resize(own.len().max(at + r.len()), 0);
+                    own[at..at + r.len()].copy_from_slice(r);
+                },
+                piece,
+                |()| {},
+            );
+        }
+    }
+    gossamer::wait_outstanding();
+    ctx.party.barrier();
+    ctx.local.apply(move |s| {
+        let (shard, t) = s.kernel::<Trustee>(|_| Trustee::default());
+        t.prepare_adjacency(shard, delta);
+    });
+}
+
 /// Delta-stepping SSSP from `root` over `graph`, from a fiber of the runtime
 /// that built the graph. Returns [`KernelError::RootOutOfRange`] for a bad root
 /// and [`KernelError::Config`] for a bad Δ.
@@ -547,14 +649,16 @@ pub fn sssp(graph: &ShardedGraph, root: u64, cfg: &SsspConfig) -> Result<SsspOut
     }
     let delta = cfg.delta;
     let owner = graph.partition().owner(root);
-    // Prepare (first run or new Δ) and reset, on every trustee.
-    graph.on_trustees(move |ctx| {
+    // Prepare (first run, or new Δ) and reset, on every trustee.
+    graph.on_trustees(move |mut ctx| {
         let me = ctx.me;
+        let fresh = ctx.local.apply(|s| state(s).partition.is_none());
+        if fresh {
+            prepare(&mut ctx, delta);
+        }
         ctx.local.apply(move |s| {
-            let (shard, t) = s.kernel::<Trustee>(|_| Trustee::default());
-            if t.partition.is_none() {
-                *t = Trustee::prepare(shard, delta);
-            } else if t.delta != delta {
+            let t = state(s);
+            if t.delta != delta {
                 t.resplit(delta);
             }
             t.reset((owner.trustee == me).then_some(owner.local as u32));
