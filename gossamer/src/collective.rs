@@ -153,6 +153,24 @@ impl Collective {
     }
 }
 
+// Rack runs: a Collective travels to other ranks as its trusts (e.g. in the
+// payload of `on_every_worker_with`); the hub and mailboxes stay where they are.
+impl serde::Serialize for Collective {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (&self.hub, &*self.mailboxes).serialize(s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Collective {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (hub, mailboxes) = <(Trust<Hub>, Vec<Trust<Mailbox>>)>::deserialize(d)?;
+        Ok(Collective {
+            hub,
+            mailboxes: Arc::new(mailboxes),
+        })
+    }
+}
+
 impl Default for Collective {
     fn default() -> Self {
         Self::new()

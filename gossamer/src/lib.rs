@@ -58,14 +58,19 @@
 //! | `transport` | the one primitive needed from a transport, in-process version |
 //! | `codec` | serde codec for payloads and variable-size results (postcard) |
 //! | `stats` | [`TrusteeStats`] |
+//! | `park` | putting idle worker threads to sleep and waking them (thread park or futex) |
+//! | [`rack`] | several processes (ranks) as one run: transports (shm, tcp, rdma), bootstrap, fate sharing, launcher; see docs/rack.md |
 //! | `collective` | [`Collective`], [`Party`]: all-reduce and barrier among one fiber per worker, through a hub trust and mailbox trusts |
 //!
 //! # Limits
 //!
 //! - [`Delegable`] is `Copy + Send + 'static`, so a `&'static T` passes; it is only
 //!   meaningful inside one process.
-//! - [`entrust_on`] and [`spawn_on`] move values through process memory (one machine);
-//!   [`entrust_with`] and closures go through slot bytes only.
+//! - [`entrust_on`], [`spawn_on`] and [`on_every_worker`] move values through process
+//!   memory (one process); [`entrust_with`], closures, [`spawn_on_with`] and
+//!   [`on_every_worker_with`] go through slot bytes only and work across the ranks of
+//!   a rack run ([`Builder::from_env`]), where `WorkerId`s are global
+//!   (`rank * threads + thread`) and [`num_workers`] counts every rank's workers.
 //! - A trust dropped outside any worker thread (e.g. on a plain `std::thread`) does
 //!   not release its weight; its property is dropped at shutdown.
 //! - Cloning a remote trust whose weight is exhausted inside delegated context
@@ -116,9 +121,9 @@ pub use delegable::Delegable;
 pub use latch::Latch;
 pub use pod::Pod;
 pub use runtime::{
-    current_worker, main, num_workers, on_every_worker, spawn, spawn_on, spawn_spread, stats,
-    trustee_stats, wait_outstanding, yield_now, Builder, Error, JoinHandle, Runtime, WorkerId,
-    MAX_THREADS,
+    current_worker, is_local_worker, main, num_workers, on_every_worker, spawn, spawn_on,
+    spawn_spread, stats, trustee_stats, wait_outstanding, yield_now, Builder, Error, JoinHandle,
+    Runtime, WorkerId, MAX_THREADS,
 };
 pub use stats::TrusteeStats;
 pub use trust::{entrust, entrust_on, entrust_with, on_every_worker_with, spawn_on_with, Trust};

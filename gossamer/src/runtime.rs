@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// A worker's global index (one worker = one OS thread = one trustee + one client).
+/// In a rack run, worker `rank * threads + t` is thread `t` of rank `rank`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct WorkerId(pub usize);
 
@@ -353,9 +354,17 @@ fn pin_to(cpu: usize) {
     }
 }
 
-/// Number of workers of the running runtime.
+/// Number of workers of the running runtime (of all ranks in a rack run).
 pub fn num_workers() -> usize {
     worker("num_workers").n()
+}
+
+/// True when worker `w` runs in this process (always, outside a rack run): values
+/// can then move to it through memory ([`entrust_on`](crate::entrust_on),
+/// [`spawn_on`]); otherwise use [`entrust_with`](crate::entrust_with) and
+/// [`spawn_on_with`](crate::spawn_on_with).
+pub fn is_local_worker(w: WorkerId) -> bool {
+    worker("is_local_worker").shared.is_local(w.0)
 }
 
 /// The worker the caller runs on.
@@ -403,7 +412,8 @@ pub fn wait_outstanding() {
     }
 }
 
-/// Statistics of every trustee of the running runtime, indexed by worker.
+/// Statistics of every trustee of the running runtime, indexed by worker. In a rack
+/// run only this rank's trustees have numbers (the others read as zero).
 pub fn stats() -> Vec<TrusteeStats> {
     let w = worker("stats");
     (0..w.n())

@@ -36,6 +36,8 @@ fn counter(t: TransportKind) {
             assert_eq!(n, ranks * THREADS);
             let c: Trust<u64> = entrust_with(WorkerId(THREADS), || 0u64);
             assert_eq!(c.trustee(), WorkerId(THREADS));
+            assert!(gossamer::is_local_worker(WorkerId(1)));
+            assert!(!gossamer::is_local_worker(WorkerId(THREADS)));
             let per = 500u64;
             let got = on_every_worker_with(
                 |(c, per): (Trust<u64>, u64)| {
@@ -85,6 +87,36 @@ fn killed(t: TransportKind) {
     panic!("rank 0 stopped with: {e}");
 }
 
+/// The bulk-synchronous pattern of the kernels: a Collective created on rank 0,
+/// all-reduce and barrier among one fiber per worker of every rank.
+fn collective(t: TransportKind) {
+    let out = builder(t)
+        .run(|| {
+            let c = gossamer::Collective::new();
+            let n = num_workers() as u64;
+            let res = on_every_worker_with(
+                |c: gossamer::Collective| {
+                    let mut p = c.party();
+                    let me = gossamer::current_worker().index() as u64;
+                    let mut last = [0; 2];
+                    for round in 0..20u64 {
+                        last = p.all_reduce(
+                            [me + round, me + 10],
+                            [gossamer::Op::Sum, gossamer::Op::Min],
+                        );
+                        p.barrier();
+                    }
+                    last
+                },
+                c,
+            );
+            assert_eq!(res, vec![[n * (n - 1) / 2 + 19 * n, 10]; n as usize]);
+            n
+        })
+        .expect("rack run");
+    println!("rank 0 result {out}");
+}
+
 macro_rules! rank_tests {
     ($($name:ident => $body:expr;)*) => {$(
         #[test]
@@ -101,6 +133,8 @@ rank_tests! {
     rank_counter_tcp => counter(TransportKind::Tcp);
     rank_killed_shm => killed(TransportKind::Shm);
     rank_killed_tcp => killed(TransportKind::Tcp);
+    rank_collective_shm => collective(TransportKind::Shm);
+    rank_collective_tcp => collective(TransportKind::Tcp);
 }
 
 #[test]
@@ -159,7 +193,7 @@ fn shm_files_of(pid: u32) -> Vec<String> {
 }
 
 #[test]
-fn counter_across_2_and_4_ranks_over_shm_and_tcp() {
+fn counter_and_collective_across_ranks_over_shm_and_tcp() {
     if is_rank() {
         return;
     }
@@ -168,6 +202,8 @@ fn counter_across_2_and_4_ranks_over_shm_and_tcp() {
         (4, "rank_counter_shm"),
         (2, "rank_counter_tcp"),
         (4, "rank_counter_tcp"),
+        (4, "rank_collective_shm"),
+        (3, "rank_collective_tcp"),
     ] {
         let (code, text, pid) = launch(ranks, test);
         assert_eq!(code, 0, "{test} x{ranks} failed:\n{text}");

@@ -10,8 +10,9 @@
 //! batch on that pair was answered (a trustee answers only what it received), so
 //! the slot a frame targets is always free and the reader never waits for the
 //! runtime. Writers share a pair's connection under a mutex (one `write_all` per
-//! frame); with 2 cores and a few threads per rank, one connection per rank pair
-//! measured no worse than one per thread and keeps the descriptor count at `ranks`.
+//! frame): one connection per rank pair keeps descriptors and receiver threads at
+//! `ranks - 1` per rank. One connection per (thread, remote rank) would remove the
+//! mutex; it was not measured against this on a host with enough cores to matter.
 
 use super::slots::{ready, Layout};
 use super::wire::{self, Msg};
