@@ -9,7 +9,11 @@
 //! xorshift PRNG; not the bit-exact Graph500 generator, but with the same
 //! skewed degrees, ids scrambled by a bijection), edgefactor 16. Peak memory is the process's VmHWM
 //! (peak resident set) from /proc/self/status, so it counts what was
-//! really touched. Run one measurement per process.
+//! really touched. The build is also reported as CPU time of all threads and
+//! time spent runnable but waiting for a CPU (from
+//! /proc/self/task/*/schedstat): when other jobs share the machine the wall
+//! time mostly measures them, the CPU time much less. Run one measurement
+//! per process.
 
 use std::time::Instant;
 

@@ -137,6 +137,13 @@ const BITS_PIECE: usize = 4096;
 #[derive(Default)]
 struct Trustee {
     partition: Option<Partition>,
+    /// Degree order: `rank[o][l]` is the flat offset of trustee `o`'s local
+    /// vertex `l` (its position by decreasing degree); only the own entry is
+    /// kept after preparing.
+    rank: Vec<Vec<u32>>,
+    /// Global id of every flat id (for parents).
+    global_of: Vec<u32>,
+    me: usize,
     base: Vec<u32>,
     lo: u32,
     /// Entries of local vertex `l`: `start[l]..start[l + 1]`, flat target ids
@@ -162,8 +169,31 @@ struct Trustee {
 }
 
 impl Trustee {
-    fn prepare(shard: &Shard) -> Self {
+    /// First preparation step: this trustee's vertices by decreasing degree
+    /// (the rank of each local vertex, to be sent to every trustee).
+    fn prepare_order(shard: &Shard) -> (Self, Vec<u32>) {
         let p = *shard.partition();
+        let n = shard.num_local_vertices() as u32;
+        let mut by_degree: Vec<u32> = (0..n).collect();
+        by_degree.sort_by_key(|&l| std::cmp::Reverse(shard.degree(u64::from(l))));
+        let mut rank = vec![0u32; n as usize];
+        for (r, &l) in by_degree.iter().enumerate() {
+            rank[l as usize] = r as u32;
+        }
+        let t = Trustee {
+            partition: Some(p),
+            rank: (0..p.num_trustees()).map(|_| Vec::new()).collect(),
+            ..Default::default()
+        };
+        (t, rank)
+    }
+
+    /// Second step, once every trustee's ranks arrived: flat ids in degree
+    /// order, parallel edges merged, each row sorted by flat id. The hubs then
+    /// come first in every row, which is where bottom-up finds a frontier
+    /// neighbour soonest, and their frontier bits share a few cache lines.
+    fn prepare_adjacency(&mut self, shard: &Shard) {
+        let p = self.partition.expect("ordered");
         let n = shard.num_local_vertices() as usize;
         let mut acc = 0u32;
         let base: Vec<u32> = (0..p.num_trustees())
@@ -173,39 +203,56 @@ impl Trustee {
                 b
             })
             .collect();
-        let mut t = Trustee {
-            partition: Some(p),
-            lo: base[shard.trustee() as usize],
-            start: Vec::with_capacity(n + 1),
-            ..Default::default()
-        };
-        t.start.push(0);
+        let me = shard.trustee() as usize;
+        self.me = me;
+        self.lo = base[me];
+        self.global_of = vec![0; acc as usize];
+        for (o, ranks) in self.rank.iter().enumerate() {
+            for (l, &r) in ranks.iter().enumerate() {
+                self.global_of[(base[o] + r) as usize] = p.global(o as u32, l as u64) as u32;
+            }
+        }
+        let mut order = vec![0u32; n];
+        for (l, &r) in self.rank[me].iter().enumerate() {
+            order[r as usize] = l as u32;
+        }
+        self.start = Vec::with_capacity(n + 1);
+        self.start.push(0);
         let mut row: Vec<u32> = Vec::new();
-        for l in 0..n as u64 {
+        for &l in &order {
             row.clear();
-            row.extend_from_slice(shard.adjacency(l).0);
+            for &v in shard.adjacency(u64::from(l)).0 {
+                let o = p.owner(u64::from(v));
+                row.push(
+                    base[o.trustee as usize] + self.rank[o.trustee as usize][o.local as usize],
+                );
+            }
             row.sort_unstable();
             row.dedup();
-            for &v in &row {
-                let o = p.owner(u64::from(v));
-                t.adj.push(base[o.trustee as usize] + o.local as u32);
-            }
-            t.start.push(t.adj.len() as u64);
+            self.adj.extend_from_slice(&row);
+            self.start.push(self.adj.len() as u64);
         }
-        t.parent = vec![NONE; n];
-        t.depth = vec![-1; n];
-        t.bits = vec![0u64; acc as usize / 64];
-        t.sent = vec![0u64; acc as usize / 64];
-        t.out = (0..p.num_trustees()).map(|_| Vec::new()).collect();
-        t.base = base;
-        t
+        for (o, r) in self.rank.iter_mut().enumerate() {
+            if o != me {
+                *r = Vec::new();
+            }
+        }
+        self.parent = vec![NONE; n];
+        self.depth = vec![-1; n];
+        self.bits = vec![0u64; acc as usize / 64];
+        self.sent = vec![0u64; acc as usize / 64];
+        self.out = (0..p.num_trustees()).map(|_| Vec::new()).collect();
+        self.base = base;
     }
 
     fn degree(&self, l: u32) -> u64 {
         self.start[l as usize + 1] - self.start[l as usize]
     }
 
+    /// Clears per-root state and seeds the root (original local index) if it
+    /// is ours.
     fn reset(&mut self, root: Option<u32>) {
+        let root = root.map(|l| self.rank[self.me][l as usize]);
         self.parent.fill(NONE);
         self.depth.fill(-1);
         self.sent.fill(0);
@@ -311,19 +358,23 @@ impl Trustee {
         (words.to_vec(), first)
     }
 
-    /// Own parents as global ids (`NONE` when unreached), by local index.
+    /// Own parents as global ids (`NONE` when unreached), by (original) local
+    /// index.
     fn parents(&self) -> Vec<u32> {
-        let p = self.partition.expect("prepared");
-        self.parent
+        self.rank[self.me]
             .iter()
-            .map(|&f| {
-                if f == NONE {
-                    NONE
-                } else {
-                    let o = self.owner_of(f);
-                    p.global(o as u32, u64::from(f - self.base[o])) as u32
-                }
+            .map(|&r| match self.parent[r as usize] {
+                NONE => NONE,
+                f => self.global_of[f as usize],
             })
+            .collect()
+    }
+
+    /// Own depths by (original) local index.
+    fn depths(&self) -> Vec<i32> {
+        self.rank[self.me]
+            .iter()
+            .map(|&r| self.depth[r as usize])
             .collect()
     }
 }
@@ -425,6 +476,38 @@ fn run_trustee(mut ctx: TrusteeCtx, cfg: BfsConfig, n: u64) -> u32 {
     bu_levels
 }
 
+/// Builds the kernel-ready state on every trustee (a collective step: the
+/// degree ranks travel to every trustee as POD slices).
+fn prepare(ctx: &mut TrusteeCtx) {
+    let ranks = ctx.local.apply_returning(|s| {
+        let (shard, t) = s.kernel::<Trustee>(|_| Trustee::default());
+        let (fresh, ranks) = Trustee::prepare_order(shard);
+        *t = fresh;
+        ranks
+    });
+    let me = ctx.me as usize;
+    for peer in &ctx.peers {
+        for (i, piece) in ranks.chunks(BITS_PIECE * 2).enumerate() {
+            let at = i * BITS_PIECE * 2;
+            peer.apply_slice_then(
+                move |s, r: &[u32]| {
+                    let own = &mut state(s).rank[me];
+                    own.resize(own.len().max(at + r.len()), 0);
+                    own[at..at + r.len()].copy_from_slice(r);
+                },
+                piece,
+                |()| {},
+            );
+        }
+    }
+    gossamer::wait_outstanding();
+    ctx.party.barrier();
+    ctx.local.apply(|s| {
+        let (shard, t) = s.kernel::<Trustee>(|_| Trustee::default());
+        t.prepare_adjacency(shard);
+    });
+}
+
 /// BFS from `root` over `graph`, from a fiber of the runtime that built the
 /// graph. Returns [`KernelError::RootOutOfRange`] for a bad root and
 /// [`KernelError::Config`] for bad `alpha` / `beta`.
@@ -442,14 +525,13 @@ pub fn bfs(graph: &ShardedGraph, root: u64, cfg: &BfsConfig) -> Result<BfsOutput
         ));
     }
     let owner = graph.partition().owner(root);
-    graph.on_trustees(move |ctx| {
+    graph.on_trustees(move |mut ctx| {
         let me = ctx.me;
+        if ctx.local.apply(|s| state(s).partition.is_none()) {
+            prepare(&mut ctx);
+        }
         ctx.local.apply(move |s| {
-            let (shard, t) = s.kernel::<Trustee>(|_| Trustee::default());
-            if t.partition.is_none() {
-                *t = Trustee::prepare(shard);
-            }
-            t.reset((owner.trustee == me).then_some(owner.local as u32));
+            state(s).reset((owner.trustee == me).then_some(owner.local as u32));
         })
     });
     let (cfg, n) = (*cfg, graph.num_vertices());
@@ -462,7 +544,7 @@ pub fn bfs(graph: &ShardedGraph, root: u64, cfg: &BfsConfig) -> Result<BfsOutput
         .map(|p| if p == NONE { NO_PARENT } else { u64::from(p) })
         .collect();
     let level = graph
-        .gather(-1i32, |s| state(s).depth.clone())
+        .gather(-1i32, |s| state(s).depths())
         .into_iter()
         .map(i64::from)
         .collect();

@@ -248,17 +248,18 @@ impl Trustee {
         }
         self.start = Vec::with_capacity(n + 1);
         self.start.push(0);
-        let mut row: Vec<(u32, f32)> = Vec::new();
+        let mut row: Vec<Entry> = Vec::new();
         for &l in &order {
             row.clear();
-            row.extend(shard.neighbors(u64::from(l)));
-            row.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
-            row.dedup_by_key(|e| e.0);
-            for &(v, w) in &row {
+            for (v, w) in shard.neighbors(u64::from(l)) {
                 let o = p.owner(u64::from(v));
                 let f = base[o.trustee as usize] + self.rank[o.trustee as usize][o.local as usize];
-                self.adj.push(Entry { f, w });
+                row.push(Entry { f, w });
             }
+            // By flat id (hubs first, ascending addresses), lightest duplicate first.
+            row.sort_unstable_by(|a, b| a.f.cmp(&b.f).then(a.w.total_cmp(&b.w)));
+            row.dedup_by_key(|e| e.f);
+            self.adj.extend_from_slice(&row);
             self.start.push(self.adj.len() as u64);
         }
         for (o, r) in self.rank.iter_mut().enumerate() {
@@ -280,14 +281,10 @@ impl Trustee {
     fn resplit(&mut self, delta: f32) {
         for l in 0..self.split.len() {
             let (a, b) = (self.start[l] as usize, self.start[l + 1] as usize);
+            // Stable: both parts keep their ascending flat order.
             let row = &mut self.adj[a..b];
-            let mut i = 0;
-            for j in 0..row.len() {
-                if row[j].w <= delta {
-                    row.swap(i, j);
-                    i += 1;
-                }
-            }
+            row.sort_by_key(|e| e.w > delta);
+            let i = row.partition_point(|e| e.w <= delta);
             self.split[l] = (a + i) as u64;
         }
         self.delta = delta;
