@@ -71,6 +71,7 @@ impl Runtime {
             stack_size: 256 * 1024,
             rank_env: None,
             transport: None,
+            code_bounds: None,
         }
     }
 }
@@ -84,6 +85,9 @@ pub struct Builder {
     stack_size: usize,
     pub(crate) rank_env: Option<RankEnv>,
     pub(crate) transport: Option<TransportKind>,
+    /// Tests only: accepted code words in a one-process run (rack runs use the
+    /// binary's text segment).
+    code_bounds: Option<(u64, u64)>,
 }
 
 /// Largest number of workers in one runtime (slot memory grows with its square).
@@ -208,7 +212,11 @@ impl Builder {
         }
         static NEXT_RT: AtomicU64 = AtomicU64::new(1);
         let rt = NEXT_RT.fetch_add(1, Ordering::Relaxed);
-        let shared = Arc::new(Shared::new(rt, self.threads, self.slot_size));
+        let mut shared = Shared::new(rt, self.threads, self.slot_size);
+        if let Some(b) = self.code_bounds {
+            shared.place.code_bounds = b;
+        }
+        let shared = Arc::new(shared);
         let (body, result) = main_body(&shared, gsm_main);
         let handles = self.start_workers(&shared, Some(body))?;
         join_workers(&shared, handles);
@@ -591,4 +599,33 @@ pub fn on_every_worker<R: Send + 'static>(f: impl Fn() -> R + Send + Sync + 'sta
         })
         .collect();
     hs.into_iter().map(JoinHandle::join).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_code_word_outside_the_accepted_range_is_rejected_not_called() {
+        let mut b = Runtime::builder().threads(2).pin_threads(false);
+        b.code_bounds = Some((0, 4096));
+        let r = b.run(|| {
+            let c = crate::entrust(0u64);
+            let w = crate::spawn_on(WorkerId(1), move || c.apply(|x| *x += 1));
+            w.join();
+        });
+        match r {
+            Err(Error::DelegatedPanic(m)) => {
+                assert!(m.contains("rejected a request whose code pointer"), "{m}")
+            }
+            Err(e) => panic!("wrong error {e}"),
+            Ok(()) => panic!("a request with a code word outside the text ran"),
+        }
+        // the same run with the default bounds is fine
+        let ok = Runtime::builder().threads(2).pin_threads(false).run(|| {
+            let c = crate::entrust(0u64);
+            crate::spawn_on(WorkerId(1), move || c.apply(|x| *x += 1)).join();
+        });
+        assert!(ok.is_ok());
+    }
 }

@@ -117,6 +117,30 @@ fn collective(t: TransportKind) {
     println!("rank 0 result {out}");
 }
 
+/// A delegated closure panics on rank 1.
+fn remote_panic(t: TransportKind) {
+    let r = builder(t).run(|| {
+        let c: Trust<u64> = entrust_with(WorkerId(THREADS), || 0u64);
+        c.apply(|x| {
+            if *x == 0 {
+                panic!("boom on the trustee");
+            }
+        });
+    });
+    panic!("rank 0 stopped with: {}", r.expect_err("rank 1 panicked"));
+}
+
+/// Runs until killed.
+fn forever(t: TransportKind) {
+    let _ = builder(t).run(|| {
+        let c: Trust<u64> = entrust_with(WorkerId(THREADS), || 0u64);
+        loop {
+            c.apply(|x| *x += 1);
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    });
+}
+
 macro_rules! rank_tests {
     ($($name:ident => $body:expr;)*) => {$(
         #[test]
@@ -135,6 +159,8 @@ rank_tests! {
     rank_killed_tcp => killed(TransportKind::Tcp);
     rank_collective_shm => collective(TransportKind::Shm);
     rank_collective_tcp => collective(TransportKind::Tcp);
+    rank_panic_tcp => remote_panic(TransportKind::Tcp);
+    rank_forever_shm => forever(TransportKind::Shm);
 }
 
 #[test]
@@ -343,4 +369,84 @@ fn a_rank_running_a_different_binary_is_refused() {
         "{t1}"
     );
     assert!(!std::path::Path::new(&format!("/dev/shm/gossamer-{job}")).exists());
+}
+
+#[test]
+fn a_delegated_panic_on_another_rank_stops_every_rank_naming_it() {
+    if is_rank() {
+        return;
+    }
+    let (code, text, _) = launch(3, "rank_panic_tcp");
+    assert_ne!(code, 0, "{text}");
+    assert!(text.contains("boom on the trustee"), "{text}");
+    assert!(
+        text.contains("rank 0 stopped with: gossamer: rank 1 failed"),
+        "rank 0 names rank 1:\n{text}"
+    );
+    assert!(!text.contains("did not stop by itself"), "{text}");
+}
+
+fn children_of(pid: u32) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|p| {
+            std::fs::read_to_string(format!("/proc/{p}/stat"))
+                .ok()
+                .and_then(|st| {
+                    let after = st.rsplit_once(')')?.1.to_string();
+                    after.split_whitespace().nth(1)?.parse::<u32>().ok()
+                })
+                == Some(pid)
+        })
+        .collect()
+}
+
+#[test]
+fn ranks_die_with_their_launcher_and_leave_no_shm_file() {
+    if is_rank() {
+        return;
+    }
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(["launcher", "--exact", "--nocapture", "--test-threads=1"])
+        .env("GOSSAMER_TEST_LAUNCH", "3:rank_forever_shm")
+        .env_remove("GOSSAMER_RANK")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let t0 = Instant::now();
+    let mut ranks = Vec::new();
+    while ranks.len() < 3 {
+        assert!(t0.elapsed() < GUARD, "the launcher did not start 3 ranks");
+        std::thread::sleep(Duration::from_millis(20));
+        ranks = children_of(pid);
+    }
+    // Let them bootstrap (the shm file is unlinked once every rank mapped it).
+    while !shm_files_of(pid).is_empty() || t0.elapsed() < Duration::from_millis(500) {
+        assert!(t0.elapsed() < GUARD, "bootstrap never finished");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap(); // SIGKILL: the launcher cannot clean up
+    child.wait().unwrap();
+    let t1 = Instant::now();
+    loop {
+        let alive: Vec<u32> = ranks
+            .iter()
+            .copied()
+            .filter(|r| {
+                std::fs::read_to_string(format!("/proc/{r}/stat"))
+                    .map(|st| !st.contains(") Z "))
+                    .unwrap_or(false)
+            })
+            .collect();
+        if alive.is_empty() {
+            break;
+        }
+        assert!(t1.elapsed() < GUARD, "orphaned ranks {alive:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(shm_files_of(pid).is_empty());
 }

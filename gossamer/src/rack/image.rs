@@ -20,11 +20,33 @@ use std::io::Read;
 use std::os::unix::process::CommandExt;
 
 const GUARD: &str = "GOSSAMER_ASLR_OFF";
+const PDEATH: &str = "GOSSAMER_PDEATHSIG";
+
+/// Sets again the parent-death signal that `disable_aslr` passed through an exec,
+/// and exits if that parent is already gone.
+fn restore_parent_death_signal() {
+    let Ok(v) = std::env::var(PDEATH) else { return };
+    std::env::remove_var(PDEATH);
+    let Some((sig, ppid)) = v.split_once(':') else {
+        return;
+    };
+    let (Ok(sig), Ok(ppid)) = (sig.parse::<libc::c_int>(), ppid.parse::<libc::pid_t>()) else {
+        return;
+    };
+    // SAFETY: sets a signal number for this process; no memory involved.
+    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, sig as libc::c_ulong) };
+    // SAFETY: getppid has no preconditions.
+    if unsafe { libc::getppid() } != ppid {
+        eprintln!("gossamer: the launcher exited while this rank started; exiting");
+        std::process::exit(1);
+    }
+}
 
 /// Re-executes this process with ASLR disabled, unless that is already the case.
 /// Returns only when no re-exec was needed (or possible: then the returned message
 /// says why, and the bootstrap identity check will catch a layout mismatch).
 pub(crate) fn disable_aslr() -> Result<(), String> {
+    restore_parent_death_signal();
     // SAFETY: querying the personality (0xffffffff) changes nothing.
     let cur = unsafe { libc::personality(0xffff_ffff) };
     if cur >= 0 && cur & libc::ADDR_NO_RANDOMIZE != 0 {
@@ -43,11 +65,19 @@ pub(crate) fn disable_aslr() -> Result<(), String> {
     }
     let mut args = std::env::args_os();
     let argv0 = args.next().unwrap_or_default();
-    let err = std::process::Command::new("/proc/self/exe")
-        .arg0(argv0)
-        .args(args)
-        .env(GUARD, "1")
-        .exec();
+    let mut cmd = std::process::Command::new("/proc/self/exe");
+    cmd.arg0(argv0).args(args).env(GUARD, "1");
+    // The exec may clear a parent-death signal (the launcher's way to take its ranks
+    // down with it); pass it on so the new image sets it again.
+    let mut sig: libc::c_int = 0;
+    // SAFETY: PR_GET_PDEATHSIG writes one int to the pointer we pass.
+    if unsafe { libc::prctl(libc::PR_GET_PDEATHSIG, &mut sig as *mut libc::c_int) } == 0 && sig != 0
+    {
+        // SAFETY: getppid has no preconditions.
+        let ppid = unsafe { libc::getppid() };
+        cmd.env(PDEATH, format!("{sig}:{ppid}"));
+    }
+    let err = cmd.exec();
     Err(format!("could not re-execute /proc/self/exe: {err}"))
 }
 

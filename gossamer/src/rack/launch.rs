@@ -92,11 +92,17 @@ pub fn launch_local(ranks: usize, args: &[OsString]) -> Result<i32, LaunchError>
             .env("GOSSAMER_JOB", &job)
             .env_remove("GOSSAMER_ASLR_OFF");
         // SAFETY: the closure runs in the child between fork and exec and only calls
-        // prctl, which is async-signal-safe; it allocates nothing.
+        // prctl and personality, which are async-signal-safe; it allocates nothing.
+        // ASLR is turned off here already, so the rank does not need to re-execute
+        // itself (it would if this failed).
         unsafe {
             c.pre_exec(|| {
                 if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
                     return Err(std::io::Error::last_os_error());
+                }
+                let cur = libc::personality(0xffff_ffff);
+                if cur >= 0 {
+                    libc::personality((cur | libc::ADDR_NO_RANDOMIZE) as libc::c_ulong);
                 }
                 Ok(())
             });
