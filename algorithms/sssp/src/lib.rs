@@ -88,8 +88,12 @@ pub const DEFAULT_DELTA: f32 = 0.01;
 /// Ranks per message while preparing (fits a 64 KiB slot).
 const RANK_PIECE: usize = 8192;
 
-/// Outgoing records buffered before the fiber stops relaxing to send them.
-const SEND_BUDGET: usize = 4 * 1024;
+/// Work units (edges scanned, plus a few per record queued) after which a pass
+/// stops so the fiber sends its records and lets the worker serve the others:
+/// a long pass would keep another trustee waiting for its records' answers.
+const PASS_BUDGET: usize = 16 * 1024;
+/// Work units charged per record queued for another trustee.
+const RECORD_COST: usize = 4;
 
 /// Settings of one SSSP run.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -410,7 +414,7 @@ impl Trustee {
     }
 
     /// Light phase: drains bucket `k` (including what lands back in it) until
-    /// `budget` records are queued for other trustees. True when stopped early.
+    /// `budget` work units are spent. True when stopped early.
     ///
     /// The bucket is taken in generations (FIFO by waves): the vertices present
     /// now are relaxed, and what lands in bucket `k` meanwhile forms the next
@@ -438,7 +442,7 @@ impl Trustee {
             self.light_done[i] = d;
             let (a, s) = (self.start[i] as usize, self.split[i] as usize);
             let q = self.relax_range(a, s, d, self.lo + v);
-            budget = budget.saturating_sub(q);
+            budget = budget.saturating_sub(s - a + 1 + RECORD_COST * q);
             if budget == 0 {
                 return true;
             }
@@ -456,7 +460,7 @@ impl Trustee {
             self.heavy_done[i] = d;
             let (s, b) = (self.split[i] as usize, self.start[i + 1] as usize);
             let q = self.relax_range(s, b, d, self.lo + v);
-            budget = budget.saturating_sub(q);
+            budget = budget.saturating_sub(b - s + 1 + RECORD_COST * q);
             if budget == 0 {
                 return true;
             }
@@ -517,9 +521,9 @@ fn pass(ctx: &TrusteeCtx, k: usize, heavy: bool) -> bool {
         let t = state(s);
         t.cur = k;
         let more = if heavy {
-            t.heavy_pass(SEND_BUDGET)
+            t.heavy_pass(PASS_BUDGET)
         } else {
-            t.light_pass(k, SEND_BUDGET)
+            t.light_pass(k, PASS_BUDGET)
         };
         (std::mem::take(&mut t.out), more)
     });
