@@ -124,7 +124,7 @@ impl From<EdgeListError> for CsrError {
 /// assert_eq!(n1, [(0, 0.5), (2, 0.25), (0, 0.75)]); // input order
 /// assert_eq!(g.num_entries(), 6);
 /// ```
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Shard {
     partition: Partition,
     trustee: u32,

@@ -16,7 +16,7 @@
 use std::fmt;
 
 /// How vertices are spread over trustees.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum PartitionKind {
     /// Contiguous, balanced ranges (sizes differ by at most one).
     Block,
@@ -76,7 +76,7 @@ impl std::error::Error for PartitionError {}
 /// assert_eq!(p.global(2, 1), 7);
 /// assert_eq!((0..4).map(|t| p.local_count(t)).collect::<Vec<_>>(), [3, 3, 2, 2]);
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Partition {
     kind: PartitionKind,
     num_vertices: u64,

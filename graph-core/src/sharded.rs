@@ -186,13 +186,29 @@ impl ShardedGraph {
             .into_iter()
             .enumerate()
             .map(|(t, shard)| {
-                gossamer::entrust_on(
-                    WorkerId(t),
-                    TrusteeState {
+                if gossamer::is_local_worker(WorkerId(t)) {
+                    gossamer::entrust_on(
+                        WorkerId(t),
+                        TrusteeState {
+                            shard,
+                            kernels: Vec::new(),
+                        },
+                    )
+                } else {
+                    // Another rank of a rack run: the shard travels serialized and
+                    // is entrusted there by a fiber on its trustee.
+                    gossamer::spawn_on_with(
+                        WorkerId(t),
+                        |shard: Shard| {
+                            gossamer::entrust(TrusteeState {
+                                shard,
+                                kernels: Vec::new(),
+                            })
+                        },
                         shard,
-                        kernels: Vec::new(),
-                    },
-                )
+                    )
+                    .join()
+                }
             })
             .collect();
         Ok(ShardedGraph {
@@ -243,16 +259,42 @@ impl ShardedGraph {
     /// Runs `f` in one fiber per trustee (on that trustee's worker), waits for
     /// all and returns their results by trustee. Call from a fiber; the calling
     /// fiber is suspended meanwhile.
-    pub fn on_trustees<R: Send + 'static>(
+    ///
+    /// `f` is copied to every trustee, also to those in other processes of a rack
+    /// run, so it captures only plain values (`Copy`), and results come back
+    /// serialized from there.
+    pub fn on_trustees<R>(
         &self,
-        f: impl Fn(TrusteeCtx) -> R + Send + Sync + Clone + 'static,
-    ) -> Vec<R> {
+        f: impl Fn(TrusteeCtx) -> R + Copy + Send + Sync + 'static,
+    ) -> Vec<R>
+    where
+        R: Send + serde::Serialize + serde::de::DeserializeOwned + 'static,
+    {
         let handles: Vec<_> = (0..self.trustees.len())
             .map(|t| {
-                let f = f.clone();
                 let peers = self.trustees.clone();
                 let collective = self.collective.clone();
                 let partition = self.partition;
+                if !gossamer::is_local_worker(WorkerId(t)) {
+                    return gossamer::spawn_on_with(
+                        WorkerId(t),
+                        move |(peers, collective, partition): (
+                            Vec<Trust<TrusteeState>>,
+                            Collective,
+                            Partition,
+                        )| {
+                            let ctx = TrusteeCtx {
+                                me: t as u32,
+                                partition,
+                                local: peers[t].clone(),
+                                party: collective.party(),
+                                peers,
+                            };
+                            f(ctx)
+                        },
+                        (peers, collective, partition),
+                    );
+                }
                 gossamer::spawn_on(WorkerId(t), move || {
                     let ctx = TrusteeCtx {
                         me: t as u32,

@@ -485,6 +485,9 @@ fn prepare(ctx: &mut TrusteeCtx) {
         *t = fresh;
         ranks
     });
+    // Every trustee has its fresh state before any peer writes into it (in a
+    // rack run the fibers on other ranks start later than the local ones).
+    ctx.party.barrier();
     let me = ctx.me as usize;
     for peer in &ctx.peers {
         for (i, piece) in ranks.chunks(BITS_PIECE * 2).enumerate() {
