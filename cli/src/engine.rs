@@ -90,7 +90,7 @@ impl Engine {
 mod tests {
     #[test]
     fn help_text_states_the_kernel_default_delta() {
-        // `--delta`'s help says "Default: 0.05"; keep it true.
-        assert_eq!(sssp::DEFAULT_DELTA, 0.05);
+        // `--delta`'s help says "Default: 0.01"; keep it true.
+        assert_eq!(sssp::DEFAULT_DELTA, 0.01);
     }
 }

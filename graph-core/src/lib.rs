@@ -32,8 +32,10 @@
 //! assert_eq!(degrees, 2 * list.count_non_loops());
 //! ```
 //!
-//! `unsafe` is confined to `file/mapped.rs` (the mapping and the byte <->
-//! record casts), each block with a `SAFETY` comment.
+//! `unsafe` lives in four small private modules, each block with a `SAFETY`
+//! comment: `file/mapped.rs` (the mapping and the byte <-> record casts) and,
+//! in `csr.rs`, `atomic_view` (relaxed atomic stores during the parallel
+//! fill), `huge_pages` (`madvise`) and `prefetch` (x86_64 prefetch hints).
 //!
 //! Limits: vertex ids are 32-bit, so at most 2^32 vertices (Graph500 SCALE
 //! <= 32); larger requests are refused with a clear error.
