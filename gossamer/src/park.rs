@@ -27,6 +27,7 @@ enum Words {
 /// Sleeping words and thread handles of every worker (indexed by global worker id).
 pub(crate) struct Parking {
     n: usize,
+    nap: Duration,
     threads: Vec<OnceLock<Thread>>,
     words: Words,
 }
@@ -40,8 +41,15 @@ unsafe impl Sync for Parking {}
 impl Parking {
     /// Sleeping words in process memory.
     pub(crate) fn local(n: usize) -> Self {
+        Self::local_with_nap(n, NAP)
+    }
+
+    /// Sleeping words in process memory; a sleeper naps at most `nap` (short for
+    /// transports whose writers cannot wake it, like RDMA).
+    pub(crate) fn local_with_nap(n: usize, nap: Duration) -> Self {
         Parking {
             n,
+            nap,
             threads: (0..n).map(|_| OnceLock::new()).collect(),
             words: Words::Local((0..n).map(|_| AtomicU32::new(0)).collect()),
         }
@@ -60,6 +68,7 @@ impl Parking {
     ) -> Self {
         Parking {
             n,
+            nap: NAP,
             threads: (0..n).map(|_| OnceLock::new()).collect(),
             words: Words::Shared { base, _keep: keep },
         }
@@ -116,8 +125,8 @@ impl Parking {
         fence(Ordering::SeqCst);
         if !has_work() {
             match &self.words {
-                Words::Local(_) => std::thread::park_timeout(NAP),
-                Words::Shared { .. } => futex_wait(word, 1, NAP),
+                Words::Local(_) => std::thread::park_timeout(self.nap),
+                Words::Shared { .. } => futex_wait(word, 1, self.nap),
             }
         }
         word.store(0, Ordering::Relaxed);

@@ -308,9 +308,12 @@ pub(crate) fn run_rank<R: Send + 'static>(
                 env.size
             )))
         }
+        #[cfg(not(feature = "rdma"))]
         TransportKind::Rdma => {
             return Err(Error::Config(
-                "the rdma transport is not wired into the runtime yet (see docs/rack.md); use tcp".into(),
+                "this program was built without the rdma transport: build it with \
+                 `cargo build --features rdma` (needs libibverbs-dev), or use tcp"
+                    .into(),
             ))
         }
         _ => {}
@@ -359,6 +362,16 @@ pub(crate) fn run_rank<R: Send + 'static>(
             };
             let parking = Arc::new(parking);
             let alarm = Arc::new(Alarm::new(fate.clone(), parking.clone()));
+            (Box::new(slots), parking, alarm)
+        }
+        #[cfg(feature = "rdma")]
+        TransportKind::Rdma => {
+            let setup = super::rdma::setup(layout, env.rank, env.size).map_err(rack_err)?;
+            let infos = exchange_rdma(&mut j.ctl, env.size, t, setup.info())?;
+            // Remote writers cannot wake a sleeping worker: nap briefly.
+            let parking = Arc::new(Parking::local_with_nap(n, Duration::from_micros(50)));
+            let alarm = Arc::new(Alarm::new(fate.clone(), parking.clone()));
+            let slots = setup.connect(&infos, alarm.clone()).map_err(rack_err)?;
             (Box::new(slots), parking, alarm)
         }
         _ => {
@@ -438,6 +451,47 @@ pub(crate) fn run_rank<R: Send + 'static>(
     match j.ctl {
         Ctl::Root(streams) => root(b, env, shared, alarm, streams, gsm_main),
         Ctl::Leaf(s) => leaf(b, env, shared, alarm, s),
+    }
+}
+
+/// Exchanges every rank's RDMA info through rank 0 (after the table).
+#[cfg(feature = "rdma")]
+fn exchange_rdma(
+    ctl: &mut Ctl,
+    size: usize,
+    t: usize,
+    mine: &super::rdma::LocalInfo,
+) -> Result<Vec<super::rdma::LocalInfo>, Error> {
+    let parse = |all: Vec<Vec<u8>>| -> Result<Vec<super::rdma::LocalInfo>, Error> {
+        all.iter()
+            .map(|b| super::rdma::LocalInfo::from_bytes(b, t * size).map_err(rack_err))
+            .collect()
+    };
+    match ctl {
+        Ctl::Root(streams) => {
+            let mut all = vec![mine.to_bytes()];
+            for (r, s) in streams.iter_mut().enumerate().skip(1) {
+                let s = s.as_mut().ok_or_else(|| rack_err("missing rank stream"))?;
+                match wire::recv(s) {
+                    Ok(Msg::RdmaInfo(b)) => all.push(b),
+                    other => {
+                        return Err(rack_err(format!("rank {r} sent no rdma info: {other:?}")))
+                    }
+                }
+            }
+            let table = Msg::RdmaTable(all.clone());
+            for s in streams.iter_mut().flatten() {
+                wire::send(s, &table).map_err(|e| rack_err(e.to_string()))?;
+            }
+            parse(all)
+        }
+        Ctl::Leaf(s) => {
+            wire::send(s, &Msg::RdmaInfo(mine.to_bytes())).map_err(|e| rack_err(e.to_string()))?;
+            match wire::recv(s) {
+                Ok(Msg::RdmaTable(all)) if all.len() == size => parse(all),
+                other => Err(rack_err(format!("rank 0 sent no rdma table: {other:?}"))),
+            }
+        }
     }
 }
 

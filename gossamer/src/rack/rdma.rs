@@ -3,12 +3,27 @@
 //! of a slot with RDMA WRITE (unsignaled, with a signaled write every
 //! [`SIGNAL_EVERY`] to reap the send queue).
 //!
-//! Status: the verbs calls (through `csrc/verbs_shim.c`), connection-info exchange
-//! format, queue-pair attribute choices and signaling policy are here and tested
-//! without a device; the runtime does not select this transport yet (see
-//! docs/rack.md). All unsafe code of the module is the FFI declarations.
+//! Layout: each rank registers its slot rows (as in `slots`) for remote writes and a
+//! *staging* area of the same geometry (`[dir][local writer][owner]`, the client-side
+//! square of §4.7) as the source of its writes. A write to another rank places the
+//! batch into the staging slot of that (writer, owner) pair exactly as it must land
+//! (records end-aligned, header, ready word last) and posts one RDMA WRITE of the
+//! used tail, header and ready word to the owner's row (the ready word is the last
+//! byte range of the write, §4.6). The staging slot is written again only after the
+//! owner answered, so the previous write has landed.
+//!
+//! Status: builds; the pure parts (connection-info formats, queue-pair parameter
+//! choice, signaling policy, slot addresses) are tested without a device. The
+//! transport has not run on RDMA hardware (none here). All unsafe code of the
+//! module is the FFI to `csrc/verbs_shim.c` and the slot memory it hands to it.
 
+use super::slots::{place, Layout, LocalRows};
+use super::Alarm;
+use crate::slot::{data_capacity, Header};
+use crate::transport::{Body, Dir, SlotView, Transport};
 use std::os::raw::{c_char, c_int, c_void};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// A signaled write every this many writes per queue pair.
 pub const SIGNAL_EVERY: u64 = 64;
@@ -114,7 +129,6 @@ pub fn remote_slot_addr(
     rows_addr + (((d * threads + owner_local) * workers + writer) * slot) as u64
 }
 
-#[allow(dead_code)]
 extern "C" {
     fn gsm_open(name: *const c_char, port: u8) -> *mut c_void;
     fn gsm_port_info(
@@ -169,6 +183,10 @@ extern "C" {
 
 /// Opens the first RDMA device (or the one named), or explains why not.
 pub fn open_device(name: &str, port: u8) -> Result<(), String> {
+    open(name, port).map(|_| ())
+}
+
+fn open(name: &str, port: u8) -> Result<*mut c_void, String> {
     let c = std::ffi::CString::new(name).map_err(|e| e.to_string())?;
     // SAFETY: `c` is a valid NUL-terminated string for the call; the shim returns
     // NULL when there is no such device.
@@ -183,7 +201,338 @@ pub fn open_device(name: &str, port: u8) -> Result<(), String> {
             }
         ))
     } else {
-        Ok(())
+        Ok(d)
+    }
+}
+
+/// Device settings from the environment: `GOSSAMER_RDMA_DEVICE` (default: the
+/// first), `GOSSAMER_RDMA_PORT` (default 1), `GOSSAMER_RDMA_GID` (GID index for
+/// RoCE, default 0; -1 for none on InfiniBand).
+fn settings() -> (String, u8, i32) {
+    let dev = std::env::var("GOSSAMER_RDMA_DEVICE").unwrap_or_default();
+    let port = std::env::var("GOSSAMER_RDMA_PORT")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
+    let gid = std::env::var("GOSSAMER_RDMA_GID")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    (dev, port, gid)
+}
+
+/// A rank's connection info: its rows and one queue pair per (local thread,
+/// remote rank).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LocalInfo {
+    /// Port and rows (the `qpn` field of `conn` is unused here).
+    pub conn: ConnInfo,
+    /// Active MTU of the port (ibverbs enum value).
+    pub mtu: i32,
+    /// `qpns[i * ranks + j]`: this rank's queue pair of thread `i` toward rank `j`.
+    pub qpns: Vec<u32>,
+}
+
+impl LocalInfo {
+    /// Wire form: `ConnInfo`, `mtu: i32`, `count: u32`, then `count` QP numbers.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut b = self.conn.to_bytes().to_vec();
+        b.extend_from_slice(&self.mtu.to_le_bytes());
+        b.extend_from_slice(&(self.qpns.len() as u32).to_le_bytes());
+        for q in &self.qpns {
+            b.extend_from_slice(&q.to_le_bytes());
+        }
+        b
+    }
+
+    /// Parses the wire form, expecting `qpns` queue pairs.
+    pub fn from_bytes(b: &[u8], qpns: usize) -> Result<LocalInfo, String> {
+        let c = ConnInfo::BYTES;
+        if b.len() != c + 8 + 4 * qpns {
+            return Err(format!(
+                "rdma rank info has {} bytes, expected {} for {qpns} queue pairs",
+                b.len(),
+                c + 8 + 4 * qpns
+            ));
+        }
+        let conn = ConnInfo::from_bytes(&b[..c])?;
+        let mtu = i32::from_le_bytes(b[c..c + 4].try_into().unwrap());
+        let count = u32::from_le_bytes(b[c + 4..c + 8].try_into().unwrap()) as usize;
+        if count != qpns {
+            return Err(format!(
+                "rdma rank info lists {count} queue pairs, expected {qpns}"
+            ));
+        }
+        let qpns = b[c + 8..]
+            .chunks_exact(4)
+            .map(|x| u32::from_le_bytes(x.try_into().unwrap()))
+            .collect();
+        Ok(LocalInfo { conn, mtu, qpns })
+    }
+}
+
+/// Verbs objects and memory of this rank before the queue pairs are connected.
+pub(crate) struct Setup {
+    layout: Layout,
+    rank: usize,
+    ranks: usize,
+    port: u8,
+    gid_index: i32,
+    rows: Arc<LocalRows>,
+    staging: Arc<LocalRows>,
+    lkey: u32,
+    cqs: Vec<*mut c_void>,
+    qps: Vec<*mut c_void>,
+    info: LocalInfo,
+}
+
+/// Opens the device, registers rows and staging memory, and creates the completion
+/// queues and queue pairs.
+pub(crate) fn setup(layout: Layout, rank: usize, ranks: usize) -> Result<Setup, String> {
+    let (name, port, gid_index) = settings();
+    let dev = open(&name, port)?;
+    let rows = Arc::new(LocalRows::new(layout.region_bytes()));
+    let staging = Arc::new(LocalRows::new(layout.region_bytes()));
+    let (mut lid, mut mtu, mut gid) = (0u16, 0 as c_int, [0u8; 16]);
+    // SAFETY: `dev` is an open device; the out-pointers are valid locals.
+    if unsafe { gsm_port_info(dev, gid_index, &mut lid, gid.as_mut_ptr(), &mut mtu) } != 0 {
+        return Err(format!(
+            "could not query RDMA port {port} / GID index {gid_index}"
+        ));
+    }
+    let (mut lkey, mut rkey, mut skey, mut unused) = (0u32, 0u32, 0u32, 0u32);
+    let bytes = layout.region_bytes();
+    // SAFETY: both areas are `bytes` long and live for the run (kept by the Setup
+    // and then by the transport).
+    let (mr_rows, mr_stage) = unsafe {
+        (
+            gsm_reg(dev, rows.base() as *mut c_void, bytes, &mut lkey, &mut rkey),
+            gsm_reg(
+                dev,
+                staging.base() as *mut c_void,
+                bytes,
+                &mut skey,
+                &mut unused,
+            ),
+        )
+    };
+    if mr_rows.is_null() || mr_stage.is_null() {
+        return Err(
+            "ibv_reg_mr failed: raise the locked-memory limit (ulimit -l unlimited)".into(),
+        );
+    }
+    let depth = 2 * SIGNAL_EVERY as u32;
+    let mut cqs = Vec::with_capacity(layout.t);
+    let mut qps = vec![std::ptr::null_mut(); layout.t * ranks];
+    let mut qpns = vec![0u32; layout.t * ranks];
+    for i in 0..layout.t {
+        // SAFETY: `dev` is open; the CQ lives for the run.
+        let cq = unsafe { gsm_cq(dev, (depth as usize * ranks) as c_int) };
+        if cq.is_null() {
+            return Err("ibv_create_cq failed".into());
+        }
+        cqs.push(cq);
+        for j in (0..ranks).filter(|&j| j != rank) {
+            // SAFETY: `dev` and `cq` are live; the QP number slot is a valid pointer.
+            let qp = unsafe { gsm_qp(dev, cq, depth, 0, &mut qpns[i * ranks + j]) };
+            if qp.is_null() {
+                return Err("ibv_create_qp failed".into());
+            }
+            qps[i * ranks + j] = qp;
+        }
+    }
+    let psn = (std::process::id() ^ (rank as u32).wrapping_mul(0x9e37)) & 0xff_ffff;
+    let info = LocalInfo {
+        conn: ConnInfo {
+            lid,
+            qpn: 0,
+            psn,
+            gid: if gid_index >= 0 { gid } else { [0; 16] },
+            addr: rows.base() as u64,
+            rkey,
+        },
+        mtu,
+        qpns,
+    };
+    Ok(Setup {
+        layout,
+        rank,
+        ranks,
+        port,
+        gid_index,
+        rows,
+        staging,
+        lkey: skey,
+        cqs,
+        qps,
+        info,
+    })
+}
+
+impl Setup {
+    /// This rank's info for the exchange through rank 0.
+    pub(crate) fn info(&self) -> &LocalInfo {
+        &self.info
+    }
+
+    /// Connects every queue pair to its peer (thread `i` of this rank with thread
+    /// `i` of the other rank) and returns the transport.
+    pub(crate) fn connect(
+        self,
+        infos: &[LocalInfo],
+        alarm: Arc<Alarm>,
+    ) -> Result<RdmaSlots, String> {
+        let (t, r, n) = (self.layout.t, self.ranks, self.rank);
+        for i in 0..t {
+            for (j, peer) in infos.iter().enumerate().filter(|&(j, _)| j != n) {
+                let qp = self.qps[i * r + j];
+                let mut remote = peer.conn;
+                remote.qpn = peer.qpns[i * r + n];
+                let p = rtr_params(self.info.mtu, peer.mtu, &remote);
+                // SAFETY: `qp` is a live queue pair; the GID buffer is 16 bytes.
+                let rc = unsafe {
+                    let mut rc = gsm_qp_init(qp, self.port);
+                    if rc == 0 {
+                        rc = gsm_qp_rtr(
+                            qp,
+                            self.port,
+                            p.mtu,
+                            p.dest_qpn,
+                            p.rq_psn,
+                            p.dlid,
+                            remote.gid.as_ptr(),
+                            self.gid_index.max(0),
+                            p.use_grh as c_int,
+                        );
+                    }
+                    if rc == 0 {
+                        rc = gsm_qp_rts(qp, self.info.conn.psn);
+                    }
+                    rc
+                };
+                if rc != 0 {
+                    return Err(format!(
+                        "could not connect the queue pair of thread {i} to rank {j} (ibv_modify_qp: {rc})"
+                    ));
+                }
+            }
+        }
+        Ok(RdmaSlots {
+            layout: self.layout,
+            rank: n,
+            ranks: r,
+            remote: infos.iter().map(|x| (x.conn.addr, x.conn.rkey)).collect(),
+            counts: (0..t * r).map(|_| AtomicU64::new(0)).collect(),
+            rows: self.rows,
+            staging: self.staging,
+            lkey: self.lkey,
+            cqs: self.cqs,
+            qps: self.qps,
+            alarm,
+        })
+    }
+}
+
+/// The RDMA transport (see the module docs).
+pub(crate) struct RdmaSlots {
+    layout: Layout,
+    rank: usize,
+    ranks: usize,
+    /// Rows address and rkey of every rank.
+    remote: Vec<(u64, u32)>,
+    /// Writes posted per (local thread, remote rank) queue pair.
+    counts: Vec<AtomicU64>,
+    rows: Arc<LocalRows>,
+    staging: Arc<LocalRows>,
+    lkey: u32,
+    cqs: Vec<*mut c_void>,
+    qps: Vec<*mut c_void>,
+    alarm: Arc<Alarm>,
+}
+
+// SAFETY: each queue pair and completion queue is used only by the worker thread it
+// belongs to (`from`'s local index); slot memory follows the slot protocol.
+unsafe impl Send for RdmaSlots {}
+// SAFETY: as above.
+unsafe impl Sync for RdmaSlots {}
+
+impl Transport for RdmaSlots {
+    fn write(&self, dir: Dir, from: usize, to: usize, body: Body, header: &Header, seq: u64) {
+        let l = self.layout;
+        let (to_rank, owner) = (to / l.t, to % l.t);
+        if to_rank == self.rank {
+            let slot = l.offset(dir, owner, from);
+            // SAFETY: our rows hold this slot; it is free (slot protocol).
+            return unsafe { place(self.rows.base().add(slot), l.size, body, header, seq) };
+        }
+        let me = from - self.rank * l.t;
+        let start = data_capacity(l.size) - body.len;
+        // SAFETY: the staging slot of (dir, me, to) is ours and free: its previous
+        // write landed before the owner answered it.
+        let stage = unsafe { self.staging.base().add(l.offset(dir, me, to)) };
+        // SAFETY: as above.
+        unsafe { place(stage, l.size, body, header, seq) };
+        let (addr, rkey) = self.remote[to_rank];
+        let raddr = addr + (l.offset(dir, owner, from) + start) as u64;
+        let q = me * self.ranks + to_rank;
+        let k = self.counts[q].fetch_add(1, Ordering::Relaxed);
+        let sig = signaled(k);
+        // SAFETY: the queue pair belongs to this thread; the source lies in the
+        // registered staging area, the target range in the peer's registered rows.
+        let rc = unsafe {
+            gsm_write(
+                self.qps[q],
+                k,
+                stage.add(start) as *const c_void,
+                (l.size - start) as u32,
+                self.lkey,
+                raddr,
+                rkey,
+                sig as c_int,
+            )
+        };
+        if rc != 0 {
+            return self.alarm.fail(format!(
+                "gossamer: rank {to_rank} failed: RDMA write from rank {} refused (ibv_post_send: {rc})",
+                self.rank
+            ));
+        }
+        if sig {
+            // Reap the signaled completion so the send queue never overflows.
+            let mut status = 0;
+            loop {
+                // SAFETY: the completion queue belongs to this thread.
+                let got = unsafe { gsm_poll(self.cqs[me], 1, &mut status) };
+                if got > 0 {
+                    break;
+                }
+                if got < 0 {
+                    return self.alarm.fail(format!(
+                        "gossamer: rank {to_rank} failed: an RDMA write from rank {} completed with status {status}",
+                        self.rank
+                    ));
+                }
+                if self.alarm.fate.failed() {
+                    return;
+                }
+                std::hint::spin_loop();
+            }
+        }
+    }
+
+    fn poll(&self, dir: Dir, me: usize, peer: usize, seen: u64) -> Option<(u64, SlotView)> {
+        let l = self.layout;
+        // SAFETY: our own rows; the offset lies inside them.
+        let slot = unsafe { self.rows.base().add(l.offset(dir, me % l.t, peer)) };
+        // SAFETY: a live slot of `size` bytes.
+        let seq = unsafe { super::slots::ready(slot, l.size) }.load(Ordering::Acquire);
+        (seq != seen).then_some((
+            seq,
+            SlotView {
+                base: slot,
+                size: l.size,
+            },
+        ))
     }
 }
 
@@ -255,6 +604,26 @@ mod tests {
             remote_slot_addr(1000, 2, 6, 256, true, 0, 0),
             1000 + 12 * 256
         );
+    }
+
+    #[test]
+    fn rank_info_round_trips_and_checks_the_queue_pair_count() {
+        let li = LocalInfo {
+            conn: ConnInfo {
+                lid: 1,
+                qpn: 0,
+                psn: 5,
+                gid: [9; 16],
+                addr: 4096,
+                rkey: 77,
+            },
+            mtu: 3,
+            qpns: vec![0, 11, 12, 0, 21, 22],
+        };
+        assert_eq!(LocalInfo::from_bytes(&li.to_bytes(), 6).unwrap(), li);
+        assert!(LocalInfo::from_bytes(&li.to_bytes(), 4)
+            .unwrap_err()
+            .contains("expected"));
     }
 
     #[test]

@@ -65,6 +65,10 @@ pub(crate) enum Msg {
     Abort { rank: u32, cause: String },
     /// A data connection's opener says who it is (after the preamble).
     DataHello { rank: u32 },
+    /// A rank's RDMA connection info (see `rdma::LocalInfo`), to rank 0.
+    RdmaInfo(Vec<u8>),
+    /// Every rank's RDMA connection info, from rank 0, indexed by rank.
+    RdmaTable(Vec<Vec<u8>>),
 }
 
 /// Sends the authentication preamble.
