@@ -3,22 +3,23 @@
 //!
 //! Bulk-synchronous kernels (delta-stepping, level-synchronous BFS) need every
 //! worker to agree on a few numbers per round: the next bucket, whether any work
-//! is left, frontier sizes. Here that agreement is itself delegated:
+//! is left, frontier sizes. Here that agreement is itself delegated: each
+//! worker has a *mailbox* property, and a party arrives by applying, without
+//! blocking (`apply_then`), "fold my values into round `r`" to **every**
+//! mailbox (its own inline). It then waits by polling its own mailbox (an
+//! inline apply, no message), yielding the fiber in between so its worker keeps
+//! serving requests, until all parties' values for round `r` are in.
 //!
-//! - a *hub* property on worker 0 accumulates the arrivals of the current round;
-//! - each worker has a *mailbox* property on itself.
+//! A round costs one message from each party to each other party and no relay,
+//! and it is also a **flush**: requests from one worker to one trustee run in
+//! issue order, so when a party has seen every contribution of round `r`,
+//! every request another party issued to this worker *before* arriving (e.g. a
+//! batch of records) has already run here. Kernels use that to end a phase
+//! without waiting for their own requests' answers.
 //!
-//! A party arrives with a non-blocking `apply_then` on the hub carrying its
-//! values. The last arrival of a round folds the result and pushes it, still in
-//! delegated context, to every mailbox with `apply_then`. Each party then waits
-//! by polling its *local* mailbox (an inline apply, no message) and yielding the
-//! fiber in between, so its worker keeps serving requests while it waits. A
-//! round therefore costs one message to the hub per party and one back, and the
-//! only shared state is the two kinds of properties.
-//!
-//! Rounds are numbered: a party knows which round it is in (it counts), and a
-//! mailbox keeps the latest finished round. A party cannot arrive at round
-//! `r + 1` before it has read round `r`, so one mailbox slot suffices.
+//! Rounds are numbered; a mailbox keeps two slots (rounds `r` and `r + 1` can
+//! overlap: a fast party may arrive at `r + 1` before a slow one has read `r`;
+//! it cannot reach `r + 2`, which needs the slow party's `r + 1`).
 //!
 //! ```
 //! use gossamer::{Collective, Op};
@@ -36,7 +37,7 @@
 //! ```
 
 use crate::runtime::{current_worker, num_workers, yield_now, WorkerId};
-use crate::trust::{entrust_on, entrust_with, Trust};
+use crate::trust::{entrust_with, Trust};
 use std::sync::Arc;
 
 /// Polls of the mailbox before a waiting party also yields its OS thread.
@@ -77,20 +78,19 @@ impl Op {
     }
 }
 
-/// The accumulator of the current round, on worker 0.
-struct Hub {
-    parties: usize,
+/// One round's accumulator in a mailbox.
+#[derive(Clone, Copy, Default)]
+struct Slot {
     arrived: usize,
-    round: u64,
     acc: [u64; MAX_LANES],
-    mailboxes: Vec<Trust<Mailbox>>,
 }
 
-/// The latest finished round and its result, on each worker.
+/// A party's mailbox, on its worker: the last round it read, and the
+/// accumulators of rounds with odd and even numbers.
 #[derive(Clone, Copy, Default)]
 struct Mailbox {
     round: u64,
-    result: [u64; MAX_LANES],
+    slots: [Slot; 2],
 }
 
 /// A reduction group of one party per worker. Create it once (from a fiber), clone
@@ -100,7 +100,6 @@ struct Mailbox {
 /// lane operations; a round finishes when all [`num_workers`] parties arrived.
 #[derive(Clone)]
 pub struct Collective {
-    hub: Trust<Hub>,
     mailboxes: Arc<Vec<Trust<Mailbox>>>,
 }
 
@@ -111,25 +110,13 @@ impl std::fmt::Debug for Collective {
 }
 
 impl Collective {
-    /// A group over all workers: a hub on worker 0 and a mailbox on every worker.
-    /// Blocks the calling fiber while the properties are created.
+    /// A group over all workers: a mailbox on every worker. Blocks the calling
+    /// fiber while the mailboxes are created.
     pub fn new() -> Self {
-        let n = num_workers();
-        let mailboxes: Vec<Trust<Mailbox>> = (0..n)
+        let mailboxes: Vec<Trust<Mailbox>> = (0..num_workers())
             .map(|w| entrust_with(WorkerId(w), Mailbox::default))
             .collect();
-        let hub = entrust_on(
-            WorkerId(0),
-            Hub {
-                parties: n,
-                arrived: 0,
-                round: 0,
-                acc: [0; MAX_LANES],
-                mailboxes: mailboxes.clone(),
-            },
-        );
         Collective {
-            hub,
             mailboxes: Arc::new(mailboxes),
         }
     }
@@ -143,29 +130,27 @@ impl Collective {
     /// way for this worker (between kernels), and use it from that fiber only.
     pub fn party(&self) -> Party {
         let me = current_worker().index();
-        let mailbox = self.mailboxes[me].clone();
-        let round = mailbox.apply(|m| m.round);
+        let round = self.mailboxes[me].apply(|m| m.round);
         Party {
-            hub: self.hub.clone(),
-            mailbox,
+            mailboxes: self.mailboxes.as_ref().clone(),
+            me,
             round,
         }
     }
 }
 
 // Rack runs: a Collective travels to other ranks as its trusts (e.g. in the
-// payload of `on_every_worker_with`); the hub and mailboxes stay where they are.
+// payload of `on_every_worker_with`); the mailboxes stay where they are.
 impl serde::Serialize for Collective {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        (&self.hub, &*self.mailboxes).serialize(s)
+        (*self.mailboxes).serialize(s)
     }
 }
 
 impl<'de> serde::Deserialize<'de> for Collective {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let (hub, mailboxes) = <(Trust<Hub>, Vec<Trust<Mailbox>>)>::deserialize(d)?;
+        let mailboxes = <Vec<Trust<Mailbox>>>::deserialize(d)?;
         Ok(Collective {
-            hub,
             mailboxes: Arc::new(mailboxes),
         })
     }
@@ -180,54 +165,52 @@ impl Default for Collective {
 /// One worker's handle on a [`Collective`]; see [`Party::all_reduce`].
 #[derive(Debug)]
 pub struct Party {
-    hub: Trust<Hub>,
-    mailbox: Trust<Mailbox>,
+    mailboxes: Vec<Trust<Mailbox>>,
+    me: usize,
     round: u64,
 }
 
 impl Party {
     /// Combines `vals` over all parties, lane by lane with `ops`, and returns the
     /// result to every party. Arrives without blocking, then suspends this fiber
-    /// (yielding, so the worker keeps serving) until the round finishes.
+    /// (yielding, so the worker keeps serving) until the round finishes. On
+    /// return, every request any party issued to this worker before arriving
+    /// has run (see the module docs).
     ///
     /// Panics in delegated context (it waits), and at compile time if `N > 8`.
     pub fn all_reduce<const N: usize>(&mut self, vals: [u64; N], ops: [Op; N]) -> [u64; N] {
         const { assert!(N <= MAX_LANES, "all_reduce carries at most 8 lanes") };
         self.round += 1;
         let round = self.round;
-        self.hub.apply_then(
-            move |h: &mut Hub| {
-                if h.arrived == 0 {
-                    for (a, op) in h.acc.iter_mut().zip(ops) {
-                        *a = op.identity();
+        let slot = (round & 1) as usize;
+        for m in &self.mailboxes {
+            m.apply_then(
+                move |m: &mut Mailbox| {
+                    let s = &mut m.slots[slot];
+                    if s.arrived == 0 {
+                        for (a, op) in s.acc.iter_mut().zip(ops) {
+                            *a = op.identity();
+                        }
                     }
-                }
-                for ((a, op), v) in h.acc.iter_mut().zip(ops).zip(vals) {
-                    *a = op.fold(*a, v);
-                }
-                h.arrived += 1;
-                if h.arrived == h.parties {
-                    h.arrived = 0;
-                    h.round += 1;
-                    let (r, result) = (h.round, h.acc);
-                    for m in &h.mailboxes {
-                        m.apply_then(
-                            move |m: &mut Mailbox| {
-                                m.round = r;
-                                m.result = result;
-                            },
-                            |()| {},
-                        );
+                    for ((a, op), v) in s.acc.iter_mut().zip(ops).zip(vals) {
+                        *a = op.fold(*a, v);
                     }
-                }
-            },
-            |()| {},
-        );
+                    s.arrived += 1;
+                },
+                |()| {},
+            );
+        }
+        let parties = self.mailboxes.len();
         let mut polls = 0u32;
         loop {
-            let got = self
-                .mailbox
-                .apply(move |m: &mut Mailbox| (m.round >= round).then_some(m.result));
+            let got = self.mailboxes[self.me].apply(move |m: &mut Mailbox| {
+                let s = &mut m.slots[slot];
+                (s.arrived == parties).then(|| {
+                    s.arrived = 0;
+                    m.round = round;
+                    s.acc
+                })
+            });
             if let Some(r) = got {
                 let mut out = [0u64; N];
                 out.copy_from_slice(&r[..N]);
@@ -308,12 +291,35 @@ mod tests {
     }
 
     #[test]
+    fn a_round_flushes_earlier_requests() {
+        // Each party sends non-blocking increments to every worker's counter,
+        // then arrives; after the round, its own counter holds everything.
+        let out = crate::main(3, || {
+            let c = Collective::new();
+            let counters: Vec<Trust<u64>> =
+                (0..3).map(|w| entrust_with(WorkerId(w), || 0u64)).collect();
+            crate::on_every_worker(move || {
+                let mut p = c.party();
+                let me = current_worker().index();
+                for _ in 0..50 {
+                    for t in &counters {
+                        t.apply_then(|x| *x += 1, |()| {});
+                    }
+                }
+                p.barrier();
+                counters[me].apply(|x| *x)
+            })
+        });
+        assert_eq!(out, vec![150; 3]);
+    }
+
+    #[test]
     fn barrier_orders_effects() {
         // Every party writes to worker 0's counter before the barrier; after it,
         // everyone reads the full count.
         let out = crate::main(3, || {
             let c = Collective::new();
-            let counter = entrust_on(WorkerId(0), 0u64);
+            let counter = crate::entrust_on(WorkerId(0), 0u64);
             crate::on_every_worker(move || {
                 let mut p = c.party();
                 counter.apply(|x| *x += 1);

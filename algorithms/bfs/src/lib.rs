@@ -36,9 +36,12 @@
 //!   before such a level every trustee sends its words of the frontier bitmap
 //!   over flat ids (POD slices) to every other trustee; the step itself is
 //!   then purely local;
-//! - **agreement**: after its batches are applied (`wait_outstanding`), each
-//!   fiber meets the others at a barrier, then an all-reduce of
-//!   `(n_f, m_f, m_u)` decides the next direction and whether to stop.
+//! - **agreement**: each fiber meets the others at a barrier, which is also a
+//!   flush (requests between two workers run in issue order and every party's
+//!   arrival travels behind its batches, see [`gossamer::Collective`]): after
+//!   it every visit and bitmap word of the level has been applied. Then an
+//!   all-reduce of `(n_f, m_f, m_u)` decides the next direction and whether to
+//!   stop.
 //!
 //! Depths are the levels (root 0, `-1` unreached); the parent tree is a valid
 //! Graph500 BFS tree.
@@ -392,7 +395,7 @@ fn receive(s: &mut TrusteeState, recs: &[Visit]) {
     }
 }
 
-/// One top-down level: local passes, batches sent, all applied.
+/// One top-down level: local passes, batches sent (applied by the next barrier).
 fn top_down(ctx: &TrusteeCtx) {
     let mut pos = 0usize;
     loop {
@@ -420,7 +423,6 @@ fn top_down(ctx: &TrusteeCtx) {
         }
         gossamer::yield_now();
     }
-    gossamer::wait_outstanding();
 }
 
 /// Sends this trustee's frontier bitmap words to every other trustee.
@@ -439,7 +441,6 @@ fn exchange_bits(ctx: &TrusteeCtx) {
             );
         }
     }
-    gossamer::wait_outstanding();
 }
 
 /// The per-trustee driver: levels until every trustee's frontier is empty.

@@ -43,9 +43,11 @@
 //!   current bucket is processed in the same pass (in FIFO waves), without a
 //!   global round.
 //! - **Agreement** goes through a [`gossamer::Collective`]: one all-reduce per
-//!   iteration of a bucket, after the trustee's batches are applied
-//!   (`wait_outstanding`): "bucket `k` still has work" (or) and "the next
-//!   bucket" (min). Senders compute the owner's bucket of every record they
+//!   iteration of a bucket: "bucket `k` still has work" (or) and "the next
+//!   bucket" (min). The all-reduce is also a flush (requests between two
+//!   workers run in issue order, and every party's contribution travels to
+//!   every worker behind its record batches), so when it returns every record
+//!   sent in the iteration has been applied; nobody waits for answers. Senders compute the owner's bucket of every record they
 //!   send and include it, so a record that lands after its owner reported is
 //!   still accounted for. The heavy edges of the settled vertices are relaxed
 //!   right after the light pass, before that agreement (a speculation that
@@ -563,8 +565,9 @@ fn phase(ctx: &TrusteeCtx, k: usize, heavy: bool) {
 /// that vertex is settled (and its heavy edges relaxed) again in the next
 /// iteration. It saves one round per bucket.
 ///
-/// A fiber arrives only after its own records were applied, but a record from
-/// another trustee may land after this trustee computed what it reports. So
+/// When the all-reduce returns, every record sent before it has been applied
+/// (it is a flush, see [`gossamer::Collective`]), but a record from another
+/// trustee may land after this trustee computed what it reports. So
 /// senders report where their records land (they compute the owner's bucket
 /// index exactly): "bucket `k` has work" also when a record was sent into it,
 /// and the next bucket is the minimum of the local minima and of the buckets
@@ -578,8 +581,6 @@ fn run_trustee(mut ctx: TrusteeCtx) -> u64 {
         loop {
             phase(&ctx, b, false);
             phase(&ctx, b, true);
-            // Every record this trustee sent is applied before it reports.
-            gossamer::wait_outstanding();
             let report = ctx.local.apply(move |s| {
                 let t = state(s);
                 let busy = t.sent_cur
