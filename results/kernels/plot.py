@@ -63,7 +63,7 @@ def plot(rows, png):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = plt.subplots(figsize=(9.5, 4.5))
     markers = ["o", "s", "^", "D", "v", "P"]
     threads_seen = sorted({t for (_, t) in series(rows)})
     for (kernel, threads), pts in sorted(series(rows).items()):
@@ -85,7 +85,7 @@ def plot(rows, png):
     ax.tick_params(axis="y", which="minor", labelsize=7)
     ax.set_xticks(sorted({r["scale"] for r in rows} | {16, 18, 20, 22}))
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.set_title("Graph500 kernels: gossamer-graph vs the reference")
     fig.tight_layout()
     fig.savefig(png, dpi=120)
