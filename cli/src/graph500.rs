@@ -66,7 +66,7 @@ pub fn run(args: &Graph500Args) -> Result<()> {
         scale: loaded.scale().unwrap_or(0),
         edgefactor: loaded.edgefactor().unwrap_or(0),
         generation_time: loaded.generation_time,
-        ranks: 1,
+        ranks: crate::output::rack_ranks(),
         construction_time: outcome.construction_time,
         bfs,
         sssp,

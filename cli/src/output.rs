@@ -104,7 +104,7 @@ pub fn json_report(
         edgefactor: info.edgefactor,
         vertices: info.vertices,
         edges: info.edges,
-        ranks: 1,
+        ranks: rack_ranks(),
         threads: info.threads,
         partition: info.partition,
         delta,
@@ -130,6 +130,12 @@ pub fn json_report(
     }
 }
 
+/// Processes of this run (`gossamer-graph --ranks N`, mpirun, srun); 1 otherwise.
+/// `--threads` counts per rank.
+pub fn rack_ranks() -> u32 {
+    gossamer::Builder::from_env().map_or(1, |b| b.ranks() as u32)
+}
+
 /// The human-readable report of one kernel's run.
 pub fn human_report(info: &RunInfo, run: &KernelRun, setting: &str) -> String {
     use std::fmt::Write as _;
@@ -137,12 +143,13 @@ pub fn human_report(info: &RunInfo, run: &KernelRun, setting: &str) -> String {
     let opt = |x: Option<u32>| x.map_or_else(|| "?".to_string(), |v| v.to_string());
     let _ = writeln!(
         s,
-        "{}: SCALE {}, edgefactor {} ({} vertices, {} edges); 1 rank x {} threads, {} partition{}",
+        "{}: SCALE {}, edgefactor {} ({} vertices, {} edges); {} rank(s) x {} threads, {} partition{}",
         run.kernel.name(),
         opt(info.scale),
         opt(info.edgefactor),
         info.vertices,
         info.edges,
+        rack_ranks(),
         info.threads,
         info.partition,
         setting
