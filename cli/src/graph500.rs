@@ -53,7 +53,7 @@ pub fn run(args: &Graph500Args) -> Result<()> {
     };
     let outcome = search::run(loaded.clone(), roots, specs, plan)?;
     if let Some(run) = outcome.runs.iter().find(|r| r.failure.is_some()) {
-        println!("{INVALID_RUN}");
+        crate::output::print_stdout(&format!("{INVALID_RUN}\n"))?;
         let (root, e) = run.failure.as_ref().expect("found by failure.is_some()");
         return Err(search::validation_error(run.kernel, *root, e));
     }
@@ -71,8 +71,7 @@ pub fn run(args: &Graph500Args) -> Result<()> {
         bfs,
         sssp,
     };
-    print!("{}", block.render());
-    Ok(())
+    crate::output::print_stdout(&block.render())
 }
 
 /// Everything the statistics block shows.

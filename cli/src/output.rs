@@ -11,6 +11,36 @@ use crate::error::{io_error, Result};
 use crate::search::{KernelRun, RootResult};
 use crate::stats::{Summary, TepsSummary};
 
+/// Fails early (before hours of generation or search) when `path` cannot
+/// be created because its directory does not exist.
+pub fn check_writable(path: &Path) -> Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => return Ok(()),
+    };
+    if dir.is_dir() {
+        Ok(())
+    } else {
+        Err(crate::error::CliError::new(format!(
+            "cannot write {}: the directory {} does not exist",
+            path.display(),
+            dir.display()
+        )))
+    }
+}
+
+/// Prints `text` on stdout; a closed pipe (`| head`) ends the output quietly.
+pub fn print_stdout(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(crate::error::CliError::new(format!(
+            "could not write to stdout: {e}"
+        ))),
+    }
+}
+
 /// Writes `path` through a buffered writer filled by `fill`.
 pub fn write_with(
     path: &Path,
