@@ -85,7 +85,7 @@ pub struct JsonReport {
     pub edgefactor: Option<u32>,
     pub vertices: u64,
     pub edges: u64,
-    pub ranks: u32,
+    pub ranks: usize,
     pub threads: usize,
     pub partition: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -110,6 +110,7 @@ pub fn summaries(results: &[RootResult]) -> (Summary, TepsSummary) {
 
 /// Describes a run for the human-readable header line.
 pub struct RunInfo {
+    pub ranks: usize,
     pub scale: Option<u32>,
     pub edgefactor: Option<u32>,
     pub vertices: u64,
@@ -134,7 +135,7 @@ pub fn json_report(
         edgefactor: info.edgefactor,
         vertices: info.vertices,
         edges: info.edges,
-        ranks: 1,
+        ranks: info.ranks,
         threads: info.threads,
         partition: info.partition,
         delta,
@@ -167,12 +168,13 @@ pub fn human_report(info: &RunInfo, run: &KernelRun, setting: &str) -> String {
     let opt = |x: Option<u32>| x.map_or_else(|| "?".to_string(), |v| v.to_string());
     let _ = writeln!(
         s,
-        "{}: SCALE {}, edgefactor {} ({} vertices, {} edges); 1 rank x {} threads, {} partition{}",
+        "{}: SCALE {}, edgefactor {} ({} vertices, {} edges); {} rank(s) x {} threads, {} partition{}",
         run.kernel.name(),
         opt(info.scale),
         opt(info.edgefactor),
         info.vertices,
         info.edges,
+        info.ranks,
         info.threads,
         info.partition,
         setting

@@ -54,6 +54,7 @@ pub fn run(req: Request<'_>) -> Result<()> {
         return Err(search::validation_error(run.kernel, *root, e));
     }
     let info = RunInfo {
+        ranks: outcome.ranks,
         scale: loaded.scale(),
         edgefactor: loaded.edgefactor(),
         vertices: loaded.num_vertices(),
