@@ -213,3 +213,19 @@ fn unwritable_outputs_are_refused_before_any_work() {
     ]));
     assert!(err.contains("cannot write /nonexistent/d"), "{err}");
 }
+
+#[test]
+fn force_overrides_the_memory_check() {
+    let env = [("GOSSAMER_GRAPH_AVAILABLE_BYTES", "1000")];
+    let err = fails(&run_env(&["bfs", "--scale", "10", "--root", "458"], &env));
+    assert!(
+        err.contains("SCALE 10 (edgefactor 16) needs about"),
+        "{err}"
+    );
+    assert!(err.contains("only 0.0 MiB is available"), "{err}");
+    let out = ok(&run_env(
+        &["bfs", "--scale", "10", "--root", "458", "--force"],
+        &env,
+    ));
+    assert!(out.contains("458"), "{out}");
+}
