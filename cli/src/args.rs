@@ -11,7 +11,15 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// implementation), runs delta-stepping SSSP and direction-optimizing BFS
 /// as delegated kernels, validates every search and reports TEPS.
 #[derive(Parser, Debug)]
-#[command(name = "gossamer-graph", version, about, long_about)]
+#[command(
+    name = "gossamer-graph",
+    version,
+    about,
+    long_about,
+    after_help = "Rack runs: `gossamer-graph --ranks N [--transport local|shm|tcp|rdma] <COMMAND> ...` \
+                  runs N processes of the command on this host as one job (docs/rack.md); \
+                  mpirun and srun launches are recognised too. Only rank 0 reports."
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

@@ -26,6 +26,9 @@ pub fn run(args: &GenerateArgs) -> Result<()> {
             "nothing to write: give at least one of -o FILE (graph file), --edges-out FILE, --weights-out FILE or --roots-out FILE",
         ));
     }
+    for path in outputs.iter().copied().flatten() {
+        crate::output::check_writable(path)?;
+    }
     let threads = graph::threads_or_all(args.threads)?;
     graph::init_rayon(threads);
     let (list, kron, gen_time) = graph::generate(

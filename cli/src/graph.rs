@@ -227,6 +227,12 @@ pub fn generate(
         seed1,
         seed2,
     };
+    if !(1..=graph_core::MAX_SCALE).contains(&scale) {
+        return Err(CliError::new(format!(
+            "SCALE {scale} is out of range: use 1..={} (the graph has 2^SCALE vertices and graph-core stores vertex ids in 32 bits)",
+            graph_core::MAX_SCALE
+        )));
+    }
     let kron = Kronecker::new(cfg)?;
     let params = Graph500Params {
         scale,

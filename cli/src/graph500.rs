@@ -53,7 +53,7 @@ pub fn run(args: &Graph500Args) -> Result<()> {
     };
     let outcome = search::run(loaded.clone(), roots, specs, plan)?;
     if let Some(run) = outcome.runs.iter().find(|r| r.failure.is_some()) {
-        println!("{INVALID_RUN}");
+        crate::output::print_stdout(&format!("{INVALID_RUN}\n"))?;
         let (root, e) = run.failure.as_ref().expect("found by failure.is_some()");
         return Err(search::validation_error(run.kernel, *root, e));
     }
@@ -66,13 +66,12 @@ pub fn run(args: &Graph500Args) -> Result<()> {
         scale: loaded.scale().unwrap_or(0),
         edgefactor: loaded.edgefactor().unwrap_or(0),
         generation_time: loaded.generation_time,
-        ranks: crate::output::rack_ranks(),
+        ranks: outcome.ranks,
         construction_time: outcome.construction_time,
         bfs,
         sssp,
     };
-    print!("{}", block.render());
-    Ok(())
+    crate::output::print_stdout(&block.render())
 }
 
 /// Everything the statistics block shows.
@@ -80,7 +79,7 @@ pub struct Block<'a> {
     pub scale: u32,
     pub edgefactor: u32,
     pub generation_time: f64,
-    pub ranks: u32,
+    pub ranks: usize,
     pub construction_time: f64,
     pub bfs: &'a KernelRun,
     pub sssp: &'a KernelRun,

@@ -11,6 +11,36 @@ use crate::error::{io_error, Result};
 use crate::search::{KernelRun, RootResult};
 use crate::stats::{Summary, TepsSummary};
 
+/// Fails early (before hours of generation or search) when `path` cannot
+/// be created because its directory does not exist.
+pub fn check_writable(path: &Path) -> Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => return Ok(()),
+    };
+    if dir.is_dir() {
+        Ok(())
+    } else {
+        Err(crate::error::CliError::new(format!(
+            "cannot write {}: the directory {} does not exist",
+            path.display(),
+            dir.display()
+        )))
+    }
+}
+
+/// Prints `text` on stdout; a closed pipe (`| head`) ends the output quietly.
+pub fn print_stdout(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(crate::error::CliError::new(format!(
+            "could not write to stdout: {e}"
+        ))),
+    }
+}
+
 /// Writes `path` through a buffered writer filled by `fill`.
 pub fn write_with(
     path: &Path,
@@ -55,7 +85,7 @@ pub struct JsonReport {
     pub edgefactor: Option<u32>,
     pub vertices: u64,
     pub edges: u64,
-    pub ranks: u32,
+    pub ranks: usize,
     pub threads: usize,
     pub partition: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -80,6 +110,7 @@ pub fn summaries(results: &[RootResult]) -> (Summary, TepsSummary) {
 
 /// Describes a run for the human-readable header line.
 pub struct RunInfo {
+    pub ranks: usize,
     pub scale: Option<u32>,
     pub edgefactor: Option<u32>,
     pub vertices: u64,
@@ -104,7 +135,7 @@ pub fn json_report(
         edgefactor: info.edgefactor,
         vertices: info.vertices,
         edges: info.edges,
-        ranks: rack_ranks(),
+        ranks: info.ranks,
         threads: info.threads,
         partition: info.partition,
         delta,
@@ -130,12 +161,6 @@ pub fn json_report(
     }
 }
 
-/// Processes of this run (`gossamer-graph --ranks N`, mpirun, srun); 1 otherwise.
-/// `--threads` counts per rank.
-pub fn rack_ranks() -> u32 {
-    gossamer::Builder::from_env().map_or(1, |b| b.ranks() as u32)
-}
-
 /// The human-readable report of one kernel's run.
 pub fn human_report(info: &RunInfo, run: &KernelRun, setting: &str) -> String {
     use std::fmt::Write as _;
@@ -149,7 +174,7 @@ pub fn human_report(info: &RunInfo, run: &KernelRun, setting: &str) -> String {
         opt(info.edgefactor),
         info.vertices,
         info.edges,
-        rack_ranks(),
+        info.ranks,
         info.threads,
         info.partition,
         setting

@@ -97,6 +97,8 @@ pub struct KernelRun {
 /// What a run produced.
 #[derive(Debug)]
 pub struct Outcome {
+    /// Processes (Gossamer ranks) the run spanned.
+    pub ranks: usize,
     /// Seconds to build the kernels' graph.
     pub construction_time: f64,
     /// One entry per kernel spec, in order.
@@ -111,10 +113,14 @@ pub fn run(
     specs: Vec<KernelSpec>,
     plan: Plan,
 ) -> Result<Outcome> {
-    let threads = plan.threads;
-    gossamer::Builder::from_env()?
-        .threads(threads)
-        .run(move || run_inside(&graph, &roots, &specs, &plan))?
+    // In a rack job (`--ranks N`, mpirun, srun) every rank joins here; rank 0
+    // runs the searches and reports, the others serve their shards and exit
+    // when it is done.
+    let builder = gossamer::Builder::from_env()?.threads(plan.threads);
+    let ranks = builder.ranks();
+    let mut outcome = builder.run(move || run_inside(&graph, &roots, &specs, &plan))??;
+    outcome.ranks = ranks;
+    Ok(outcome)
 }
 
 fn run_inside(
@@ -140,6 +146,7 @@ fn run_inside(
         }
     }
     Ok(Outcome {
+        ranks: 1,
         construction_time,
         runs,
     })

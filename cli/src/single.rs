@@ -32,6 +32,9 @@ pub fn run(req: Request<'_>) -> Result<()> {
             graph::check_root(r, 1u64 << scale)?;
         }
     }
+    if let Some(path) = &req.spec.dump {
+        output::check_writable(path)?;
+    }
     let loaded = graph::load(req.input, req.gen, threads, req.run.force)?;
     let roots = loaded.choose_roots(req.roots)?;
     let loaded = Arc::new(loaded);
@@ -51,6 +54,7 @@ pub fn run(req: Request<'_>) -> Result<()> {
         return Err(search::validation_error(run.kernel, *root, e));
     }
     let info = RunInfo {
+        ranks: outcome.ranks,
         scale: loaded.scale(),
         edgefactor: loaded.edgefactor(),
         vertices: loaded.num_vertices(),
@@ -65,14 +69,14 @@ pub fn run(req: Request<'_>) -> Result<()> {
         let text = serde_json::to_string(&report).map_err(|e| {
             crate::error::CliError::new(format!("could not encode the JSON report: {e}"))
         })?;
-        println!("{text}");
+        output::print_stdout(&format!("{text}\n"))?;
     } else {
         let setting = match (req.delta, req.mode) {
             (Some(d), _) => format!(", delta {d}"),
             (_, Some(m)) => format!(", mode {m}"),
             _ => String::new(),
         };
-        print!("{}", output::human_report(&info, &run, &setting));
+        output::print_stdout(&output::human_report(&info, &run, &setting))?;
     }
     Ok(())
 }

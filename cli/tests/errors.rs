@@ -103,15 +103,11 @@ fn wrong_version_and_not_a_graph_file() {
 fn too_little_memory_is_refused_before_allocating() {
     // 1 GiB "available" (test hook): SCALE 26 needs far more.
     let env = [("GOSSAMER_GRAPH_AVAILABLE_BYTES", "1073741824")];
+    let dir = scratch("memory");
+    let never = dir.join("never-written");
     for args in [
         &["sssp", "--scale", "26", "--threads", "2"][..],
-        &[
-            "generate",
-            "--scale",
-            "26",
-            "-o",
-            "/nonexistent/never-written",
-        ][..],
+        &["generate", "--scale", "26", "-o", arg(&never)][..],
     ] {
         let err = fails(&run_env(args, &env));
         assert!(
@@ -123,6 +119,8 @@ fn too_little_memory_is_refused_before_allocating() {
         assert!(err.contains("ranks with this much memory"), "{err}");
         assert!(err.contains("--force"), "{err}");
     }
+    assert!(!never.exists(), "a refused run writes nothing");
+    let _ = std::fs::remove_dir_all(&dir);
     // The real machine: SCALE 32 needs terabytes.
     let err = fails(&run(&["bfs", "--scale", "32"]));
     assert!(
@@ -183,4 +181,51 @@ fn failed_validation_lists_the_problems_and_fails() {
         ],
         &env,
     ));
+}
+
+#[test]
+fn unwritable_outputs_are_refused_before_any_work() {
+    let err = fails(&run(&[
+        "generate",
+        "--scale",
+        "10",
+        "-o",
+        "/nonexistent/dir/g",
+    ]));
+    assert!(
+        err.contains(
+            "cannot write /nonexistent/dir/g: the directory /nonexistent/dir does not exist"
+        ),
+        "{err}"
+    );
+    assert!(
+        !err.contains("generated SCALE"),
+        "refused before generating: {err}"
+    );
+    let err = fails(&run(&[
+        "sssp",
+        "--scale",
+        "10",
+        "--root",
+        "1",
+        "--dump-dist",
+        "/nonexistent/d",
+    ]));
+    assert!(err.contains("cannot write /nonexistent/d"), "{err}");
+}
+
+#[test]
+fn force_overrides_the_memory_check() {
+    let env = [("GOSSAMER_GRAPH_AVAILABLE_BYTES", "1000")];
+    let err = fails(&run_env(&["bfs", "--scale", "10", "--root", "458"], &env));
+    assert!(
+        err.contains("SCALE 10 (edgefactor 16) needs about"),
+        "{err}"
+    );
+    assert!(err.contains("only 0.0 MiB is available"), "{err}");
+    let out = ok(&run_env(
+        &["bfs", "--scale", "10", "--root", "458", "--force"],
+        &env,
+    ));
+    assert!(out.contains("458"), "{out}");
 }

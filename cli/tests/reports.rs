@@ -174,3 +174,24 @@ fn graph500_block_has_the_reference_layout() {
         "{out}"
     );
 }
+
+#[test]
+fn reports_count_the_ranks_of_a_rack_job() {
+    let out = ok(&run(&[
+        "--ranks",
+        "2",
+        "bfs",
+        "--scale",
+        "10",
+        "--root",
+        "458",
+        "--threads",
+        "1",
+        "--json",
+    ]));
+    // Only rank 0 reports.
+    assert_eq!(out.trim().lines().count(), 1, "{out}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["ranks"], 2);
+    assert_eq!(v["roots"][0]["traversed_edges"], 16239);
+}

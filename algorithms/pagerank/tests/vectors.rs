@@ -1,0 +1,166 @@
+//! PageRank against the sequential reference on the Graph500 reference graphs
+//! (SCALE 10 and 12): 1, 2 and 3 trustees, both partitions; tolerance-stopped
+//! and fixed-iteration runs; the verifier accepts the results and rejects
+//! perturbed ones; bad settings are refused.
+//!
+//! Vectors come from `$GRAPH500_VECTORS` or `../../../shared/graph500-vectors`
+//! relative to this crate.
+
+use std::path::PathBuf;
+
+use graph_core::sharded::{KernelError, ShardedGraph};
+use graph_core::{EdgeList, Graph500Params, PackedEdge, PartitionKind};
+use pagerank::{pagerank, pagerank_sequential, verify_pagerank, PageRankConfig};
+
+fn read(name: &str) -> Vec<u8> {
+    let dir = match std::env::var_os("GRAPH500_VECTORS") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/graph500-vectors"),
+    };
+    let p = dir.join(name);
+    std::fs::read(&p).unwrap_or_else(|e| {
+        panic!(
+            "cannot read {} ({e}): set GRAPH500_VECTORS to the folder holding the Graph500 vectors",
+            p.display()
+        )
+    })
+}
+
+fn load(scale: u32) -> EdgeList<'static> {
+    let edges = read(&format!("scale{scale}.edges"));
+    let weights = read(&format!("scale{scale}.weights"));
+    let mut list = EdgeList::zeroed(Graph500Params::reference(scale)).unwrap();
+    for ((out, e), w) in list
+        .edges_mut()
+        .iter_mut()
+        .zip(edges.chunks_exact(16))
+        .zip(weights.chunks_exact(4))
+    {
+        let u = u64::from_le_bytes(e[0..8].try_into().unwrap());
+        let v = u64::from_le_bytes(e[8..16].try_into().unwrap());
+        *out = PackedEdge::from_wide(u, v, f32::from_le_bytes(w.try_into().unwrap()));
+    }
+    list
+}
+
+const CONFIGS: [PageRankConfig; 2] = [
+    // GAPBS defaults: stops on the tolerance.
+    PageRankConfig {
+        damping: 0.85,
+        max_iterations: 20,
+        tolerance: 1e-4,
+    },
+    // Exactly 7 iterations.
+    PageRankConfig {
+        damping: 0.85,
+        max_iterations: 7,
+        tolerance: 0.0,
+    },
+];
+
+fn check_scale(scale: u32) {
+    let list = load(scale);
+    let want: Vec<_> = CONFIGS
+        .iter()
+        .map(|c| pagerank_sequential(&list, c).unwrap())
+        .collect();
+    assert!(
+        want[0].iterations < 20 && want[0].residual < 1e-4,
+        "the reference converges before 20 iterations"
+    );
+    assert_eq!(want[1].iterations, 7);
+    for threads in [1, 2, 3] {
+        for kind in [PartitionKind::Block, PartitionKind::Cyclic] {
+            let l = list.clone();
+            let outs = gossamer::main(threads, move || {
+                let g = ShardedGraph::build(&l, kind).unwrap();
+                CONFIGS.map(|c| pagerank(&g, &c).unwrap())
+            });
+            for ((out, w), c) in outs.iter().zip(&want).zip(CONFIGS) {
+                let what = format!("scale {scale}, {threads} threads, {kind:?}, {c:?}");
+                assert_eq!(out.iterations, w.iterations, "{what}");
+                assert!((out.residual - w.residual).abs() < 1e-9, "{what}");
+                let worst = out
+                    .scores
+                    .iter()
+                    .zip(&w.scores)
+                    .map(|(a, b)| (a - b).abs())
+                    .fold(0.0, f64::max);
+                assert!(worst < 1e-12, "{what}: scores differ by {worst}");
+                let r = verify_pagerank(&list, &out.scores, &c).unwrap();
+                assert!(
+                    r <= c.damping * out.residual + 1e-12,
+                    "{what}: residual {r}"
+                );
+                if threads == 1 {
+                    assert_eq!(out.records, 0, "{what}");
+                } else {
+                    assert!(out.records > 0, "{what}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn scale10_matches_sequential() {
+    check_scale(10);
+}
+
+#[test]
+fn scale12_matches_sequential() {
+    check_scale(12);
+}
+
+#[test]
+fn verifier_rejects_perturbed_scores() {
+    let list = load(10);
+    let cfg = PageRankConfig::default();
+    let good = pagerank_sequential(&list, &cfg).unwrap().scores;
+    assert!(verify_pagerank(&list, &good, &cfg).unwrap() < cfg.tolerance);
+    // Moving mass between two vertices keeps the total but not the fixed point.
+    let mut moved = good.clone();
+    let (a, b) = (0, good.iter().position(|&s| s > 1e-3).unwrap());
+    moved[a] += 1e-3;
+    moved[b] -= 1e-3;
+    assert!(verify_pagerank(&list, &moved, &cfg).unwrap() > cfg.tolerance);
+    let mut created = good.clone();
+    created[0] += 0.5;
+    assert!(verify_pagerank(&list, &created, &cfg)
+        .unwrap_err()
+        .contains("mass"));
+    let mut low = good;
+    low[3] = 0.0;
+    assert!(verify_pagerank(&list, &low, &cfg)
+        .unwrap_err()
+        .contains("base score"));
+}
+
+#[test]
+fn bad_settings_are_refused() {
+    let list = load(10);
+    let msgs = gossamer::main(2, move || {
+        let g = ShardedGraph::build(&list, PartitionKind::Cyclic).unwrap();
+        [
+            PageRankConfig {
+                damping: 1.0,
+                ..Default::default()
+            },
+            PageRankConfig {
+                max_iterations: 0,
+                ..Default::default()
+            },
+            PageRankConfig {
+                tolerance: f64::NAN,
+                ..Default::default()
+            },
+        ]
+        .map(|c| match pagerank(&g, &c) {
+            Err(KernelError::Config(m)) => m,
+            other => panic!("expected a config error, got {other:?}"),
+        })
+    });
+    assert!(msgs[0].contains("damping"));
+    assert!(msgs[1].contains("max_iterations"));
+    assert!(msgs[2].contains("tolerance"));
+}

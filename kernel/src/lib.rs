@@ -1,0 +1,101 @@
+//! A vertex-centric API for distributed graph kernels on gossamer: write what
+//! one vertex does, and the framework moves the updates between trustees.
+//!
+//! # Glossary
+//!
+//! - **Trust**: a reference to a value owned by one worker; closures are
+//!   *applied* through it and run on the owner ([`gossamer::Trust`]).
+//! - **Trustee**: the worker that owns a value and runs every closure applied to
+//!   it. Here each trustee owns one shard of the graph and the kernel's state
+//!   for its vertices.
+//! - **Property**: a value entrusted to a trustee; here, the trustee's shard plus
+//!   the kernels' state ([`graph_core::sharded::TrusteeState`]).
+//! - **Shard**: the adjacency (CSR) of the vertices one trustee owns
+//!   ([`graph_core::Shard`]); vertices are numbered locally `0..n` on each
+//!   trustee, edges point to global ids.
+//! - **Owner**: the trustee that owns a vertex (by the graph's
+//!   [`Partition`](graph_core::Partition)); updates to a vertex are applied by
+//!   its owner only.
+//! - **Superstep**: one round of a bulk-synchronous kernel: every trustee sweeps
+//!   its vertices (all of them or its frontier) and sends updates; the superstep
+//!   ends when every update is applied everywhere and the trustees agree on a
+//!   few numbers (frontier size, a residual) by a global reduction.
+//! - **Frontier**: the active vertices of a superstep ([`Frontier`]): a queue
+//!   while sparse, a bitmap when dense.
+//!
+//! # The pieces
+//!
+//! | item | role |
+//! | --- | --- |
+//! | [`Program`] | the per-trustee state of a kernel, its update type (`Msg`), `receive` and the optional `combine` |
+//! | [`run`] | sets the state up on every trustee and runs one driver fiber per trustee |
+//! | [`Kernel`] | the driver: [`for_each_vertex`](Kernel::for_each_vertex), [`for_each_active`](Kernel::for_each_active), [`with`](Kernel::with), [`end_superstep`](Kernel::end_superstep), [`sync`](Kernel::sync), reductions ([`reduce`](Kernel::reduce), [`sum`](Kernel::sum), [`min`](Kernel::min), [`max`](Kernel::max), [`any`](Kernel::any), [`sum_f64`](Kernel::sum_f64)) |
+//! | [`Local`] | the view of the own trustee inside a sweep: vertices, edges, state, [`send`](Local::send), [`activate`](Local::activate) |
+//! | [`Frontier`], [`FrontierMode`] | sparse (queue) and dense (bitmap) sets of active vertices |
+//! | [`gather`] | one value per vertex from every trustee, by global id |
+//! | [`tutorial`] | a step-by-step kernel (degree count, then BFS levels), compiled as tests |
+//!
+//! How updates travel: [`Local::send`] to a vertex the sender owns calls
+//! [`Program::receive`] at once; otherwise the record `(local index, msg)` is
+//! appended to the batch for its owner (merged with a pending one for the same
+//! vertex when [`Program::COMBINE`] is set). Between steps of a sweep the
+//! batches leave as plain-old-data slices (`Trust::apply_slice_chunked_then`,
+//! sized to the runtime's slots) and a delegated closure on the owner applies
+//! them with `receive`. Nothing here blocks inside delegated context, uses
+//! shared memory between trustees or atomics: the kernels only apply closures
+//! to trusts, so they run unchanged wherever the trusts point.
+//!
+//! ```
+//! use graph_kernel::{gather, run, Program};
+//! /// Minimum global id in each vertex's connected component.
+//! struct MinLabel(Vec<u32>);
+//! impl Program for MinLabel {
+//!     type Msg = u32;
+//!     const COMBINE: bool = true;
+//!     fn receive(&mut self, v: u32, l: u32) -> bool {
+//!         let lower = l < self.0[v as usize];
+//!         if lower { self.0[v as usize] = l; }
+//!         lower
+//!     }
+//!     fn combine(acc: &mut u32, l: u32) { *acc = (*acc).min(l); }
+//! }
+//! let list = graph_core::EdgeList::from_edges(5, vec![
+//!     graph_core::PackedEdge::new(3, 4, 1.0),
+//!     graph_core::PackedEdge::new(1, 2, 1.0),
+//!     graph_core::PackedEdge::new(2, 4, 1.0),
+//! ]).unwrap();
+//! let labels = gossamer::main(2, move || {
+//!     let g = graph_core::sharded::ShardedGraph::build(&list, graph_core::PartitionKind::Cyclic).unwrap();
+//!     run(&g, |s| MinLabel(s.vertices().map(|(_, g)| g as u32).collect()), |k| {
+//!         k.with(|l| l.activate_all());
+//!         while k.end_superstep() > 0 {
+//!             k.for_each_active(|l, v| {
+//!                 let label = l.state().0[v as usize];
+//!                 for &u in l.neighbors(v) { l.send(u, label) }
+//!             });
+//!         }
+//!     });
+//!     gather(&g, 0, |m: &MinLabel| m.0.clone()).unwrap()
+//! });
+//! assert_eq!(labels, [0, 1, 1, 1, 1]);
+//! ```
+
+#![warn(missing_docs)]
+// `n % 64 != 0` instead of `is_multiple_of`: the workspace MSRV is 1.85.
+#![allow(clippy::manual_is_multiple_of)]
+
+mod addressed;
+mod driver;
+mod frontier;
+mod local;
+mod program;
+
+pub mod doc;
+pub mod tutorial;
+
+pub use driver::{gather, run, Kernel};
+pub use frontier::{Frontier, FrontierMode};
+pub use local::{KernelStats, Local};
+pub use program::Program;
+
+pub use gossamer::Op;

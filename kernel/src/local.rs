@@ -1,0 +1,385 @@
+//! [`Local`]: a kernel's view of its own trustee (shard, state, frontiers,
+//! outgoing updates), and the per-trustee property behind it.
+
+use gossamer::Trust;
+use graph_core::sharded::TrusteeState;
+use graph_core::{Partition, Shard};
+
+use crate::addressed::Addressed;
+use crate::frontier::{Frontier, FrontierMode};
+use crate::program::Program;
+
+const NONE: u32 = u32::MAX;
+
+/// Everything the framework keeps on one trustee for kernel `P`, stored as the
+/// trustee's kernel state of type `Core<P>` (see `TrusteeState::kernel`).
+pub(crate) struct Core<P: Program> {
+    pub(crate) prog: P,
+    pub(crate) net: Net<P>,
+    pub(crate) cur: Frontier,
+    pub(crate) next: Frontier,
+    pub(crate) mode: FrontierMode,
+    /// Position in the current sweep (see `Frontier::at`, or a vertex index).
+    pub(crate) cursor: usize,
+}
+
+/// Outgoing updates of one trustee, one batch per destination trustee.
+pub(crate) struct Net<P: Program> {
+    pub(crate) me: u32,
+    pub(crate) partition: Partition,
+    /// Every trustee's property, only during a run (cleared after, so that
+    /// properties do not keep each other alive).
+    pub(crate) peers: Vec<Trust<TrusteeState>>,
+    out: Vec<Vec<Addressed<P::Msg>>>,
+    /// `base[t] + local` numbers every vertex densely (combine index).
+    base: Vec<u64>,
+    /// Position of the pending record of each vertex in its batch (combine).
+    pending: Vec<u32>,
+    pub(crate) stats: KernelStats,
+}
+
+/// Counters of one trustee over one [`run`](crate::run); see
+/// [`Kernel::stats`](crate::Kernel::stats).
+///
+/// ```
+/// let s = graph_kernel::KernelStats::default();
+/// assert_eq!(s.sent + s.combined + s.local, 0);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct KernelStats {
+    /// Update records sent to other trustees.
+    pub sent: u64,
+    /// Updates merged into a pending record by [`Program::combine`].
+    pub combined: u64,
+    /// Updates delivered on the sending trustee (no message).
+    pub local: u64,
+    /// Batches (`apply_slice` requests) sent.
+    pub batches: u64,
+}
+
+impl<P: Program> Core<P> {
+    pub(crate) fn new(shard: &Shard, prog: P, me: u32, peers: Vec<Trust<TrusteeState>>) -> Self {
+        let p = *shard.partition();
+        let n = shard.num_local_vertices() as u32;
+        let mut base = Vec::with_capacity(p.num_trustees() as usize);
+        let mut acc = 0u64;
+        for t in 0..p.num_trustees() {
+            base.push(acc);
+            acc += p.local_count(t);
+        }
+        let pending = if P::COMBINE {
+            vec![NONE; acc as usize]
+        } else {
+            Vec::new()
+        };
+        let mode = FrontierMode::Auto;
+        Core {
+            prog,
+            net: Net {
+                me,
+                partition: p,
+                peers,
+                out: (0..p.num_trustees()).map(|_| Vec::new()).collect(),
+                base,
+                pending,
+                stats: KernelStats::default(),
+            },
+            cur: Frontier::new(n, mode),
+            next: Frontier::new(n, mode),
+            mode,
+            cursor: 0,
+        }
+    }
+
+    /// The view handed to user code.
+    #[inline]
+    pub(crate) fn local<'a>(&'a mut self, shard: &'a Shard) -> Local<'a, P> {
+        Local {
+            shard,
+            prog: &mut self.prog,
+            net: &mut self.net,
+            cur: &self.cur,
+            next: &mut self.next,
+        }
+    }
+
+    /// Makes the next frontier current; returns its size.
+    pub(crate) fn advance(&mut self) -> u64 {
+        std::mem::swap(&mut self.cur, &mut self.next);
+        self.next.clear();
+        self.next.set_mode(self.mode);
+        self.cursor = 0;
+        self.cur.len() as u64
+    }
+}
+
+impl<P: Program> Net<P> {
+    /// Sends every non-empty batch to its owner (non-blocking; the records are
+    /// applied there by [`deliver`]).
+    pub(crate) fn flush(&mut self) {
+        for (t, recs) in self.out.iter_mut().enumerate() {
+            if recs.is_empty() {
+                continue;
+            }
+            if P::COMBINE {
+                for r in recs.iter() {
+                    self.pending[(self.base[t] + u64::from(r.v)) as usize] = NONE;
+                }
+            }
+            self.stats.sent += recs.len() as u64;
+            self.stats.batches +=
+                self.peers[t].apply_slice_chunked_then(deliver::<P>, recs, |()| {}) as u64;
+            recs.clear();
+        }
+    }
+
+    #[inline(always)]
+    fn push(&mut self, t: u32, v: u32, msg: P::Msg) {
+        let out = &mut self.out[t as usize];
+        if P::COMBINE {
+            let flat = (self.base[t as usize] + u64::from(v)) as usize;
+            let at = self.pending[flat];
+            if at != NONE {
+                let rec = &mut out[at as usize];
+                let mut acc = rec.m;
+                P::combine(&mut acc, msg);
+                rec.m = acc;
+                self.stats.combined += 1;
+                return;
+            }
+            self.pending[flat] = out.len() as u32;
+        }
+        out.push(Addressed::new(v, msg));
+    }
+
+    /// Records waiting to be sent.
+    pub(crate) fn queued(&self) -> usize {
+        self.out.iter().map(Vec::len).sum()
+    }
+}
+
+/// The framework's slot for kernel `P` in a trustee property (`None` until
+/// the first [`run`](crate::run) of `P` on that graph).
+#[inline(always)]
+pub(crate) fn slot<P: Program>(s: &mut TrusteeState) -> (&Shard, &mut Option<Core<P>>) {
+    s.kernel::<Option<Core<P>>>(|_| None)
+}
+
+/// The kernel state `Core<P>` of a trustee property, which must exist.
+#[inline(always)]
+pub(crate) fn core<P: Program>(s: &mut TrusteeState) -> (&Shard, &mut Core<P>) {
+    let (shard, c) = slot::<P>(s);
+    match c {
+        Some(c) => (shard, c),
+        None => panic!(
+            "graph-kernel: kernel `{}` is not set up on this trustee (use graph_kernel::run)",
+            std::any::type_name::<P>()
+        ),
+    }
+}
+
+/// Applies a batch of updates on their owner (the delegated closure body).
+fn deliver<P: Program>(s: &mut TrusteeState, recs: &[Addressed<P::Msg>]) {
+    let (_, c) = core::<P>(s);
+    for r in recs {
+        let (v, m) = (r.v, r.m);
+        if c.prog.receive(v, m) {
+            c.next.insert(v);
+        }
+    }
+}
+
+/// A kernel's view of its own trustee, handed to the closures of
+/// [`Kernel::for_each_vertex`](crate::Kernel::for_each_vertex),
+/// [`Kernel::for_each_active`](crate::Kernel::for_each_active) and
+/// [`Kernel::with`](crate::Kernel::with): the shard (vertices by local index
+/// `0..num_local()`, their edges by global id), the program state, the current
+/// and next frontiers, and [`send`](Self::send).
+///
+/// ```
+/// # use graph_kernel::{run, Program};
+/// # struct Deg(Vec<u32>);
+/// # impl Program for Deg { type Msg = u32; fn receive(&mut self, v: u32, x: u32) -> bool { self.0[v as usize] += x; false } }
+/// # let g = graph_kernel::doc::path(4);
+/// let seen = gossamer::main(2, move || {
+///     let g = graph_core::sharded::ShardedGraph::build(&g, graph_core::PartitionKind::Block).unwrap();
+///     run(&g, |s| Deg(vec![0; s.num_local_vertices() as usize]), |k| {
+///         k.with(|l| (l.me(), l.num_local(), l.global(0), l.degree(0), l.neighbors(0)[0]))
+///     })
+/// });
+/// // Path 0-1-2-3 over two trustees: {0, 1} and {2, 3}.
+/// assert_eq!(seen, [(0, 2, 0, 1, 1), (1, 2, 2, 2, 1)]);
+/// ```
+pub struct Local<'a, P: Program> {
+    shard: &'a Shard,
+    prog: &'a mut P,
+    net: &'a mut Net<P>,
+    cur: &'a Frontier,
+    next: &'a mut Frontier,
+}
+
+impl<'a, P: Program> Local<'a, P> {
+    /// This trustee's index (`0..num_trustees`).
+    ///
+    /// See the example on [`Local`].
+    #[inline]
+    pub fn me(&self) -> u32 {
+        self.net.me
+    }
+
+    /// The program state of this trustee.
+    ///
+    /// See the tutorial ([`crate::tutorial`]) for a full kernel.
+    #[inline]
+    pub fn state(&mut self) -> &mut P {
+        self.prog
+    }
+
+    /// This trustee's shard (read-only adjacency).
+    ///
+    /// See the example on [`Local`]; the shard's own docs list its accessors.
+    #[inline]
+    pub fn shard(&self) -> &'a Shard {
+        self.shard
+    }
+
+    /// The graph's partition (who owns which vertex).
+    ///
+    /// See the example on [`Local`].
+    #[inline]
+    pub fn partition(&self) -> &Partition {
+        &self.net.partition
+    }
+
+    /// Number of vertices this trustee owns (local indices `0..num_local()`).
+    ///
+    /// See the example on [`Local`].
+    #[inline]
+    pub fn num_local(&self) -> u32 {
+        self.shard.num_local_vertices() as u32
+    }
+
+    /// Global id of local vertex `v`.
+    ///
+    /// See the example on [`Local`].
+    #[inline]
+    pub fn global(&self, v: u32) -> u64 {
+        self.shard.global_id(u64::from(v))
+    }
+
+    /// Local index of global vertex `g` when this trustee owns it.
+    ///
+    /// ```
+    /// # use graph_kernel::{run, Program};
+    /// # struct Nop;
+    /// # impl Program for Nop { type Msg = u32; fn receive(&mut self, _: u32, _: u32) -> bool { false } }
+    /// # let list = graph_kernel::doc::path(4);
+    /// let mine = gossamer::main(2, move || {
+    ///     let g = graph_core::sharded::ShardedGraph::build(&list, graph_core::PartitionKind::Cyclic).unwrap();
+    ///     run(&g, |_| Nop, |k| k.with(|l| (l.local_of(2), l.local_of(3))))
+    /// });
+    /// assert_eq!(mine, [(Some(1), None), (None, Some(1))]);
+    /// ```
+    #[inline]
+    pub fn local_of(&self, g: u64) -> Option<u32> {
+        self.shard.local_of(g).map(|l| l as u32)
+    }
+
+    /// Degree of local vertex `v` (self-loops dropped, parallel edges kept, as
+    /// in the shard).
+    ///
+    /// See the example on [`Local`].
+    #[inline]
+    pub fn degree(&self, v: u32) -> u64 {
+        self.shard.degree(u64::from(v))
+    }
+
+    /// Global ids of local vertex `v`'s neighbours.
+    ///
+    /// See the example on [`Local`].
+    #[inline]
+    pub fn neighbors(&self, v: u32) -> &'a [u32] {
+        self.shard.adjacency(u64::from(v)).0
+    }
+
+    /// Weights of local vertex `v`'s edges, parallel to [`neighbors`](Self::neighbors).
+    ///
+    /// ```
+    /// # use graph_kernel::{run, Program};
+    /// # struct Nop;
+    /// # impl Program for Nop { type Msg = u32; fn receive(&mut self, _: u32, _: u32) -> bool { false } }
+    /// # let list = graph_kernel::doc::path(3);
+    /// let w = gossamer::main(1, move || {
+    ///     let g = graph_core::sharded::ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
+    ///     run(&g, |_| Nop, |k| k.with(|l| l.weights(1).iter().sum::<f32>()))
+    /// });
+    /// assert_eq!(w, [1.0]); // doc::path weighs every edge 0.5
+    /// ```
+    #[inline]
+    pub fn weights(&self, v: u32) -> &'a [f32] {
+        self.shard.adjacency(u64::from(v)).1
+    }
+
+    /// Sends `msg` to global vertex `to`: applied at once by
+    /// [`Program::receive`] when this trustee owns `to`, otherwise queued for
+    /// its owner (merged by [`Program::combine`] when enabled) and sent in
+    /// batches by the framework. Every update sent during a superstep has been
+    /// applied when [`Kernel::end_superstep`](crate::Kernel::end_superstep) or
+    /// [`Kernel::sync`](crate::Kernel::sync) returns.
+    ///
+    /// See the tutorial ([`crate::tutorial`]).
+    #[inline]
+    pub fn send(&mut self, to: u32, msg: P::Msg) {
+        let o = self.net.partition.owner(u64::from(to));
+        if o.trustee == self.net.me {
+            self.net.stats.local += 1;
+            let v = o.local as u32;
+            if self.prog.receive(v, msg) {
+                self.next.insert(v);
+            }
+        } else {
+            self.net.push(o.trustee, o.local as u32, msg);
+        }
+    }
+
+    /// Puts local vertex `v` into the next frontier (from the next superstep on).
+    ///
+    /// See the tutorial ([`crate::tutorial`]).
+    #[inline]
+    pub fn activate(&mut self, v: u32) {
+        self.next.insert(v);
+    }
+
+    /// Puts every local vertex into the next frontier.
+    ///
+    /// ```
+    /// # use graph_kernel::{run, Program};
+    /// # struct Nop;
+    /// # impl Program for Nop { type Msg = u32; fn receive(&mut self, _: u32, _: u32) -> bool { false } }
+    /// # let list = graph_kernel::doc::path(5);
+    /// let n = gossamer::main(2, move || {
+    ///     let g = graph_core::sharded::ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
+    ///     run(&g, |_| Nop, |k| { k.with(|l| l.activate_all()); k.end_superstep() })
+    /// });
+    /// assert_eq!(n, [5, 5]); // the global frontier size, on every trustee
+    /// ```
+    pub fn activate_all(&mut self) {
+        self.next.insert_all();
+    }
+
+    /// True when local vertex `v` is in the current frontier.
+    ///
+    /// See the tutorial ([`crate::tutorial`]).
+    #[inline]
+    pub fn is_active(&self, v: u32) -> bool {
+        self.cur.contains(v)
+    }
+
+    /// The current frontier of this trustee.
+    ///
+    /// See [`Frontier`].
+    #[inline]
+    pub fn frontier(&self) -> &Frontier {
+        self.cur
+    }
+}
