@@ -119,8 +119,10 @@ impl<P: Program> Kernel<P> {
 
     /// Calls `f(local, v)` for every local vertex `v` (a dense sweep in vertex
     /// order, ignoring the frontier). The sweep runs in steps of about 16 Ki
-    /// edges; between steps the queued updates are sent and the fiber yields,
-    /// so batches overlap with computation and peers are served.
+    /// edges; between steps the queued updates are sent (for a combining
+    /// program, batches of at least 64 Ki records; the rest at the end of the
+    /// sweep) and the fiber yields, so batches overlap with computation and
+    /// peers are served.
     ///
     /// See the tutorial ([`crate::tutorial`]).
     pub fn for_each_vertex(&mut self, f: impl Fn(&mut Local<'_, P>, u32) + Delegable) {
@@ -158,12 +160,16 @@ impl<P: Program> Kernel<P> {
                     };
                     f(&mut c.local(shard), v);
                     work += 1 + shard.degree(u64::from(v));
-                    if work >= STEP_BUDGET || c.net.queued() as u64 >= STEP_BUDGET {
+                    if work >= STEP_BUDGET {
                         break true;
                     }
                 };
                 c.cursor = pos;
-                c.net.flush();
+                if more {
+                    c.net.flush_step();
+                } else {
+                    c.net.flush();
+                }
                 more
             });
             if !more {

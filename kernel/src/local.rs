@@ -11,6 +11,9 @@ use crate::program::Program;
 
 const NONE: u32 = u32::MAX;
 
+/// Records a combining batch gathers before it leaves in the middle of a sweep.
+const COMBINE_BATCH: usize = 1 << 16;
+
 /// Everything the framework keeps on one trustee for kernel `P`, stored as the
 /// trustee's kernel state of type `Core<P>` (see `TrusteeState::kernel`).
 pub(crate) struct Core<P: Program> {
@@ -117,8 +120,21 @@ impl<P: Program> Net<P> {
     /// Sends every non-empty batch to its owner (non-blocking; the records are
     /// applied there by [`deliver`]).
     pub(crate) fn flush(&mut self) {
+        self.flush_from(1);
+    }
+
+    /// Between the steps of a sweep: sends the batches worth sending. Without
+    /// combining that is every non-empty one (the records start travelling
+    /// while the sweep goes on); with combining, only batches of at least
+    /// [`COMBINE_BATCH`] records, since a batch that stays longer absorbs more
+    /// updates (at most one record per remote vertex).
+    pub(crate) fn flush_step(&mut self) {
+        self.flush_from(if P::COMBINE { COMBINE_BATCH } else { 1 });
+    }
+
+    fn flush_from(&mut self, min: usize) {
         for (t, recs) in self.out.iter_mut().enumerate() {
-            if recs.is_empty() {
+            if recs.len() < min {
                 continue;
             }
             if P::COMBINE {
@@ -150,11 +166,6 @@ impl<P: Program> Net<P> {
             self.pending[flat] = out.len() as u32;
         }
         out.push(Addressed::new(v, msg));
-    }
-
-    /// Records waiting to be sent.
-    pub(crate) fn queued(&self) -> usize {
-        self.out.iter().map(Vec::len).sum()
     }
 }
 

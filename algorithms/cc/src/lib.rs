@@ -17,7 +17,7 @@
 //!   `u > l`; since a vertex's label never exceeds its own id, a neighbour with
 //!   `u <= l` already has a label at most `l`;
 //! - **combining**: offers to one remote vertex merge to their minimum before
-//!   they leave ([`Program::COMBINE`]);
+//!   they leave ([`graph_kernel::Program::COMBINE`]);
 //! - **pointer jumping** (shortcutting, as in Shiloach–Vishkin): after each
 //!   sweep a vertex whose label `l` is a vertex owned by the same trustee takes
 //!   `label(l)` when that is smaller (`label(l)` is in the same component). This

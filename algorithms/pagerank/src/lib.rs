@@ -19,13 +19,13 @@
 //!
 //! # As a kernel
 //!
-//! One superstep per iteration: a dense sweep ([`Kernel::for_each_vertex`])
+//! One superstep per iteration: a dense sweep ([`graph_kernel::Kernel::for_each_vertex`])
 //! in which every vertex sends its share to each neighbour; shares for one
-//! remote vertex are added up before they leave ([`Program::COMBINE`]), so at
+//! remote vertex are added up before they leave ([`graph_kernel::Program::COMBINE`]), so at
 //! most one 12-byte record per remote neighbour and batch travels (a push
 //! formulation that behaves like GAPBS's pull across trustees). After
-//! [`Kernel::sync`] every trustee updates its own scores and residual; the
-//! residual is summed with [`Kernel::sum_f64`], which is exact and
+//! [`graph_kernel::Kernel::sync`] every trustee updates its own scores and residual; the
+//! residual is summed with [`graph_kernel::Kernel::sum_f64`], which is exact and
 //! order-independent, so every trustee stops at the same iteration.
 //!
 //! ```
