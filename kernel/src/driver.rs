@@ -104,10 +104,23 @@ impl<P: Program> Kernel<P> {
     /// updates it sent are then on their way (flushed). Use it to seed a
     /// frontier, read or reset state, or finish a superstep locally.
     ///
-    /// `f` may capture only plain values (it is [`Delegable`], like every
-    /// closure applied to a trust).
+    /// `f` may capture and return only plain values (it is [`Delegable`], like
+    /// every closure applied to a trust); per-vertex vectors come out with
+    /// [`gather`].
     ///
-    /// See the example on [`Local`].
+    /// ```
+    /// # use graph_kernel::{doc, run};
+    /// # let list = doc::path(4);
+    /// # gossamer::main(2, move || {
+    /// # let g = graph_core::sharded::ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
+    /// // Seed: the owner of vertex 2 activates it; the result comes back.
+    /// let seeded = run(&g, doc::zeros, |k| k.with(|l| match l.local_of(2) {
+    ///     Some(v) => { l.activate(v); true }
+    ///     None => false,
+    /// }));
+    /// assert_eq!(seeded, [false, true]);
+    /// # });
+    /// ```
     pub fn with<U: Delegable>(&mut self, f: impl FnOnce(&mut Local<'_, P>) -> U + Delegable) -> U {
         self.ctx.local.apply(move |s| {
             let (shard, c) = core::<P>(s);
@@ -124,7 +137,18 @@ impl<P: Program> Kernel<P> {
     /// sweep) and the fiber yields, so batches overlap with computation and
     /// peers are served.
     ///
-    /// See the tutorial ([`crate::tutorial`]).
+    /// ```
+    /// # use graph_kernel::{doc, run};
+    /// # let list = doc::path(4);
+    /// # gossamer::main(2, move || {
+    /// # let g = graph_core::sharded::ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
+    /// let visited = run(&g, doc::zeros, |k| {
+    ///     k.for_each_vertex(|l, v| l.state().0[v as usize] = l.global(v) as u32 * 10);
+    ///     k.with(|l| { let s = &l.state().0; [s[0], s[1]] })
+    /// });
+    /// assert_eq!(visited, [[0, 10], [20, 30]]);
+    /// # });
+    /// ```
     pub fn for_each_vertex(&mut self, f: impl Fn(&mut Local<'_, P>, u32) + Delegable) {
         self.sweep(f, false);
     }
@@ -133,7 +157,20 @@ impl<P: Program> Kernel<P> {
     /// frontier (queue order while sparse, vertex order when dense), in steps
     /// like [`for_each_vertex`](Self::for_each_vertex).
     ///
-    /// See the tutorial ([`crate::tutorial`]).
+    /// ```
+    /// # use graph_kernel::{doc, run};
+    /// # let list = doc::path(4);
+    /// # gossamer::main(2, move || {
+    /// # let g = graph_core::sharded::ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
+    /// let r = run(&g, doc::zeros, |k| {
+    ///     k.with(|l| l.activate(1)); // local vertex 1 on each trustee: 1 and 3
+    ///     k.end_superstep();
+    ///     k.for_each_active(|l, v| l.state().0[v as usize] += 1);
+    ///     k.with(|l| { let s = &l.state().0; [s[0], s[1]] })
+    /// });
+    /// assert_eq!(r, [[0, 1], [0, 1]]);
+    /// # });
+    /// ```
     pub fn for_each_active(&mut self, f: impl Fn(&mut Local<'_, P>, u32) + Delegable) {
         self.sweep(f, true);
     }
@@ -182,7 +219,20 @@ impl<P: Program> Kernel<P> {
     /// Waits until every update sent so far by every trustee has been applied
     /// (this trustee's batches answered, then a barrier). Collective.
     ///
-    /// See the PageRank kernel (`algorithms/pagerank`) for a use.
+    /// ```
+    /// # use graph_kernel::{doc, run};
+    /// # let list = doc::path(4);
+    /// # gossamer::main(2, move || {
+    /// # let g = graph_core::sharded::ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
+    /// let r = run(&g, doc::zeros, |k| {
+    ///     // Trustee 0 sends 5 to vertex 3 (owned by trustee 1).
+    ///     k.with(|l| if l.me() == 0 { l.send(3, 5) });
+    ///     k.sync();
+    ///     k.with(|l| { let s = &l.state().0; [s[0], s[1]] }) // trustee 1 has applied it
+    /// });
+    /// assert_eq!(r[1], [0, 5]);
+    /// # });
+    /// ```
     pub fn sync(&mut self) {
         self.ctx.local.apply(|s| core::<P>(s).1.net.flush());
         gossamer::wait_outstanding();
@@ -194,7 +244,20 @@ impl<P: Program> Kernel<P> {
     /// Returns the size of the new frontier over all trustees; 0 means no
     /// vertex is active anywhere (the usual termination test). Collective.
     ///
-    /// See the example on [`Local::activate_all`] and the tutorial.
+    /// ```
+    /// # use graph_kernel::{doc, run};
+    /// # let list = doc::path(4);
+    /// # gossamer::main(2, move || {
+    /// # let g = graph_core::sharded::ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
+    /// let r = run(&g, doc::zeros, |k| {
+    ///     k.with(|l| if l.me() == 0 { l.send(2, 1); l.send(3, 1) }); // doc::Sum activates
+    ///     let first = k.end_superstep();
+    ///     let second = k.end_superstep(); // nothing activated meanwhile
+    ///     (first, second)
+    /// });
+    /// assert_eq!(r, [(2, 0), (2, 0)]);
+    /// # });
+    /// ```
     pub fn end_superstep(&mut self) -> u64 {
         self.sync();
         let n = self.ctx.local.apply(|s| core::<P>(s).1.advance());

@@ -240,7 +240,16 @@ impl<'a, P: Program> Local<'a, P> {
 
     /// The program state of this trustee.
     ///
-    /// See the tutorial ([`crate::tutorial`]) for a full kernel.
+    /// ```
+    /// # use graph_kernel::{doc, run};
+    /// # let list = doc::path(4);
+    /// # gossamer::main(2, move || {
+    /// # let g = graph_core::sharded::ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
+    /// // Path 0-1-2-3 over two trustees ({0, 1} and {2, 3}).
+    /// let r = run(&g, doc::zeros, |k| k.with(|l| { l.state().0[1] = 7; let s = &l.state().0; [s[0], s[1]] }));
+    /// assert_eq!(r, [[0, 7], [0, 7]]);
+    /// # });
+    /// ```
     #[inline]
     pub fn state(&mut self) -> &mut P {
         self.prog
@@ -248,7 +257,15 @@ impl<'a, P: Program> Local<'a, P> {
 
     /// This trustee's shard (read-only adjacency).
     ///
-    /// See the example on [`Local`]; the shard's own docs list its accessors.
+    /// ```
+    /// # use graph_kernel::{doc, run};
+    /// # let list = doc::path(4);
+    /// # gossamer::main(2, move || {
+    /// # let g = graph_core::sharded::ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
+    /// let entries = run(&g, doc::zeros, |k| k.with(|l| l.shard().num_entries()));
+    /// assert_eq!(entries, [3, 3]); // degrees 1 + 2 and 2 + 1
+    /// # });
+    /// ```
     #[inline]
     pub fn shard(&self) -> &'a Shard {
         self.shard
@@ -256,6 +273,15 @@ impl<'a, P: Program> Local<'a, P> {
 
     /// The graph's partition (who owns which vertex).
     ///
+    /// ```
+    /// # use graph_kernel::{doc, run};
+    /// # let list = doc::path(4);
+    /// # gossamer::main(2, move || {
+    /// # let g = graph_core::sharded::ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
+    /// let owner = run(&g, doc::zeros, |k| k.with(|l| l.partition().trustee_of(3)));
+    /// assert_eq!(owner, [1, 1]);
+    /// # });
+    /// ```
     /// See the example on [`Local`].
     #[inline]
     pub fn partition(&self) -> &Partition {
@@ -338,7 +364,23 @@ impl<'a, P: Program> Local<'a, P> {
     /// applied when [`Kernel::end_superstep`](crate::Kernel::end_superstep) or
     /// [`Kernel::sync`](crate::Kernel::sync) returns.
     ///
-    /// See the tutorial ([`crate::tutorial`]).
+    /// ```
+    /// # use graph_kernel::{doc, run};
+    /// # let list = doc::path(4);
+    /// # gossamer::main(2, move || {
+    /// # let g = graph_core::sharded::ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
+    /// // Every vertex sends its global id to each neighbour.
+    /// run(&g, doc::zeros, |k| {
+    ///     k.for_each_vertex(|l, v| {
+    ///         let me = l.global(v) as u32;
+    ///         for &u in l.neighbors(v) { l.send(u, me) }
+    ///     });
+    ///     k.sync();
+    /// });
+    /// let sums = graph_kernel::gather(&g, 0, |s: &doc::Sum| s.0.clone()).unwrap();
+    /// assert_eq!(sums, [1, 2, 4, 2]);
+    /// # });
+    /// ```
     #[inline]
     pub fn send(&mut self, to: u32, msg: P::Msg) {
         let o = self.net.partition.owner(u64::from(to));
@@ -355,7 +397,20 @@ impl<'a, P: Program> Local<'a, P> {
 
     /// Puts local vertex `v` into the next frontier (from the next superstep on).
     ///
-    /// See the tutorial ([`crate::tutorial`]).
+    /// ```
+    /// # use graph_kernel::{doc, run};
+    /// # let list = doc::path(4);
+    /// # gossamer::main(2, move || {
+    /// # let g = graph_core::sharded::ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
+    /// let r = run(&g, doc::zeros, |k| {
+    ///     k.with(|l| l.activate(0));
+    ///     let before = k.with(|l| l.is_active(0)); // not yet: next superstep
+    ///     let total = k.end_superstep();
+    ///     (before, k.with(|l| l.is_active(0)), total)
+    /// });
+    /// assert_eq!(r, [(false, true, 2), (false, true, 2)]);
+    /// # });
+    /// ```
     #[inline]
     pub fn activate(&mut self, v: u32) {
         self.next.insert(v);
@@ -380,15 +435,39 @@ impl<'a, P: Program> Local<'a, P> {
 
     /// True when local vertex `v` is in the current frontier.
     ///
-    /// See the tutorial ([`crate::tutorial`]).
+    /// ```
+    /// # use graph_kernel::{doc, run};
+    /// # let list = doc::path(4);
+    /// # gossamer::main(2, move || {
+    /// # let g = graph_core::sharded::ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
+    /// let r = run(&g, doc::zeros, |k| {
+    ///     k.with(|l| l.activate(1));
+    ///     k.end_superstep();
+    ///     k.with(|l| (l.is_active(0), l.is_active(1)))
+    /// });
+    /// assert_eq!(r, [(false, true), (false, true)]);
+    /// # });
+    /// ```
     #[inline]
     pub fn is_active(&self, v: u32) -> bool {
         self.cur.contains(v)
     }
 
-    /// The current frontier of this trustee.
+    /// The current frontier of this trustee (see [`Frontier`]).
     ///
-    /// See [`Frontier`].
+    /// ```
+    /// # use graph_kernel::{doc, run};
+    /// # let list = doc::path(4);
+    /// # gossamer::main(2, move || {
+    /// # let g = graph_core::sharded::ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
+    /// let r = run(&g, doc::zeros, |k| {
+    ///     k.with(|l| l.activate_all());
+    ///     k.end_superstep();
+    ///     k.with(|l| (l.frontier().len(), l.frontier().iter().max()))
+    /// });
+    /// assert_eq!(r, [(2, Some(1)), (2, Some(1))]);
+    /// # });
+    /// ```
     #[inline]
     pub fn frontier(&self) -> &Frontier {
         self.cur
