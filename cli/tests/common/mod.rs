@@ -6,12 +6,25 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// The reference vectors (see their README).
-pub const VECTORS: &str = "/work/shared/graph500-vectors";
+/// The reference vectors (see their README): `GRAPH500_VECTORS` if set, else
+/// `shared/graph500-vectors` beside the repository, as in CI's clean clone.
+pub fn vectors_dir() -> PathBuf {
+    match std::env::var_os("GRAPH500_VECTORS") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/graph500-vectors"),
+    }
+}
 
-/// Path of a reference vector file, e.g. `vector("scale12.edges")`.
+/// Path of a reference vector file, e.g. `vector("scale12.edges")`; fails
+/// with the place it looked when the vectors are missing.
 pub fn vector(name: &str) -> PathBuf {
-    Path::new(VECTORS).join(name)
+    let dir = vectors_dir();
+    assert!(
+        dir.is_dir(),
+        "reference vectors not found at {} (set GRAPH500_VECTORS)",
+        dir.display()
+    );
+    dir.join(name)
 }
 
 /// Runs `gossamer-graph` with `args` (2 threads unless the test says otherwise).
