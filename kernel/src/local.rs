@@ -9,8 +9,6 @@ use crate::addressed::Addressed;
 use crate::frontier::{Frontier, FrontierMode};
 use crate::program::Program;
 
-const NONE: u32 = u32::MAX;
-
 /// Records a combining batch gathers before it leaves in the middle of a sweep.
 const COMBINE_BATCH: usize = 1 << 16;
 
@@ -34,10 +32,9 @@ pub(crate) struct Net<P: Program> {
     /// properties do not keep each other alive).
     pub(crate) peers: Vec<Trust<TrusteeState>>,
     out: Vec<Vec<Addressed<P::Msg>>>,
-    /// `base[t] + local` numbers every vertex densely (combine index).
-    base: Vec<u64>,
-    /// Position of the pending record of each vertex in its batch (combine).
-    pending: Vec<u32>,
+    /// With combining: per destination trustee, the pending update of each of
+    /// its vertices (see [`Combiner`]).
+    comb: Vec<Combiner<P::Msg>>,
     pub(crate) stats: KernelStats,
 }
 
@@ -64,14 +61,10 @@ impl<P: Program> Core<P> {
     pub(crate) fn new(shard: &Shard, prog: P, me: u32, peers: Vec<Trust<TrusteeState>>) -> Self {
         let p = *shard.partition();
         let n = shard.num_local_vertices() as u32;
-        let mut base = Vec::with_capacity(p.num_trustees() as usize);
-        let mut acc = 0u64;
-        for t in 0..p.num_trustees() {
-            base.push(acc);
-            acc += p.local_count(t);
-        }
-        let pending = if P::COMBINE {
-            vec![NONE; acc as usize]
+        let comb = if P::COMBINE {
+            (0..p.num_trustees())
+                .map(|t| Combiner::new(p.local_count(t) as usize))
+                .collect()
         } else {
             Vec::new()
         };
@@ -83,8 +76,7 @@ impl<P: Program> Core<P> {
                 partition: p,
                 peers,
                 out: (0..p.num_trustees()).map(|_| Vec::new()).collect(),
-                base,
-                pending,
+                comb,
                 stats: KernelStats::default(),
             },
             cur: Frontier::new(n, mode),
@@ -134,13 +126,15 @@ impl<P: Program> Net<P> {
 
     fn flush_from(&mut self, min: usize) {
         for (t, recs) in self.out.iter_mut().enumerate() {
+            if P::COMBINE {
+                let c = &mut self.comb[t];
+                if c.touched.len() < min {
+                    continue;
+                }
+                c.drain_into(recs);
+            }
             if recs.len() < min {
                 continue;
-            }
-            if P::COMBINE {
-                for r in recs.iter() {
-                    self.pending[(self.base[t] + u64::from(r.v)) as usize] = NONE;
-                }
             }
             self.stats.sent += recs.len() as u64;
             self.stats.batches +=
@@ -151,21 +145,66 @@ impl<P: Program> Net<P> {
 
     #[inline(always)]
     fn push(&mut self, t: u32, v: u32, msg: P::Msg) {
-        let out = &mut self.out[t as usize];
         if P::COMBINE {
-            let flat = (self.base[t as usize] + u64::from(v)) as usize;
-            let at = self.pending[flat];
-            if at != NONE {
-                let rec = &mut out[at as usize];
-                let mut acc = rec.m;
-                P::combine(&mut acc, msg);
-                rec.m = acc;
+            let c = &mut self.comb[t as usize];
+            if c.add::<P>(v, msg) {
                 self.stats.combined += 1;
-                return;
             }
-            self.pending[flat] = out.len() as u32;
+            return;
         }
-        out.push(Addressed::new(v, msg));
+        self.out[t as usize].push(Addressed::new(v, msg));
+    }
+}
+
+/// Pending combined updates for the vertices of one destination trustee:
+/// one slot per vertex (allocated on first use, filled with that first
+/// update), a bitmap of the slots in use and the list of them in first-use
+/// order. An update costs one bitmap test and one slot access, whatever the
+/// number of updates already pending.
+pub(crate) struct Combiner<M> {
+    n: usize,
+    acc: Vec<M>,
+    used: Vec<u64>,
+    touched: Vec<u32>,
+}
+
+impl<M: gossamer::Pod> Combiner<M> {
+    fn new(n: usize) -> Self {
+        Combiner {
+            n,
+            acc: Vec::new(),
+            used: Vec::new(),
+            touched: Vec::new(),
+        }
+    }
+
+    /// Adds `msg` for local vertex `v`; true when it merged with a pending one.
+    #[inline(always)]
+    fn add<P: Program<Msg = M>>(&mut self, v: u32, msg: M) -> bool {
+        if self.acc.is_empty() {
+            self.acc = vec![msg; self.n];
+            self.used = vec![0; self.n.div_ceil(64)];
+        }
+        let (w, b) = ((v >> 6) as usize, 1u64 << (v & 63));
+        let slot = &mut self.acc[v as usize];
+        if self.used[w] & b != 0 {
+            P::combine(slot, msg);
+            true
+        } else {
+            self.used[w] |= b;
+            *slot = msg;
+            self.touched.push(v);
+            false
+        }
+    }
+
+    /// Moves the pending updates into `out` as records and empties the set.
+    fn drain_into(&mut self, out: &mut Vec<Addressed<M>>) {
+        for &v in &self.touched {
+            out.push(Addressed::new(v, self.acc[v as usize]));
+            self.used[(v >> 6) as usize] = 0;
+        }
+        self.touched.clear();
     }
 }
 

@@ -58,7 +58,8 @@ pub trait Program: Send + 'static {
     type Msg: Pod;
 
     /// Whether [`combine`](Self::combine) merges updates to one vertex before
-    /// they are sent (costs one `u32` per vertex of the graph on each trustee).
+    /// they are sent (costs, on each trustee, one `Msg` and one bit per vertex
+    /// of the other trustees, allocated when first sent to).
     const COMBINE: bool = false;
 
     /// Applies `msg` to local vertex `v` (index within this trustee's shard) on
