@@ -43,7 +43,8 @@
 //!   current bucket is processed in the same pass (in FIFO waves), without a
 //!   global round.
 //! - **Agreement** goes through a [`gossamer::Collective`]: one all-reduce per
-//!   iteration of a bucket: "bucket `k` still has work" (or) and "the next
+//!   iteration of an *epoch* (a window of buckets, usually one: see
+//!   `run_trustee`): "the window still has work" (or) and "the next
 //!   bucket" (min). The all-reduce is also a flush (requests between two
 //!   workers run in issue order, and every party's contribution travels to
 //!   every worker behind its record batches), so when it returns every record
@@ -79,6 +80,7 @@
 use std::time::{Duration, Instant};
 
 use gossamer::Op;
+
 use graph_core::sharded::{KernelError, ShardedGraph, TrusteeCtx, TrusteeState};
 use graph_core::validate::NO_PARENT;
 use graph_core::{Partition, Shard};
@@ -94,6 +96,10 @@ const RANK_PIECE: usize = 8192;
 /// stops so the fiber sends its records and lets the worker serve the others:
 /// a long pass would keep another trustee waiting for its records' answers.
 const PASS_BUDGET: usize = 16 * 1024;
+/// Entries scanned (all trustees together) an epoch should hold before the
+/// window grows: about the compute that amortizes one all-reduce on a shared
+/// 2-core machine (measured: `results/kernels/delta.md`).
+const EPOCH_WORK: u64 = 64 * 1024;
 /// Work units charged per record queued for another trustee.
 const RECORD_COST: usize = 4;
 
@@ -124,8 +130,12 @@ pub struct SsspOutput {
     /// trustee agreed that no bucket is left (excludes preparing the adjacency
     /// and gathering the output).
     pub kernel_time: Duration,
-    /// Bucket rounds and light-phase iterations, summed over buckets (statistics).
+    /// Agreements (all-reduce rounds) of the search (statistics).
     pub rounds: u64,
+    /// Adjacency entries scanned by all trustees, light and heavy, including
+    /// re-scans of vertices whose distance dropped again (statistics: the
+    /// work; a Dijkstra order would scan each reached vertex's entries once).
+    pub scanned: u64,
 }
 
 gossamer::pod_struct! {
@@ -192,12 +202,20 @@ struct Trustee {
     wave: Vec<u32>,
     cursor: usize,
     out: Vec<Vec<Relax>>,
-    /// The bucket being processed; whether a record sent since the last
-    /// light-phase agreement lands in it; the smallest other bucket a record
-    /// sent while processing it lands in.
+    /// The bucket being processed, and whether its light phase is done (then
+    /// the heavy phase of the settled vertices runs).
     cur: usize,
+    active: bool,
+    heavy: bool,
+    /// The epoch: buckets `epoch..epoch_end` are processed between two
+    /// agreements. Whether a record sent since the last agreement lands in the
+    /// epoch; the smallest later bucket a record sent in this epoch lands in.
+    epoch: usize,
+    epoch_end: usize,
     sent_cur: bool,
     sent_min: usize,
+    /// Entries scanned since the reset (statistics).
+    scanned: u64,
 }
 
 impl Trustee {
@@ -310,8 +328,13 @@ impl Trustee {
         self.wave.clear();
         self.cursor = 0;
         self.cur = 0;
+        self.active = false;
+        self.heavy = false;
+        self.epoch = 0;
+        self.epoch_end = 0;
         self.sent_cur = false;
         self.sent_min = usize::MAX;
+        self.scanned = 0;
         if let Some(r) = root {
             self.best[(self.lo + r) as usize] = 0.0;
             self.parent[r as usize] = self.lo + r;
@@ -400,7 +423,7 @@ impl Trustee {
             0
         } else {
             let bk = self.bucket_of(nd);
-            if bk == self.cur {
+            if bk < self.epoch_end {
                 self.sent_cur = true;
             } else {
                 self.sent_min = self.sent_min.min(bk);
@@ -444,6 +467,7 @@ impl Trustee {
             self.light_done[i] = d;
             let (a, s) = (self.start[i] as usize, self.split[i] as usize);
             let q = self.relax_range(a, s, d, self.lo + v);
+            self.scanned += (s - a) as u64;
             budget = budget.saturating_sub(s - a + 1 + RECORD_COST * q);
             if budget == 0 {
                 return true;
@@ -462,12 +486,41 @@ impl Trustee {
             self.heavy_done[i] = d;
             let (s, b) = (self.split[i] as usize, self.start[i + 1] as usize);
             let q = self.relax_range(s, b, d, self.lo + v);
+            self.scanned += (b - s) as u64;
             budget = budget.saturating_sub(b - s + 1 + RECORD_COST * q);
             if budget == 0 {
                 return true;
             }
         }
         false
+    }
+
+    /// Works through the buckets of the epoch in increasing order: the light
+    /// phase of the smallest non-empty one, then the heavy phase of what it
+    /// settled. Returns false when no bucket of the epoch has work here; true
+    /// after a bucket is done or `budget` is spent (the caller sends the
+    /// records, yields so incoming records land, and calls again).
+    fn epoch_pass(&mut self, budget: usize) -> bool {
+        if !self.active {
+            let b = self.min_bucket_from(self.epoch);
+            if b >= self.epoch_end as u64 {
+                return false;
+            }
+            self.cur = b as usize;
+            self.active = true;
+            self.heavy = false;
+        }
+        if !self.heavy {
+            if self.light_pass(self.cur, budget) {
+                return true;
+            }
+            self.heavy = true;
+        }
+        if self.heavy_pass(budget) {
+            return true;
+        }
+        self.active = false;
+        true
     }
 
     /// Smallest non-empty bucket at or after `k`.
@@ -518,15 +571,10 @@ fn receive(s: &mut TrusteeState, recs: &[Relax]) {
 
 /// Runs one phase pass on the local state and sends the queued records.
 /// Returns whether the pass stopped early (more to do) and whether it sent.
-fn pass(ctx: &TrusteeCtx, k: usize, heavy: bool) -> bool {
+fn pass(ctx: &TrusteeCtx) -> bool {
     let (out, more) = ctx.local.apply_returning(move |s| {
         let t = state(s);
-        t.cur = k;
-        let more = if heavy {
-            t.heavy_pass(PASS_BUDGET)
-        } else {
-            t.light_pass(k, PASS_BUDGET)
-        };
+        let more = t.epoch_pass(PASS_BUDGET);
         (std::mem::take(&mut t.out), more)
     });
     for (o, recs) in out.iter().enumerate() {
@@ -545,55 +593,84 @@ fn pass(ctx: &TrusteeCtx, k: usize, heavy: bool) -> bool {
     more
 }
 
-/// Runs passes of one phase until the local part is done, yielding between
+/// Runs passes until the local part of the epoch is done, yielding between
 /// passes so the worker sends batches and applies incoming ones.
-fn phase(ctx: &TrusteeCtx, k: usize, heavy: bool) {
-    while pass(ctx, k, heavy) {
+fn phase(ctx: &TrusteeCtx) {
+    while pass(ctx) {
         gossamer::yield_now();
     }
 }
 
-/// The per-trustee driver: bucket rounds until every trustee agrees none is left.
-/// Returns the number of collective rounds.
+/// The per-trustee driver: epochs of buckets until every trustee agrees none
+/// is left. Returns the number of collective rounds.
 ///
-/// Per bucket `k`, each trustee relaxes the light edges of its bucket-`k`
-/// vertices until its part of the bucket is empty, then at once the heavy edges
-/// of the vertices it settled, and meets the others at one all-reduce of
-/// "bucket `k` still has work here" (Or) and "the next bucket here" (Min).
-/// Relaxing heavy edges before the agreement is a speculation: a late light
-/// record from another trustee may still lower a settled distance, and then
-/// that vertex is settled (and its heavy edges relaxed) again in the next
-/// iteration. It saves one round per bucket.
+/// An *epoch* is a window of buckets `k..k + window` processed between two
+/// agreements. Inside it, each trustee takes its smallest non-empty bucket of
+/// the window, relaxes its light edges until its part of the bucket is empty,
+/// then at once the heavy edges of the vertices it settled, and moves on to
+/// the next non-empty bucket of the window (yielding in between, so records
+/// from the others land first). When its part of the window is empty it meets
+/// the others at one all-reduce of "the window still has work here" (Or),
+/// "the next bucket here" (Min) and the entries scanned so far (Sum).
+///
+/// Both shortcuts are speculations that a late record from another trustee
+/// can undo (the vertex it lowers is then settled, and its edges relaxed,
+/// again): relaxing heavy edges before the agreement saves a round per
+/// bucket; processing bucket `k + 1` before the others finished bucket `k`
+/// saves the rounds of a window. The result is exact either way: this is a
+/// label-correcting search, and it ends only at the fixpoint.
+///
+/// The window is 1 (Meyer & Sanders' one agreement per bucket) while the work
+/// per bucket grows; in the long tail of a Graph500 search, where most of the
+/// 100-200 buckets hold a few hundred edges each, it grows (at most doubling
+/// per epoch) until an epoch holds about [`EPOCH_WORK`] entries, so a round is
+/// paid per chunk of work instead of per nearly empty bucket. Every trustee
+/// computes the same window from the reduced counts.
 ///
 /// When the all-reduce returns, every record sent before it has been applied
 /// (it is a flush, see [`gossamer::Collective`]), but a record from another
 /// trustee may land after this trustee computed what it reports. So
 /// senders report where their records land (they compute the owner's bucket
-/// index exactly): "bucket `k` has work" also when a record was sent into it,
+/// index exactly): "the window has work" also when a record was sent into it,
 /// and the next bucket is the minimum of the local minima and of the buckets
 /// the records went to.
 fn run_trustee(mut ctx: TrusteeCtx) -> u64 {
     let mine = ctx.local.apply(|s| state(s).min_bucket_from(0));
     let mut k = ctx.party.min(mine);
     let mut rounds = 1;
+    let mut window = 1usize;
+    let mut at_start = 0u64;
+    let mut last_per_bucket = 0u64;
     while k != NO_BUCKET {
         let b = k as usize;
+        ctx.local.apply(move |s| {
+            let t = state(s);
+            t.epoch = b;
+            t.epoch_end = b.saturating_add(window);
+        });
         loop {
-            phase(&ctx, b, false);
-            phase(&ctx, b, true);
+            phase(&ctx);
             let report = ctx.local.apply(move |s| {
                 let t = state(s);
-                let busy = t.sent_cur
-                    || t.cursor < t.wave.len()
-                    || t.buckets.get(b).is_some_and(|q| !q.is_empty());
+                let first = t.min_bucket_from(b);
+                let busy = t.sent_cur || first < t.epoch_end as u64;
+                let next = first.min(t.sent_min as u64);
                 t.sent_cur = false;
-                [busy as u64, t.min_bucket_from(b).min(t.sent_min as u64)]
+                t.sent_min = usize::MAX;
+                [busy as u64, next, t.scanned]
             });
-            let [busy, next] = ctx.party.all_reduce(report, [Op::Or, Op::Min]);
+            let [busy, next, scanned] = ctx.party.all_reduce(report, [Op::Or, Op::Min, Op::Sum]);
             rounds += 1;
             if busy == 0 {
                 k = next;
-                ctx.local.apply(|s| state(s).sent_min = usize::MAX);
+                let per_bucket = (scanned - at_start) / window as u64;
+                at_start = scanned;
+                window = if per_bucket <= last_per_bucket {
+                    (EPOCH_WORK / per_bucket.max(1)).clamp(1, 2 * window as u64) as usize
+                } else {
+                    1
+                };
+                last_per_bucket = per_bucket;
                 break;
             }
         }
@@ -672,6 +749,10 @@ pub fn sssp(graph: &ShardedGraph, root: u64, cfg: &SsspConfig) -> Result<SsspOut
     let t0 = Instant::now();
     let rounds = graph.on_trustees(run_trustee);
     let kernel_time = t0.elapsed();
+    let scanned = graph
+        .on_trustees(|ctx| ctx.local.apply(|s| state(s).scanned))
+        .into_iter()
+        .sum();
     let dist = graph.gather(f32::INFINITY, |s| state(s).distances());
     let parent32 = graph.gather(NONE, |s| state(s).parents());
     let parent = parent32
@@ -683,5 +764,6 @@ pub fn sssp(graph: &ShardedGraph, root: u64, cfg: &SsspConfig) -> Result<SsspOut
         parent,
         kernel_time,
         rounds: rounds.into_iter().max().unwrap_or(0),
+        scanned,
     })
 }
