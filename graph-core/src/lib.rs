@@ -11,6 +11,7 @@
 //! | versioned, checksummed binary graph file, memory-mapped | [`mod@file`] | [`file::write`], [`file::open`], [`MappedGraph`], [`file::parse`] |
 //! | how much memory a run needs, and the refusal text | [`memory`] | [`memory::estimate`], [`MemoryEstimate`] |
 //! | Graph500 check of a BFS/SSSP result and its TEPS edge count | [`validate`] | [`validate::validate_bfs_list`], [`validate::validate_sssp_list`] |
+//! | the official reference's vectors (edges, weights, roots, oracle distances and levels) | [`vectors`] | [`vectors::Vectors`] |
 //!
 //! The flow: the generator (or a file) gives an [`EdgeList`]; a
 //! [`Partition`] over `(ranks, threads per rank)` decides ownership; each
@@ -49,6 +50,7 @@ pub mod memory;
 pub mod partition;
 pub mod sharded;
 pub mod validate;
+pub mod vectors;
 
 pub use csr::{build_rank, build_trustees, build_whole, CsrError, Shard};
 pub use edge_list::{EdgeList, EdgeListError, Graph500Params, PackedEdge, MAX_SCALE, MAX_VERTICES};
