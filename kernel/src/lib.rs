@@ -45,6 +45,25 @@
 //! shared memory between trustees or atomics: the kernels only apply closures
 //! to trusts, so they run unchanged wherever the trusts point.
 //!
+//! # Limits
+//!
+//! - Vertex ids are `u32` (graph-core's limit of 2^32 vertices); messages are
+//!   [`gossamer::Pod`] values whose size is a multiple of 4 bytes.
+//! - An update to a vertex of the sending trustee is applied at once, during
+//!   the sweep; kernels that need the previous superstep's values keep two
+//!   arrays (as PageRank does).
+//! - [`Kernel::end_superstep`] costs two collective rounds (a barrier after
+//!   every trustee's batches were answered, then the frontier count), so that
+//!   the count it returns is exact; [`Kernel::sync`] costs one.
+//! - Combining keeps one pending value and one bit per vertex of every other
+//!   trustee on each trustee (allocated when first sent to).
+//! - Closures given to [`run`], [`Kernel::with`] and the sweeps capture and
+//!   return only plain values; per-vertex results come out with [`gather`].
+//! - Missing so far: replicating a dense per-vertex array to every trustee
+//!   (what a bottom-up BFS step or a pull-style PageRank would read), and a
+//!   kernel-ready renumbered adjacency (the hand-written BFS and SSSP build
+//!   one to avoid partition arithmetic per edge).
+//!
 //! ```
 //! use graph_kernel::{gather, run, Program};
 //! /// Minimum global id in each vertex's connected component.
