@@ -524,13 +524,16 @@ mod tests {
         let slot = place(512, b.buf.as_bytes(), &h, 1);
         let (back, start) = Header::from_slot(&slot).unwrap();
         assert_eq!(back.count as u64, n);
-        // SAFETY: the slot vector is u8-aligned only; copy into an aligned buffer first.
+        // The slot vector is u8-aligned only; copy into an aligned buffer first.
         let mut al = AlignedBuf::with_capacity(slot.len());
         al.extend(slot.as_ptr(), slot.len());
+        // SAFETY: `al` holds the whole slot, 8-aligned, and outlives `r`; the data
+        // starts at `start` (8-aligned, from the header) and spans `data_len` bytes.
         let mut r = unsafe { Reader::new(al.as_ptr().add(start), back.data_len as usize) };
         for i in 0..n {
             assert_eq!(back.resolve(r.u64()), 0xdead_0000 + (i % 6));
             assert_eq!(r.u64(), i);
+            // SAFETY: the encoder wrote a `Captured` at this position.
             let c: Captured = unsafe { r.value() };
             assert_eq!(
                 c,
@@ -541,6 +544,7 @@ mod tests {
                 }
             );
             let (p, l) = r.bytes();
+            // SAFETY: `bytes` returns a range inside the reader's buffer `al`.
             assert_eq!(unsafe { std::slice::from_raw_parts(p, l) }, &payload[..]);
         }
         assert_eq!(r.position(), back.data_len as usize);
@@ -573,10 +577,12 @@ mod tests {
                 re.extend(slot[start..].as_ptr(), back.data_len as usize);
             }
             assert_eq!(re.len(), big.len());
+            // SAFETY: `re` is an 8-aligned buffer of `re.len()` bytes that outlives `r`.
             let mut r = unsafe { Reader::new(re.as_ptr(), re.len()) };
             assert_eq!(r.u64(), 1234);
             assert_eq!(r.u64(), 42);
             let (p, l) = r.bytes();
+            // SAFETY: `bytes` returns a range inside `re`.
             assert_eq!(unsafe { std::slice::from_raw_parts(p, l) }, &payload[..]);
         }
     }
@@ -587,20 +593,26 @@ mod tests {
         let vals = [(1u32, 2.5f32), (3, 4.5)];
         for v in vals {
             let p = out.reserve(pad8(size_of::<(u32, f32)>()));
+            // SAFETY: `reserve` returned room for at least this many bytes.
             unsafe { (p as *mut (u32, f32)).write_unaligned(v) };
         }
         let s = b"variable";
         let p = out.reserve(8);
+        // SAFETY: 8 reserved bytes, 8-aligned (AlignedBuf keeps 8-byte alignment).
         unsafe { (p as *mut u64).write(s.len() as u64) };
         out.extend(s.as_ptr(), s.len());
+        // SAFETY: `out` is an 8-aligned buffer of `out.len()` bytes that outlives `r`.
         let mut r = unsafe { Reader::new(out.as_ptr(), out.len()) };
         for v in vals {
+            // SAFETY: a `(u32, f32)` was written at each of these positions.
             assert_eq!(unsafe { r.value::<(u32, f32)>() }, v);
         }
         let (p, l) = r.bytes();
+        // SAFETY: `bytes` returns a range inside `out`.
         assert_eq!(unsafe { std::slice::from_raw_parts(p, l) }, s);
         // zero-sized values take no bytes
         let before = r.position();
+        // SAFETY: reading a zero-sized value touches no memory.
         unsafe { r.value::<()>() };
         assert_eq!(r.position(), before);
     }

@@ -191,6 +191,8 @@ mod tests {
         let (hh, start) = view.header().unwrap();
         assert_eq!(hh.count, 1);
         assert_eq!(start, 256 - 64 - 24);
+        // SAFETY: the view covers the whole slot in the transport's 8-aligned memory,
+        // which outlives `r`; the data starts at `start` and spans `data_len` bytes.
         let mut r = unsafe { Reader::new(view.base.add(start), hh.data_len as usize) };
         assert_eq!(hh.resolve(r.u64()), 77);
         assert_eq!(r.u64(), 88);
