@@ -439,7 +439,18 @@ where
 /// local index (`fill` where a trustee returns fewer). Call from a fiber after
 /// [`run`]; returns [`KernelError::Runtime`] if `P` never ran on `graph`.
 ///
-/// See the example on [`run`].
+/// ```
+/// use graph_kernel::{doc, gather, run};
+/// let list = doc::path(5);
+/// let (ids, missing) = gossamer::main(2, move || {
+///     let g = graph_core::sharded::ShardedGraph::build(&list, graph_core::PartitionKind::Cyclic).unwrap();
+///     let missing = gather(&g, 0, |s: &doc::Sum| s.0.clone()).is_err(); // not run yet
+///     run(&g, doc::zeros, |k| k.for_each_vertex(|l, v| l.state().0[v as usize] = l.global(v) as u32));
+///     (gather(&g, 0, |s: &doc::Sum| s.0.clone()).unwrap(), missing)
+/// });
+/// assert_eq!(ids, [0, 1, 2, 3, 4]); // by global id, whoever owns them
+/// assert!(missing);
+/// ```
 pub fn gather<P, T>(
     graph: &ShardedGraph,
     fill: T,

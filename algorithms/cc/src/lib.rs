@@ -133,7 +133,23 @@ impl Program for Labels {
 /// Connected components of `graph`, from a fiber of the runtime that built it.
 /// The graph must have at most 2^32 vertices (as every [`ShardedGraph`]).
 ///
-/// See the crate example.
+/// ```
+/// use graph_core::sharded::ShardedGraph;
+/// use graph_core::{EdgeList, PackedEdge, PartitionKind};
+/// use graph_kernel::FrontierMode;
+/// // Two triangles and an isolated vertex; every setting gives the same labels.
+/// let e = |u, v| PackedEdge::new(u, v, 1.0);
+/// let list = EdgeList::from_edges(7, vec![e(6, 4), e(4, 2), e(2, 6), e(5, 3), e(3, 1), e(1, 5)]).unwrap();
+/// let labels = gossamer::main(3, move || {
+///     let g = ShardedGraph::build(&list, PartitionKind::Block).unwrap();
+///     [FrontierMode::Sparse, FrontierMode::Dense].map(|frontier| {
+///         let cfg = cc::CcConfig { pointer_jumping: false, frontier };
+///         cc::cc(&g, &cfg).unwrap().labels
+///     })
+/// });
+/// assert_eq!(labels[0], [0, 1, 2, 1, 2, 1, 2]);
+/// assert_eq!(labels[1], labels[0]);
+/// ```
 pub fn cc(graph: &ShardedGraph, cfg: &CcConfig) -> Result<CcOutput, KernelError> {
     let cfg = *cfg;
     let t0 = Instant::now();

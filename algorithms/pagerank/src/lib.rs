@@ -162,7 +162,21 @@ impl Program for Ranks {
 /// PageRank of `graph`, from a fiber of the runtime that built it. Returns
 /// [`KernelError::Config`] for settings out of range.
 ///
-/// See the crate example.
+/// ```
+/// use graph_core::sharded::{KernelError, ShardedGraph};
+/// use graph_core::{EdgeList, PackedEdge, PartitionKind};
+/// use pagerank::{pagerank, PageRankConfig};
+/// // A cycle of 5: every vertex keeps 1/5, whatever the settings.
+/// let list = EdgeList::from_edges(5, (0..5).map(|v| PackedEdge::new(v, (v + 1) % 5, 1.0)).collect()).unwrap();
+/// let (out, bad) = gossamer::main(2, move || {
+///     let g = ShardedGraph::build(&list, PartitionKind::Cyclic).unwrap();
+///     let fixed = PageRankConfig { max_iterations: 3, tolerance: 0.0, ..Default::default() };
+///     (pagerank(&g, &fixed).unwrap(), pagerank(&g, &PageRankConfig { damping: -0.1, ..fixed }))
+/// });
+/// assert_eq!(out.iterations, 3);
+/// assert!(out.scores.iter().all(|&s| (s - 0.2).abs() < 1e-15));
+/// assert!(matches!(bad, Err(KernelError::Config(_))));
+/// ```
 pub fn pagerank(graph: &ShardedGraph, cfg: &PageRankConfig) -> Result<PageRankOutput, KernelError> {
     cfg.check()?;
     let cfg = *cfg;
