@@ -96,10 +96,11 @@ const RANK_PIECE: usize = 8192;
 /// stops so the fiber sends its records and lets the worker serve the others:
 /// a long pass would keep another trustee waiting for its records' answers.
 const PASS_BUDGET: usize = 16 * 1024;
-/// Entries scanned (all trustees together) an epoch should hold before the
-/// window grows: about the compute that amortizes one all-reduce on a shared
-/// 2-core machine (measured: `results/kernels/delta.md`).
-const EPOCH_WORK: u64 = 64 * 1024;
+/// Entries scanned (all trustees together) an epoch may hold before the
+/// window stops growing. 16 K / 64 K / 256 K / 1 M give 105 / 72 / 48 / 39
+/// rounds per SCALE 18 search with the same scans (the window grows only in
+/// the shrinking tail); 256 K and up were fastest (`results/kernels/delta.md`).
+const EPOCH_WORK: u64 = 256 * 1024;
 /// Work units charged per record queued for another trustee.
 const RECORD_COST: usize = 4;
 
@@ -623,7 +624,7 @@ fn phase(ctx: &TrusteeCtx) {
 /// The window is 1 (Meyer & Sanders' one agreement per bucket) while the work
 /// per bucket grows; in the long tail of a Graph500 search, where most of the
 /// 100-200 buckets hold a few hundred edges each, it grows (at most doubling
-/// per epoch) until an epoch holds about [`EPOCH_WORK`] entries, so a round is
+/// per epoch) while an epoch holds under [`EPOCH_WORK`] entries, so a round is
 /// paid per chunk of work instead of per nearly empty bucket. Every trustee
 /// computes the same window from the reduced counts.
 ///
