@@ -16,9 +16,10 @@
 //!
 //! Δ trades work for parallel rounds: Δ -> 0 is Dijkstra (no wasted
 //! relaxations, one round per distinct distance), Δ -> ∞ is Bellman-Ford. For
-//! Graph500 weights (uniform in (0, 1], about 30 edges per vertex) the
-//! measured best is [`DEFAULT_DELTA`] (see `results/kernels/delta.md`):
-//! at these degrees a small Δ wins, as in GAPBS.
+//! Graph500 weights (uniform in (0, 1], about 30 edges per vertex) a small Δ
+//! wins, as in GAPBS: since sparse buckets share agreements (epochs, below)
+//! 0.002-0.005 is best, 10-25 % fewer scans than [`DEFAULT_DELTA`] (see
+//! `results/kernels/delta.md`).
 //!
 //! # As delegated kernels
 //!
@@ -86,7 +87,9 @@ use graph_core::validate::NO_PARENT;
 use graph_core::{Partition, Shard};
 
 /// Δ used by [`SsspConfig::default`], measured on Graph500 graphs (SCALE 16
-/// and 18, 2 threads; see `results/kernels/delta.md`).
+/// and 18, 2 threads) with one agreement per bucket. With epochs 0.005 is
+/// faster (SCALE 16-22, `results/kernels/delta.md`); the value stays until the
+/// CLI's `--delta` help text, which quotes it, changes with it.
 pub const DEFAULT_DELTA: f32 = 0.01;
 
 /// Ranks per message while preparing (fits a 64 KiB slot).
