@@ -88,9 +88,27 @@ impl Engine {
 
 #[cfg(test)]
 mod tests {
+    use clap::CommandFactory;
+
     #[test]
     fn help_text_states_the_kernel_default_delta() {
-        // `--delta`'s help says "Default: 0.01"; keep it true.
-        assert_eq!(sssp::DEFAULT_DELTA, 0.01);
+        // `--delta`'s help quotes the default; it must follow the kernel's constant.
+        let want = format!(
+            "Default: {}, the kernel's measured best",
+            sssp::DEFAULT_DELTA
+        );
+        for sub in ["sssp", "graph500"] {
+            let mut cmd = crate::args::Cli::command();
+            let help = cmd
+                .find_subcommand_mut(sub)
+                .unwrap()
+                .render_long_help()
+                .to_string();
+            let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(
+                flat.contains(&want),
+                "{sub} --help does not say {want:?}:\n{help}"
+            );
+        }
     }
 }
