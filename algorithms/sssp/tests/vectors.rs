@@ -5,58 +5,29 @@
 //! Vectors come from `$GRAPH500_VECTORS` or `../../../shared/graph500-vectors`
 //! relative to this crate.
 
-use std::path::PathBuf;
+use std::path::Path;
 
 use graph_core::sharded::{KernelError, ShardedGraph};
 use graph_core::validate::{validate_sssp_list, NO_PARENT};
-use graph_core::{EdgeList, Graph500Params, PackedEdge, PartitionKind};
+use graph_core::vectors::Vectors;
+use graph_core::{EdgeList, PartitionKind};
 use sssp::{sssp, SsspConfig};
 
-fn read(name: &str) -> Vec<u8> {
-    let dir = match std::env::var_os("GRAPH500_VECTORS") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/graph500-vectors"),
-    };
-    let p = dir.join(name);
-    std::fs::read(&p).unwrap_or_else(|e| {
-        panic!(
-            "cannot read {} ({e}): set GRAPH500_VECTORS to the folder holding the Graph500 vectors",
-            p.display()
-        )
-    })
+fn vectors() -> Vectors {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/graph500-vectors");
+    Vectors::locate(dir).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn load(scale: u32) -> EdgeList<'static> {
-    let edges = read(&format!("scale{scale}.edges"));
-    let weights = read(&format!("scale{scale}.weights"));
-    let mut list = EdgeList::zeroed(Graph500Params::reference(scale)).unwrap();
-    for ((out, e), w) in list
-        .edges_mut()
-        .iter_mut()
-        .zip(edges.chunks_exact(16))
-        .zip(weights.chunks_exact(4))
-    {
-        let u = u64::from_le_bytes(e[0..8].try_into().unwrap());
-        let v = u64::from_le_bytes(e[8..16].try_into().unwrap());
-        *out = PackedEdge::from_wide(u, v, f32::from_le_bytes(w.try_into().unwrap()));
-    }
-    list
+    vectors().edge_list(scale).unwrap()
 }
 
 fn roots(scale: u32) -> Vec<u64> {
-    String::from_utf8(read(&format!("scale{scale}.roots")))
-        .unwrap()
-        .lines()
-        .take(4)
-        .map(|l| l.trim().parse().unwrap())
-        .collect()
+    vectors().roots(scale).unwrap()[..4].to_vec()
 }
 
 fn oracle(scale: u32, root: u64) -> Vec<f32> {
-    read(&format!("scale{scale}.root{root}.dist"))
-        .chunks_exact(4)
-        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
+    vectors().dist(scale, root).unwrap()
 }
 
 /// Equal within a relative 1e-6 (a few ulp at these magnitudes); infinities exactly.
