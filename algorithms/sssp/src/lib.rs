@@ -35,7 +35,7 @@
 //!   relaxed directly on local state (the *local shortcut*); a target owned by
 //!   another trustee becomes a [`Relax`] record `(local index, distance,
 //!   parent)` appended to that owner's outgoing batch. Batches travel as POD
-//!   slices ([`Trust::apply_slice_chunked_then`]) to a delegated closure on the
+//!   slices ([`gossamer::Trust::apply_slice_chunked_then`]) to a delegated closure on the
 //!   owner that applies the whole batch: never one request per edge. A sender
 //!   remembers the best distance it sent for each remote vertex and sends only
 //!   improvements (one `f32` array over all flat ids holds both the own
