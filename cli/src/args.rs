@@ -35,6 +35,11 @@ pub enum Command {
     Bfs(BfsArgs),
     /// The Graph500 benchmark: BFS and SSSP over 64 roots, with the reference's statistics block.
     Graph500(Graph500Args),
+    /// Connected components (label propagation; a graph-kernel example).
+    Cc(CcArgs),
+    /// PageRank (GAPBS's formulation: damping 0.85, at most 20 iterations,
+    /// tolerance 1e-4; a graph-kernel example).
+    Pagerank(PageRankArgs),
 }
 
 /// Parameters of a generated graph (with --graph they come from the file).
@@ -197,6 +202,47 @@ pub struct Graph500Args {
     /// [0, 1]). Default: 0.005, the kernel's measured best.
     #[arg(long, value_name = "D")]
     pub delta: Option<f32>,
+}
+
+#[derive(Args, Debug)]
+pub struct CcArgs {
+    #[command(flatten)]
+    pub input: Input,
+    #[command(flatten)]
+    pub gen: GenParams,
+    #[command(flatten)]
+    pub run: RunOptions,
+    #[command(flatten)]
+    pub out: SearchOptions,
+    /// Write every vertex's component label (the smallest vertex id of its
+    /// component): N x u64 little-endian.
+    #[arg(long, value_name = "FILE")]
+    pub dump_labels: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct PageRankArgs {
+    #[command(flatten)]
+    pub input: Input,
+    #[command(flatten)]
+    pub gen: GenParams,
+    #[command(flatten)]
+    pub run: RunOptions,
+    #[command(flatten)]
+    pub out: SearchOptions,
+    /// Damping factor, in [0, 1).
+    #[arg(long, default_value_t = 0.85, value_name = "D")]
+    pub damping: f64,
+    /// Most iterations (at least 1).
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    pub max_iterations: u32,
+    /// Stop once an iteration changes the scores by less than this in total
+    /// (sum of |change| over all vertices); 0 runs every iteration.
+    #[arg(long, default_value_t = 1e-4, value_name = "E")]
+    pub tolerance: f64,
+    /// Write every vertex's score: N x f64 little-endian.
+    #[arg(long, value_name = "FILE")]
+    pub dump_scores: Option<PathBuf>,
 }
 
 /// Vertex partition over trustees.

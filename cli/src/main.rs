@@ -2,7 +2,8 @@
 //! on the Gossamer delegation runtime, validate, and report TEPS.
 //!
 //! Modules: [`args`] (syntax and help), one module per subcommand
-//! ([`generate`], [`sssp`], [`bfs`], [`graph500`]), and the shared parts:
+//! ([`generate`], [`sssp`], [`bfs`], [`graph500`]; [`whole`] for `cc` and
+//! `pagerank`), and the shared parts:
 //! [`graph`] (input graph, memory check, roots), [`search`] (running and
 //! validating searches), [`engine`] (adapter to the kernels), [`output`]
 //! (files and reports), [`stats`] and [`cfmt`] (Graph500 statistics and
@@ -22,6 +23,7 @@ mod search;
 mod single;
 mod sssp;
 mod stats;
+mod whole;
 
 use clap::Parser;
 
@@ -93,6 +95,8 @@ fn main() {
         Command::Sssp(a) => sssp::run(a),
         Command::Bfs(a) => bfs::run(a),
         Command::Graph500(a) => graph500::run(a),
+        Command::Cc(a) => whole::run_cc(a),
+        Command::Pagerank(a) => whole::run_pagerank(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");

@@ -131,7 +131,7 @@ pub fn run(
 /// response squares, dissertation section 4.7), so on large racks the size
 /// shrinks to keep that under 256 MiB per rank, never below the runtime's
 /// default.
-fn search_slot_bytes(threads: usize, workers: usize) -> usize {
+pub(crate) fn search_slot_bytes(threads: usize, workers: usize) -> usize {
     const MAX: usize = 64 << 10;
     const MIN: usize = 1 << 10;
     const BUDGET: usize = 256 << 20;

@@ -1,0 +1,276 @@
+//! `gossamer-graph cc` and `gossamer-graph pagerank`: the whole-graph kernels
+//! written on the graph-kernel API (no roots). Load the graph, shard it, run
+//! the kernel once, verify the answer against the edge list, report.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use graph_core::sharded::ShardedGraph;
+use graph_core::PartitionKind;
+use serde::Serialize;
+
+use crate::args::{CcArgs, GenParams, Input, PageRankArgs, RunOptions, SearchOptions};
+use crate::error::{CliError, Result};
+use crate::graph::{self, LoadedGraph};
+use crate::output;
+use crate::single::partition_name;
+
+/// The JSON report of either command (`result` holds the kernel's fields).
+#[derive(Serialize)]
+struct Report<T: Serialize> {
+    kernel: &'static str,
+    scale: Option<u32>,
+    edgefactor: Option<u32>,
+    vertices: u64,
+    edges: u64,
+    ranks: usize,
+    threads: usize,
+    partition: &'static str,
+    generation_time_s: f64,
+    construction_time_s: f64,
+    kernel_time_s: f64,
+    validated: bool,
+    #[serde(flatten)]
+    result: T,
+}
+
+#[derive(Serialize)]
+struct CcResult {
+    components: u64,
+    largest_component: u64,
+    sweeps: u64,
+    records: u64,
+}
+
+#[derive(Serialize)]
+struct PageRankResult {
+    damping: f64,
+    max_iterations: u32,
+    tolerance: f64,
+    iterations: u32,
+    residual: f64,
+    records: u64,
+    /// The ten highest-scoring vertices, best first.
+    top: Vec<(u64, f64)>,
+}
+
+/// The common steps: threads, input graph, output checks.
+struct Setup {
+    threads: usize,
+    graph: Arc<LoadedGraph>,
+    partition: PartitionKind,
+}
+
+fn setup(input: &Input, gen: &GenParams, run: &RunOptions, dump: Option<&Path>) -> Result<Setup> {
+    let threads = graph::threads_or_all(run.threads)?;
+    graph::init_rayon(threads);
+    if let Some(p) = dump {
+        output::check_writable(p)?;
+    }
+    let graph = Arc::new(graph::load(input, gen, threads, run.force)?);
+    Ok(Setup {
+        threads,
+        graph,
+        partition: run.partition.kind(),
+    })
+}
+
+/// Shards the graph inside a Gossamer runtime (all ranks of a rack job join)
+/// and runs `kernel` on it; returns (ranks, construction seconds, answer).
+fn in_runtime<T: Send + 'static>(
+    s: &Setup,
+    kernel: impl FnOnce(&ShardedGraph) -> Result<T> + Send + 'static,
+) -> Result<(usize, f64, T)> {
+    let builder = gossamer::Builder::from_env()?.threads(s.threads);
+    let ranks = builder.ranks();
+    // The searches' slot size: these kernels also send slot-filling batches.
+    let builder = builder.slot_size(crate::search::search_slot_bytes(
+        s.threads,
+        ranks * s.threads,
+    ));
+    let (graph, partition) = (s.graph.clone(), s.partition);
+    let (construction, answer) = builder.run(move || -> Result<(f64, T)> {
+        let list = graph.edge_list();
+        let start = Instant::now();
+        let sharded = ShardedGraph::build(&list, partition)?;
+        let construction = start.elapsed().as_secs_f64();
+        Ok((construction, kernel(&sharded)?))
+    })??;
+    Ok((ranks, construction, answer))
+}
+
+fn print<T: Serialize>(out: &SearchOptions, report: &Report<T>, human: String) -> Result<()> {
+    if out.json {
+        let text = serde_json::to_string(report)
+            .map_err(|e| CliError::new(format!("could not encode the JSON report: {e}")))?;
+        output::print_stdout(&format!("{text}\n"))
+    } else {
+        output::print_stdout(&human)
+    }
+}
+
+fn header<T: Serialize>(r: &Report<T>, setting: &str) -> String {
+    let opt = |x: Option<u32>| x.map_or_else(|| "?".to_string(), |v| v.to_string());
+    format!(
+        "{}: SCALE {}, edgefactor {} ({} vertices, {} edges); {} rank(s) x {} threads, {} partition{}\n\
+         generation {:.3} s, construction {:.3} s, kernel {:.6} s, {}\n",
+        r.kernel,
+        opt(r.scale),
+        opt(r.edgefactor),
+        r.vertices,
+        r.edges,
+        r.ranks,
+        r.threads,
+        r.partition,
+        setting,
+        r.generation_time_s,
+        r.construction_time_s,
+        r.kernel_time_s,
+        if r.validated { "verified" } else { "not verified (--skip-validation)" }
+    )
+}
+
+/// Runs the `cc` command.
+pub fn run_cc(args: &CcArgs) -> Result<()> {
+    let s = setup(
+        &args.input,
+        &args.gen,
+        &args.run,
+        args.dump_labels.as_deref(),
+    )?;
+    let (ranks, construction, out) =
+        in_runtime(&s, |g| Ok(::cc::cc(g, &::cc::CcConfig::default())?))?;
+    let validated = !args.out.skip_validation;
+    if validated {
+        ::cc::verify_cc(&s.graph.edge_list(), &out.labels).map_err(|e| {
+            CliError::new(format!("cc: the component labels failed verification: {e}"))
+        })?;
+    }
+    if let Some(p) = &args.dump_labels {
+        output::write_with(p, |w| {
+            out.labels
+                .iter()
+                .try_for_each(|x| w.write_all(&x.to_le_bytes()))
+        })?;
+    }
+    let mut sizes = vec![0u64; out.labels.len()];
+    for &l in &out.labels {
+        sizes[l as usize] += 1;
+    }
+    let report = Report {
+        kernel: "cc",
+        scale: s.graph.scale(),
+        edgefactor: s.graph.edgefactor(),
+        vertices: s.graph.num_vertices(),
+        edges: s.graph.num_edges(),
+        ranks,
+        threads: s.threads,
+        partition: partition_name(args.run.partition),
+        generation_time_s: s.graph.generation_time,
+        construction_time_s: construction,
+        kernel_time_s: out.kernel_time.as_secs_f64(),
+        validated,
+        result: CcResult {
+            components: out.components,
+            largest_component: sizes.iter().copied().max().unwrap_or(0),
+            sweeps: out.sweeps,
+            records: out.records,
+        },
+    };
+    let human = format!(
+        "{}{} components (largest: {} vertices) after {} label sweeps\n",
+        header(&report, ""),
+        report.result.components,
+        report.result.largest_component,
+        report.result.sweeps
+    );
+    print(&args.out, &report, human)
+}
+
+/// Runs the `pagerank` command.
+pub fn run_pagerank(args: &PageRankArgs) -> Result<()> {
+    let cfg = ::pagerank::PageRankConfig {
+        damping: args.damping,
+        max_iterations: args.max_iterations,
+        tolerance: args.tolerance,
+    };
+    // Refuse bad settings before generating the graph.
+    cfg.check()?;
+    let s = setup(
+        &args.input,
+        &args.gen,
+        &args.run,
+        args.dump_scores.as_deref(),
+    )?;
+    let (ranks, construction, out) = in_runtime(&s, move |g| Ok(::pagerank::pagerank(g, &cfg)?))?;
+    let validated = !args.out.skip_validation;
+    if validated {
+        let residual = ::pagerank::verify_pagerank(&s.graph.edge_list(), &out.scores, &cfg)
+            .map_err(|e| CliError::new(format!("pagerank: the scores failed verification: {e}")))?;
+        // One more iteration changes converged scores by at most d x the last
+        // residual; more means the scores are not a PageRank iterate.
+        if residual > cfg.damping * out.residual * (1.0 + 1e-9) + 1e-12 {
+            return Err(CliError::new(format!(
+                "pagerank: the scores failed verification: one more iteration changes them by {residual:e}, more than {} x the last residual {:e}",
+                cfg.damping, out.residual
+            )));
+        }
+    }
+    if let Some(p) = &args.dump_scores {
+        output::write_with(p, |w| {
+            out.scores
+                .iter()
+                .try_for_each(|x| w.write_all(&x.to_le_bytes()))
+        })?;
+    }
+    let mut order: Vec<u64> = (0..out.scores.len() as u64).collect();
+    order.sort_by(|&a, &b| out.scores[b as usize].total_cmp(&out.scores[a as usize]));
+    let top = order
+        .iter()
+        .take(10)
+        .map(|&v| (v, out.scores[v as usize]))
+        .collect();
+    let report = Report {
+        kernel: "pagerank",
+        scale: s.graph.scale(),
+        edgefactor: s.graph.edgefactor(),
+        vertices: s.graph.num_vertices(),
+        edges: s.graph.num_edges(),
+        ranks,
+        threads: s.threads,
+        partition: partition_name(args.run.partition),
+        generation_time_s: s.graph.generation_time,
+        construction_time_s: construction,
+        kernel_time_s: out.kernel_time.as_secs_f64(),
+        validated,
+        result: PageRankResult {
+            damping: cfg.damping,
+            max_iterations: cfg.max_iterations,
+            tolerance: cfg.tolerance,
+            iterations: out.iterations,
+            residual: out.residual,
+            records: out.records,
+            top,
+        },
+    };
+    let mut human = format!(
+        "{}{} iterations, last residual {:.3e}{}\ntop vertices:",
+        header(
+            &report,
+            &format!(", damping {}, tolerance {:e}", cfg.damping, cfg.tolerance)
+        ),
+        out.iterations,
+        out.residual,
+        if out.residual < cfg.tolerance {
+            " (converged)"
+        } else {
+            " (iteration cap reached)"
+        }
+    );
+    for (v, x) in &report.result.top {
+        human.push_str(&format!(" {v} ({x:.4e})"));
+    }
+    human.push('\n');
+    print(&args.out, &report, human)
+}
