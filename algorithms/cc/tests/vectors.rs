@@ -6,42 +6,18 @@
 //! Vectors come from `$GRAPH500_VECTORS` or `../../../shared/graph500-vectors`
 //! relative to this crate.
 
-use std::path::PathBuf;
+use std::path::Path;
 
 use cc::{cc, cc_sequential, verify_cc, CcConfig};
 use graph_core::sharded::ShardedGraph;
-use graph_core::{EdgeList, Graph500Params, PackedEdge, PartitionKind};
+use graph_core::vectors::Vectors;
+use graph_core::{EdgeList, PartitionKind};
 use graph_kernel::FrontierMode;
 
-fn read(name: &str) -> Vec<u8> {
-    let dir = match std::env::var_os("GRAPH500_VECTORS") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/graph500-vectors"),
-    };
-    let p = dir.join(name);
-    std::fs::read(&p).unwrap_or_else(|e| {
-        panic!(
-            "cannot read {} ({e}): set GRAPH500_VECTORS to the folder holding the Graph500 vectors",
-            p.display()
-        )
-    })
-}
-
 fn load(scale: u32) -> EdgeList<'static> {
-    let edges = read(&format!("scale{scale}.edges"));
-    let weights = read(&format!("scale{scale}.weights"));
-    let mut list = EdgeList::zeroed(Graph500Params::reference(scale)).unwrap();
-    for ((out, e), w) in list
-        .edges_mut()
-        .iter_mut()
-        .zip(edges.chunks_exact(16))
-        .zip(weights.chunks_exact(4))
-    {
-        let u = u64::from_le_bytes(e[0..8].try_into().unwrap());
-        let v = u64::from_le_bytes(e[8..16].try_into().unwrap());
-        *out = PackedEdge::from_wide(u, v, f32::from_le_bytes(w.try_into().unwrap()));
-    }
-    list
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/graph500-vectors");
+    let vectors = Vectors::locate(dir).unwrap_or_else(|e| panic!("{e}"));
+    vectors.edge_list(scale).unwrap()
 }
 
 fn check_scale(scale: u32) {
