@@ -15,6 +15,17 @@ cores.) Writes into --out: compare.csv (one row per run), compare.md (median and
 the harmonic-mean TEPS over repeats, ratio of medians, machine and load) and
 compare_KERNEL.png plots (needs matplotlib; skipped with a message otherwise).
 
+Echo part (on by default; --no-echo skips it): the same repeats, alternating order, of the
+Gossamer echo example and the MPI echo (`gg_echo`, every request to another rank), at 32 B for
+every --ranks value and at each --echo-sizes size at 2 ranks, window --echo-window:
+
+  MPI:      mpirun -np P gg_echo --size B --window W --seconds S --exclude-self --json  (P >= 2)
+  Gossamer: echo --seconds S --ranks P --transport shm --threads 1 --size B --window W
+            (P = 1: one process with `--threads 2`, as results/echo/run.sh does)
+
+Writes compare_echo.csv, an "Echo" section in compare.md and compare_echo.png (throughput vs
+ranks; throughput vs size).
+
   results/mpi/compare.py --scales 16 --ranks 1 2 --repeats 3
 """
 import argparse
@@ -43,6 +54,17 @@ def find_gossamer(explicit):
             return c
     sys.exit("compare.py: gossamer-graph binary not found: build it with "
              "`cargo build --release -p gossamer-graph` or pass --gossamer BIN")
+
+
+def find_echo(explicit):
+    if explicit:
+        return explicit
+    for d in [os.environ.get("CARGO_TARGET_DIR"), os.path.join(REPO, "target")]:
+        c = d and os.path.join(d, "release", "examples", "echo")
+        if c and os.access(c, os.X_OK):
+            return c
+    sys.exit("compare.py: Gossamer echo example not found: build it with "
+             "`cargo build --release -p gossamer --example echo`, pass --echo-bin BIN or use --no-echo")
 
 
 def run(cmd, env=None, timeout=3600):
@@ -96,6 +118,14 @@ def main():
     ap.add_argument("--mpirun", default="mpirun")
     ap.add_argument("--mpirun-flags", default="--oversubscribe --mca btl self,vader --mca mpi_yield_when_idle 1",
                     help="(default: shared memory only; yield in MPI waits, as Gossamer workers do)")
+    ap.add_argument("--echo", action=argparse.BooleanOptionalAction, default=True,
+                    help="also run the echo comparison (default: on; --no-echo skips it)")
+    ap.add_argument("--echo-seconds", type=float, default=2.0, help="seconds per echo run (default: 2)")
+    ap.add_argument("--echo-sizes", type=int, nargs="+", default=[32, 256, 1024, 4096],
+                    help="request sizes in bytes at 2 ranks (default: 32 256 1024 4096)")
+    ap.add_argument("--echo-window", type=int, default=16, help="requests in flight per rank (default: 16)")
+    ap.add_argument("--echo-bin", help="Gossamer echo example binary")
+    ap.add_argument("--mpi-echo-bin", default=os.path.join(REPO, "mpi-baselines", "build", "gg_echo"))
     ap.add_argument("--graph-dir", default="/tmp/gg-compare")
     ap.add_argument("--out", default=os.path.dirname(os.path.abspath(__file__)))
     a = ap.parse_args()
@@ -104,6 +134,12 @@ def main():
     gbin = find_gossamer(a.gossamer)
     if not os.access(a.mpi_bin, os.X_OK):
         sys.exit(f"compare.py: {a.mpi_bin} not found: run `make -C mpi-baselines`")
+    if a.echo:
+        ebin = find_echo(a.echo_bin)
+        if not os.access(a.mpi_echo_bin, os.X_OK):
+            sys.exit(f"compare.py: {a.mpi_echo_bin} not found: run `make -C mpi-baselines` or use --no-echo")
+        if a.echo_seconds <= 0 or a.echo_window < 1 or min(a.echo_sizes) < 8:
+            sys.exit("compare.py: --echo-seconds must be > 0, --echo-window >= 1, --echo-sizes >= 8")
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     os.makedirs(a.graph_dir, exist_ok=True)
     os.makedirs(a.out, exist_ok=True)
@@ -171,6 +207,58 @@ def main():
                               f"{row['harmonic_mean_teps']:.4g} TEPS, median {row['median_time_s']:.4g} s",
                               flush=True)
 
+    # Echo: (ranks, size) points, each run once per repeat by both systems, order alternating.
+    echo_rows = []
+    echo_points = []
+    if a.echo:
+        for pt in [(p, 32) for p in a.ranks] + [(2, b) for b in a.echo_sizes]:
+            if pt not in echo_points:
+                echo_points.append(pt)
+    etimeout = a.echo_seconds * 4 + 120
+
+    def mpi_echo(p, size):
+        if p < 2:
+            return None, None, None
+        cmd = [a.mpirun, "-np", str(p)] + a.mpirun_flags.split() + [
+            a.mpi_echo_bin, "--size", str(size), "--window", str(a.echo_window),
+            "--seconds", str(a.echo_seconds), "--exclude-self", "--json"]
+        rc, out, err = run(cmd, env, etimeout)
+        j = json_line(out, '"tool":"gg_echo"') if rc == 0 else None
+        if j is None:
+            return cmd, None, (out + err)[-2000:]
+        return cmd, dict(mreq_s=j["throughput_mreq_s"], p50_us=j["p50_us"], p99_us=j["p99_us"],
+                         p999_us=j["p999_us"]), ""
+
+    def gos_echo(p, size):
+        cmd = [ebin, "--seconds", str(a.echo_seconds)]
+        cmd += ["--threads", "2"] if p == 1 else ["--ranks", str(p), "--transport", "shm", "--threads", "1"]
+        cmd += ["--size", str(size), "--window", str(a.echo_window)]
+        rc, out, err = run(cmd, env, etimeout)
+        line = next((l for l in out.splitlines() if l.startswith("echo ")), None) if rc == 0 else None
+        if line is None:
+            return cmd, None, (out + err)[-2000:]
+        kv = dict(t.split("=", 1) for t in line.split()[1:] if "=" in t)
+        return cmd, dict(mreq_s=float(kv["mops"]), p50_us=float(kv["p50_us"]),
+                         p99_us=float(kv["p99_us"]), p999_us=float(kv["p999_us"])), ""
+
+    for rep in range(a.repeats if a.echo else 0):
+        for p, size in echo_points:
+            order = [("mpi", mpi_echo), ("gossamer", gos_echo)]
+            if rep % 2:
+                order = order[::-1]
+            for name, fn in order:
+                cmd, r, tail = fn(p, size)
+                if cmd is None:
+                    continue
+                if r is None:
+                    failures.append((name, "echo", f"{size} B", p, rep, " ".join(cmd), tail))
+                    print(f"FAILED {name} echo {size} B P={p}: {' '.join(cmd)}\n{tail}", file=sys.stderr)
+                    continue
+                echo_rows.append(dict(system=name, ranks=p, size=size, window=a.echo_window, repeat=rep,
+                                      seconds=a.echo_seconds, **r))
+                print(f"rep {rep} {name:8s} echo {size:5d} B P={p}: {r['mreq_s']:.4g} Mreq/s, "
+                      f"p50 {r['p50_us']:.3g} us, p99 {r['p99_us']:.3g} us", flush=True)
+
     csv_path = os.path.join(a.out, "compare.csv")
     with open(csv_path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=["system", "kernel", "scale", "ranks", "repeat",
@@ -178,6 +266,15 @@ def main():
                                           "construction_time_s", "nroots"])
         w.writeheader()
         w.writerows(rows)
+    written = [csv_path]
+    if a.echo:
+        ecsv = os.path.join(a.out, "compare_echo.csv")
+        with open(ecsv, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=["system", "ranks", "size", "window", "repeat", "seconds",
+                                              "mreq_s", "p50_us", "p99_us", "p999_us"])
+            w.writeheader()
+            w.writerows(echo_rows)
+        written.append(ecsv)
 
     def cell(vals):
         if not vals:
@@ -194,7 +291,7 @@ def main():
           f"[min–max] (the spread includes other load on the machine: see the load average); "
           f"each run searches the file's first {a.nroots} roots. P = MPI processes "
           f"(`gg_graph`, 1D block distribution) = Gossamer trustee threads (`--threads P`, one "
-          f"process). SSSP delta: {a.delta if a.delta is not None else 'each system default (MPI 0.1)'}.",
+          f"process). SSSP delta: {a.delta if a.delta is not None else 'each system default (Gossamer 0.005, MPI 0.1)'}.",
           ""]
     for kernel in a.kernels:
         names = [n for n, _ in systems_for(kernel) if n != "mpi"]
@@ -214,6 +311,30 @@ def main():
                     cg, mg = cell(sel(n))
                     line += f" {cg} | " + (f"{mg / mm:.2f}" if mm and mg else "—") + " |"
                 md.append(line)
+        md.append("")
+    def esel(name, p, size, key):
+        return [r[key] for r in echo_rows if r["system"] == name and r["ranks"] == p and r["size"] == size]
+
+    if a.echo:
+        md += ["## Echo", "",
+               f"Each request carries SIZE bytes to a uniformly random *other* rank/worker; "
+               f"{a.echo_window} requests in flight per rank; {a.echo_seconds:g} s per run; "
+               f"median over {a.repeats} repeat(s) [min–max] of the total throughput (all ranks), "
+               f"and medians of the per-run latency percentiles. MPI: `gg_echo` (P processes, "
+               f"batched non-blocking point-to-point, shared memory only: {a.mpirun_flags}). "
+               f"Gossamer: the `echo` example, P processes with 1 worker each over the shm transport "
+               f"(P = 1: one process with 2 workers; MPI has no P = 1 point).",
+               "",
+               "| P | size B | MPI Mreq/s | Gossamer Mreq/s | Gossamer / MPI | MPI p50 / p99 / p99.9 us "
+               "| Gossamer p50 / p99 / p99.9 us |",
+               "|---:|---:|---:|---:|---:|---:|---:|"]
+        for p, size in echo_points:
+            cm, mm = cell(esel("mpi", p, size, "mreq_s"))
+            cg, mg = cell(esel("gossamer", p, size, "mreq_s"))
+            lat = lambda n: " / ".join(f"{statistics.median(v):.3g}" if v else "—"
+                                       for v in (esel(n, p, size, k) for k in ("p50_us", "p99_us", "p999_us")))
+            md.append(f"| {p} | {size} | {cm} | {cg} | " + (f"{mg / mm:.2f}" if mm and mg else "—")
+                      + f" | {lat('mpi')} | {lat('gossamer')} |")
         md.append("")
     if failures:
         md += ["## Failed runs", ""] + [f"* {f[0]} {f[1]} SCALE {f[2]} P={f[3]} repeat {f[4]}: `{f[5]}`"
@@ -251,6 +372,35 @@ def main():
             fig.savefig(png, dpi=110)
             plt.close(fig)
             plots.append(png)
+        if a.echo and echo_rows:
+            fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+            panels = [(axes[0], [(p, 32) for p in a.ranks], 0, "ranks P (size 32 B)", "throughput vs ranks"),
+                      (axes[1], [(2, b) for b in a.echo_sizes], 1, "request size, bytes (P = 2)",
+                       "throughput vs request size")]
+            for ax, pts, xi, xlabel, title in panels:
+                for name, marker, color in [("mpi", "o", "C0"), ("gossamer", "s", "C1")]:
+                    xs, meds = [], []
+                    for pt in pts:
+                        vals = esel(name, pt[0], pt[1], "mreq_s")
+                        ax.scatter([pt[xi]] * len(vals), vals, marker=marker, alpha=0.35, s=14, color=color)
+                        if vals:
+                            xs.append(pt[xi])
+                            meds.append(statistics.median(vals))
+                    ax.plot(xs, meds, marker=marker, color=color, label=f"{name} (median)")
+                ax.set_xlabel(xlabel)
+                ax.set_ylabel("Mreq/s (all ranks)")
+                ax.set_yscale("log")
+                if xi == 1:
+                    ax.set_xscale("log", base=2)
+                ax.set_xticks([pt[xi] for pt in pts])
+                ax.set_xticklabels([str(pt[xi]) for pt in pts])
+                ax.set_title(f"echo: {title}, window {a.echo_window}")
+                ax.legend(fontsize=8)
+            fig.tight_layout()
+            png = os.path.join(a.out, "compare_echo.png")
+            fig.savefig(png, dpi=110)
+            plt.close(fig)
+            plots.append(png)
         md += ["## Plots", ""] + [f"![{os.path.basename(p)}]({os.path.basename(p)})" for p in plots] + [""]
     except ImportError:
         print("compare.py: matplotlib not installed: no plots written", file=sys.stderr)
@@ -258,7 +408,7 @@ def main():
     md_path = os.path.join(a.out, "compare.md")
     with open(md_path, "w") as f:
         f.write("\n".join(md))
-    print(f"wrote {csv_path}, {md_path}" + "".join(f", {p}" for p in plots))
+    print("wrote " + ", ".join(written + [md_path] + plots))
     return 1 if failures else 0
 
 
