@@ -140,10 +140,10 @@ pub fn run_cc(args: &CcArgs) -> Result<()> {
         args.dump_labels.as_deref(),
     )?;
     let (ranks, construction, out) =
-        in_runtime(&s, |g| Ok(::cc::cc(g, &::cc::CcConfig::default())?))?;
+        in_runtime(&s, |g| Ok(::components::cc(g, &::components::CcConfig::default())?))?;
     let validated = !args.out.skip_validation;
     if validated {
-        ::cc::verify_cc(&s.graph.edge_list(), &out.labels).map_err(|e| {
+        ::components::verify_cc(&s.graph.edge_list(), &out.labels).map_err(|e| {
             CliError::new(format!("cc: the component labels failed verification: {e}"))
         })?;
     }

@@ -36,7 +36,7 @@ fn cc_matches_union_find_and_dumps_labels() {
         "--dump-labels",
         arg(&dump),
     ])));
-    let want = cc::cc_sequential(&vectors_list());
+    let want = components::cc_sequential(&vectors_list());
     let components = want
         .iter()
         .enumerate()
@@ -109,7 +109,7 @@ fn pagerank_refuses_bad_settings_before_generating() {
 fn both_kernels_run_across_two_ranks_unchanged() {
     // Two processes (shared-memory transport): the trustees of the other rank
     // are reached through the same trusts; the answers are verified in-process.
-    let want = cc::cc_sequential(&vectors_list());
+    let want = components::cc_sequential(&vectors_list());
     let components = want
         .iter()
         .enumerate()

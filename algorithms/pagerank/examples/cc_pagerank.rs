@@ -3,7 +3,7 @@
 //!
 //! For each scale: generates the graph (generators crate, the reference's
 //! seeds), builds the ShardedGraph over T threads, runs each kernel R times,
-//! verifies every result (cc::verify_cc, pagerank::verify_pagerank) and prints
+//! verifies every result (components::verify_cc, pagerank::verify_pagerank) and prints
 //! one table row per scale and kernel: median kernel time, supersteps
 //! (label sweeps / iterations), CSR entries scanned per second per superstep
 //! (entries = 2 x non-self-loop input edges; a dense PageRank iteration scans
@@ -18,7 +18,7 @@
 
 use std::time::Instant;
 
-use cc::{cc, cc_sequential, verify_cc, CcConfig};
+use components::{cc, cc_sequential, verify_cc, CcConfig};
 use generators::{Graph500Config, Kronecker};
 use graph_core::sharded::ShardedGraph;
 use graph_core::{EdgeList, Graph500Params, PackedEdge, PartitionKind};

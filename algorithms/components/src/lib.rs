@@ -43,12 +43,12 @@
 //! let l2 = list.clone();
 //! let out = gossamer::main(2, move || {
 //!     let g = ShardedGraph::build(&l2, PartitionKind::Cyclic).unwrap();
-//!     cc::cc(&g, &cc::CcConfig::default()).unwrap()
+//!     components::cc(&g, &components::CcConfig::default()).unwrap()
 //! });
 //! assert_eq!(out.labels, [0, 1, 2, 1, 2, 1]);
 //! assert_eq!(out.components, 3);
-//! assert_eq!(cc::cc_sequential(&list), out.labels);
-//! assert_eq!(cc::verify_cc(&list, &out.labels), Ok(3));
+//! assert_eq!(components::cc_sequential(&list), out.labels);
+//! assert_eq!(components::verify_cc(&list, &out.labels), Ok(3));
 //! ```
 
 use std::time::{Duration, Instant};
@@ -60,7 +60,7 @@ use graph_kernel::{gather, run, FrontierMode, Program};
 /// Settings of one connected-components run.
 ///
 /// ```
-/// let c = cc::CcConfig::default();
+/// let c = components::CcConfig::default();
 /// assert!(c.pointer_jumping);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,7 +87,7 @@ impl Default for CcConfig {
 /// let list = EdgeList::from_edges(3, vec![PackedEdge::new(1, 2, 1.0)]).unwrap();
 /// let out = gossamer::main(1, move || {
 ///     let g = graph_core::sharded::ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
-///     cc::cc(&g, &Default::default()).unwrap()
+///     components::cc(&g, &Default::default()).unwrap()
 /// });
 /// assert_eq!((out.labels, out.components, out.sweeps), (vec![0, 1, 1], 2, 2));
 /// ```
@@ -143,8 +143,8 @@ impl Program for Labels {
 /// let labels = gossamer::main(3, move || {
 ///     let g = ShardedGraph::build(&list, PartitionKind::Block).unwrap();
 ///     [FrontierMode::Sparse, FrontierMode::Dense].map(|frontier| {
-///         let cfg = cc::CcConfig { pointer_jumping: false, frontier };
-///         cc::cc(&g, &cfg).unwrap().labels
+///         let cfg = components::CcConfig { pointer_jumping: false, frontier };
+///         components::cc(&g, &cfg).unwrap().labels
 ///     })
 /// });
 /// assert_eq!(labels[0], [0, 1, 2, 1, 2, 1, 2]);
@@ -211,7 +211,7 @@ pub fn cc(graph: &ShardedGraph, cfg: &CcConfig) -> Result<CcOutput, KernelError>
 /// ```
 /// use graph_core::{EdgeList, PackedEdge};
 /// let list = EdgeList::from_edges(4, vec![PackedEdge::new(3, 1, 1.0)]).unwrap();
-/// assert_eq!(cc::cc_sequential(&list), [0, 1, 2, 1]);
+/// assert_eq!(components::cc_sequential(&list), [0, 1, 2, 1]);
 /// ```
 pub fn cc_sequential(list: &EdgeList<'_>) -> Vec<u64> {
     let n = list.num_vertices() as usize;
@@ -246,8 +246,8 @@ pub fn cc_sequential(list: &EdgeList<'_>) -> Vec<u64> {
 /// ```
 /// use graph_core::{EdgeList, PackedEdge};
 /// let list = EdgeList::from_edges(3, vec![PackedEdge::new(0, 2, 1.0)]).unwrap();
-/// assert_eq!(cc::verify_cc(&list, &[0, 1, 0]), Ok(2));
-/// assert!(cc::verify_cc(&list, &[0, 1, 2]).unwrap_err().contains("edge (0, 2)"));
+/// assert_eq!(components::verify_cc(&list, &[0, 1, 0]), Ok(2));
+/// assert!(components::verify_cc(&list, &[0, 1, 2]).unwrap_err().contains("edge (0, 2)"));
 /// ```
 pub fn verify_cc(list: &EdgeList<'_>, labels: &[u64]) -> Result<u64, String> {
     let n = list.num_vertices();

@@ -3,20 +3,16 @@
 //! every frontier mode, with and without pointer jumping; and the verifier
 //! rejects broken labellings.
 //!
-//! Vectors come from `$GRAPH500_VECTORS` or `../../../shared/graph500-vectors`
-//! relative to this crate.
+//! Vectors come from `$GRAPH500_VECTORS` or the bundled `graph-core/vectors`.
 
-use std::path::Path;
-
-use cc::{cc, cc_sequential, verify_cc, CcConfig};
+use components::{cc, cc_sequential, verify_cc, CcConfig};
 use graph_core::sharded::ShardedGraph;
 use graph_core::vectors::Vectors;
 use graph_core::{EdgeList, PartitionKind};
 use graph_kernel::FrontierMode;
 
 fn load(scale: u32) -> EdgeList<'static> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/graph500-vectors");
-    let vectors = Vectors::locate(dir).unwrap_or_else(|e| panic!("{e}"));
+    let vectors = Vectors::bundled().unwrap_or_else(|e| panic!("{e}"));
     vectors.edge_list(scale).unwrap()
 }
 
