@@ -8,8 +8,6 @@
 //! ```
 //! With `--ranks R` the built-in launcher starts R processes on this host.
 
-// `n % k == 0` instead of `is_multiple_of`: the workspace MSRV is 1.85.
-#![allow(clippy::manual_is_multiple_of)]
 
 use gossamer::rack::TransportKind;
 use gossamer::{entrust_with, num_workers, on_every_worker_with, Builder, Trust, WorkerId};

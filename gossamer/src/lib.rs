@@ -96,8 +96,6 @@
 //! assert_eq!(total, 25);
 //! ```
 
-// `n % 8 == 0` instead of `is_multiple_of`: the workspace MSRV is 1.85.
-#![allow(clippy::manual_is_multiple_of)]
 
 mod codec;
 mod collective;

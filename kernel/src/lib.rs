@@ -100,8 +100,6 @@
 //! ```
 
 #![warn(missing_docs)]
-// `n % 64 != 0` instead of `is_multiple_of`: the workspace MSRV is 1.85.
-#![allow(clippy::manual_is_multiple_of)]
 
 mod addressed;
 mod driver;
