@@ -183,7 +183,7 @@ fn mpi_baseline_suite_passes() {
     let Some(_) = build_baselines() else {
         return;
     };
-    let vectors = repo().join("../shared/graph500-vectors");
+    let vectors = repo().join("graph-core/vectors");
     let out = Command::new("bash")
         .arg(repo().join("mpi-baselines/tests/run_tests.sh"))
         .env("GG_BIN", env!("CARGO_BIN_EXE_gossamer-graph"))

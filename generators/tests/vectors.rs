@@ -1,8 +1,8 @@
 //! Bit-exactness against the Graph500 reference vectors
-//! (`/work/shared/graph500-vectors`, see its README for the formats).
+//! (`graph-core/vectors`, see its README for the formats).
 //!
-//! The directory is found through `GRAPH500_VECTORS` if set, else at
-//! `../../shared/graph500-vectors` relative to this crate.
+//! The directory is found through `GRAPH500_VECTORS` if set, else in the
+//! repository at `graph-core/vectors`.
 
 use std::path::PathBuf;
 
@@ -11,7 +11,7 @@ use generators::{non_isolated, Edge, Graph500Config, Kronecker};
 fn vectors_dir() -> PathBuf {
     let dir = match std::env::var_os("GRAPH500_VECTORS") {
         Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/graph500-vectors"),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../graph-core/vectors"),
     };
     assert!(
         dir.join("README.md").is_file(),

@@ -444,9 +444,7 @@ mod tests {
     use crate::edge_list::PackedEdge;
 
     fn vectors() -> crate::vectors::Vectors {
-        let dir =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/graph500-vectors");
-        crate::vectors::Vectors::locate(dir).unwrap_or_else(|e| panic!("{e}"))
+        crate::vectors::Vectors::bundled().unwrap_or_else(|e| panic!("{e}"))
     }
 
     fn load(scale: u32) -> EdgeList<'static> {

@@ -1,13 +1,15 @@
 //! Readers for the Graph500 reference vectors: the edges, weights, roots and
 //! oracle distances and levels that the official reference produces (the
-//! formats of `shared/graph500-vectors/README.md`: little-endian, no headers).
+//! formats of `graph-core/vectors/README.md`: little-endian, no headers).
 //!
-//! Tests across the workspace, and anyone checking a kernel against the
-//! reference, read them through [`Vectors`]:
+//! The SCALE 10 and 12 vectors ship in the repository (`graph-core/vectors/`,
+//! about 2 MB), so tests need nothing beside the checkout. Tests across the
+//! workspace, and anyone checking a kernel against the reference, read them
+//! through [`Vectors`]:
 //!
-//! ```no_run
+//! ```
 //! use graph_core::vectors::Vectors;
-//! let v = Vectors::locate("../shared/graph500-vectors").unwrap();
+//! let v = Vectors::bundled().unwrap();
 //! let graph = v.edge_list(12).unwrap();        // 65536 edges, 4096 vertices
 //! let root = v.roots(12).unwrap()[0];          // 1834
 //! let dist = v.dist(12, root).unwrap();        // f32 per vertex, +inf unreached
@@ -77,6 +79,16 @@ impl Vectors {
             Err(VectorsError::NoFolder(dir))
         }
     }
+
+    /// The vectors that ship with this crate (`graph-core/vectors/`), or the
+    /// folder named by `GRAPH500_VECTORS` when that is set (to check against
+    /// vectors made elsewhere, e.g. at another SCALE).
+    pub fn bundled() -> Result<Self, VectorsError> {
+        Self::locate(Self::BUNDLED)
+    }
+
+    /// Where the bundled vectors live in the source tree.
+    pub const BUNDLED: &'static str = concat!(env!("CARGO_MANIFEST_DIR"), "/vectors");
 
     /// The folder.
     pub fn dir(&self) -> &Path {
@@ -173,8 +185,7 @@ mod tests {
     use super::*;
 
     fn here() -> Vectors {
-        Vectors::locate(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/graph500-vectors"))
-            .unwrap_or_else(|e| panic!("{e}"))
+        Vectors::bundled().unwrap_or_else(|e| panic!("{e}"))
     }
 
     #[test]

@@ -1,8 +1,7 @@
 //! Graph500 reference vectors (SCALE 10 and 12) through the edge list, the
 //! CSR under several partitions, and the graph file.
 //!
-//! Vectors come from `$GRAPH500_VECTORS` or `../shared/graph500-vectors`
-//! relative to the workspace (`CARGO_MANIFEST_DIR/../../shared/...`).
+//! Vectors come from `$GRAPH500_VECTORS` or the bundled `graph-core/vectors`.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -14,7 +13,7 @@ use graph_core::{
 fn vectors_dir() -> PathBuf {
     let dir = match std::env::var_os("GRAPH500_VECTORS") {
         Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/graph500-vectors"),
+        None => PathBuf::from(graph_core::vectors::Vectors::BUNDLED),
     };
     assert!(
         dir.join("scale10.edges").is_file(),

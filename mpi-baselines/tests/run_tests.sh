@@ -12,13 +12,13 @@
 # gossamer-graph binary exists), a multi-chunk file (checksum split across ranks), and refusal
 # of corrupt files. The last line is "N passed, M failed"; exit status 0 iff M = 0.
 #
-# Environment: GG_VECTORS (default: ../shared/graph500-vectors beside the repository), GG_BIN (path of the
+# Environment: GG_VECTORS (default: graph-core/vectors in the repository), GG_BIN (path of the
 # gossamer-graph binary; default: PATH, then $CARGO_TARGET_DIR/{release,debug}),
 # MPIRUN (default mpirun), MPIRUN_FLAGS (default: oversubscribe, shared-memory transport only).
 set -u
 here="$(cd "$(dirname "$0")/.." && pwd)"
 B="$here/build"
-V="${GG_VECTORS:-$(cd "$here/../.." && pwd)/shared/graph500-vectors}"
+V="${GG_VECTORS:-$(cd "$here/.." && pwd)/graph-core/vectors}"
 MPIRUN="${MPIRUN:-mpirun}"
 MPIRUN_FLAGS="${MPIRUN_FLAGS:---oversubscribe --mca btl self,vader --mca btl_vader_single_copy_mechanism none}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1

@@ -3,10 +3,7 @@
 //! tree, and BFS and SSSP agree on reachability; 1, 2 and 3 trustees, both
 //! partitions.
 //!
-//! Vectors come from `$GRAPH500_VECTORS` or `../../../shared/graph500-vectors`
-//! relative to this crate.
-
-use std::path::Path;
+//! Vectors come from `$GRAPH500_VECTORS` or the bundled `graph-core/vectors`.
 
 use bfs::{bfs, BfsConfig, BfsMode};
 use graph_core::sharded::{KernelError, ShardedGraph};
@@ -16,8 +13,7 @@ use graph_core::{EdgeList, PartitionKind};
 use sssp::{sssp, SsspConfig};
 
 fn vectors() -> Vectors {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/graph500-vectors");
-    Vectors::locate(dir).unwrap_or_else(|e| panic!("{e}"))
+    Vectors::bundled().unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn load(scale: u32) -> EdgeList<'static> {

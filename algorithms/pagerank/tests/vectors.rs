@@ -3,10 +3,7 @@
 //! and fixed-iteration runs; the verifier accepts the results and rejects
 //! perturbed ones; bad settings are refused.
 //!
-//! Vectors come from `$GRAPH500_VECTORS` or `../../../shared/graph500-vectors`
-//! relative to this crate.
-
-use std::path::Path;
+//! Vectors come from `$GRAPH500_VECTORS` or the bundled `graph-core/vectors`.
 
 use graph_core::sharded::{KernelError, ShardedGraph};
 use graph_core::vectors::Vectors;
@@ -14,8 +11,7 @@ use graph_core::{EdgeList, PartitionKind};
 use pagerank::{pagerank, pagerank_sequential, verify_pagerank, PageRankConfig};
 
 fn load(scale: u32) -> EdgeList<'static> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/graph500-vectors");
-    let vectors = Vectors::locate(dir).unwrap_or_else(|e| panic!("{e}"));
+    let vectors = Vectors::bundled().unwrap_or_else(|e| panic!("{e}"));
     vectors.edge_list(scale).unwrap()
 }
 

@@ -2,10 +2,7 @@
 //! distances equal the f32 oracle, the validator accepts the result, under 1, 2
 //! and 3 trustees (3: uneven shards) and both partitions.
 //!
-//! Vectors come from `$GRAPH500_VECTORS` or `../../../shared/graph500-vectors`
-//! relative to this crate.
-
-use std::path::Path;
+//! Vectors come from `$GRAPH500_VECTORS` or the bundled `graph-core/vectors`.
 
 use graph_core::sharded::{KernelError, ShardedGraph};
 use graph_core::validate::{validate_sssp_list, NO_PARENT};
@@ -14,8 +11,7 @@ use graph_core::{EdgeList, PartitionKind};
 use sssp::{sssp, SsspConfig};
 
 fn vectors() -> Vectors {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/graph500-vectors");
-    Vectors::locate(dir).unwrap_or_else(|e| panic!("{e}"))
+    Vectors::bundled().unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn load(scale: u32) -> EdgeList<'static> {

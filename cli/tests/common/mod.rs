@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// The reference vectors (see their README): `GRAPH500_VECTORS` if set, else
-/// `shared/graph500-vectors` beside the repository, as in CI's clean clone.
+/// the ones bundled in the repository (`graph-core/vectors`).
 pub fn vectors_dir() -> PathBuf {
     match std::env::var_os("GRAPH500_VECTORS") {
         Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/graph500-vectors"),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../graph-core/vectors"),
     }
 }
 
