@@ -139,8 +139,9 @@ pub fn run_cc(args: &CcArgs) -> Result<()> {
         &args.run,
         args.dump_labels.as_deref(),
     )?;
-    let (ranks, construction, out) =
-        in_runtime(&s, |g| Ok(::components::cc(g, &::components::CcConfig::default())?))?;
+    let (ranks, construction, out) = in_runtime(&s, |g| {
+        Ok(::components::cc(g, &::components::CcConfig::default())?)
+    })?;
     let validated = !args.out.skip_validation;
     if validated {
         ::components::verify_cc(&s.graph.edge_list(), &out.labels).map_err(|e| {

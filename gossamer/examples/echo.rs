@@ -8,7 +8,6 @@
 //! ```
 //! With `--ranks R` the built-in launcher starts R processes on this host.
 
-
 use gossamer::rack::TransportKind;
 use gossamer::{entrust_with, num_workers, on_every_worker_with, Builder, Trust, WorkerId};
 use serde::{Deserialize, Serialize};

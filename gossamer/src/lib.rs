@@ -96,7 +96,6 @@
 //! assert_eq!(total, 25);
 //! ```
 
-
 mod codec;
 mod collective;
 mod delegable;
