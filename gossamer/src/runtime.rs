@@ -231,12 +231,13 @@ impl Builder {
         main_body: Option<Box<dyn FnOnce() + Send>>,
     ) -> Result<Vec<std::thread::JoinHandle<()>>, Error> {
         let cpus = allowed_cpus();
+        let first = first_cpu_slot(&cpus, self.threads);
         let mut main_body = main_body;
         let mut handles = Vec::with_capacity(self.threads);
         for (k, i) in shared.local_workers().enumerate() {
             let sh = shared.clone();
             let body = if k == 0 { main_body.take() } else { None };
-            let cpu = (self.pin && !cpus.is_empty()).then(|| cpus[k % cpus.len()]);
+            let cpu = (self.pin && !cpus.is_empty()).then(|| cpus[(first + k) % cpus.len()]);
             let stack = self.stack_size;
             let spawned = std::thread::Builder::new()
                 .name(format!("gossamer-w{i}"))
@@ -351,6 +352,53 @@ fn allowed_cpus() -> Vec<usize> {
             .filter(|&c| libc::CPU_ISSET(c, &set))
             .collect()
     }
+}
+
+/// Where this process's workers start in `cpus` (its allowed CPUs) when they
+/// are pinned: worker `k` goes to `cpus[(first + k) % cpus.len()]`.
+///
+/// Several ranks on one host must not pile onto the same CPUs (with 2 ranks
+/// of 1 thread each, both workers used to sit on CPU 0). The rank's place on
+/// its host (its local rank) times `threads` is the offset. One exception:
+/// an external launcher that binds each rank to CPUs of its own
+/// (`mpirun --bind-to core`, `srun --cpu-bind`) leaves the rank fewer CPUs
+/// than the host has; that set is already the rank's own, so its workers
+/// fill it from the start. The built-in launcher binds nothing, so its ranks
+/// always take the offset (also when the whole job was started under
+/// `taskset`).
+fn first_cpu_slot(cpus: &[usize], threads: usize) -> usize {
+    // SAFETY: sysconf only reads a system setting.
+    let host_cpus = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    let host_cpus = usize::try_from(host_cpus).unwrap_or(0);
+    cpu_offset(cpus.len(), host_cpus, local_rank(), threads)
+}
+
+/// [`first_cpu_slot`]'s rule on plain numbers: `allowed` CPUs of the
+/// `host`'s, this rank's `(local rank, started by the built-in launcher)`.
+fn cpu_offset(allowed: usize, host: usize, local: Option<(usize, bool)>, threads: usize) -> usize {
+    match local {
+        None => 0,
+        // An external launcher bound this rank to CPUs of its own.
+        Some((_, false)) if allowed < host => 0,
+        Some((r, _)) => r.saturating_mul(threads),
+    }
+}
+
+/// This process's index among the ranks on its host, from the launcher's
+/// variables, and whether the built-in launcher started it.
+fn local_rank() -> Option<(usize, bool)> {
+    let var = |k: &str| std::env::var(k).ok()?.trim().parse::<usize>().ok();
+    const EXTERNAL: [&str; 3] = [
+        "OMPI_COMM_WORLD_LOCAL_RANK",
+        "MPI_LOCALRANKID",
+        "SLURM_LOCALID",
+    ];
+    if let Some(r) = EXTERNAL.iter().find_map(|k| var(k)) {
+        return Some((r, false));
+    }
+    // The built-in launcher starts every rank on this host: its rank is
+    // the local rank.
+    var("GOSSAMER_RANK").map(|r| (r, true))
 }
 
 fn pin_to(cpu: usize) {
@@ -627,5 +675,21 @@ mod tests {
             crate::spawn_on(WorkerId(1), move || c.apply(|x| *x += 1)).join();
         });
         assert!(ok.is_ok());
+    }
+
+    #[test]
+    fn ranks_on_one_host_pin_to_different_cpus() {
+        // 2 ranks x 1 thread from the built-in launcher on a 2-CPU host: CPU 0
+        // and CPU 1, not both on CPU 0.
+        assert_eq!(super::cpu_offset(2, 2, Some((0, true)), 1), 0);
+        assert_eq!(super::cpu_offset(2, 2, Some((1, true)), 1), 1);
+        // 2 ranks x 2 threads under mpirun without binding, 4 CPUs.
+        assert_eq!(super::cpu_offset(4, 4, Some((1, false)), 2), 2);
+        // mpirun --bind-to core gave the rank 1 of 4 CPUs: it is its own.
+        assert_eq!(super::cpu_offset(1, 4, Some((3, false)), 1), 0);
+        // The built-in launcher under taskset: still offset by the rank.
+        assert_eq!(super::cpu_offset(2, 8, Some((1, true)), 1), 1);
+        // A single process starts at its first allowed CPU.
+        assert_eq!(super::cpu_offset(8, 8, None, 4), 0);
     }
 }
