@@ -9,8 +9,8 @@ use graph_core::{file, EdgeList};
 
 use crate::args::GenerateArgs;
 use crate::error::{CliError, Result};
+use crate::files::{self, write_with};
 use crate::graph::{self, GRAPH500_ROOTS};
-use crate::output::write_with;
 use crate::progress::Progress;
 
 /// Runs the `generate` command.
@@ -27,7 +27,7 @@ pub fn run(args: &GenerateArgs) -> Result<()> {
         ));
     }
     for path in outputs.iter().copied().flatten() {
-        crate::output::check_writable(path)?;
+        files::check_writable(path)?;
     }
     let threads = graph::threads_or_all(args.threads)?;
     graph::init_rayon(threads);

@@ -10,7 +10,8 @@ use crate::args::{BfsModeArg, Graph500Args, RootChoice};
 use crate::cfmt::{g, g_prec};
 use crate::error::{CliError, Result};
 use crate::graph;
-use crate::search::{self, Kernel, KernelRun, KernelSpec, Plan};
+use crate::record::{Kernel, KernelRun};
+use crate::search::{self, KernelSpec, Plan};
 use crate::stats::{Summary, TepsSummary};
 
 /// The reference's line for an invalid run.

@@ -10,31 +10,12 @@ use graph_core::validate::{validate_bfs_list, validate_sssp_list, ValidationErro
 use graph_core::{EdgeList, PartitionKind};
 use rayon::prelude::*;
 
-use crate::args::BfsModeArg;
 use crate::engine::Engine;
 use crate::error::{CliError, Result};
+use crate::files;
 use crate::graph::LoadedGraph;
-use crate::output;
 use crate::progress::Progress;
-
-/// Which kernel, with its options.
-#[derive(Clone, Copy, Debug)]
-pub enum Kernel {
-    /// Delta-stepping SSSP; `None` lets the kernel choose delta.
-    Sssp { delta: Option<f32> },
-    /// BFS in the given mode.
-    Bfs { mode: BfsModeArg },
-}
-
-impl Kernel {
-    /// "sssp" or "bfs".
-    pub fn name(&self) -> &'static str {
-        match self {
-            Kernel::Sssp { .. } => "sssp",
-            Kernel::Bfs { .. } => "bfs",
-        }
-    }
-}
+use crate::record::{Kernel, KernelRun, RootResult};
 
 /// A kernel to run over all roots, and where to dump its first answer.
 #[derive(Clone, Debug)]
@@ -57,41 +38,6 @@ pub struct Plan {
     /// One untimed search from the first root before the timed ones (as
     /// the reference's benchmark does).
     pub warmup: bool,
-}
-
-/// The measurements of one search.
-#[derive(Clone, Debug)]
-pub struct RootResult {
-    /// The root.
-    pub root: u64,
-    /// Kernel seconds.
-    pub time_s: f64,
-    /// Input edges inside the root's component (Graph500 TEPS numerator).
-    pub traversed_edges: u64,
-    /// Vertices reached, the root included.
-    pub reached: u64,
-    /// Whether the answer was validated (and passed).
-    pub validated: bool,
-    /// Seconds spent validating (None when skipped).
-    pub validate_time_s: Option<f64>,
-}
-
-impl RootResult {
-    /// Traversed edges per second.
-    pub fn teps(&self) -> f64 {
-        self.traversed_edges as f64 / self.time_s
-    }
-}
-
-/// All searches of one kernel.
-#[derive(Debug)]
-pub struct KernelRun {
-    /// Which kernel.
-    pub kernel: Kernel,
-    /// One entry per root searched and validated, in root order.
-    pub results: Vec<RootResult>,
-    /// The root whose answer failed validation (searching stopped there).
-    pub failure: Option<(u64, ValidationError)>,
 }
 
 /// What a run produced.
@@ -227,8 +173,8 @@ impl Answer {
 
     fn dump(&self, path: &std::path::Path) -> Result<()> {
         match self {
-            Answer::Sssp(a) => output::write_f32s(path, &a.dist),
-            Answer::Bfs(a) => output::write_i64s(path, &a.level),
+            Answer::Sssp(a) => files::write_f32s(path, &a.dist),
+            Answer::Bfs(a) => files::write_i64s(path, &a.level),
         }
     }
 }

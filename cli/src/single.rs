@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::args::{GenParams, Input, PartitionArg, RootChoice, RunOptions, SearchOptions};
 use crate::error::Result;
+use crate::files;
 use crate::graph;
 use crate::output::{self, RunInfo};
 use crate::search::{self, KernelSpec, Plan};
@@ -33,7 +34,7 @@ pub fn run(req: Request<'_>) -> Result<()> {
         }
     }
     if let Some(path) = &req.spec.dump {
-        output::check_writable(path)?;
+        files::check_writable(path)?;
     }
     let loaded = graph::load(req.input, req.gen, threads, req.run.force)?;
     let roots = loaded.choose_roots(req.roots)?;

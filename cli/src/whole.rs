@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use crate::args::{CcArgs, GenParams, Input, PageRankArgs, RunOptions, SearchOptions};
 use crate::error::{CliError, Result};
+use crate::files;
 use crate::graph::{self, LoadedGraph};
 use crate::output;
 use crate::single::partition_name;
@@ -66,7 +67,7 @@ fn setup(input: &Input, gen: &GenParams, run: &RunOptions, dump: Option<&Path>) 
     let threads = graph::threads_or_all(run.threads)?;
     graph::init_rayon(threads);
     if let Some(p) = dump {
-        output::check_writable(p)?;
+        files::check_writable(p)?;
     }
     let graph = Arc::new(graph::load(input, gen, threads, run.force)?);
     Ok(Setup {
@@ -139,8 +140,9 @@ pub fn run_cc(args: &CcArgs) -> Result<()> {
         &args.run,
         args.dump_labels.as_deref(),
     )?;
-    let (ranks, construction, out) =
-        in_runtime(&s, |g| Ok(::components::cc(g, &::components::CcConfig::default())?))?;
+    let (ranks, construction, out) = in_runtime(&s, |g| {
+        Ok(::components::cc(g, &::components::CcConfig::default())?)
+    })?;
     let validated = !args.out.skip_validation;
     if validated {
         ::components::verify_cc(&s.graph.edge_list(), &out.labels).map_err(|e| {
@@ -148,7 +150,7 @@ pub fn run_cc(args: &CcArgs) -> Result<()> {
         })?;
     }
     if let Some(p) = &args.dump_labels {
-        output::write_with(p, |w| {
+        files::write_with(p, |w| {
             out.labels
                 .iter()
                 .try_for_each(|x| w.write_all(&x.to_le_bytes()))
@@ -218,7 +220,7 @@ pub fn run_pagerank(args: &PageRankArgs) -> Result<()> {
         }
     }
     if let Some(p) = &args.dump_scores {
-        output::write_with(p, |w| {
+        files::write_with(p, |w| {
             out.scores
                 .iter()
                 .try_for_each(|x| w.write_all(&x.to_le_bytes()))
