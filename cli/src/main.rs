@@ -10,6 +10,7 @@
 //! - [`graph500`]: the `graph500` subcommand (BFS and SSSP, reference output).
 //! - [`whole`]: the `cc` and `pagerank` subcommands (whole-graph kernels).
 //! - [`graph`]: the input graph (generated or read), memory check, roots.
+//! - [`runtime`]: worker threads, slot size, starting the Gossamer runtime.
 //! - [`search`]: running and validating searches from roots.
 //! - [`engine`]: the adapter to the SSSP and BFS kernels.
 //! - [`record`]: what a search run measured, per root and per kernel.
@@ -32,6 +33,7 @@ mod graph500;
 mod output;
 mod progress;
 mod record;
+mod runtime;
 mod search;
 mod single;
 mod sssp;
