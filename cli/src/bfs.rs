@@ -2,7 +2,8 @@
 
 use crate::args::{BfsArgs, BfsModeArg};
 use crate::error::Result;
-use crate::search::{Kernel, KernelSpec};
+use crate::record::Kernel;
+use crate::search::KernelSpec;
 use crate::single::{self, Request};
 
 /// Runs the `bfs` command.

@@ -9,9 +9,10 @@ use graph_core::{file, EdgeList};
 
 use crate::args::GenerateArgs;
 use crate::error::{CliError, Result};
+use crate::files::{self, write_with};
 use crate::graph::{self, GRAPH500_ROOTS};
-use crate::output::write_with;
 use crate::progress::Progress;
+use crate::runtime;
 
 /// Runs the `generate` command.
 pub fn run(args: &GenerateArgs) -> Result<()> {
@@ -27,10 +28,9 @@ pub fn run(args: &GenerateArgs) -> Result<()> {
         ));
     }
     for path in outputs.iter().copied().flatten() {
-        crate::output::check_writable(path)?;
+        files::check_writable(path)?;
     }
-    let threads = graph::threads_or_all(args.threads)?;
-    graph::init_rayon(threads);
+    let threads = runtime::threads(args.threads)?;
     let (list, kron, gen_time) = graph::generate(
         args.scale,
         args.edgefactor,
@@ -93,9 +93,9 @@ fn construct(
     roots_time: f64,
 ) -> Result<()> {
     let list = Arc::new(list);
-    let construction_time = gossamer::Runtime::builder()
-        .threads(threads)
-        .run(move || crate::engine::construct_only(&list, graph_core::PartitionKind::Block))??;
+    let construction_time = runtime::run_local(threads, move || {
+        crate::engine::construct_only(&list, graph_core::PartitionKind::Block)
+    })?;
     eprintln!(
         "graph_generation: {gen_time:.6} s, root selection: {roots_time:.6} s, construction_time: {construction_time:.6} s ({threads} threads)"
     );

@@ -299,26 +299,3 @@ pub fn load(input: &Input, gen: &GenParams, threads: usize, force: bool) -> Resu
         )),
     }
 }
-
-/// The worker-thread count: the user's, or every core.
-pub fn threads_or_all(threads: Option<usize>) -> Result<usize> {
-    match threads {
-        Some(0) => Err(CliError::new("--threads 0: give at least 1 thread")),
-        Some(t) if t > gossamer::MAX_THREADS => Err(CliError::new(format!(
-            "--threads {t}: at most {} threads are supported",
-            gossamer::MAX_THREADS
-        ))),
-        Some(t) => Ok(t),
-        None => Ok(std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)),
-    }
-}
-
-/// Sizes rayon's global pool (generation, root selection, counting) to
-/// `threads`; a no-op if it was already started.
-pub fn init_rayon(threads: usize) {
-    let _ = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build_global();
-}

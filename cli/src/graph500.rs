@@ -10,7 +10,9 @@ use crate::args::{BfsModeArg, Graph500Args, RootChoice};
 use crate::cfmt::{g, g_prec};
 use crate::error::{CliError, Result};
 use crate::graph;
-use crate::search::{self, Kernel, KernelRun, KernelSpec, Plan};
+use crate::record::{Kernel, KernelRun};
+use crate::runtime;
+use crate::search::{self, KernelSpec, Plan};
 use crate::stats::{Summary, TepsSummary};
 
 /// The reference's line for an invalid run.
@@ -25,8 +27,7 @@ pub fn run(args: &Graph500Args) -> Result<()> {
             )));
         }
     }
-    let threads = graph::threads_or_all(args.run.threads)?;
-    graph::init_rayon(threads);
+    let threads = runtime::threads(args.run.threads)?;
     let loaded = graph::load(&args.input, &args.gen, threads, args.run.force)?;
     let roots = loaded.choose_roots(&RootChoice {
         root: None,

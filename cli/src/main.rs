@@ -1,24 +1,39 @@
 //! The `gossamer-graph` command: generate Graph500 graphs, run SSSP and BFS
 //! on the Gossamer delegation runtime, validate, and report TEPS.
 //!
-//! Modules: [`args`] (syntax and help), one module per subcommand
-//! ([`generate`], [`sssp`], [`bfs`], [`graph500`]; [`whole`] for `cc` and
-//! `pagerank`), and the shared parts:
-//! [`graph`] (input graph, memory check, roots), [`search`] (running and
-//! validating searches), [`engine`] (adapter to the kernels), [`output`]
-//! (files and reports), [`stats`] and [`cfmt`] (Graph500 statistics and
-//! C `%g` numbers), [`progress`] and [`error`].
+//! Modules, one line each:
+//! - [`args`]: the command line's syntax and help.
+//! - [`generate`]: the `generate` subcommand.
+//! - [`sssp`]: the `sssp` subcommand.
+//! - [`bfs`]: the `bfs` subcommand.
+//! - [`single`]: the shared body of `sssp` and `bfs`.
+//! - [`graph500`]: the `graph500` subcommand (BFS and SSSP, reference output).
+//! - [`whole`]: the `cc` and `pagerank` subcommands (whole-graph kernels).
+//! - [`graph`]: the input graph (generated or read), memory check, roots.
+//! - [`runtime`]: worker threads, slot size, starting the Gossamer runtime.
+//! - [`search`]: running and validating searches from roots.
+//! - [`engine`]: the adapter to the SSSP and BFS kernels.
+//! - [`record`]: what a search run measured, per root and per kernel.
+//! - [`output`]: text on stdout, the JSON and human-readable reports.
+//! - [`files`]: files written: directory checks, binary arrays.
+//! - [`stats`]: Graph500 statistics (quartiles, harmonic means).
+//! - [`cfmt`]: numbers formatted like C's `%g`.
+//! - [`progress`]: progress bars on stderr.
+//! - [`error`]: the one error type, a message for the user.
 
 mod args;
 mod bfs;
 mod cfmt;
 mod engine;
 mod error;
+mod files;
 mod generate;
 mod graph;
 mod graph500;
 mod output;
 mod progress;
+mod record;
+mod runtime;
 mod search;
 mod single;
 mod sssp;

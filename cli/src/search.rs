@@ -10,31 +10,13 @@ use graph_core::validate::{validate_bfs_list, validate_sssp_list, ValidationErro
 use graph_core::{EdgeList, PartitionKind};
 use rayon::prelude::*;
 
-use crate::args::BfsModeArg;
 use crate::engine::Engine;
 use crate::error::{CliError, Result};
+use crate::files;
 use crate::graph::LoadedGraph;
-use crate::output;
 use crate::progress::Progress;
-
-/// Which kernel, with its options.
-#[derive(Clone, Copy, Debug)]
-pub enum Kernel {
-    /// Delta-stepping SSSP; `None` lets the kernel choose delta.
-    Sssp { delta: Option<f32> },
-    /// BFS in the given mode.
-    Bfs { mode: BfsModeArg },
-}
-
-impl Kernel {
-    /// "sssp" or "bfs".
-    pub fn name(&self) -> &'static str {
-        match self {
-            Kernel::Sssp { .. } => "sssp",
-            Kernel::Bfs { .. } => "bfs",
-        }
-    }
-}
+use crate::record::{Kernel, KernelRun, RootResult};
+use crate::runtime;
 
 /// A kernel to run over all roots, and where to dump its first answer.
 #[derive(Clone, Debug)]
@@ -59,41 +41,6 @@ pub struct Plan {
     pub warmup: bool,
 }
 
-/// The measurements of one search.
-#[derive(Clone, Debug)]
-pub struct RootResult {
-    /// The root.
-    pub root: u64,
-    /// Kernel seconds.
-    pub time_s: f64,
-    /// Input edges inside the root's component (Graph500 TEPS numerator).
-    pub traversed_edges: u64,
-    /// Vertices reached, the root included.
-    pub reached: u64,
-    /// Whether the answer was validated (and passed).
-    pub validated: bool,
-    /// Seconds spent validating (None when skipped).
-    pub validate_time_s: Option<f64>,
-}
-
-impl RootResult {
-    /// Traversed edges per second.
-    pub fn teps(&self) -> f64 {
-        self.traversed_edges as f64 / self.time_s
-    }
-}
-
-/// All searches of one kernel.
-#[derive(Debug)]
-pub struct KernelRun {
-    /// Which kernel.
-    pub kernel: Kernel,
-    /// One entry per root searched and validated, in root order.
-    pub results: Vec<RootResult>,
-    /// The root whose answer failed validation (searching stopped there).
-    pub failure: Option<(u64, ValidationError)>,
-}
-
 /// What a run produced.
 #[derive(Debug)]
 pub struct Outcome {
@@ -106,40 +53,19 @@ pub struct Outcome {
 }
 
 /// Builds the kernels' graph and runs every kernel spec over `roots`,
-/// inside a Gossamer runtime of `plan.threads` workers.
+/// inside a Gossamer runtime of `plan.threads` workers (every rank of a rack
+/// job joins; rank 0 runs the searches and reports).
 pub fn run(
     graph: Arc<LoadedGraph>,
     roots: Vec<u64>,
     specs: Vec<KernelSpec>,
     plan: Plan,
 ) -> Result<Outcome> {
-    // In a rack job (`--ranks N`, mpirun, srun) every rank joins here; rank 0
-    // runs the searches and reports, the others serve their shards and exit
-    // when it is done.
-    let builder = gossamer::Builder::from_env()?.threads(plan.threads);
-    let ranks = builder.ranks();
-    let builder = builder.slot_size(search_slot_bytes(plan.threads, ranks * plan.threads));
-    let mut outcome = builder.run(move || run_inside(&graph, &roots, &specs, &plan))??;
+    let (ranks, mut outcome) = runtime::run(plan.threads, move || {
+        run_inside(&graph, &roots, &specs, &plan)
+    })?;
     outcome.ranks = ranks;
     Ok(outcome)
-}
-
-/// Slot size for the searches. The kernels send slot-filling batches of
-/// records, and 64 KiB slots measured 1.4-1.5x faster than the runtime's
-/// 1 KiB default for SSSP at SCALE 18 (results/kernels/delta.md, run C).
-/// Each rank holds 2 x threads x workers slots (its rows of the request and
-/// response squares, dissertation section 4.7), so on large racks the size
-/// shrinks to keep that under 256 MiB per rank, never below the runtime's
-/// default.
-pub(crate) fn search_slot_bytes(threads: usize, workers: usize) -> usize {
-    const MAX: usize = 64 << 10;
-    const MIN: usize = 1 << 10;
-    const BUDGET: usize = 256 << 20;
-    let per_rank_slots = 2 * threads.max(1) * workers.max(1);
-    (BUDGET / per_rank_slots)
-        .clamp(MIN, MAX)
-        .next_power_of_two()
-        .min(MAX)
 }
 
 fn run_inside(
@@ -227,8 +153,8 @@ impl Answer {
 
     fn dump(&self, path: &std::path::Path) -> Result<()> {
         match self {
-            Answer::Sssp(a) => output::write_f32s(path, &a.dist),
-            Answer::Bfs(a) => output::write_i64s(path, &a.level),
+            Answer::Sssp(a) => files::write_f32s(path, &a.dist),
+            Answer::Bfs(a) => files::write_i64s(path, &a.level),
         }
     }
 }
@@ -319,34 +245,4 @@ pub fn validation_error(kernel: Kernel, root: u64, e: &ValidationError) -> CliEr
         "{} from root {root} failed validation: {e}",
         kernel.name()
     ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::search_slot_bytes;
-
-    #[test]
-    fn slots_are_large_on_a_host_and_bounded_on_a_rack() {
-        assert_eq!(search_slot_bytes(2, 2), 64 << 10);
-        assert_eq!(search_slot_bytes(2, 8), 64 << 10);
-        // 8 hosts x 32 threads: 16K slots per rank of 16 KiB each (256 MiB).
-        assert_eq!(search_slot_bytes(32, 256), 16 << 10);
-        // 1024 workers in one process: 2M slots; the size floors at 1 KiB.
-        assert_eq!(search_slot_bytes(1024, 1024), 1 << 10);
-        for (t, w) in [
-            (1, 1),
-            (3, 3),
-            (4, 40),
-            (64, 64),
-            (2, 90),
-            (8, 200),
-            (16, 1000),
-        ] {
-            let s = search_slot_bytes(t, w);
-            assert!(
-                s.is_power_of_two() && (1 << 10..=64 << 10).contains(&s),
-                "{t}x{w}: {s}"
-            );
-        }
-    }
 }

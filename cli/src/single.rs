@@ -5,8 +5,10 @@ use std::sync::Arc;
 
 use crate::args::{GenParams, Input, PartitionArg, RootChoice, RunOptions, SearchOptions};
 use crate::error::Result;
+use crate::files;
 use crate::graph;
 use crate::output::{self, RunInfo};
+use crate::runtime;
 use crate::search::{self, KernelSpec, Plan};
 
 /// What a single-kernel command asked for.
@@ -24,8 +26,7 @@ pub struct Request<'a> {
 
 /// Runs the command; output goes to stdout.
 pub fn run(req: Request<'_>) -> Result<()> {
-    let threads = graph::threads_or_all(req.run.threads)?;
-    graph::init_rayon(threads);
+    let threads = runtime::threads(req.run.threads)?;
     // Validate the root before the (possibly long) generation when we can.
     if let (Some(r), Some(scale)) = (req.roots.root, req.input.scale) {
         if scale <= graph_core::MAX_SCALE {
@@ -33,7 +34,7 @@ pub fn run(req: Request<'_>) -> Result<()> {
         }
     }
     if let Some(path) = &req.spec.dump {
-        output::check_writable(path)?;
+        files::check_writable(path)?;
     }
     let loaded = graph::load(req.input, req.gen, threads, req.run.force)?;
     let roots = loaded.choose_roots(req.roots)?;

@@ -2,7 +2,8 @@
 
 use crate::args::SsspArgs;
 use crate::error::{CliError, Result};
-use crate::search::{Kernel, KernelSpec};
+use crate::record::Kernel;
+use crate::search::KernelSpec;
 use crate::single::{self, Request};
 
 /// Runs the `sssp` command.

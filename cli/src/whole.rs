@@ -12,8 +12,10 @@ use serde::Serialize;
 
 use crate::args::{CcArgs, GenParams, Input, PageRankArgs, RunOptions, SearchOptions};
 use crate::error::{CliError, Result};
+use crate::files;
 use crate::graph::{self, LoadedGraph};
 use crate::output;
+use crate::runtime;
 use crate::single::partition_name;
 
 /// The JSON report of either command (`result` holds the kernel's fields).
@@ -63,10 +65,9 @@ struct Setup {
 }
 
 fn setup(input: &Input, gen: &GenParams, run: &RunOptions, dump: Option<&Path>) -> Result<Setup> {
-    let threads = graph::threads_or_all(run.threads)?;
-    graph::init_rayon(threads);
+    let threads = runtime::threads(run.threads)?;
     if let Some(p) = dump {
-        output::check_writable(p)?;
+        files::check_writable(p)?;
     }
     let graph = Arc::new(graph::load(input, gen, threads, run.force)?);
     Ok(Setup {
@@ -82,21 +83,14 @@ fn in_runtime<T: Send + 'static>(
     s: &Setup,
     kernel: impl FnOnce(&ShardedGraph) -> Result<T> + Send + 'static,
 ) -> Result<(usize, f64, T)> {
-    let builder = gossamer::Builder::from_env()?.threads(s.threads);
-    let ranks = builder.ranks();
-    // The searches' slot size: these kernels also send slot-filling batches.
-    let builder = builder.slot_size(crate::search::search_slot_bytes(
-        s.threads,
-        ranks * s.threads,
-    ));
     let (graph, partition) = (s.graph.clone(), s.partition);
-    let (construction, answer) = builder.run(move || -> Result<(f64, T)> {
+    let (ranks, (construction, answer)) = runtime::run(s.threads, move || {
         let list = graph.edge_list();
         let start = Instant::now();
         let sharded = ShardedGraph::build(&list, partition)?;
         let construction = start.elapsed().as_secs_f64();
         Ok((construction, kernel(&sharded)?))
-    })??;
+    })?;
     Ok((ranks, construction, answer))
 }
 
@@ -149,7 +143,7 @@ pub fn run_cc(args: &CcArgs) -> Result<()> {
         })?;
     }
     if let Some(p) = &args.dump_labels {
-        output::write_with(p, |w| {
+        files::write_with(p, |w| {
             out.labels
                 .iter()
                 .try_for_each(|x| w.write_all(&x.to_le_bytes()))
@@ -219,7 +213,7 @@ pub fn run_pagerank(args: &PageRankArgs) -> Result<()> {
         }
     }
     if let Some(p) = &args.dump_scores {
-        output::write_with(p, |w| {
+        files::write_with(p, |w| {
             out.scores
                 .iter()
                 .try_for_each(|x| w.write_all(&x.to_le_bytes()))

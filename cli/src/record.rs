@@ -1,0 +1,61 @@
+//! What a search run measured: which kernel ran, one record per root
+//! searched, and the records of one kernel over all its roots. The search
+//! fills them in; the reports read them.
+
+use graph_core::validate::ValidationError;
+
+use crate::args::BfsModeArg;
+
+/// Which kernel, with its options.
+#[derive(Clone, Copy, Debug)]
+pub enum Kernel {
+    /// Delta-stepping SSSP; `None` lets the kernel choose delta.
+    Sssp { delta: Option<f32> },
+    /// BFS in the given mode.
+    Bfs { mode: BfsModeArg },
+}
+
+impl Kernel {
+    /// "sssp" or "bfs".
+    pub fn name(&self) -> &'static str {
+        match self {
+            Kernel::Sssp { .. } => "sssp",
+            Kernel::Bfs { .. } => "bfs",
+        }
+    }
+}
+
+/// The measurements of one search.
+#[derive(Clone, Debug)]
+pub struct RootResult {
+    /// The root.
+    pub root: u64,
+    /// Kernel seconds.
+    pub time_s: f64,
+    /// Input edges inside the root's component (Graph500 TEPS numerator).
+    pub traversed_edges: u64,
+    /// Vertices reached, the root included.
+    pub reached: u64,
+    /// Whether the answer was validated (and passed).
+    pub validated: bool,
+    /// Seconds spent validating (None when skipped).
+    pub validate_time_s: Option<f64>,
+}
+
+impl RootResult {
+    /// Traversed edges per second.
+    pub fn teps(&self) -> f64 {
+        self.traversed_edges as f64 / self.time_s
+    }
+}
+
+/// All searches of one kernel.
+#[derive(Debug)]
+pub struct KernelRun {
+    /// Which kernel.
+    pub kernel: Kernel,
+    /// One entry per root searched and validated, in root order.
+    pub results: Vec<RootResult>,
+    /// The root whose answer failed validation (searching stopped there).
+    pub failure: Option<(u64, ValidationError)>,
+}
