@@ -549,7 +549,11 @@ impl<R> JoinHandle<R> {
             .is_some()
     }
     /// Suspends the calling fiber (only) until the fiber finishes; returns its value.
-    /// A panic in the fiber is resumed here, with its message.
+    ///
+    /// A panic in the fiber ends the whole run (other fibers may be waiting on
+    /// it): the runtime stops and `run` returns [`Error::DelegatedPanic`] with
+    /// the panic message. If this join is reached first, the panic is resumed
+    /// here.
     pub fn join(self) -> R {
         let w = blocking_point("join");
         let mut g = self.state.lock().unwrap_or_else(|p| p.into_inner());
@@ -596,6 +600,17 @@ pub fn spawn_on<R: Send + 'static>(
     let st = state.clone();
     let body = move || {
         let r = catch_unwind(AssertUnwindSafe(f));
+        if let Err(p) = &r {
+            // Other fibers may wait on this one through a collective or a
+            // trust it would have answered: a panic here ends the whole run
+            // instead of leaving them parked forever.
+            let me = worker("fiber panic");
+            me.shared.poison(format!(
+                "gossamer: a fiber panicked on worker {}: {}",
+                me.id,
+                panic_message(&**p)
+            ));
+        }
         let waiter = {
             let mut g = st.lock().unwrap_or_else(|p| p.into_inner());
             g.result = Some(r);
