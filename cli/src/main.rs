@@ -85,12 +85,31 @@ fn take_rack_flags(
     Ok((ranks, rest))
 }
 
+/// The worker threads a command asks for, if it starts the kernels' runtime.
+fn kernel_threads(command: &Command) -> Option<usize> {
+    match command {
+        Command::Generate(_) => None,
+        Command::Sssp(a) => a.run.threads,
+        Command::Bfs(a) => a.run.threads,
+        Command::Graph500(a) => a.run.threads,
+        Command::Cc(a) => a.run.threads,
+        Command::Pagerank(a) => a.run.threads,
+    }
+}
+
 fn main() {
     let (ranks, argv) = take_rack_flags(std::env::args_os().collect()).unwrap_or_else(|e| {
         eprintln!("error: {e}");
         std::process::exit(2);
     });
     if let Some(n) = ranks.filter(|&n| n > 1) {
+        // Bad flags are reported once here, not by every rank, and a job
+        // that cannot fit is refused before any rank starts.
+        let cli = Cli::parse_from(argv.clone());
+        if let Err(e) = runtime::check_job(n, kernel_threads(&cli.command)) {
+            eprintln!("error: {e}");
+            std::process::exit(1);
+        }
         match gossamer::rack::launch_local(n, &argv[1..]) {
             Ok(code) => std::process::exit(code),
             Err(e) => {
@@ -100,11 +119,21 @@ fn main() {
         }
     }
     // A rank of a rack job re-executes itself here with ASLR off (once).
-    if let Err(e) = gossamer::Builder::from_env() {
-        eprintln!("error: {e}");
-        std::process::exit(1);
-    }
+    let in_job = match gossamer::Builder::from_env() {
+        Ok(b) => b.ranks() > 1,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(1);
+        }
+    };
     let cli = Cli::parse_from(argv);
+    // A rack job was checked by whoever launched it (or spans hosts).
+    if !in_job {
+        if let Err(e) = runtime::check_job(1, kernel_threads(&cli.command)) {
+            eprintln!("error: {e}");
+            std::process::exit(1);
+        }
+    }
     let result = match &cli.command {
         Command::Generate(a) => generate::run(a),
         Command::Sssp(a) => sssp::run(a),

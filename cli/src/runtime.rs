@@ -27,6 +27,27 @@ pub fn threads(requested: Option<usize>) -> Result<usize> {
     Ok(threads)
 }
 
+/// Checks the shape of a job before anything starts: refuses one whose
+/// request/response slots could not fit in this host's memory (with the
+/// numbers), and warns when its workers outnumber the cores. `ranks` is the
+/// number of processes the built-in launcher is about to start on this host
+/// (1 for a one-process run); `threads` is the command's `--threads`.
+pub fn check_job(ranks: usize, threads: Option<usize>) -> Result<()> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let t = threads.unwrap_or(cores).clamp(1, gossamer::MAX_THREADS);
+    let slot = kernel_slot_bytes(t, ranks * t);
+    gossamer::check_slot_memory(t, ranks, slot).map_err(CliError::new)?;
+    let workers = ranks * t;
+    if workers > cores {
+        eprintln!(
+            "warning: {ranks} rank(s) x {t} thread(s) = {workers} workers on {cores} core(s): \
+             workers will take turns on the cores and every global agreement waits for all of \
+             them, so this run will be much slower than {cores} worker(s) would be"
+        );
+    }
+    Ok(())
+}
+
 /// Runs `body` inside a Gossamer runtime of `threads` workers per rank, with
 /// the kernels' slot size; returns the number of ranks and `body`'s answer.
 /// In a rack job (`--ranks N`, mpirun, srun) every rank joins here: rank 0

@@ -118,9 +118,9 @@ pub use delegable::Delegable;
 pub use latch::Latch;
 pub use pod::Pod;
 pub use runtime::{
-    current_worker, is_local_worker, main, num_workers, on_every_worker, spawn, spawn_on,
-    spawn_spread, stats, trustee_stats, wait_outstanding, yield_now, Builder, Error, JoinHandle,
-    Runtime, WorkerId, MAX_THREADS,
+    check_slot_memory, current_worker, is_local_worker, main, num_workers, on_every_worker,
+    slot_memory_bytes, spawn, spawn_on, spawn_spread, stats, trustee_stats, wait_outstanding,
+    yield_now, Builder, Error, JoinHandle, Runtime, WorkerId, MAX_THREADS,
 };
 pub use stats::TrusteeStats;
 pub use trust::{entrust, entrust_on, entrust_with, on_every_worker_with, spawn_on_with, Trust};
