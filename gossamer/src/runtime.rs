@@ -179,7 +179,7 @@ impl Builder {
             )));
         }
         let s = self.slot_size;
-        if !(slot::MIN_SLOT_SIZE..=slot::MAX_SLOT_SIZE).contains(&s) || s % 64 != 0 {
+        if !(slot::MIN_SLOT_SIZE..=slot::MAX_SLOT_SIZE).contains(&s) || !s.is_multiple_of(64) {
             return Err(Error::Config(format!(
                 "slot_size = {s}, expected a multiple of 64 between {} and {}",
                 slot::MIN_SLOT_SIZE,
@@ -614,13 +614,22 @@ pub fn on_every_worker<R: Send + 'static>(f: impl Fn() -> R + Send + Sync + 'sta
 // spawn request is an ordinary record whose trampoline starts the fiber, and the
 // result comes back as a launch completion (`tr_launch_done`).
 
+/// Starts a `spawn_on_with` fiber on this worker; its result goes back to the
+/// spawning worker as a launch completion.
+///
+/// # Safety
+/// A trampoline (see `trust/trampolines.rs`): `r` must be positioned at an `F`
+/// written by `put_value`, then the client's worker id and the completion token as
+/// `u64`s, then the payload (by `send_spawn` for these `F, V, R`; a malformed
+/// payload only panics); the property word is unused.
 unsafe fn tr_spawn_with<F, V, R>(_: u64, r: &mut Reader, _: &mut AlignedBuf)
 where
     F: FnOnce(V) -> R + Copy + 'static,
     V: DeserializeOwned + 'static,
     R: Serialize + 'static,
 {
-    // SAFETY: the client wrote F, its worker id, the token, then the payload.
+    // SAFETY: the client wrote F with `put_value`, then its worker id, the token and
+    // the payload (caller contract).
     let f: F = unsafe { r.value() };
     let client = r.u64() as usize;
     let token = r.u64();

@@ -90,7 +90,7 @@ impl<T: 'static> Trust<T> {
     fn local(&self, w: &'static Worker, job: impl FnOnce(&mut T) + 'static) {
         let p = self.ptr;
         if w.delegated.get() > 0 || !fiber::in_fiber() {
-            // SAFETY (in the job): deferred jobs run one at a time from the worker
+            // SAFETY: (in the job) deferred jobs run one at a time from the worker
             // loop, before this trust's release (deferred after it, or drained first).
             w.defer(Box::new(move || job(unsafe { value_mut::<T>(p) })));
         } else {
@@ -162,7 +162,8 @@ impl<T: 'static> Trust<T> {
         f: F,
         then: impl FnOnce(U) + 'static,
     ) {
-        // SAFETY (in the continuation): the response holds a U at the cursor.
+        // SAFETY: (in the continuation) the response to this record is the U its
+        // trampoline wrote with `put_value`, at the cursor.
         let cont = Cont::then(move |r: &mut Reader| then(unsafe { r.value::<U>() }));
         let len = RECORD_HEADER + pad8(size_of::<F>());
         let q = w.enqueue(
@@ -250,7 +251,8 @@ impl<T: 'static> Trust<T> {
         if w.id == self.trustee {
             return self.local(w, move |t| then(f(t, payload)));
         }
-        // SAFETY (in the continuation): the response holds a U at the cursor.
+        // SAFETY: (in the continuation) the response to this record is the U its
+        // trampoline wrote with `put_value`, at the cursor.
         let cont = Cont::then(move |r: &mut Reader| then(unsafe { r.value::<U>() }));
         let q = self.send_with(w, f, &payload, cont);
         w.backpressure(q);
@@ -387,7 +389,8 @@ impl<T: 'static> Trust<T> {
             // SAFETY: local, fiber context, no delegated closure running.
             return then(f(unsafe { value_mut::<T>(self.ptr) }, data));
         }
-        // SAFETY (in the continuation): the response holds a U at the cursor.
+        // SAFETY: (in the continuation) the response to this record is the U its
+        // trampoline wrote with `put_value`, at the cursor.
         let cont = Cont::then(move |r: &mut Reader| then(unsafe { r.value::<U>() }));
         let q = self.send_slice(w, f, data, cont);
         w.backpressure(q);

@@ -114,8 +114,9 @@ impl<T: 'static> Trust<Latch<T>> {
         f: F,
         then: impl FnOnce(U) + 'static,
     ) {
-        // SAFETY (in the continuation): the completion record holds a U at the cursor.
         let token = w.add_launch(Box::new(move |r: &mut Reader| {
+            // SAFETY: the completion record for this token holds the U that
+            // `start_launch` wrote with `put_value`, at the cursor.
             then(unsafe { r.value::<U>() })
         }));
         if w.id == self.trustee {

@@ -14,8 +14,15 @@ pub(super) struct PropBox<T> {
     pub(super) value: T,
 }
 
+/// Drops a whole property (header and value); the header's `drop_fn`.
+///
+/// # Safety
+/// `p` must be the address `new_prop::<T>` returned (a `Box<PropBox<T>>` turned
+/// into a raw pointer), still live, and never used again: the registry and the
+/// weight count make sure each property is dropped exactly once.
 unsafe fn drop_prop<T>(p: *mut PropHeader) {
-    // SAFETY: `p` came from `Box::into_raw(Box<PropBox<T>>)` in `new_prop::<T>`.
+    // SAFETY: `p` came from `Box::into_raw(Box<PropBox<T>>)` in `new_prop::<T>`,
+    // and is dropped only here, once (caller contract).
     drop(unsafe { Box::from_raw(p as *mut PropBox<T>) });
 }
 
@@ -34,9 +41,11 @@ pub(super) fn new_prop<T: 'static>(w: &Worker, value: T) -> u64 {
     p as u64
 }
 
+/// The value of the property at `p`, for the one closure running on it.
+///
 /// # Safety
 /// `p` must be a live `PropBox<T>` of the current worker, with no other reference
-/// to its value alive (delegated closures run one at a time).
+/// to its value alive for `'a` (delegated closures run one at a time).
 #[inline(always)]
 pub(super) unsafe fn value_mut<'a, T>(p: u64) -> &'a mut T {
     // SAFETY: caller contract.

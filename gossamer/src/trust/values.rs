@@ -34,13 +34,27 @@ pub(crate) fn read_serde<U: DeserializeOwned>(r: &mut Reader) -> U {
         .unwrap_or_else(|e| panic!("gossamer: could not decode a value from a slot: {e}"))
 }
 
+/// Reads a `U` response value into a parked fiber's `MaybeUninit<U>` (the `read`
+/// of a `Cont::Wake`).
+///
+/// # Safety
+/// `r` must be positioned at a `U` written by `put_value::<U>`, and `out` must be
+/// valid for writes of a `U` and aligned for it (the fiber's `MaybeUninit<U>`,
+/// alive while the fiber is parked); whatever `out` held is overwritten, not dropped.
 pub(super) unsafe fn read_into<U: Copy>(r: &mut Reader, out: *mut u8) {
-    // SAFETY: the response holds a U written by `put_value::<U>`; `out` points to a
-    // `MaybeUninit<U>` of the parked fiber.
+    // SAFETY: the response holds a U written by `put_value::<U>`, and `out` is valid
+    // and aligned for a U (caller contract).
     unsafe { (out as *mut U).write(r.value::<U>()) };
 }
 
+/// Decodes a serialized response value into a parked fiber's `MaybeUninit<U>`
+/// (the `read` of a `Cont::Wake` for `apply_returning`).
+///
+/// # Safety
+/// `out` must be valid for writes of a `U` and aligned for it (the fiber's
+/// `MaybeUninit<U>`, alive while the fiber is parked); whatever it held is
+/// overwritten, not dropped. Malformed bytes at `r` panic; they are not UB.
 pub(super) unsafe fn read_serde_into<U: DeserializeOwned>(r: &mut Reader, out: *mut u8) {
-    // SAFETY: `out` points to a `MaybeUninit<U>` of the parked fiber.
+    // SAFETY: `out` is valid and aligned for a U (caller contract).
     unsafe { (out as *mut U).write(read_serde::<U>(r)) };
 }

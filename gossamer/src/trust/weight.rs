@@ -161,7 +161,7 @@ impl<T> Drop for Trust<T> {
         let p = self.ptr;
         if w.id == self.trustee {
             if w.delegated.get() > 0 || !fiber::in_fiber() {
-                // SAFETY (in the job): this trust's weight is returned exactly once.
+                // SAFETY: (in the job) this trust's weight is returned exactly once.
                 w.defer(Box::new(move || unsafe {
                     worker("release").release_local(p as *mut PropHeader, wgt)
                 }));

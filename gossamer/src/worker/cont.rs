@@ -50,6 +50,12 @@ pub(crate) struct InlineThen {
     data: [MaybeUninit<u64>; INLINE_WORDS],
 }
 
+/// Calls the closure stored in place at `p` (an `InlineThen`'s `call`).
+///
+/// # Safety
+/// `p` must point to a live `C` written by `InlineThen::new::<C>` into the
+/// `InlineThen`'s data, which the caller then treats as moved out: it neither
+/// calls nor drops it again (`run` forgets the `InlineThen`).
 unsafe fn inline_call<C: FnOnce(&mut Reader)>(p: *mut u8, r: &mut Reader) {
     // SAFETY: `p` holds a C written by `InlineThen::new`, read out exactly once
     // (`run` forgets the InlineThen so `drop_fn` does not run afterwards).
@@ -57,6 +63,12 @@ unsafe fn inline_call<C: FnOnce(&mut Reader)>(p: *mut u8, r: &mut Reader) {
     c(r)
 }
 
+/// Drops the closure stored in place at `p` without calling it (an `InlineThen`'s
+/// `drop_fn`).
+///
+/// # Safety
+/// `p` must point to a live `C` written by `InlineThen::new::<C>` that was never
+/// called (moved out by `inline_call`), and the caller must not use it afterwards.
 unsafe fn inline_drop<C>(p: *mut u8) {
     // SAFETY: `p` holds a C that was never called (otherwise `run` forgot us).
     unsafe { std::ptr::drop_in_place(p as *mut C) }
