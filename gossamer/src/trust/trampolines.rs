@@ -4,8 +4,9 @@
 //! appends the return value to the response. [`tramp!`] turns one into a code word.
 //!
 //! Every trampoline is an `unsafe fn` with the same shape of contract: it is called
-//! only by the trustee (`worker/trustee.rs`, through a code word checked against
-//! this binary's text) with `r` positioned just after the record header of a record
+//! only by the trustee (`worker/trustee.rs`, through the record's code word, which
+//! a rack run also checks against this binary's text) with `r` positioned just
+//! after the record header of a record
 //! that the matching client method wrote for exactly these type parameters, and
 //! with `p` the property word that client put in the record header. Each `# Safety`
 //! section below says what that record and that word must be.
