@@ -55,7 +55,7 @@ fn client((servers, p): (Vec<Trust<u64>>, Params)) -> Report {
             if s == me && n > 1 {
                 s = (s + 1) % n;
             }
-            let sampled = ops % SAMPLE_EVERY == 0;
+            let sampled = ops.is_multiple_of(SAMPLE_EVERY);
             let issued = sampled.then(Instant::now);
             outstanding.set(outstanding.get() + 1);
             let (o, l) = (outstanding.clone(), lat.clone());

@@ -17,7 +17,7 @@
 //!   plain-old-data records, see [`Pod`]), [`Trust::apply_returning`]
 //!   (variable-size results). Create one with [`entrust`], [`entrust_on`] or
 //!   [`entrust_with`]. The property is dropped on its trustee when the last trust
-//!   is dropped (weighted reference counting, see the `trust` module source).
+//!   is dropped (weighted reference counting, see `src/trust/weight.rs`).
 //! - **Fiber**: a light user thread with its own stack ([`spawn`], [`spawn_on`],
 //!   [`spawn_spread`], [`on_every_worker`], [`JoinHandle::join`], [`yield_now`]).
 //!   Each worker runs its fibers in FIFO order; fibers never migrate. Blocking calls
@@ -48,11 +48,11 @@
 //!
 //! | module | concept |
 //! | --- | --- |
-//! | `trust` | [`Trust`], entrusting, the apply family, weighted reference counting |
+//! | `trust/` | [`Trust`], entrusting, the apply family, launch, weighted reference counting, trampolines (map in `trust/mod.rs`) |
 //! | `latch` | [`Latch`] for [`Trust::launch`] |
 //! | `delegable`, `pod` | what may cross the channel: [`Delegable`], [`Pod`], [`pod_struct!`] |
-//! | `runtime` | [`Builder`], [`main`], fibers and [`JoinHandle`], [`wait_outstanding`] |
-//! | `worker` | one worker thread: scheduling loop, client batching, trustee serving |
+//! | `runtime` | [`Builder`], [`main`], spawning fibers (also across ranks: [`spawn_on_with`]) and [`JoinHandle`], [`wait_outstanding`] |
+//! | `worker/` | one worker thread: scheduling loop, client side, trustee side, registry, mail, termination (map in `worker/mod.rs`) |
 //! | `scheduler`, `fiber` | FIFO fiber scheduler; the only stack-switching code |
 //! | `slot` | the request/response slot format (one encoder and decoder) |
 //! | `transport` | the one primitive needed from a transport, in-process version |
@@ -74,7 +74,7 @@
 //! - A trust dropped outside any worker thread (e.g. on a plain `std::thread`) does
 //!   not release its weight; its property is dropped at shutdown.
 //! - Cloning a remote trust whose weight is exhausted inside delegated context
-//!   panics (see the `trust` module docs); ordinary code never gets near that.
+//!   panics (see `src/trust/weight.rs`); ordinary code never gets near that.
 //!
 //! # Example
 //!
@@ -119,8 +119,9 @@ pub use latch::Latch;
 pub use pod::Pod;
 pub use runtime::{
     check_slot_memory, current_worker, is_local_worker, main, num_workers, on_every_worker,
-    slot_memory_bytes, spawn, spawn_on, spawn_spread, stats, trustee_stats, wait_outstanding,
-    yield_now, Builder, Error, JoinHandle, Runtime, WorkerId, MAX_THREADS,
+    on_every_worker_with, slot_memory_bytes, spawn, spawn_on, spawn_on_with, spawn_spread, stats,
+    trustee_stats, wait_outstanding, yield_now, Builder, Error, JoinHandle, Runtime, WorkerId,
+    MAX_THREADS,
 };
 pub use stats::TrusteeStats;
-pub use trust::{entrust, entrust_on, entrust_with, on_every_worker_with, spawn_on_with, Trust};
+pub use trust::{entrust, entrust_on, entrust_with, Trust};

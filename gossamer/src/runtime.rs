@@ -1,10 +1,18 @@
-//! Start-up and shut-down, workers, fibers and their join handles.
+//! Start-up and shut-down, workers, fibers and their join handles: every way to
+//! spawn a fiber (`spawn`, `spawn_on`, `spawn_spread`, `on_every_worker`, and across
+//! processes `spawn_on_with`, `on_every_worker_with`).
 
+use crate::codec;
+use crate::delegable::Delegable;
 use crate::fiber::{self, Suspend};
 use crate::rack::{RankEnv, TransportKind};
 use crate::slot;
+use crate::slot::{pad8, AlignedBuf, Reader, RECORD_HEADER};
 use crate::stats::TrusteeStats;
-use crate::worker::{panic_message, try_worker, worker, Shared, Worker};
+use crate::trust::trampolines::{tr_launch_done, tramp};
+use crate::trust::values::read_serde;
+use crate::worker::{panic_message, try_worker, worker, Cont, Shared, Worker};
+use serde::{de::DeserializeOwned, Serialize};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -248,7 +256,7 @@ impl Builder {
             )));
         }
         let s = self.slot_size;
-        if !(slot::MIN_SLOT_SIZE..=slot::MAX_SLOT_SIZE).contains(&s) || s % 64 != 0 {
+        if !(slot::MIN_SLOT_SIZE..=slot::MAX_SLOT_SIZE).contains(&s) || !s.is_multiple_of(64) {
             return Err(Error::Config(format!(
                 "slot_size = {s}, expected a multiple of 64 between {} and {}",
                 slot::MIN_SLOT_SIZE,
@@ -743,6 +751,153 @@ pub fn on_every_worker<R: Send + 'static>(f: impl Fn() -> R + Send + Sync + 'sta
         })
         .collect();
     hs.into_iter().map(JoinHandle::join).collect()
+}
+
+// ---------------------------------------------- fibers across processes (ranks)
+// The closure crosses as bytes and the payload and result are serialized; the
+// spawn request is an ordinary record whose trampoline starts the fiber, and the
+// result comes back as a launch completion (`tr_launch_done`).
+
+/// Starts a `spawn_on_with` fiber on this worker; its result goes back to the
+/// spawning worker as a launch completion.
+///
+/// # Safety
+/// A trampoline (see `trust/trampolines.rs`): `r` must be positioned at an `F`
+/// written by `put_value`, then the client's worker id and the completion token as
+/// `u64`s, then the payload (by `send_spawn` for these `F, V, R`; a malformed
+/// payload only panics); the property word is unused.
+unsafe fn tr_spawn_with<F, V, R>(_: u64, r: &mut Reader, _: &mut AlignedBuf)
+where
+    F: FnOnce(V) -> R + Copy + 'static,
+    V: DeserializeOwned + 'static,
+    R: Serialize + 'static,
+{
+    // SAFETY: the client wrote F with `put_value`, then its worker id, the token and
+    // the payload (caller contract).
+    let f: F = unsafe { r.value() };
+    let client = r.u64() as usize;
+    let token = r.u64();
+    let v: V = read_serde(r);
+    let w = worker("spawn_on_with");
+    w.spawn_local(Box::new(move || {
+        let w = worker("spawn_on_with");
+        match catch_unwind(AssertUnwindSafe(move || f(v))) {
+            Ok(res) => {
+                let mut bytes = Vec::new();
+                codec::encode_into(&res, &mut bytes).unwrap_or_else(|e| {
+                    panic!("gossamer: could not encode a spawn_on_with result: {e}")
+                });
+                if client == w.id {
+                    let mut buf = AlignedBuf::default();
+                    let d = buf.reserve(8);
+                    // SAFETY: 8 bytes reserved, 8-aligned.
+                    unsafe { (d as *mut u64).write(bytes.len() as u64) };
+                    buf.extend(bytes.as_ptr(), bytes.len());
+                    // SAFETY: reading our own buffer.
+                    let mut r = unsafe { Reader::new(buf.as_ptr(), buf.len()) };
+                    w.finish_launch(token, &mut r);
+                } else {
+                    let q = w.enqueue(
+                        client,
+                        tramp!(tr_launch_done),
+                        token,
+                        RECORD_HEADER + 8 + pad8(bytes.len()),
+                        Cont::Skip,
+                        |wr| wr.put_bytes(bytes.as_ptr(), bytes.len()),
+                    );
+                    w.backpressure(q);
+                }
+            }
+            Err(e) => {
+                let msg = panic_message(&*e);
+                w.shared.poison(format!(
+                    "gossamer: a fiber started with spawn_on_with panicked on worker {}: {msg}",
+                    w.id
+                ));
+            }
+        }
+    }));
+}
+
+/// Spawns a fiber running `f(payload)` on worker `target`, which may be in another
+/// process (rank) of a rack run: `f` crosses as bytes (it must be [`Delegable`]) and
+/// `payload` and the result are serialized, so they may hold heap values and
+/// [`Trust`](crate::Trust)s. Use [`spawn_on`](crate::spawn_on) for same-process fibers capturing
+/// anything `Send`.
+///
+/// A panic in the fiber stops the whole run (like a delegated closure's).
+///
+/// ```
+/// let v = gossamer::main(2, || {
+///     let counter = gossamer::entrust(0u64);
+///     let h = gossamer::spawn_on_with(gossamer::WorkerId(1), |(c, n): (gossamer::Trust<u64>, u64)| {
+///         c.apply(move |x| { *x += n; *x })
+///     }, (counter.clone(), 5));
+///     h.join()
+/// });
+/// assert_eq!(v, 5);
+/// ```
+pub fn spawn_on_with<V, R>(
+    target: WorkerId,
+    f: impl FnOnce(V) -> R + Delegable,
+    payload: V,
+) -> crate::runtime::JoinHandle<R>
+where
+    V: Serialize + DeserializeOwned + 'static,
+    R: Serialize + DeserializeOwned + Send + 'static,
+{
+    let w = worker("spawn_on_with");
+    assert!(
+        target.0 < w.n(),
+        "gossamer: spawn_on_with({target}) but there are only {} workers",
+        w.n()
+    );
+    let (handle, complete) = crate::runtime::JoinHandle::<R>::pending(target);
+    let token = w.add_spawn(Box::new(move |r: &mut Reader| complete(read_serde::<R>(r))));
+    send_spawn(w, target.0, f, &payload, token);
+    handle
+}
+
+fn send_spawn<F, V, R>(w: &Worker, target: usize, f: F, payload: &V, token: u64)
+where
+    F: FnOnce(V) -> R + Copy + 'static,
+    V: Serialize + DeserializeOwned + 'static,
+    R: Serialize + 'static,
+{
+    let mut bytes = Vec::new();
+    codec::encode_into(payload, &mut bytes)
+        .unwrap_or_else(|e| panic!("gossamer: could not encode the spawn_on_with payload: {e}"));
+    let len = RECORD_HEADER + pad8(size_of::<F>()) + 16 + 8 + pad8(bytes.len());
+    let me = w.id as u64;
+    let q = w.enqueue(
+        target,
+        tramp!(tr_spawn_with::<F, V, R>),
+        0,
+        len,
+        Cont::Skip,
+        |wr| {
+            wr.put_value(f);
+            wr.put_u64(me);
+            wr.put_u64(token);
+            wr.put_bytes(bytes.as_ptr(), bytes.len());
+        },
+    );
+    w.backpressure(q);
+}
+
+/// Runs `f(payload.clone())` once on every worker of every rank (one fiber each),
+/// waits for all and returns the results indexed by worker: the rack-wide
+/// [`on_every_worker`](crate::on_every_worker). See [`spawn_on_with`].
+pub fn on_every_worker_with<V, R>(f: impl Fn(V) -> R + Delegable, payload: V) -> Vec<R>
+where
+    V: Serialize + DeserializeOwned + Clone + 'static,
+    R: Serialize + DeserializeOwned + Send + 'static,
+{
+    let n = crate::runtime::num_workers();
+    let hs: Vec<_> = (0..n)
+        .map(|i| spawn_on_with(WorkerId(i), f, payload.clone()))
+        .collect();
+    hs.into_iter().map(|h| h.join()).collect()
 }
 
 #[cfg(test)]

@@ -128,7 +128,7 @@ impl Header {
     /// Parses the header from the last `HEADER_SIZE` bytes of a slot of `s` bytes
     /// (only the header region is read, never the records).
     pub(crate) fn from_end(end: &[u8], s: usize) -> Result<(Header, usize), SlotError> {
-        if s < MIN_SLOT_SIZE || s % 64 != 0 || end.len() != HEADER_SIZE {
+        if s < MIN_SLOT_SIZE || !s.is_multiple_of(64) || end.len() != HEADER_SIZE {
             return Err(SlotError(
                 "slot size must be a multiple of 64 and at least 256",
             ));
@@ -137,7 +137,7 @@ impl Header {
         let u32_at = |off: usize| u32::from_ne_bytes(end[h - off..h - off + 4].try_into().unwrap());
         let u64_at = |off: usize| u64::from_ne_bytes(end[h - off..h - off + 8].try_into().unwrap());
         let data_start = u32_at(OFF_DATA_START) as usize;
-        if data_start > data_capacity(s) || data_start % 8 != 0 {
+        if data_start > data_capacity(s) || !data_start.is_multiple_of(8) {
             return Err(SlotError("corrupt slot header: data_start out of range"));
         }
         let mut cache = [0u64; CACHE_ENTRIES];
@@ -215,7 +215,7 @@ impl AlignedBuf {
     /// Appends `n` bytes (`n` a multiple of 8) and returns a pointer to them.
     #[inline(always)]
     pub(crate) fn reserve(&mut self, n: usize) -> *mut u8 {
-        debug_assert!(n % 8 == 0);
+        debug_assert!(n.is_multiple_of(8));
         let need = (self.len + n) / 8;
         if need > self.words.len() {
             self.grow(need);
@@ -403,7 +403,7 @@ impl BatchWriter {
     /// code and property words and returns a writer for the rest.
     #[inline(always)]
     pub(crate) fn record(&mut self, code: u64, prop: u64, len: usize) -> Writer {
-        debug_assert!(len <= self.remaining() && len % 8 == 0 && len >= RECORD_HEADER);
+        debug_assert!(len <= self.remaining() && len.is_multiple_of(8) && len >= RECORD_HEADER);
         let cw = self.code_word(code);
         let p = self.buf.reserve(len);
         self.count += 1;

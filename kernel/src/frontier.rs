@@ -108,7 +108,7 @@ impl Frontier {
     /// ```
     pub fn insert_all(&mut self) {
         self.bits.fill(u64::MAX);
-        if self.n % 64 != 0 {
+        if !self.n.is_multiple_of(64) {
             if let Some(last) = self.bits.last_mut() {
                 *last = (1u64 << (self.n % 64)) - 1;
             }

@@ -154,6 +154,12 @@ fn exe_hash() -> Vec<u8> {
 
 /// Segments of the main program, as (kind, flags, start address, size in memory).
 fn main_program_segments() -> Vec<(u32, u32, u64, u64)> {
+    /// `dl_iterate_phdr`'s callback: records the first object's segments.
+    ///
+    /// # Safety
+    /// Only for `dl_iterate_phdr`, called with `data` pointing to the
+    /// `Vec<(u32, u32, u64, u64)>` passed below, and `info` to a valid
+    /// `dl_phdr_info` whose `dlpi_phnum` program headers are readable during the call.
     unsafe extern "C" fn visit(
         info: *mut libc::dl_phdr_info,
         _size: libc::size_t,

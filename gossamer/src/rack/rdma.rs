@@ -129,6 +129,24 @@ pub fn remote_slot_addr(
     rows_addr + (((d * threads + owner_local) * workers + writer) * slot) as u64
 }
 
+// The shim in `csrc/verbs_shim.c`. Calling any of these is unsafe; what each
+// call needs from its caller:
+// - `gsm_open`: `name` a NUL-terminated string (empty: the first device). Returns
+//   a device handle that is never freed (a static table), or NULL.
+// - `gsm_port_info`: `d` from `gsm_open`; `lid`, `mtu` writable, `gid` 16
+//   writable bytes.
+// - `gsm_reg`: `d` from `gsm_open`; `addr..addr + len` memory that stays allocated
+//   for as long as the NIC may read or write it (the registration is never
+//   dropped); `lkey`, `rkey` writable. Returns NULL on failure.
+// - `gsm_cq`, `gsm_qp`: `d` (and `cq`) live handles from this shim; `qpn` writable.
+// - `gsm_qp_init`, `gsm_qp_rtr`, `gsm_qp_rts`: `qp` a live queue pair; `gid` 16
+//   readable bytes.
+// - `gsm_write`: `qp` a live, connected queue pair used by one thread at a time;
+//   `laddr..laddr + len` inside memory registered with `lkey` that is not written
+//   until the write has been read by the NIC; `raddr..raddr + len` inside the
+//   peer's region registered with `rkey` (the NIC checks this remotely).
+// - `gsm_poll`: `cq` a live completion queue polled by one thread at a time;
+//   `bad_status` writable.
 extern "C" {
     fn gsm_open(name: *const c_char, port: u8) -> *mut c_void;
     fn gsm_port_info(
@@ -453,7 +471,9 @@ pub(crate) struct RdmaSlots {
 // SAFETY: each queue pair and completion queue is used only by the worker thread it
 // belongs to (`from`'s local index); slot memory follows the slot protocol.
 unsafe impl Send for RdmaSlots {}
-// SAFETY: as above.
+// SAFETY: as above: shared use goes through `&self` methods called by the worker
+// threads, each touching only its own queue pairs, completion queue and staging
+// slots; the remaining fields are read-only after `connect` (or atomic).
 unsafe impl Sync for RdmaSlots {}
 
 impl Transport for RdmaSlots {
@@ -467,18 +487,25 @@ impl Transport for RdmaSlots {
         }
         let me = from - self.rank * l.t;
         let start = data_capacity(l.size) - body.len;
-        // SAFETY: the staging slot of (dir, me, to) is ours and free: its previous
-        // write landed before the owner answered it.
+        // SAFETY: `offset(dir, me, to)` is a slot offset inside our staging area,
+        // which has the rows' geometry (`[dir][local writer][owner]`).
         let stage = unsafe { self.staging.base().add(l.offset(dir, me, to)) };
-        // SAFETY: as above.
+        // SAFETY: the staging slot of (dir, me, to) is ours and free: only this
+        // thread writes it, and its previous RDMA WRITE was read by the NIC before
+        // it landed at the owner, which had to see it before answering, and we
+        // write a pair again only after its answer (slot protocol).
         unsafe { place(stage, l.size, body, header, seq) };
         let (addr, rkey) = self.remote[to_rank];
         let raddr = addr + (l.offset(dir, owner, from) + start) as u64;
         let q = me * self.ranks + to_rank;
         let k = self.counts[q].fetch_add(1, Ordering::Relaxed);
         let sig = signaled(k);
-        // SAFETY: the queue pair belongs to this thread; the source lies in the
-        // registered staging area, the target range in the peer's registered rows.
+        // SAFETY: the queue pair `q` belongs to this thread (`me`), so no other
+        // thread posts on it; the source `stage + start .. stage + size` is the
+        // used tail of a staging slot, inside the area registered with `lkey`, and
+        // it is not written again until this write has landed (see above); the
+        // target is the same range of the owner's slot in the peer's rows,
+        // registered with `rkey` (same layout on every rank).
         let rc = unsafe {
             gsm_write(
                 self.qps[q],

@@ -75,7 +75,7 @@ pub(crate) unsafe fn ready<'a>(slot: *mut u8, size: usize) -> &'a AtomicU64 {
 pub(crate) unsafe fn place(slot: *mut u8, size: usize, body: Body, header: &Header, seq: u64) {
     let cap = data_capacity(size);
     assert!(
-        body.len <= cap && body.len % 8 == 0,
+        body.len <= cap && body.len.is_multiple_of(8),
         "batch of {} bytes does not fit a {size} byte slot",
         body.len
     );

@@ -1,0 +1,118 @@
+//! Making properties: [`entrust`] (on this worker), [`entrust_on`] (move a value
+//! to a worker of this process) and [`entrust_with`] (build the value on any
+//! worker, also in another rank). Each returns the first [`Trust`], holding the
+//! property's whole initial weight.
+
+use super::property::new_prop;
+use super::trampolines::{tr_entrust_boxed, tr_entrust_with, tramp};
+use super::values::read_into;
+use super::weight::INITIAL_WEIGHT;
+use super::Trust;
+use crate::delegable::Delegable;
+use crate::runtime::{blocking_point, WorkerId};
+use crate::slot::{pad8, RECORD_HEADER};
+use crate::worker::{worker, Cont, Worker};
+use std::marker::PhantomData;
+use std::mem::MaybeUninit;
+use std::sync::atomic::AtomicU64;
+
+/// Entrusts `value` to the current worker's trustee.
+pub fn entrust<T: 'static>(value: T) -> Trust<T> {
+    let w = worker("entrust");
+    let ptr = new_prop(w, value);
+    Trust {
+        ptr,
+        trustee: w.id,
+        rt: w.shared.rt,
+        weight: AtomicU64::new(INITIAL_WEIGHT),
+        _p: PhantomData,
+    }
+}
+
+/// Moves `value` to worker `w`'s trustee (blocking when `w` is another worker).
+///
+/// The value moves through process memory, so this is for one machine only;
+/// [`entrust_with`] builds the value on the trustee and works across machines.
+pub fn entrust_on<T: Send + 'static>(w: WorkerId, value: T) -> Trust<T> {
+    let me = worker("entrust_on");
+    assert!(
+        w.0 < me.n(),
+        "gossamer: entrust_on({w}) but there are only {} workers",
+        me.n()
+    );
+    if w.0 == me.id {
+        return entrust(value);
+    }
+    assert!(
+        me.shared.is_local(w.0),
+        "gossamer: entrust_on({w}) targets another process (rank) of this rack run; a value \
+         cannot move there through memory. Use `entrust_with` (the value is built on the \
+         trustee by a Delegable closure) instead"
+    );
+    let me = blocking_point("entrust_on");
+    let boxed = Box::into_raw(Box::new(value)) as u64;
+    let ptr = remote_addr(
+        me,
+        w.0,
+        tramp!(tr_entrust_boxed::<T>),
+        boxed,
+        RECORD_HEADER,
+        |_| {},
+    );
+    Trust {
+        ptr,
+        trustee: w.0,
+        rt: me.shared.rt,
+        weight: AtomicU64::new(INITIAL_WEIGHT),
+        _p: PhantomData,
+    }
+}
+
+/// Builds a property on worker `w` by running `init` there (blocking when `w` is
+/// another worker). `init` crosses the channel as bytes, like any delegated closure.
+pub fn entrust_with<T: 'static, F>(w: WorkerId, init: F) -> Trust<T>
+where
+    F: FnOnce() -> T + Delegable,
+{
+    let me = worker("entrust_with");
+    assert!(
+        w.0 < me.n(),
+        "gossamer: entrust_with({w}) but there are only {} workers",
+        me.n()
+    );
+    if w.0 == me.id {
+        return entrust(init());
+    }
+    let me = blocking_point("entrust_with");
+    let len = RECORD_HEADER + pad8(size_of::<F>());
+    let ptr = remote_addr(me, w.0, tramp!(tr_entrust_with::<T, F>), 0, len, |wr| {
+        wr.put_value(init)
+    });
+    Trust {
+        ptr,
+        trustee: w.0,
+        rt: me.shared.rt,
+        weight: AtomicU64::new(INITIAL_WEIGHT),
+        _p: PhantomData,
+    }
+}
+
+fn remote_addr(
+    me: &Worker,
+    t: usize,
+    code: u64,
+    prop: u64,
+    len: usize,
+    write: impl FnOnce(&mut crate::slot::Writer),
+) -> u64 {
+    let mut out = MaybeUninit::<u64>::uninit();
+    let cont = Cont::Wake {
+        fid: me.current_fiber(),
+        out: out.as_mut_ptr() as *mut u8,
+        read: read_into::<u64>,
+    };
+    me.enqueue(t, code, prop, len, cont, write);
+    me.park();
+    // SAFETY: the continuation wrote the address before waking us.
+    unsafe { out.assume_init() }
+}

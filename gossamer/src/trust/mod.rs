@@ -1,0 +1,27 @@
+//! [`Trust<T>`]: the reference through which closures are applied to a property.
+//!
+//! # Where things live
+//!
+//! | file | what it owns |
+//! | --- | --- |
+//! | `entrust.rs` | making properties: [`entrust`], [`entrust_on`], [`entrust_with`] |
+//! | `property.rs` | a property in trustee memory: header + value, allocation, drop |
+//! | `apply.rs` | the [`Trust`] type and its apply family: `apply`, `apply_then`, `apply_with`, `apply_slice`, `apply_returning` (+ `_then`s) |
+//! | `launch.rs` | `launch` on a [`Latch`](crate::Latch)ed property: the closure runs in a trustee-side fiber |
+//! | `weight.rs` | weighted reference counting: clone, drop, refill, serde (the design is explained there) |
+//! | `values.rs` | codec helpers: writing return values and payloads into records, reading them back |
+//! | `trampolines.rs` | the trustee-side handlers (`tr_*`) named by each record's code word |
+//!
+//! Fibers spawned across processes (`spawn_on_with`, `on_every_worker_with`) live with
+//! the other spawns in `crate::runtime`.
+
+mod apply;
+mod entrust;
+mod launch;
+mod property;
+pub(crate) mod trampolines;
+pub(crate) mod values;
+mod weight;
+
+pub use apply::Trust;
+pub use entrust::{entrust, entrust_on, entrust_with};

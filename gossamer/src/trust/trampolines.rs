@@ -1,0 +1,209 @@
+//! Trampolines: the monomorphised trustee-side handlers a record's code word names
+//! (`crate::worker::Trampoline`). Each reads exactly what the matching client
+//! method wrote after the record header, runs the closure on the property, and
+//! appends the return value to the response. [`tramp!`] turns one into a code word.
+//!
+//! Every trampoline is an `unsafe fn` with the same shape of contract: it is called
+//! only by the trustee (`worker/trustee.rs`, through the record's code word, which
+//! a rack run also checks against this binary's text) with `r` positioned just
+//! after the record header of a record
+//! that the matching client method wrote for exactly these type parameters, and
+//! with `p` the property word that client put in the record header. Each `# Safety`
+//! section below says what that record and that word must be.
+
+use super::launch::start_launch;
+use super::property::{new_prop, value_mut};
+use super::values::{put_serde, put_value, read_serde};
+use crate::pod::Pod;
+use crate::slot::{AlignedBuf, Reader};
+use crate::worker::{worker, PropHeader};
+use serde::{de::DeserializeOwned, Serialize};
+
+#[inline(always)]
+pub(crate) fn code<X>(f: X) -> u64
+where
+    X: Copy,
+{
+    debug_assert_eq!(size_of::<X>(), size_of::<usize>());
+    // SAFETY: X is always a `Trampoline` fn pointer at call sites (see below).
+    unsafe { std::mem::transmute_copy::<X, usize>(&f) as u64 }
+}
+
+macro_rules! tramp {
+    ($e:expr) => {
+        $crate::trust::trampolines::code::<$crate::worker::Trampoline>($e)
+    };
+}
+
+pub(crate) use tramp;
+
+/// Runs an `apply`/`apply_then` closure on the property; appends its `U` result.
+///
+/// # Safety
+/// `r` must be positioned at an `F` written by `put_value` (by `Trust::apply` or
+/// `apply_then` for these `T, F, U`), and `p` must be the address of a live
+/// `PropBox<T>` of the current worker whose value nothing else borrows.
+pub(super) unsafe fn tr_apply<T, F: FnOnce(&mut T) -> U + Copy, U: Copy>(
+    p: u64,
+    r: &mut Reader,
+    out: &mut AlignedBuf,
+) {
+    // SAFETY: the client wrote an F here with `put_value` (caller contract).
+    let f: F = unsafe { r.value() };
+    // SAFETY: `p` is a live, unborrowed PropBox<T> of this worker (caller contract).
+    let u = f(unsafe { value_mut::<T>(p) });
+    put_value(out, u);
+}
+
+/// Runs an `apply_returning` closure; appends its result, serialized.
+///
+/// # Safety
+/// As for [`tr_apply`]: `r` at an `F` written by `put_value` (by
+/// `Trust::apply_returning(_then)` for these `T, F, U`), `p` a live, unborrowed
+/// `PropBox<T>` of the current worker.
+pub(super) unsafe fn tr_returning<T, F: FnOnce(&mut T) -> U + Copy, U: Serialize>(
+    p: u64,
+    r: &mut Reader,
+    out: &mut AlignedBuf,
+) {
+    // SAFETY: the client wrote an F here with `put_value` (caller contract).
+    let f: F = unsafe { r.value() };
+    // SAFETY: `p` is a live, unborrowed PropBox<T> of this worker (caller contract).
+    let u = f(unsafe { value_mut::<T>(p) });
+    put_serde(out, &u);
+}
+
+/// Runs an `apply_with` closure with its deserialized payload; appends its result.
+///
+/// # Safety
+/// `r` must be positioned at an `F` written by `put_value` followed by the payload
+/// (by `Trust::apply_with(_then)` for these `T, F, V, U`; a malformed payload only
+/// panics), and `p` must be a live, unborrowed `PropBox<T>` of the current worker.
+pub(super) unsafe fn tr_with<T, F: FnOnce(&mut T, V) -> U + Copy, V: DeserializeOwned, U: Copy>(
+    p: u64,
+    r: &mut Reader,
+    out: &mut AlignedBuf,
+) {
+    // SAFETY: the client wrote an F here with `put_value`; the payload follows it.
+    let f: F = unsafe { r.value() };
+    let v: V = read_serde(r);
+    // SAFETY: `p` is a live, unborrowed PropBox<T> of this worker (caller contract).
+    let u = f(unsafe { value_mut::<T>(p) }, v);
+    put_value(out, u);
+}
+
+/// Runs an `apply_slice` closure on the records in the request; appends its result.
+///
+/// # Safety
+/// `r` must be positioned at an `F` written by `put_value` followed by a byte run
+/// copied from a `&[R]` (by `Trust::apply_slice(_then)` for these `T, F, R, U`),
+/// in 8-aligned memory that stays unchanged while the closure runs, and `p` must be
+/// a live, unborrowed `PropBox<T>` of the current worker.
+pub(super) unsafe fn tr_slice<T, F: FnOnce(&mut T, &[R]) -> U + Copy, R: Pod, U: Copy>(
+    p: u64,
+    r: &mut Reader,
+    out: &mut AlignedBuf,
+) {
+    // SAFETY: the client wrote an F here with `put_value` (caller contract).
+    let f: F = unsafe { r.value() };
+    let (d, n) = r.bytes();
+    // SAFETY: the client copied `n / size_of R` Pod records here; slot and
+    // reassembly memory are 8-aligned and records start at 8-aligned offsets, and
+    // `align_of::<R>() <= 8` is checked at compile time by the client method.
+    let data = unsafe { std::slice::from_raw_parts(d as *const R, n / size_of::<R>()) };
+    // SAFETY: `p` is a live, unborrowed PropBox<T> of this worker (caller contract).
+    let u = f(unsafe { value_mut::<T>(p) }, data);
+    put_value(out, u);
+}
+
+/// Builds a property from an `entrust_with` closure; appends its address.
+///
+/// # Safety
+/// `r` must be positioned at an `F` written by `put_value` (by `entrust_with` for
+/// these `T, F`); `p` is unused.
+pub(super) unsafe fn tr_entrust_with<T: 'static, F: FnOnce() -> T + Copy>(
+    _: u64,
+    r: &mut Reader,
+    out: &mut AlignedBuf,
+) {
+    // SAFETY: the client wrote an F here with `put_value` (caller contract).
+    let f: F = unsafe { r.value() };
+    let addr = new_prop(worker("entrust_with"), f());
+    put_value(out, addr);
+}
+
+/// Makes a property of the value `entrust_on` moved here; appends its address.
+///
+/// # Safety
+/// `p` must be the address of a `Box<T>` that `entrust_on` leaked with
+/// `Box::into_raw` in this process and handed over in this record only, so it is
+/// taken back exactly once; `r` is unused.
+pub(super) unsafe fn tr_entrust_boxed<T: 'static>(p: u64, _: &mut Reader, out: &mut AlignedBuf) {
+    // SAFETY: `p` is a `Box<T>` leaked by `entrust_on` in this process, sent once
+    // (caller contract).
+    let b = unsafe { Box::from_raw(p as *mut T) };
+    let addr = new_prop(worker("entrust_on"), *b);
+    put_value(out, addr);
+}
+
+/// Adds the weight in the record to a property's total (a trust's refill).
+///
+/// # Safety
+/// `p` must be the address of a live property (its `PropHeader`) of the current
+/// worker, and `r` must be positioned at the `u64` weight `refill` wrote.
+pub(super) unsafe fn tr_top_up(p: u64, r: &mut Reader, _: &mut AlignedBuf) {
+    let add = r.u64();
+    // SAFETY: `p` is a live property of this trustee (caller contract: the requesting
+    // trust holds weight, so the property cannot have been dropped).
+    let h = unsafe { &*(p as *const PropHeader) };
+    h.weight.set(h.weight.get() + add as u128);
+}
+
+/// Returns a dropped trust's weight to its property (dropping it at zero).
+///
+/// # Safety
+/// `p` must be the address of a live property of the current worker, and `r` must
+/// be positioned at the `u64` weight of a trust of it, owned by that trust and
+/// returned only by this record.
+pub(super) unsafe fn tr_release(p: u64, r: &mut Reader, _: &mut AlignedBuf) {
+    let w = r.u64();
+    // SAFETY: a live property of this worker, and weight its dropped trust owned
+    // (caller contract), which is `release_local`'s contract.
+    unsafe { worker("release").release_local(p as *mut PropHeader, w) };
+}
+
+/// Starts a launched closure in a new fiber on this trustee.
+///
+/// # Safety
+/// `r` must be positioned at an `F` written by `put_value`, then the client's
+/// worker id and the launch token as `u64`s (by `Trust::launch(_then)` for these
+/// `T, F, U`), and `p` must be the address of a live `PropBox<Latch<T>>` of the
+/// current worker.
+pub(super) unsafe fn tr_launch<
+    T: 'static,
+    F: FnOnce(&mut T) -> U + Copy + 'static,
+    U: Copy + 'static,
+>(
+    p: u64,
+    r: &mut Reader,
+    _: &mut AlignedBuf,
+) {
+    // SAFETY: the client wrote F with `put_value`, then its worker id and the launch
+    // token (caller contract).
+    let f: F = unsafe { r.value() };
+    let client = r.u64() as usize;
+    let token = r.u64();
+    start_launch::<T, F, U>(worker("launch"), p, f, client, token);
+}
+
+/// Delivers a launch's (or a `spawn_on_with` fiber's) result to the continuation
+/// waiting under `token` on this, the launching, worker.
+///
+/// # Safety
+/// `token` (the record's property word) must be a pending launch or spawn token of
+/// the current worker, and `r` must be positioned at the result bytes that token's
+/// continuation reads: a `U` written by `put_value` for a launch of `U`, or a
+/// length-prefixed encoding for `spawn_on_with`.
+pub(crate) unsafe fn tr_launch_done(token: u64, r: &mut Reader, _: &mut AlignedBuf) {
+    worker("launch").finish_launch(token, r);
+}

@@ -1,0 +1,143 @@
+//! The scheduling loop (its steps are listed in `mod.rs`): run until the runtime
+//! stops, spinning, then yielding the thread, then sleeping when idle; worker 0 of
+//! a single process also decides termination here. Teardown drops the properties
+//! still entrusted, each on its trustee.
+
+use super::{Delegated, Worker, CURRENT};
+use crate::stats::StatsCell;
+use crate::transport::Dir;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+/// Idle loop iterations spent spinning before the worker starts yielding its thread.
+const SPIN_ITERS: u32 = 64;
+
+/// Idle loop iterations after which the worker parks its thread until woken.
+const YIELD_ITERS: u32 = 512;
+
+impl Worker {
+    /// Runs the scheduling loop until the runtime stops, then drops what is left.
+    pub(crate) fn run(&self) {
+        CURRENT.set(self as *const Worker);
+        self.shared.parking.register(self.id);
+        let sh = &self.shared;
+        let mut idle_iters: u32 = 0;
+        // Start of the current run of idle iterations (the clock is read only when
+        // the loop switches between idle and busy).
+        let mut idle_since: Option<Instant> = None;
+        loop {
+            let mut progress = self.drain_inbox();
+            progress |= self.run_fibers();
+            progress |= self.run_deferred();
+            progress |= self.serve_all();
+            progress |= self.poll_responses();
+            for t in 0..self.n() {
+                progress |= self.try_send(t);
+            }
+            if sh.fate.failed() || sh.stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let idle = self.sched.borrow().ready_len() == 0 && self.outstanding.get() == 0;
+            if progress {
+                sh.activity[self.id].store(
+                    sh.activity[self.id].load(Ordering::Relaxed) + 1,
+                    Ordering::SeqCst,
+                );
+            }
+            if sh.idle[self.id].load(Ordering::Relaxed) != idle {
+                sh.idle[self.id].store(idle, Ordering::SeqCst);
+            }
+            if progress {
+                idle_iters = 0;
+            } else {
+                idle_iters = idle_iters.saturating_add(1);
+                if self.id == 0
+                    && !sh.place.rack
+                    && idle
+                    && sh.main_done.load(Ordering::SeqCst)
+                    && sh.terminated()
+                {
+                    sh.stop.store(true, Ordering::SeqCst);
+                    sh.wake_all();
+                    break;
+                }
+                // Spin briefly, then yield: when workers outnumber free cores, a
+                // spinning worker would otherwise hold the core its peer needs for
+                // a whole time slice (sched_yield is cheap when nobody waits).
+                if idle_iters < SPIN_ITERS {
+                    std::hint::spin_loop();
+                } else if idle_iters < YIELD_ITERS {
+                    std::thread::yield_now();
+                } else {
+                    self.sleep();
+                }
+            }
+            match (progress, idle_since) {
+                (false, None) => idle_since = Some(Instant::now()),
+                (true, Some(t0)) => {
+                    StatsCell::add(&sh.stats[self.id].idle_ns, t0.elapsed().as_nanos() as u64);
+                    idle_since = None;
+                }
+                _ => {}
+            }
+        }
+        self.teardown();
+        CURRENT.set(std::ptr::null());
+    }
+
+    fn teardown(&self) {
+        self.stopping.set(true);
+        self.sched.borrow_mut().abandon();
+        // Properties still entrusted are dropped here, on their trustee.
+        loop {
+            let p = {
+                let mut r = self.registry.borrow_mut();
+                let Some(i) = r.props.iter().position(|p| !p.is_null()) else {
+                    break;
+                };
+                let p = r.props[i];
+                r.props[i] = std::ptr::null_mut();
+                p
+            };
+            let _d = Delegated::enter(self);
+            // SAFETY: registered properties are live and unregistered just above, so
+            // each is dropped exactly once; trusts dropped meanwhile do nothing
+            // (`stopping`).
+            let _ = catch_unwind(AssertUnwindSafe(|| unsafe { ((*p).drop_fn)(p) }));
+        }
+        self.deferred.borrow_mut().clear();
+        self.launches.borrow_mut().clear();
+        for c in &self.channels {
+            c.borrow_mut().conts.clear();
+        }
+    }
+
+    /// True when a slot this worker polls holds a new batch, or mail is waiting.
+    fn has_incoming(&self) -> bool {
+        let sh = &self.shared;
+        if sh.inbox_flag[self.id].load(Ordering::SeqCst) {
+            return true;
+        }
+        (0..self.n()).any(|c| {
+            let seen = self.serve.borrow()[c].seen;
+            if sh.transport.poll(Dir::Request, self.id, c, seen).is_some() {
+                return true;
+            }
+            let ch = self.channels[c].borrow();
+            ch.inflight.is_some()
+                && sh
+                    .transport
+                    .poll(Dir::Response, self.id, c, ch.resp_seen)
+                    .is_some()
+        })
+    }
+
+    /// Parks the thread until a peer publishes work for it (or 1 ms passes).
+    fn sleep(&self) {
+        let sh = &self.shared;
+        sh.parking.sleep(self.id, || {
+            self.has_incoming() || sh.stop.load(Ordering::SeqCst) || sh.fate.failed()
+        });
+    }
+}

@@ -1,0 +1,109 @@
+//! `Shared`: the state all workers of one runtime share in this process: the
+//! placement, the transport, statistics, per-worker idle/activity/mail words, the
+//! parking lot and the run's fate. Posting mail lives in `inbox.rs`, termination
+//! detection in `termination.rs`.
+
+use super::{Fate, Inbox, Placement};
+use crate::park::Parking;
+use crate::stats::StatsCell;
+use crate::transport::{InProcess, Transport};
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::{Arc, Mutex};
+
+/// State shared by all workers of one runtime (in this process).
+pub(crate) struct Shared {
+    pub rt: u64,
+    pub n: usize,
+    pub place: Placement,
+    pub slot_size: usize,
+    pub transport: Box<dyn Transport>,
+    pub stats: Vec<StatsCell>,
+    /// Per worker: nothing to run and nothing outstanding (see `termination.rs`).
+    pub(super) idle: Vec<AtomicBool>,
+    /// Per worker: loop iterations that made progress (see `termination.rs`).
+    pub(super) activity: Vec<AtomicU64>,
+    /// Per worker: its mail (see `inbox.rs`).
+    pub(super) inbox: Vec<Mutex<Inbox>>,
+    /// Per worker: mail is waiting in `inbox`.
+    pub(super) inbox_flag: Vec<AtomicBool>,
+    pub parking: Arc<Parking>,
+    pub main_done: AtomicBool,
+    pub stop: AtomicBool,
+    pub fate: Arc<Fate>,
+}
+
+impl Shared {
+    pub(crate) fn new(rt: u64, n: usize, slot_size: usize) -> Self {
+        Self::with(
+            rt,
+            Placement::single(n),
+            slot_size,
+            Box::new(InProcess::new(n, slot_size)),
+            Arc::new(Parking::local(n)),
+            Arc::new(Fate::default()),
+        )
+    }
+
+    pub(crate) fn with(
+        rt: u64,
+        place: Placement,
+        slot_size: usize,
+        transport: Box<dyn Transport>,
+        parking: Arc<Parking>,
+        fate: Arc<Fate>,
+    ) -> Self {
+        let n = place.n;
+        Shared {
+            rt,
+            n,
+            place,
+            slot_size,
+            transport,
+            stats: (0..n).map(|_| StatsCell::default()).collect(),
+            idle: (0..n).map(|_| AtomicBool::new(false)).collect(),
+            activity: (0..n).map(|_| AtomicU64::new(0)).collect(),
+            inbox: (0..n).map(|_| Mutex::new(Inbox::default())).collect(),
+            inbox_flag: (0..n).map(|_| AtomicBool::new(false)).collect(),
+            parking,
+            main_done: AtomicBool::new(false),
+            stop: AtomicBool::new(false),
+            fate,
+        }
+    }
+
+    /// True when worker `w` runs in this process.
+    #[inline(always)]
+    pub(crate) fn is_local(&self, w: usize) -> bool {
+        w.wrapping_sub(self.place.base) < self.place.local
+    }
+
+    /// Global ids of this process's workers.
+    pub(crate) fn local_workers(&self) -> std::ops::Range<usize> {
+        self.place.base..self.place.base + self.place.local
+    }
+
+    /// Wakes worker `w` if it is (about to be) asleep. Call after publishing work
+    /// for it (see [`Parking::wake`]).
+    #[inline]
+    pub(crate) fn wake_worker(&self, w: usize) {
+        self.parking.wake(w);
+    }
+
+    /// Wakes every worker of this process (stop, poison).
+    pub(crate) fn wake_all(&self) {
+        for w in self.local_workers() {
+            self.wake_worker(w);
+        }
+    }
+
+    /// Stops the run because of a failure (a panic in delegated context, a lost rank).
+    pub(crate) fn poison(&self, msg: String) {
+        self.fate.fail(msg);
+        self.wake_all();
+    }
+
+    /// The failure message, if the run failed.
+    pub(crate) fn poison_message(&self) -> Option<String> {
+        self.fate.message()
+    }
+}

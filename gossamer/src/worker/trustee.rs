@@ -1,0 +1,174 @@
+//! The trustee side: for each client, poll its request slot, run the batch's
+//! records (each a `Trampoline` code word, a property and the closure's bytes) in
+//! delegated context, and answer in the response slot (in chunks when the answer
+//! is bigger than a slot). Chunked requests are reassembled here first.
+
+use super::{panic_message, Delegated, Trampoline, Worker};
+use crate::slot::{self, flags, AlignedBuf, Header, Reader};
+use crate::stats::StatsCell;
+use crate::transport::{Body, Dir, SlotView};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::Instant;
+
+/// The trustee side of one (client -> this worker) pair.
+#[derive(Default)]
+pub(super) struct Serve {
+    pub(super) seen: u64,
+    reasm: AlignedBuf,
+    pending: Option<(AlignedBuf, usize)>,
+}
+
+impl Worker {
+    pub(super) fn serve_all(&self) -> bool {
+        let mut any = false;
+        for c in 0..self.n() {
+            let seen = self.serve.borrow()[c].seen;
+            if let Some((seq, view)) = self.shared.transport.poll(Dir::Request, self.id, c, seen) {
+                self.serve.borrow_mut()[c].seen = seq;
+                any = true;
+                self.serve_batch(c, seq, view);
+            }
+        }
+        any
+    }
+
+    fn serve_batch(&self, c: usize, seq: u64, view: SlotView) {
+        let (h, start) = match view.header() {
+            Ok(x) => x,
+            Err(e) => {
+                return self.shared.poison(format!(
+                    "gossamer: corrupt request slot from worker {c}: {}",
+                    e.0
+                ))
+            }
+        };
+        if h.flags & flags::CONTINUE != 0 {
+            return self.send_response_chunk(c, seq);
+        }
+        // SAFETY: the header check bounded `start + data_len` by the slot size.
+        let data = unsafe { view.base.add(start) };
+        let len = h.data_len as usize;
+        let mut out = std::mem::take(&mut *self.resp.borrow_mut());
+        out.clear();
+        let t0 = Instant::now();
+        let count;
+        if h.flags & flags::CHUNK != 0 {
+            let mut sv = self.serve.borrow_mut();
+            sv[c].reasm.extend(data, len);
+            if h.flags & flags::LAST == 0 {
+                drop(sv);
+                *self.resp.borrow_mut() = out;
+                let empty = Header::default();
+                self.write(Dir::Response, c, Body { ptr: data, len: 0 }, &empty, seq);
+                return;
+            }
+            let mut whole = std::mem::take(&mut sv[c].reasm);
+            drop(sv);
+            // A chunked batch holds one full-pointer record (no cache).
+            self.run_records(&Header::default(), whole.as_ptr(), whole.len(), 1, &mut out);
+            whole.clear();
+            self.serve.borrow_mut()[c].reasm = whole;
+            count = 1;
+        } else {
+            self.run_records(&h, data, len, h.count, &mut out);
+            count = h.count;
+        }
+        let st = &self.shared.stats[self.id];
+        StatsCell::add(&st.busy_ns, t0.elapsed().as_nanos() as u64);
+        StatsCell::add(&st.requests, count as u64);
+        StatsCell::add(&st.batches, 1);
+        if self.shared.fate.failed() {
+            return;
+        }
+        let cap = slot::data_capacity(self.shared.slot_size);
+        if out.len() <= cap {
+            let rh = Header {
+                data_len: out.len() as u32,
+                count,
+                ..Header::default()
+            };
+            self.write(
+                Dir::Response,
+                c,
+                Body {
+                    ptr: out.as_ptr(),
+                    len: out.len(),
+                },
+                &rh,
+                seq,
+            );
+            *self.resp.borrow_mut() = out;
+        } else {
+            self.serve.borrow_mut()[c].pending = Some((out, 0));
+            *self.resp.borrow_mut() = AlignedBuf::with_capacity(self.shared.slot_size);
+            self.send_response_chunk(c, seq);
+        }
+    }
+
+    fn send_response_chunk(&self, c: usize, seq: u64) {
+        let cap = slot::data_capacity(self.shared.slot_size) & !7;
+        let mut sv = self.serve.borrow_mut();
+        let Some((buf, sent)) = sv[c].pending.as_mut() else {
+            drop(sv);
+            return self.shared.poison(format!(
+                "gossamer: worker {c} asked for a response chunk that does not exist"
+            ));
+        };
+        let chunk = (buf.len() - *sent).min(cap);
+        let more = *sent + chunk < buf.len();
+        let h = Header {
+            data_len: chunk as u32,
+            flags: if more { flags::MORE } else { 0 },
+            aux: buf.len() as u64,
+            ..Header::default()
+        };
+        // SAFETY: `sent + chunk <= buf.len()`.
+        let p = unsafe { buf.as_ptr().add(*sent) };
+        self.write(Dir::Response, c, Body { ptr: p, len: chunk }, &h, seq);
+        *sent += chunk;
+        if !more {
+            sv[c].pending = None;
+        }
+    }
+
+    fn run_records(
+        &self,
+        h: &Header,
+        data: *const u8,
+        len: usize,
+        count: u32,
+        out: &mut AlignedBuf,
+    ) {
+        let _d = Delegated::enter(self);
+        let res = catch_unwind(AssertUnwindSafe(|| {
+            // SAFETY: `data..data+len` is the batch in local slot memory (or our
+            // reassembly buffer), 8-aligned, not written until we answer.
+            let mut r = unsafe { Reader::new(data, len) };
+            for _ in 0..count {
+                let code = h.resolve(r.u64());
+                let prop = r.u64();
+                let (lo, hi) = self.shared.place.code_bounds;
+                if code < lo || code >= hi {
+                    panic!(
+                        "rejected a request whose code pointer {code:#x} does not lie in this \
+                         binary's text ({lo:#x}..{hi:#x}); was the peer built from the same binary?"
+                    );
+                }
+                // SAFETY: code words are addresses of `Trampoline`s written by a
+                // gossamer client of this same binary (see `trust/trampolines.rs`); the trampoline
+                // reads exactly the record its client wrote.
+                unsafe {
+                    let f: Trampoline = std::mem::transmute::<usize, Trampoline>(code as usize);
+                    f(prop, &mut r, out);
+                }
+            }
+        }));
+        if let Err(p) = res {
+            let msg = panic_message(&*p);
+            self.shared.poison(format!(
+                "gossamer: a delegated closure panicked on trustee {}: {msg}",
+                self.id
+            ));
+        }
+    }
+}
