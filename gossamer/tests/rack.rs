@@ -505,21 +505,30 @@ fn idle_connections_to_the_coordinator_do_not_stop_the_job() {
     if is_rank() {
         return;
     }
-    let coord = free_port();
-    let job = format!("flood-{}", std::process::id());
-    let r0 = spawn_rank("rank_counter_tcp", 0, 3, &coord, &job, &[]);
-    let mut idle = vec![connect_when_listening(&coord)];
-    for _ in 0..19 {
-        idle.push(std::net::TcpStream::connect(&coord).unwrap());
+    // 20 idle connections, then more than rank 0 keeps in the handshake at once.
+    for flood in [20, 100] {
+        let coord = free_port();
+        let job = format!("flood{flood}-{}", std::process::id());
+        let r0 = spawn_rank("rank_counter_tcp", 0, 3, &coord, &job, &[]);
+        let mut idle = vec![connect_when_listening(&coord)];
+        for _ in 1..flood {
+            idle.push(std::net::TcpStream::connect(&coord).unwrap());
+        }
+        let r1 = spawn_rank("rank_counter_tcp", 1, 3, &coord, &job, &[]);
+        let r2 = spawn_rank("rank_counter_tcp", 2, 3, &coord, &job, &[]);
+        let (c1, t1) = finish(r1);
+        let (c2, t2) = finish(r2);
+        let (c0, t0) = finish(r0);
+        assert_eq!((c0, c1, c2), (0, 0, 0), "{flood}: {t0}\n{t1}\n{t2}");
+        assert!(t0.contains("rank 0 result"), "{t0}");
+        if flood > 64 {
+            assert!(
+                t0.contains("dropped the oldest unauthenticated one"),
+                "{t0}"
+            );
+        }
+        drop(idle);
     }
-    let r1 = spawn_rank("rank_counter_tcp", 1, 3, &coord, &job, &[]);
-    let r2 = spawn_rank("rank_counter_tcp", 2, 3, &coord, &job, &[]);
-    let (c1, t1) = finish(r1);
-    let (c2, t2) = finish(r2);
-    let (c0, t0) = finish(r0);
-    assert_eq!((c0, c1, c2), (0, 0, 0), "{t0}\n{t1}\n{t2}");
-    assert!(t0.contains("rank 0 result"), "{t0}");
-    drop(idle);
 }
 
 #[test]

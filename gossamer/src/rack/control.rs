@@ -327,13 +327,16 @@ fn join_leaf(env: &RankEnv, b: &Builder, kind: TransportKind) -> Result<Joined, 
     let (rank, join_timeout) = (env.rank, env.join_timeout);
     let secs = join_timeout.as_secs();
     let deadline = Instant::now() + join_timeout;
+    // Connect and authenticate; a connection the coordinator closed during the
+    // handshake (e.g. dropped under a flood of other connections) is retried.
     let mut s = loop {
         let left = deadline.saturating_duration_since(Instant::now());
-        match TcpStream::connect_timeout(&addr, left.max(Duration::from_millis(1))) {
-            Ok(s) => break s,
+        let mut s = match TcpStream::connect_timeout(&addr, left.max(Duration::from_millis(1))) {
+            Ok(s) => s,
             Err(e) if Instant::now() < deadline => {
                 let _ = e;
                 std::thread::sleep(Duration::from_millis(20));
+                continue;
             }
             Err(e) => {
                 return Err(rack_err(format!(
@@ -341,10 +344,16 @@ fn join_leaf(env: &RankEnv, b: &Builder, kind: TransportKind) -> Result<Joined, 
                      {secs} s: {e}"
                 )))
             }
-        }
-    };
-    wire::dial_auth(&mut s, &env.token, deadline).map_err(|e| {
-        rack_err(match e {
+        };
+        let e = match wire::dial_auth(&mut s, &env.token, deadline) {
+            Ok(()) => break s,
+            Err(wire::DialError::Closed(_)) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(50));
+                continue;
+            }
+            Err(e) => e,
+        };
+        return Err(rack_err(match e {
             wire::DialError::Timeout => format!(
                 "rank {rank}: timed out waiting for the coordinator at {addr} after {secs} s \
                  (it accepted the connection but never answered the handshake: rank 0 is \
@@ -361,12 +370,12 @@ fn join_leaf(env: &RankEnv, b: &Builder, kind: TransportKind) -> Result<Joined, 
                  one, ranks on different hosts each create their own secret)"
             ),
             wire::DialError::Closed(e) => format!(
-                "rank {rank}: the coordinator at {addr} closed the connection during the \
-                 handshake ({e}): it is not a gossamer coordinator of this version, or it \
-                 failed"
+                "rank {rank}: the coordinator at {addr} kept closing the connection during the \
+                 handshake for {secs} s ({e}): it is not a gossamer coordinator of this \
+                 version, or it is flooded with connections"
             ),
-        })
-    })?;
+        }));
+    };
     let local_ip = s.local_addr().map_err(|e| rack_err(e.to_string()))?.ip();
     let (data_listener, my_data) = data_listener(kind, local_ip)?;
     wire::send(&mut s, &hello(env, b, kind, my_data)).map_err(|e| rack_err(e.to_string()))?;

@@ -422,9 +422,30 @@ impl<'a> Acceptor<'a> {
                 return Ok(None);
             }
             if !progress {
-                std::thread::sleep(Duration::from_millis(1));
+                self.wait_readable(deadline);
             }
         }
+    }
+
+    /// Sleeps until the listener or a pending connection is readable, `deadline`,
+    /// or at most 50 ms (to check the per-connection deadlines again).
+    fn wait_readable(&self, deadline: Instant) {
+        use std::os::fd::AsRawFd;
+        let mut fds: Vec<libc::pollfd> = std::iter::once(self.listener.as_raw_fd())
+            .chain(self.pending.iter().map(|p| p.s.as_raw_fd()))
+            .map(|fd| libc::pollfd {
+                fd,
+                events: libc::POLLIN,
+                revents: 0,
+            })
+            .collect();
+        let ms = deadline
+            .saturating_duration_since(Instant::now())
+            .min(Duration::from_millis(50))
+            .as_millis() as libc::c_int;
+        // SAFETY: `fds` is a valid array of `fds.len()` pollfd structs that poll
+        // may write `revents` into; the descriptors are open (owned by `self`).
+        unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
     }
 }
 
