@@ -15,6 +15,7 @@ const GUARD: Duration = Duration::from_secs(60);
 
 fn is_rank() -> bool {
     std::env::var_os("GOSSAMER_RANK").is_some()
+        || std::env::var_os("OMPI_COMM_WORLD_RANK").is_some()
 }
 
 fn builder(t: TransportKind) -> Builder {
@@ -141,6 +142,19 @@ fn forever(t: TransportKind) {
     });
 }
 
+/// Rank 0 says it is joining; the last rank takes its time to start (so the
+/// bootstrap is under way for a while).
+fn slow_join(t: TransportKind) {
+    let b = builder(t);
+    if b.rank() == 0 {
+        println!("rank 0 joining");
+    }
+    if b.rank() + 1 == b.ranks() {
+        std::thread::sleep(Duration::from_secs(30));
+    }
+    let _ = b.run(|| 0u64);
+}
+
 macro_rules! rank_tests {
     ($($name:ident => $body:expr;)*) => {$(
         #[test]
@@ -161,6 +175,7 @@ rank_tests! {
     rank_collective_tcp => collective(TransportKind::Tcp);
     rank_panic_tcp => remote_panic(TransportKind::Tcp);
     rank_forever_shm => forever(TransportKind::Shm);
+    rank_slow_join_shm => slow_join(TransportKind::Shm);
 }
 
 #[test]
@@ -268,8 +283,30 @@ fn spawn_rank(
     job: &str,
     extra: &[(&str, &str)],
 ) -> std::process::Child {
-    let mut c = Command::new(std::env::current_exe().unwrap());
-    c.args([test, "--exact", "--nocapture", "--test-threads=1"])
+    let args = [test, "--exact", "--nocapture", "--test-threads=1"];
+    spawn_rank_of(
+        &std::env::current_exe().unwrap(),
+        &args,
+        rank,
+        size,
+        coord,
+        job,
+        extra,
+    )
+}
+
+/// [`spawn_rank`] of executable `exe` with arguments `args`.
+fn spawn_rank_of(
+    exe: &std::path::Path,
+    args: &[&str],
+    rank: usize,
+    size: usize,
+    coord: &str,
+    job: &str,
+    extra: &[(&str, &str)],
+) -> std::process::Child {
+    let mut c = Command::new(exe);
+    c.args(args)
         .env("GOSSAMER_RANK", rank.to_string())
         .env("GOSSAMER_SIZE", size.to_string())
         .env("GOSSAMER_TOKEN", "the-right-token")
@@ -302,6 +339,28 @@ fn finish(c: std::process::Child) -> (i32, String) {
     )
 }
 
+/// Connects to `coord`, retrying until rank 0 listens.
+fn connect_when_listening(coord: &str) -> std::net::TcpStream {
+    let t0 = Instant::now();
+    loop {
+        match std::net::TcpStream::connect(coord) {
+            Ok(s) => return s,
+            Err(_) if t0.elapsed() < GUARD => std::thread::sleep(Duration::from_millis(20)),
+            Err(e) => panic!("rank 0 never listened: {e}"),
+        }
+    }
+}
+
+/// This job's region files in /dev/shm (`gossamer-<job>`, any suffix).
+fn shm_files_of_job(job: &str) -> Vec<String> {
+    std::fs::read_dir("/dev/shm")
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(&format!("gossamer-{job}")))
+        .collect()
+}
+
 #[test]
 fn a_connection_with_a_wrong_token_is_refused_and_nothing_it_sends_runs() {
     use std::io::{Read, Write};
@@ -311,21 +370,19 @@ fn a_connection_with_a_wrong_token_is_refused_and_nothing_it_sends_runs() {
     let coord = free_port();
     let job = format!("badtoken-{}", std::process::id());
     let r0 = spawn_rank("rank_counter_shm", 0, 2, &coord, &job, &[]);
-    let t0 = Instant::now();
-    let mut s = loop {
-        match std::net::TcpStream::connect(&coord) {
-            Ok(s) => break s,
-            Err(_) if t0.elapsed() < GUARD => std::thread::sleep(Duration::from_millis(20)),
-            Err(e) => panic!("rank 0 never listened: {e}"),
-        }
-    };
-    // A well-formed preamble with the wrong token, then bytes that would be a message.
-    let mut b = b"GSMRACK1".to_vec();
-    b.extend_from_slice(&(15u16).to_le_bytes());
-    b.extend_from_slice(b"the-wrong-token");
-    b.extend_from_slice(&[9u8; 64]);
+    let mut s = connect_when_listening(&coord);
+    // The protocol's opening, then a tag made without the token, then bytes that
+    // would be a message.
+    let mut b = b"GSMRACK2".to_vec();
+    b.extend_from_slice(&[7u8; 32]);
     s.write_all(&b).unwrap();
     s.set_read_timeout(Some(GUARD)).unwrap();
+    let mut answer = [0u8; 72];
+    s.read_exact(&mut answer).unwrap();
+    assert_eq!(&answer[..8], b"GSMRACK2");
+    let mut forged = vec![0u8; 32];
+    forged.extend_from_slice(&[9u8; 64]);
+    s.write_all(&forged).unwrap();
     let mut buf = [0u8; 16];
     match s.read(&mut buf) {
         Ok(0) | Err(_) => {} // closed
@@ -337,10 +394,328 @@ fn a_connection_with_a_wrong_token_is_refused_and_nothing_it_sends_runs() {
     let (c1, t1) = finish(r1);
     assert_eq!((c0, c1), (0, 0), "{t0}\n{t1}");
     assert!(
-        t0.contains("refused a connection") && t0.contains("wrong job token"),
+        t0.contains("refused a connection") && t0.contains("GOSSAMER_TOKEN differs"),
         "{t0}"
     );
     assert!(t0.contains("rank 0 result"), "{t0}");
+}
+
+/// A process listening on the coordinator address instead of rank 0 reads what a
+/// rank sends: it must not contain the token. The rank says what went wrong.
+#[test]
+fn a_fake_coordinator_learns_no_token_and_the_rank_says_why_it_gave_up() {
+    use std::io::{Read, Write};
+    if is_rank() {
+        return;
+    }
+    let token = "the-right-token";
+    for (answer, says) in [
+        (None, "timed out waiting for the coordinator at"),
+        (
+            Some(&b"HTTP/1.1 400 Bad Request\r\n\r\n"[..]),
+            "is not a gossamer coordinator (bad protocol magic)",
+        ),
+    ] {
+        let fake = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let coord = fake.local_addr().unwrap().to_string();
+        let job = format!("fake-{}", std::process::id());
+        let r1 = spawn_rank(
+            "rank_counter_shm",
+            1,
+            2,
+            &coord,
+            &job,
+            &[("GOSSAMER_JOIN_TIMEOUT", "3")],
+        );
+        let (mut s, _) = fake.accept().unwrap();
+        s.set_read_timeout(Some(GUARD)).unwrap();
+        let mut seen = Vec::new();
+        if let Some(a) = answer {
+            let mut first = [0u8; 40];
+            s.read_exact(&mut first).unwrap();
+            seen.extend_from_slice(&first);
+            s.write_all(a).unwrap();
+        }
+        let _ = s.read_to_end(&mut seen); // until the rank gives up and closes
+        let (c1, t1) = finish(r1);
+        assert_ne!(c1, 0, "{t1}");
+        assert!(
+            !seen.windows(token.len()).any(|w| w == token.as_bytes()),
+            "the fake coordinator received the token: {:?}",
+            String::from_utf8_lossy(&seen)
+        );
+        assert!(seen.starts_with(b"GSMRACK2"), "{seen:?}");
+        assert!(t1.contains(says) && t1.contains(&coord), "{t1}");
+        assert!(!t1.contains("wrong GOSSAMER_TOKEN"), "{t1}");
+    }
+}
+
+#[test]
+fn a_rank_with_another_token_is_told_authentication_failed() {
+    if is_rank() {
+        return;
+    }
+    let coord = free_port();
+    let job = format!("othertoken-{}", std::process::id());
+    let quick = ("GOSSAMER_JOIN_TIMEOUT", "3");
+    let r0 = spawn_rank("rank_counter_shm", 0, 2, &coord, &job, &[quick]);
+    drop(connect_when_listening(&coord));
+    let r1 = spawn_rank(
+        "rank_counter_shm",
+        1,
+        2,
+        &coord,
+        &job,
+        &[quick, ("GOSSAMER_TOKEN", "another-token")],
+    );
+    let (c1, t1) = finish(r1);
+    let (c0, t0) = finish(r0);
+    assert_ne!(c1, 0, "{t1}");
+    assert_ne!(c0, 0, "{t0}");
+    assert!(
+        t1.contains("authentication failed: the GOSSAMER_TOKEN differs"),
+        "{t1}"
+    );
+    assert!(t0.contains("did not join within 3 s"), "{t0}");
+    assert!(shm_files_of_job(&job).is_empty());
+}
+
+#[test]
+fn a_taken_coordinator_port_is_a_clear_error_at_once() {
+    if is_rank() {
+        return;
+    }
+    let squatter = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let coord = squatter.local_addr().unwrap().to_string();
+    let job = format!("taken-{}", std::process::id());
+    let (c0, t0) = finish(spawn_rank("rank_counter_shm", 0, 2, &coord, &job, &[]));
+    assert_ne!(c0, 0, "{t0}");
+    assert!(
+        t0.contains(&format!(
+            "rank 0 cannot listen on the coordinator address {coord}: the port is already in use"
+        )),
+        "{t0}"
+    );
+    assert!(shm_files_of_job(&job).is_empty());
+    drop(squatter);
+}
+
+#[test]
+fn idle_connections_to_the_coordinator_do_not_stop_the_job() {
+    if is_rank() {
+        return;
+    }
+    // 20 idle connections, then more than rank 0 keeps in the handshake at once.
+    for flood in [20, 100] {
+        let coord = free_port();
+        let job = format!("flood{flood}-{}", std::process::id());
+        let r0 = spawn_rank("rank_counter_tcp", 0, 3, &coord, &job, &[]);
+        let mut idle = vec![connect_when_listening(&coord)];
+        for _ in 1..flood {
+            idle.push(std::net::TcpStream::connect(&coord).unwrap());
+        }
+        let r1 = spawn_rank("rank_counter_tcp", 1, 3, &coord, &job, &[]);
+        let r2 = spawn_rank("rank_counter_tcp", 2, 3, &coord, &job, &[]);
+        let (c1, t1) = finish(r1);
+        let (c2, t2) = finish(r2);
+        let (c0, t0) = finish(r0);
+        assert_eq!((c0, c1, c2), (0, 0, 0), "{flood}: {t0}\n{t1}\n{t2}");
+        assert!(t0.contains("rank 0 result"), "{t0}");
+        if flood > 64 {
+            assert!(
+                t0.contains("dropped the oldest unauthenticated one"),
+                "{t0}"
+            );
+        }
+        drop(idle);
+    }
+}
+
+#[test]
+fn ranks_started_with_different_arguments_are_refused() {
+    if is_rank() {
+        return;
+    }
+    let coord = free_port();
+    let job = format!("args-{}", std::process::id());
+    let exe = std::env::current_exe().unwrap();
+    let a0 = [
+        "rank_counter_shm",
+        "--exact",
+        "--nocapture",
+        "--test-threads=1",
+    ];
+    let a1 = [
+        "rank_counter_shm",
+        "--exact",
+        "--nocapture",
+        "--test-threads=2",
+    ];
+    let r0 = spawn_rank_of(&exe, &a0, 0, 2, &coord, &job, &[]);
+    let r1 = spawn_rank_of(&exe, &a1, 1, 2, &coord, &job, &[]);
+    let (c0, t0) = finish(r0);
+    let (c1, t1) = finish(r1);
+    assert_ne!(c0, 0, "{t0}");
+    assert_ne!(c1, 0, "{t1}");
+    let want = "rank 1 was started with different arguments than rank 0: rank 0: \
+                [\"rank_counter_shm\", \"--exact\", \"--nocapture\", \"--test-threads=1\"], \
+                rank 1: [\"rank_counter_shm\", \"--exact\", \"--nocapture\", \
+                \"--test-threads=2\"] (they differ from argument 4 on)";
+    // (the rank tests print the error with `{:?}`, which escapes the quotes)
+    let want = want.replace('"', "\\\"");
+    assert!(t0.contains(&want), "{t0}");
+    assert!(
+        t1.contains("rank 0 refused to start") && t1.contains(&want),
+        "{t1}"
+    );
+    assert!(shm_files_of_job(&job).is_empty());
+}
+
+/// Flips a byte of the `.comment` section (not loaded, so the program runs the
+/// same and keeps its build id) of an ELF64 little-endian file.
+fn patch_comment(elf: &mut [u8]) {
+    let u16_at = |b: &[u8], o: usize| u16::from_le_bytes(b[o..o + 2].try_into().unwrap()) as usize;
+    let u32_at = |b: &[u8], o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap()) as usize;
+    let u64_at = |b: &[u8], o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap()) as usize;
+    assert_eq!(&elf[..6], b"\x7fELF\x02\x01", "an ELF64 little-endian file");
+    let (shoff, shentsize, shnum, shstrndx) = (
+        u64_at(elf, 0x28),
+        u16_at(elf, 0x3a),
+        u16_at(elf, 0x3c),
+        u16_at(elf, 0x3e),
+    );
+    let sh = |i: usize| shoff + i * shentsize;
+    let strtab = u64_at(elf, sh(shstrndx) + 24);
+    for i in 0..shnum {
+        let name_at = strtab + u32_at(elf, sh(i));
+        if elf[name_at..].starts_with(b".comment\0") {
+            let (off, size) = (u64_at(elf, sh(i) + 24), u64_at(elf, sh(i) + 32));
+            assert!(size > 4);
+            elf[off + 2] ^= 0x20;
+            return;
+        }
+    }
+    panic!("no .comment section");
+}
+
+#[test]
+fn a_patched_binary_with_the_same_build_id_is_refused() {
+    if is_rank() {
+        return;
+    }
+    let exe = std::env::current_exe().unwrap();
+    let dir = std::env::temp_dir().join(format!("gsm-patched-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let copy = dir.join("rack-patched");
+    let mut bytes = std::fs::read(&exe).unwrap();
+    patch_comment(&mut bytes);
+    std::fs::write(&copy, &bytes).unwrap();
+    std::fs::set_permissions(&copy, std::fs::metadata(&exe).unwrap().permissions()).unwrap();
+    let coord = free_port();
+    let job = format!("patched-{}", std::process::id());
+    let args = [
+        "rank_counter_shm",
+        "--exact",
+        "--nocapture",
+        "--test-threads=1",
+    ];
+    let r0 = spawn_rank_of(&exe, &args, 0, 2, &coord, &job, &[]);
+    let r1 = spawn_rank_of(&copy, &args, 1, 2, &coord, &job, &[]);
+    let (c0, t0) = finish(r0);
+    let (c1, t1) = finish(r1);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_ne!(c0, 0, "{t0}");
+    assert_ne!(c1, 0, "{t1}");
+    assert!(
+        t0.contains("rank 1 runs a different binary with the same build id"),
+        "{t0}"
+    );
+    assert!(t1.contains("rank 0 refused to start"), "{t1}");
+    assert!(shm_files_of_job(&job).is_empty());
+}
+
+#[test]
+fn a_launcher_killed_during_bootstrap_leaves_no_shm_file() {
+    use std::io::BufRead;
+    if is_rank() {
+        return;
+    }
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(["launcher", "--exact", "--nocapture", "--test-threads=1"])
+        .env("GOSSAMER_TEST_LAUNCH", "3:rank_slow_join_shm")
+        .env_remove("GOSSAMER_RANK")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let t0 = Instant::now();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    loop {
+        let l = lines.next().expect("the job's output ended").unwrap();
+        if l.contains("rank 0 joining") {
+            break;
+        }
+        assert!(t0.elapsed() < GUARD, "rank 0 never started");
+    }
+    let ranks = children_of(pid);
+    // The last rank joins only after 30 s: kill the launcher once rank 0 has
+    // mapped the region (a /dev/shm file or the launcher's memfd) and waits.
+    let mapped = || {
+        ranks.iter().any(|r| {
+            std::fs::read_to_string(format!("/proc/{r}/maps"))
+                .map(|m| m.contains("gossamer-"))
+                .unwrap_or(false)
+        })
+    };
+    while !mapped() {
+        assert!(t0.elapsed() < GUARD, "rank 0 never mapped the region");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap(); // SIGKILL: the launcher cannot clean up
+    child.wait().unwrap();
+    let t1 = Instant::now();
+    loop {
+        let alive: Vec<u32> = ranks
+            .iter()
+            .copied()
+            .filter(|r| {
+                std::fs::read_to_string(format!("/proc/{r}/stat"))
+                    .map(|st| !st.contains(") Z "))
+                    .unwrap_or(false)
+            })
+            .collect();
+        if alive.is_empty() {
+            break;
+        }
+        assert!(t1.elapsed() < GUARD, "orphaned ranks {alive:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(shm_files_of(pid).is_empty(), "{:?}", shm_files_of(pid));
+}
+
+#[test]
+fn rank_0_removes_regions_left_by_a_killed_rank_0() {
+    if is_rank() {
+        return;
+    }
+    let job = format!("stale-{}", std::process::id());
+    let mut dead = Command::new("true").spawn().unwrap();
+    let dead_pid = dead.id();
+    dead.wait().unwrap();
+    let stale = format!("/dev/shm/gossamer-{job}-old.p{dead_pid}");
+    std::fs::write(&stale, b"left by a rank 0 killed during bootstrap").unwrap();
+    let coord = free_port();
+    let r0 = spawn_rank("rank_counter_shm", 0, 2, &coord, &job, &[]);
+    let r1 = spawn_rank("rank_counter_shm", 1, 2, &coord, &job, &[]);
+    let (c0, t0) = finish(r0);
+    let (c1, t1) = finish(r1);
+    assert_eq!((c0, c1), (0, 0), "{t0}\n{t1}");
+    assert!(
+        !std::path::Path::new(&stale).exists(),
+        "the stale region was swept"
+    );
+    assert!(shm_files_of_job(&job).is_empty());
 }
 
 #[test]
@@ -368,7 +743,7 @@ fn a_rank_running_a_different_binary_is_refused() {
         t1.contains("rank 0 refused to start") && t1.contains("different binary"),
         "{t1}"
     );
-    assert!(!std::path::Path::new(&format!("/dev/shm/gossamer-{job}")).exists());
+    assert!(shm_files_of_job(&job).is_empty());
 }
 
 #[test]
@@ -449,4 +824,54 @@ fn ranks_die_with_their_launcher_and_leave_no_shm_file() {
         std::thread::sleep(Duration::from_millis(20));
     }
     assert!(shm_files_of(pid).is_empty());
+}
+
+/// Like `mpirun` without `GOSSAMER_TOKEN`: the ranks share a random secret through
+/// a private file keyed by the job id, which rank 0 removes once everyone joined.
+#[test]
+fn without_a_token_ranks_share_a_private_secret_file_and_it_is_removed() {
+    use std::os::unix::fs::PermissionsExt;
+    if is_rank() {
+        return;
+    }
+    let tmp = std::env::temp_dir().join(format!("gsm-mpirun-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let coord = free_port();
+    let spawn = |rank: usize| {
+        Command::new(std::env::current_exe().unwrap())
+            .args([
+                "rank_counter_shm",
+                "--exact",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env_remove("GOSSAMER_RANK")
+            .env_remove("GOSSAMER_TOKEN")
+            .env_remove("XDG_RUNTIME_DIR")
+            .env("OMPI_COMM_WORLD_RANK", rank.to_string())
+            .env("OMPI_COMM_WORLD_SIZE", "2")
+            .env("OMPI_MCA_ess_base_jobid", format!("{}", std::process::id()))
+            .env("GOSSAMER_COORDINATOR", &coord)
+            .env("TMPDIR", &tmp)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let r1 = spawn(1);
+    let r0 = spawn(0);
+    let (c0, t0) = finish(r0);
+    let (c1, t1) = finish(r1);
+    assert_eq!((c0, c1), (0, 0), "{t0}\n{t1}");
+    assert!(t0.contains("rank 0 result"), "{t0}");
+    let dirs: Vec<_> = std::fs::read_dir(&tmp).unwrap().flatten().collect();
+    assert_eq!(dirs.len(), 1, "one private directory");
+    let mode = dirs[0].metadata().unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o700);
+    let left: Vec<_> = std::fs::read_dir(dirs[0].path())
+        .unwrap()
+        .flatten()
+        .collect();
+    assert!(left.is_empty(), "the secret file is removed: {left:?}");
+    std::fs::remove_dir_all(&tmp).unwrap();
 }

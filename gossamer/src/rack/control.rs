@@ -1,6 +1,6 @@
 //! Bootstrap through rank 0, then heartbeats, fate sharing and termination.
 //!
-//! Bootstrap (every connection starts with the token preamble, see `wire`):
+//! Bootstrap (every connection starts with the mutual token handshake, see `wire`):
 //! 1. rank 0 listens on the coordinator address (and, for shm, creates the region);
 //! 2. every other rank connects (retrying for up to a minute) and sends `Hello`
 //!    (size, threads, slot size, transport, identity, tcp data address);
@@ -21,7 +21,7 @@
 //! request out is not idle), so it sends `Stop`; ranks stop, answer `Done` and exit.
 
 use super::image::{text_bounds, Identity};
-use super::shm::{path_for, ShmRegion};
+use super::shm::{path_for, sweep_stale, ShmRegion, Unlink};
 use super::slots::{Layout, LocalRows, RackSlots};
 use super::wire::{self, Msg};
 use super::{tcp, Alarm, RankEnv, TransportKind};
@@ -35,7 +35,6 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-const JOIN_TIMEOUT: Duration = Duration::from_secs(60);
 const HEARTBEAT: Duration = Duration::from_millis(500);
 const SILENCE: Duration = Duration::from_secs(10);
 /// Runtime id of a rack run (every rank has the same, so trusts travel).
@@ -66,7 +65,13 @@ struct Joined {
     data_addrs: Vec<String>,
     data_listener: Option<TcpListener>,
     shm: Option<ShmRegion>,
+    /// Rank 0: removes the region file on drop (any failed bootstrap) or once
+    /// every rank mapped it.
+    unlink: Unlink,
 }
+
+/// The table's shm path when the region is the launcher's unnamed memfd.
+const MEMFD: &str = "memfd:GOSSAMER_SHM_FD";
 
 fn hello(env: &RankEnv, b: &Builder, kind: TransportKind, data_addr: String) -> Msg {
     Msg::Hello {
@@ -78,7 +83,29 @@ fn hello(env: &RankEnv, b: &Builder, kind: TransportKind, data_addr: String) -> 
         identity: Identity::current(),
         data_addr,
         pid: std::process::id(),
+        args: std::env::args_os()
+            .skip(1)
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect(),
     }
+}
+
+/// Says how two argument lists differ (`None` when equal).
+fn args_differ(r: usize, mine: &[String], theirs: &[String]) -> Option<String> {
+    if mine == theirs {
+        return None;
+    }
+    let at = mine
+        .iter()
+        .zip(theirs)
+        .position(|(a, b)| a != b)
+        .unwrap_or(mine.len().min(theirs.len()));
+    Some(format!(
+        "rank {r} was started with different arguments than rank 0: rank 0: {mine:?}, rank \
+         {r}: {theirs:?} (they differ from argument {} on); start every rank with the same \
+         command line",
+        at + 1
+    ))
 }
 
 /// Checks a hello against rank 0's own; the message says what differs.
@@ -90,6 +117,7 @@ fn check_hello(mine: &Msg, theirs: &Msg, joined: &[bool]) -> Result<usize, Strin
             slot_size,
             transport,
             identity,
+            args,
             ..
         },
         Msg::Hello {
@@ -99,6 +127,7 @@ fn check_hello(mine: &Msg, theirs: &Msg, joined: &[bool]) -> Result<usize, Strin
             slot_size: ss2,
             transport: tr2,
             identity: id2,
+            args: a2,
             ..
         },
     ) = (mine, theirs)
@@ -122,11 +151,73 @@ fn check_hello(mine: &Msg, theirs: &Msg, joined: &[bool]) -> Result<usize, Strin
         }
     };
     same("size", size.to_string(), s2.to_string())?;
+    if let Some(m) = args_differ(r, args, a2) {
+        return Err(m);
+    }
     same("threads", threads.to_string(), t2.to_string())?;
     same("slot size", slot_size.to_string(), ss2.to_string())?;
     same("transport", transport.clone(), tr2.clone())?;
     identity.check_peer(r, id2)?;
     Ok(r)
+}
+
+/// Rank 0's listening socket on the coordinator address: the one the built-in
+/// launcher bound and handed down (no window in which another process could take
+/// the port), else a fresh bind that fails at once when the port is taken.
+fn coordinator_listener(env: &RankEnv, addr: SocketAddr) -> Result<TcpListener, Error> {
+    if let Some(fd) = env.listen_fd {
+        return adopt_listener(fd, addr);
+    }
+    TcpListener::bind(addr).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::AddrInUse {
+            rack_err(format!(
+                "rank 0 cannot listen on the coordinator address {addr}: the port is already \
+                 in use by another process (another job, or one squatting on it; no rank has \
+                 sent it anything). Set GOSSAMER_COORDINATOR to a free host:port, the same on \
+                 every rank"
+            ))
+        } else {
+            rack_err(format!("rank 0 could not listen on {addr}: {e}"))
+        }
+    })
+}
+
+/// Takes over the listening socket inherited as descriptor `fd` (once per process).
+fn adopt_listener(fd: i32, addr: SocketAddr) -> Result<TcpListener, Error> {
+    use std::os::fd::FromRawFd;
+    static TAKEN: AtomicBool = AtomicBool::new(false);
+    if TAKEN.swap(true, Ordering::SeqCst) {
+        return Err(rack_err(format!(
+            "the coordinator socket GOSSAMER_COORDINATOR_FD={fd} was already used by an \
+             earlier run in this process: a process joins one rack job"
+        )));
+    }
+    // SAFETY: fstat writes into the zeroed struct we pass; any fd number is fine
+    // (a closed one fails with EBADF).
+    let is_socket = unsafe {
+        let mut st: libc::stat = std::mem::zeroed();
+        libc::fstat(fd, &mut st) == 0 && st.st_mode & libc::S_IFMT == libc::S_IFSOCK
+    };
+    if !is_socket {
+        return Err(rack_err(format!(
+            "GOSSAMER_COORDINATOR_FD={fd} is not an open socket of this process"
+        )));
+    }
+    // SAFETY: `fd` is an open socket that the launcher passed to this process for
+    // this purpose only (nothing else in the process uses it), and `TAKEN` makes
+    // sure we take ownership of it once.
+    let l = unsafe { TcpListener::from_raw_fd(fd) };
+    // SAFETY: sets the close-on-exec flag of a descriptor we own.
+    unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+    match l.local_addr() {
+        Ok(a) if a == addr => Ok(l),
+        Ok(a) => Err(rack_err(format!(
+            "the inherited coordinator socket listens on {a}, not on GOSSAMER_COORDINATOR={addr}"
+        ))),
+        Err(e) => Err(rack_err(format!(
+            "GOSSAMER_COORDINATOR_FD={fd} is not a listening tcp socket: {e}"
+        ))),
+    }
 }
 
 fn join_root(
@@ -136,32 +227,30 @@ fn join_root(
     layout: Layout,
 ) -> Result<Joined, Error> {
     let addr = resolve(&env.coordinator)?;
-    let deadline = Instant::now() + JOIN_TIMEOUT;
-    let listener = loop {
-        match TcpListener::bind(addr) {
-            Ok(l) => break l,
-            Err(e) if e.kind() == std::io::ErrorKind::AddrInUse && Instant::now() < deadline => {
-                std::thread::sleep(Duration::from_millis(50))
-            }
-            Err(e) => return Err(rack_err(format!("rank 0 could not listen on {addr}: {e}"))),
-        }
-    };
+    let join_timeout = env.join_timeout;
+    let deadline = Instant::now() + join_timeout;
+    let listener = coordinator_listener(env, addr)?;
     let (data_listener, my_data) = data_listener(kind, addr.ip())?;
-    let shm = if kind == TransportKind::Shm {
-        let p = path_for(&env.job);
-        Some(ShmRegion::create(&p, layout.shm_bytes(env.size)).map_err(rack_err)?)
+    let mut unlink = Unlink(None);
+    let (shm, shm_path) = if kind == TransportKind::Shm {
+        let bytes = layout.shm_bytes(env.size);
+        if let Some(fd) = env.shm_fd {
+            let r = ShmRegion::from_fd(fd, bytes, true).map_err(rack_err)?;
+            (Some(r), Some(MEMFD.to_string()))
+        } else {
+            sweep_stale();
+            let p = path_for(&env.job, std::process::id());
+            let r = ShmRegion::create(&p, bytes).map_err(rack_err)?;
+            unlink.0 = Some(p.clone());
+            (Some(r), Some(p.to_string_lossy().into_owned()))
+        }
     } else {
-        None
+        (None, None)
     };
-    let shm_path = shm
-        .as_ref()
-        .map(|_| path_for(&env.job).to_string_lossy().into_owned());
+    // Any error return from here on drops `unlink`, which removes the file.
     let fail = |m: String, streams: &mut Vec<Option<TcpStream>>| {
         for s in streams.iter_mut().flatten() {
             let _ = wire::send(s, &Msg::Refused(m.clone()));
-        }
-        if let Some(p) = &shm_path {
-            let _ = std::fs::remove_file(p);
         }
         rack_err(m)
     };
@@ -171,40 +260,22 @@ fn join_root(
     joined[0] = true;
     let mut data_addrs = vec![String::new(); env.size];
     data_addrs[0] = my_data;
-    listener
-        .set_nonblocking(true)
-        .map_err(|e| rack_err(e.to_string()))?;
+    let mut acceptor = wire::Acceptor::new(&listener, &env.token, "rank 0".into())
+        .map_err(|e| rack_err(format!("rank 0 cannot accept on {addr}: {e}")))?;
     while joined.iter().any(|j| !j) {
-        let (mut s, from) = match listener.accept() {
-            Ok(x) => x,
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                if Instant::now() > deadline {
-                    let missing: Vec<usize> = (0..env.size).filter(|&r| !joined[r]).collect();
-                    return Err(fail(
-                        format!(
-                            "ranks {missing:?} did not join within {} s",
-                            JOIN_TIMEOUT.as_secs()
-                        ),
-                        &mut streams,
-                    ));
-                }
-                std::thread::sleep(Duration::from_millis(2));
-                continue;
+        let (mut s, _from, h) = match acceptor.next(deadline) {
+            Ok(Some(x)) => x,
+            Ok(None) => {
+                let missing: Vec<usize> = (0..env.size).filter(|&r| !joined[r]).collect();
+                return Err(fail(
+                    format!(
+                        "ranks {missing:?} did not join within {} s",
+                        join_timeout.as_secs()
+                    ),
+                    &mut streams,
+                ));
             }
-            Err(e) => return Err(fail(format!("accepting ranks: {e}"), &mut streams)),
-        };
-        let _ = s.set_nonblocking(false);
-        if let Err(e) = wire::check_auth(&mut s, &env.token) {
-            eprintln!("gossamer: rank 0 refused a connection from {from}: {e}");
-            continue;
-        }
-        let _ = s.set_read_timeout(Some(wire::AUTH_TIMEOUT));
-        let h = match wire::recv(&mut s) {
-            Ok(h) => h,
-            Err(e) => {
-                eprintln!("gossamer: rank 0 dropped a connection from {from}: no hello ({e})");
-                continue;
-            }
+            Err(e) => return Err(fail(e, &mut streams)),
         };
         match check_hello(&mine, &h, &joined) {
             Ok(r) => {
@@ -234,6 +305,7 @@ fn join_root(
         data_addrs,
         data_listener,
         shm,
+        unlink,
     })
 }
 
@@ -252,28 +324,63 @@ fn data_listener(
 
 fn join_leaf(env: &RankEnv, b: &Builder, kind: TransportKind) -> Result<Joined, Error> {
     let addr = resolve(&env.coordinator)?;
-    let deadline = Instant::now() + JOIN_TIMEOUT;
+    let (rank, join_timeout) = (env.rank, env.join_timeout);
+    let secs = join_timeout.as_secs();
+    let deadline = Instant::now() + join_timeout;
+    // Connect and authenticate; a connection the coordinator closed during the
+    // handshake (e.g. dropped under a flood of other connections) is retried.
     let mut s = loop {
-        match TcpStream::connect(addr) {
-            Ok(s) => break s,
+        let left = deadline.saturating_duration_since(Instant::now());
+        let mut s = match TcpStream::connect_timeout(&addr, left.max(Duration::from_millis(1))) {
+            Ok(s) => s,
             Err(e) if Instant::now() < deadline => {
                 let _ = e;
                 std::thread::sleep(Duration::from_millis(20));
+                continue;
             }
             Err(e) => {
                 return Err(rack_err(format!(
-                    "rank {} could not reach rank 0 at {addr} within {} s: {e}",
-                    env.rank,
-                    JOIN_TIMEOUT.as_secs()
+                    "rank {rank} could not reach the coordinator (rank 0) at {addr} within \
+                     {secs} s: {e}"
                 )))
             }
-        }
+        };
+        let e = match wire::dial_auth(&mut s, &env.token, deadline) {
+            Ok(()) => break s,
+            Err(wire::DialError::Closed(_)) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(50));
+                continue;
+            }
+            Err(e) => e,
+        };
+        return Err(rack_err(match e {
+            wire::DialError::Timeout => format!(
+                "rank {rank}: timed out waiting for the coordinator at {addr} after {secs} s \
+                 (it accepted the connection but never answered the handshake: rank 0 is \
+                 stuck, or another program listens there)"
+            ),
+            wire::DialError::NotGossamer => format!(
+                "rank {rank}: the peer at {addr} is not a gossamer coordinator (bad protocol \
+                 magic): another program listens on that port; set GOSSAMER_COORDINATOR to \
+                 rank 0's host:port"
+            ),
+            wire::DialError::BadToken => format!(
+                "rank {rank}: authentication failed: the GOSSAMER_TOKEN differs from the one \
+                 of the coordinator at {addr}; give every rank the same GOSSAMER_TOKEN (without \
+                 one, ranks on different hosts each create their own secret)"
+            ),
+            wire::DialError::Closed(e) => format!(
+                "rank {rank}: the coordinator at {addr} kept closing the connection during the \
+                 handshake for {secs} s ({e}): it is not a gossamer coordinator of this \
+                 version, or it is flooded with connections"
+            ),
+        }));
     };
     let local_ip = s.local_addr().map_err(|e| rack_err(e.to_string()))?.ip();
     let (data_listener, my_data) = data_listener(kind, local_ip)?;
-    wire::send_auth(&mut s, &env.token).map_err(|e| rack_err(e.to_string()))?;
     wire::send(&mut s, &hello(env, b, kind, my_data)).map_err(|e| rack_err(e.to_string()))?;
-    let _ = s.set_read_timeout(Some(JOIN_TIMEOUT));
+    // Rank 0 answers once every rank joined: give it its own timeout and some more.
+    let _ = s.set_read_timeout(Some(join_timeout + Duration::from_secs(10)));
     match wire::recv(&mut s) {
         Ok(Msg::Table {
             shm_path,
@@ -284,12 +391,25 @@ fn join_leaf(env: &RankEnv, b: &Builder, kind: TransportKind) -> Result<Joined, 
             data_addrs,
             data_listener,
             shm: None,
+            unlink: Unlink(None),
         }),
         Ok(Msg::Refused(m)) => Err(rack_err(format!("rank 0 refused to start: {m}"))),
         Ok(m) => Err(rack_err(format!("unexpected bootstrap message {m:?}"))),
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+            ) =>
+        {
+            Err(rack_err(format!(
+                "rank {rank}: timed out waiting for the coordinator at {addr} after {} s: rank \
+                 0 accepted this rank but never sent the job table (another rank did not join?)",
+                (join_timeout + Duration::from_secs(10)).as_secs()
+            )))
+        }
         Err(e) => Err(rack_err(format!(
-            "rank 0 closed the connection during bootstrap (wrong GOSSAMER_TOKEN, or rank 0 \
-             refused the job): {e}"
+            "rank {rank}: the coordinator (rank 0) at {addr} closed the connection during \
+             bootstrap ({e}): rank 0 failed or gave up; its output says why"
         ))),
     }
 }
@@ -326,7 +446,12 @@ pub(crate) fn run_rank<R: Send + 'static>(
         size: b.slot_size,
     };
     let mut j = if env.rank == 0 {
-        join_root(&env, &b, kind, layout)?
+        let j = join_root(&env, &b, kind, layout);
+        // Every rank has read the job secret (or the job failed): remove its file.
+        if let Some(p) = &env.token_file {
+            let _ = std::fs::remove_file(p);
+        }
+        j?
     } else {
         join_leaf(&env, &b, kind)?
     };
@@ -342,8 +467,17 @@ pub(crate) fn run_rank<R: Send + 'static>(
                         .shm_path
                         .clone()
                         .ok_or_else(|| rack_err("rank 0 sent no shm path"))?;
-                    ShmRegion::open(std::path::Path::new(&p), layout.shm_bytes(env.size))
-                        .map_err(rack_err)?
+                    let bytes = layout.shm_bytes(env.size);
+                    match (p == MEMFD, env.shm_fd) {
+                        (true, Some(fd)) => ShmRegion::from_fd(fd, bytes, false),
+                        (true, None) => Err(format!(
+                            "rank 0 uses the built-in launcher's shared memory, but rank {} \
+                             was not started by that launcher (no GOSSAMER_SHM_FD)",
+                            env.rank
+                        )),
+                        (false, _) => ShmRegion::open(std::path::Path::new(&p), bytes),
+                    }
+                    .map_err(rack_err)?
                 }
             };
             let region = Arc::new(region);
@@ -387,6 +521,7 @@ pub(crate) fn run_rank<R: Send + 'static>(
                 &j.data_addrs,
                 listener,
                 &env.token,
+                env.join_timeout,
                 layout,
                 rows.base(),
                 rows.clone(),
@@ -408,18 +543,14 @@ pub(crate) fn run_rank<R: Send + 'static>(
                 if let Some(s) = s {
                     match wire::recv(s) {
                         Ok(Msg::Mapped) => {}
+                        // (returning drops `j.unlink`, which removes the file)
                         other => {
-                            if let Some(p) = &j.shm_path {
-                                let _ = std::fs::remove_file(p);
-                            }
-                            return Err(rack_err(format!("rank {r} did not get ready: {other:?}")));
+                            return Err(rack_err(format!("rank {r} did not get ready: {other:?}")))
                         }
                     }
                 }
             }
-            if let Some(p) = &j.shm_path {
-                let _ = std::fs::remove_file(p);
-            }
+            j.unlink.now();
             for s in streams.iter_mut().flatten() {
                 wire::send(s, &Msg::Go).map_err(|e| rack_err(e.to_string()))?;
             }
@@ -705,6 +836,10 @@ mod tests {
     use super::*;
 
     fn h(rank: u32, threads: u32, transport: &str, anchor: u64) -> Msg {
+        h_args(rank, threads, transport, anchor, &["x", "--scale", "12"])
+    }
+
+    fn h_args(rank: u32, threads: u32, transport: &str, anchor: u64, args: &[&str]) -> Msg {
         Msg::Hello {
             rank,
             size: 4,
@@ -713,10 +848,12 @@ mod tests {
             transport: transport.into(),
             identity: Identity {
                 build_id: vec![1],
+                exe_sha256: vec![2; 32],
                 anchor,
             },
             data_addr: String::new(),
             pid: 1,
+            args: args.iter().map(|a| a.to_string()).collect(),
         }
     }
 
@@ -740,5 +877,19 @@ mod tests {
         assert!(check_hello(&me, &h(3, 2, "shm", 104), &joined)
             .unwrap_err()
             .contains("another address"));
+        let e = check_hello(
+            &me,
+            &h_args(3, 2, "shm", 100, &["x", "--scale", "13"]),
+            &joined,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e,
+            "rank 3 was started with different arguments than rank 0: rank 0: [\"x\", \
+             \"--scale\", \"12\"], rank 3: [\"x\", \"--scale\", \"13\"] (they differ from \
+             argument 3 on); start every rank with the same command line"
+        );
+        let e = check_hello(&me, &h_args(3, 2, "shm", 100, &["x"]), &joined).unwrap_err();
+        assert!(e.contains("from argument 2 on"), "{e}");
     }
 }

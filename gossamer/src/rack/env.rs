@@ -15,12 +15,26 @@ pub struct RankEnv {
     pub launcher: &'static str,
     /// The per-job secret every connection must present.
     pub(crate) token: String,
-    /// True when the token was derived from a job id instead of `GOSSAMER_TOKEN`.
+    /// True when the token was not given in `GOSSAMER_TOKEN` but is a random secret
+    /// shared through a private file on this host (see `secret_file`).
     pub token_derived: bool,
+    /// The private file the secret came from (removed by rank 0 once every rank
+    /// joined); with `token_derived`, before `from_process` reads it, the key
+    /// that names it.
+    pub(crate) token_file: Option<std::path::PathBuf>,
     /// `host:port` where rank 0 listens for the other ranks.
     pub coordinator: String,
     /// A short name for this job (shared-memory file names).
     pub job: String,
+    /// How long ranks wait for each other at bootstrap (`GOSSAMER_JOIN_TIMEOUT`,
+    /// seconds; default 60).
+    pub join_timeout: std::time::Duration,
+    /// Rank 0 of the built-in launcher: an inherited, already listening socket on
+    /// the coordinator address (`GOSSAMER_COORDINATOR_FD`).
+    pub(crate) listen_fd: Option<i32>,
+    /// The built-in launcher's unnamed shared memory (`GOSSAMER_SHM_FD`), inherited
+    /// by every rank: nothing in `/dev/shm` to leave behind.
+    pub(crate) shm_fd: Option<i32>,
 }
 
 /// Rank and size variables of the launchers we know, in the order they are tried.
@@ -76,17 +90,16 @@ pub(crate) fn detect(var: &dyn Fn(&str) -> Option<String>) -> Result<Option<Rank
         .iter()
         .find_map(|k| var(k).map(|v| format!("{k}={v}")));
     let slurm_step = var("SLURM_STEP_ID").unwrap_or_default();
-    let (token, token_derived) = match var("GOSSAMER_TOKEN") {
-        Some(t) if !t.is_empty() => (t, false),
-        _ => match &job_id {
-            Some(j) if size > 1 => (
-                format!(
-                    "derived-{:016x}",
-                    digest(&["gossamer-token", j, &slurm_step])
-                ),
-                true,
-            ),
-            _ if size == 1 => (String::new(), true),
+    let job_key = job_id
+        .as_ref()
+        .map(|j| format!("{:016x}", digest(&["gossamer-job-key", j, &slurm_step])));
+    let (token, token_derived, token_file) = match var("GOSSAMER_TOKEN") {
+        Some(t) if !t.is_empty() => (t, false, None),
+        _ => match &job_key {
+            // A random secret shared through a private file (from_process reads or
+            // creates it): a job id alone is predictable by anyone on the host.
+            Some(k) if size > 1 => (String::new(), true, Some(k.into())),
+            _ if size == 1 => (String::new(), true, None),
             _ => {
                 return Err(format!(
                     "no GOSSAMER_TOKEN and no job id in the environment of this {launcher} rank: \
@@ -98,35 +111,160 @@ pub(crate) fn detect(var: &dyn Fn(&str) -> Option<String>) -> Result<Option<Rank
     if token.len() > 256 {
         return Err("GOSSAMER_TOKEN is longer than 256 bytes".into());
     }
+    // Names every rank computes alike: from the job id when there is one (the
+    // token may be a per-host secret), else from the token.
+    let name_seed = job_key.clone().unwrap_or_else(|| token.clone());
     let job = match var("GOSSAMER_JOB") {
         Some(j) => j,
         None => format!(
             "{:012x}",
-            digest(&["gossamer-job", &token]) & 0xffff_ffff_ffff
+            digest(&["gossamer-job", &name_seed]) & 0xffff_ffff_ffff
         ),
     };
     let coordinator = match var("GOSSAMER_COORDINATOR") {
         Some(c) => c,
         None => {
             // One host: a port derived from the job, so every rank computes the same.
-            let port = 20000 + digest(&["gossamer-port", &token]) % 20000;
+            let port = 20000 + digest(&["gossamer-port", &name_seed]) % 20000;
             format!("127.0.0.1:{port}")
         }
     };
+    let join_timeout = match var("GOSSAMER_JOIN_TIMEOUT") {
+        Some(v) => match v.trim().parse::<u64>() {
+            Ok(s) if s > 0 => std::time::Duration::from_secs(s),
+            _ => {
+                return Err(format!(
+                    "GOSSAMER_JOIN_TIMEOUT={v:?}: expected a number of seconds >= 1"
+                ))
+            }
+        },
+        None => std::time::Duration::from_secs(60),
+    };
+    let fd = |name: &str| -> Result<Option<i32>, String> {
+        var(name)
+            .map(|v| {
+                v.trim()
+                    .parse::<i32>()
+                    .ok()
+                    .filter(|&f| f > 2)
+                    .ok_or_else(|| format!("{name}={v:?} is not a file descriptor number"))
+            })
+            .transpose()
+    };
+    let listen_fd = if rank == 0 {
+        fd("GOSSAMER_COORDINATOR_FD")?
+    } else {
+        None
+    };
+    let shm_fd = fd("GOSSAMER_SHM_FD")?;
     Ok(Some(RankEnv {
         rank,
         size,
         launcher,
         token,
         token_derived,
+        token_file,
         coordinator,
         job,
+        join_timeout,
+        listen_fd,
+        shm_fd,
     }))
 }
 
-/// [`detect`] over the process environment.
+/// [`detect`] over the process environment; without `GOSSAMER_TOKEN`, the job's
+/// secret comes from (or is created in) this user's private [`secret_file`].
 pub(crate) fn from_process() -> Result<Option<RankEnv>, String> {
-    detect(&|k| std::env::var(k).ok())
+    let Some(mut env) = detect(&|k| std::env::var(k).ok())? else {
+        return Ok(None);
+    };
+    if let Some(key) = env.token_file.take() {
+        let dir = private_dir(&|k| std::env::var_os(k))?;
+        let path = dir.join(format!("job-{}.token", key.display()));
+        env.token = secret_file(&path)?;
+        env.token_file = Some(path);
+    }
+    Ok(Some(env))
+}
+
+/// This user's private directory for job secrets: `gossamer-<uid>` under
+/// `$XDG_RUNTIME_DIR`, else `$TMPDIR`, else `/tmp`; created mode 0700, and refused
+/// unless it is a real directory owned by this user that nobody else can enter.
+pub(crate) fn private_dir(
+    var: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+) -> Result<std::path::PathBuf, String> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    let base = ["XDG_RUNTIME_DIR", "TMPDIR"]
+        .iter()
+        .filter_map(|k| var(k))
+        .map(std::path::PathBuf::from)
+        .find(|p| p.is_dir())
+        .unwrap_or_else(|| "/tmp".into());
+    // SAFETY: getuid has no preconditions and cannot fail.
+    let uid = unsafe { libc::getuid() };
+    let dir = base.join(format!("gossamer-{uid}"));
+    match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(format!("could not create {}: {e}", dir.display())),
+    }
+    let m = std::fs::symlink_metadata(&dir)
+        .map_err(|e| format!("could not inspect {}: {e}", dir.display()))?;
+    if !m.is_dir() || m.uid() != uid || m.mode() & 0o077 != 0 {
+        return Err(format!(
+            "{} is not a private directory of this user (it must be a directory owned by uid \
+             {uid} with mode 0700, not a link): remove it, or set GOSSAMER_TOKEN to a random \
+             secret on every rank",
+            dir.display()
+        ));
+    }
+    Ok(dir)
+}
+
+/// The job secret in `path`: read it, or create it (random, mode 0600, published
+/// atomically by linking a complete file to the name, so every rank on this host
+/// reads the same secret whichever comes first).
+pub(crate) fn secret_file(path: &std::path::Path) -> Result<String, String> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let read = |p: &std::path::Path| std::fs::read_to_string(p).map(|t| t.trim().to_string());
+    match read(path) {
+        Ok(t) if !t.is_empty() => return Ok(t),
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => {
+            return Err(format!(
+                "could not read the job secret {}: {e}",
+                path.display()
+            ))
+        }
+    }
+    let secret: String = super::wire::random_bytes(32)
+        .map_err(|e| format!("could not read /dev/urandom for the job secret: {e}"))?
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    let made = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&tmp)
+        .and_then(|mut f| f.write_all(secret.as_bytes()))
+        .and_then(|()| match std::fs::hard_link(&tmp, path) {
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+            r => r,
+        });
+    let _ = std::fs::remove_file(&tmp);
+    made.map_err(|e| format!("could not create the job secret {}: {e}", path.display()))?;
+    match read(path) {
+        Ok(t) if !t.is_empty() => Ok(t),
+        Ok(_) => Err(format!("the job secret {} is empty", path.display())),
+        Err(e) => Err(format!(
+            "could not read the job secret {}: {e}",
+            path.display()
+        )),
+    }
 }
 
 #[cfg(test)]
@@ -189,9 +327,40 @@ mod tests {
         .unwrap()
         .unwrap();
         assert!(a.token_derived);
-        assert_eq!(a.token, b.token);
+        assert_eq!(a.token, "", "no secret is derived from the job id");
+        assert_eq!(a.token_file, b.token_file);
         assert_eq!(a.coordinator, b.coordinator);
-        assert_ne!(a.token, c.token);
+        assert_eq!(a.job, b.job);
+        assert_ne!(a.token_file, c.token_file);
+        assert_ne!(a.job, c.job);
+    }
+
+    #[test]
+    fn the_job_secret_file_is_private_random_and_shared() {
+        use std::os::unix::fs::PermissionsExt;
+        let base = std::env::temp_dir().join(format!("gsm-secret-{}", std::process::id()));
+        std::fs::create_dir_all(&base).unwrap();
+        let b2 = base.clone();
+        let dir = private_dir(&move |k| (k == "TMPDIR").then(|| b2.clone().into())).unwrap();
+        let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&dir), 0o700);
+        let p = dir.join("job-x.token");
+        let a = secret_file(&p).unwrap();
+        assert_eq!(a.len(), 64);
+        assert_eq!(mode(&p), 0o600);
+        assert_eq!(
+            secret_file(&p).unwrap(),
+            a,
+            "the second rank reads the first's"
+        );
+        std::fs::remove_file(&p).unwrap();
+        assert_ne!(secret_file(&p).unwrap(), a, "random, not derived");
+        // A directory others can enter is refused.
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let b2 = base.clone();
+        let e = private_dir(&move |k| (k == "TMPDIR").then(|| b2.clone().into())).unwrap_err();
+        assert!(e.contains("not a private directory"), "{e}");
+        std::fs::remove_dir_all(&base).unwrap();
     }
 
     #[test]

@@ -14,8 +14,6 @@
 //! All the unsafe code of this module is FFI to `personality` and
 //! `dl_iterate_phdr`, and reading the program headers that the latter hands out.
 
-use std::collections::hash_map::DefaultHasher;
-use std::hash::Hasher;
 use std::io::Read;
 use std::os::unix::process::CommandExt;
 
@@ -86,6 +84,9 @@ pub(crate) fn disable_aslr() -> Result<(), String> {
 pub(crate) struct Identity {
     /// GNU build id, or `hash:` + a hash of the executable file.
     pub build_id: Vec<u8>,
+    /// SHA-256 of the whole executable file (`/proc/self/exe`): a build id alone
+    /// does not change when a binary is patched or rebuilt with other contents.
+    pub exe_sha256: Vec<u8>,
     /// Address of [`anchor`] in this process.
     pub anchor: u64,
 }
@@ -99,12 +100,18 @@ impl Identity {
     /// This process's identity. The test-only variable `GOSSAMER_TEST_IDENTITY_SALT`
     /// is appended to the build id; it can only make ranks disagree, never agree.
     pub(crate) fn current() -> Identity {
-        let mut build_id = main_program_build_id().unwrap_or_else(exe_hash);
+        let exe_sha256 = exe_sha256().to_vec();
+        let mut build_id = main_program_build_id().unwrap_or_else(|| {
+            let mut v = b"sha256:".to_vec();
+            v.extend_from_slice(&exe_sha256);
+            v
+        });
         if let Ok(s) = std::env::var("GOSSAMER_TEST_IDENTITY_SALT") {
             build_id.extend_from_slice(s.as_bytes());
         }
         Identity {
             build_id,
+            exe_sha256,
             anchor: anchor(),
         }
     }
@@ -118,6 +125,15 @@ impl Identity {
                  must run the same executable; copy the same build to every machine",
                 hex(&self.build_id),
                 hex(&peer.build_id)
+            ));
+        }
+        if self.exe_sha256 != peer.exe_sha256 {
+            return Err(format!(
+                "rank {peer_rank} runs a different binary with the same build id (executable \
+                 SHA-256 {} here, {} there; rebuilt or patched?): every rank must run the same \
+                 executable file; copy the same build to every machine",
+                hex(&self.exe_sha256),
+                hex(&peer.exe_sha256)
             ));
         }
         if self.anchor != peer.anchor {
@@ -136,20 +152,24 @@ fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-fn exe_hash() -> Vec<u8> {
-    let mut h = DefaultHasher::new();
-    if let Ok(mut f) = std::fs::File::open("/proc/self/exe") {
-        let mut buf = vec![0u8; 1 << 16];
-        while let Ok(n) = f.read(&mut buf) {
-            if n == 0 {
-                break;
+/// SHA-256 of this process's executable file, computed once. A file that cannot
+/// be read hashes as empty (then the build id and anchor checks still apply).
+fn exe_sha256() -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    static DIGEST: std::sync::OnceLock<[u8; 32]> = std::sync::OnceLock::new();
+    *DIGEST.get_or_init(|| {
+        let mut h = Sha256::new();
+        if let Ok(mut f) = std::fs::File::open("/proc/self/exe") {
+            let mut buf = vec![0u8; 1 << 16];
+            while let Ok(n) = f.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                h.update(&buf[..n]);
             }
-            h.write(&buf[..n]);
         }
-    }
-    let mut v = b"hash:".to_vec();
-    v.extend_from_slice(&h.finish().to_le_bytes());
-    v
+        h.finalize().into()
+    })
 }
 
 /// Segments of the main program, as (kind, flags, start address, size in memory).
@@ -270,6 +290,12 @@ mod tests {
             e.contains("rank 3") && e.contains("different binary"),
             "{e}"
         );
+        let patched = Identity {
+            exe_sha256: vec![0; 32],
+            ..me.clone()
+        };
+        let e = me.check_peer(1, &patched).unwrap_err();
+        assert!(e.contains("rank 1") && e.contains("same build id"), "{e}");
         let moved = Identity {
             anchor: me.anchor + 4096,
             ..me.clone()

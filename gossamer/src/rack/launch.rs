@@ -6,10 +6,19 @@
 //! themselves within seconds (fate sharing through rank 0); any still running after
 //! a grace period are killed. Ranks die with the launcher (`PR_SET_PDEATHSIG`), and
 //! the launcher removes the job's shared-memory file whatever happened.
+//!
+//! Two descriptors are handed down (inheritable in the children only, numbers in
+//! the environment): the coordinator's listening socket, bound here and passed to
+//! rank 0 (`GOSSAMER_COORDINATOR_FD`), so no other process can take the port
+//! between choosing it and listening on it; and an unnamed shared-memory file
+//! (`memfd`, `GOSSAMER_SHM_FD`) for the shm transport, which disappears with the
+//! last process that has it, so even a launcher killed with SIGKILL during the
+//! bootstrap leaves nothing in `/dev/shm`.
 
 use super::shm::remove_job_files;
 use std::ffi::OsString;
 use std::io::Read;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, Command, ExitStatus};
 use std::time::{Duration, Instant};
@@ -38,6 +47,21 @@ fn random_hex(bytes: usize) -> Result<String, LaunchError> {
             ))
         })?;
     Ok(b.iter().map(|x| format!("{x:02x}")).collect())
+}
+
+/// An unnamed shared-memory file (close-on-exec here; the children get it).
+fn memfd() -> Result<OwnedFd, LaunchError> {
+    // SAFETY: the name is a NUL-terminated string literal; the call has no other
+    // memory effects.
+    let fd = unsafe { libc::memfd_create(c"gossamer-rack".as_ptr(), libc::MFD_CLOEXEC) };
+    if fd < 0 {
+        return Err(LaunchError(format!(
+            "could not create the shared memory (memfd_create): {}",
+            std::io::Error::last_os_error()
+        )));
+    }
+    // SAFETY: `fd` was just returned by memfd_create and is owned by nobody else.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
 /// Describes how a rank ended.
@@ -76,11 +100,16 @@ pub fn launch_local(ranks: usize, args: &[OsString]) -> Result<i32, LaunchError>
         .map_err(|e| LaunchError(format!("cannot find this executable: {e}")))?;
     let token = random_hex(32)?;
     let job = format!("{}-{}", std::process::id(), random_hex(4)?);
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")
+        .map_err(|e| LaunchError(format!("no free local port for the coordinator: {e}")))?;
+    let port = listener
+        .local_addr()
         .map_err(|e| LaunchError(format!("no free local port for the coordinator: {e}")))?
         .port();
     let coordinator = format!("127.0.0.1:{port}");
+    let mut listener = Some(listener);
+    let shm = memfd()?;
+    let shm_fd = shm.as_raw_fd();
     let mut children: Vec<Option<Child>> = Vec::with_capacity(ranks);
     for r in 0..ranks {
         let mut c = Command::new(&exe);
@@ -90,13 +119,24 @@ pub fn launch_local(ranks: usize, args: &[OsString]) -> Result<i32, LaunchError>
             .env("GOSSAMER_TOKEN", &token)
             .env("GOSSAMER_COORDINATOR", &coordinator)
             .env("GOSSAMER_JOB", &job)
+            .env("GOSSAMER_SHM_FD", shm_fd.to_string())
+            .env_remove("GOSSAMER_COORDINATOR_FD")
             .env_remove("GOSSAMER_ASLR_OFF");
+        // The listening socket goes to rank 0 only.
+        let listen_fd = match (r, &listener) {
+            (0, Some(l)) => {
+                c.env("GOSSAMER_COORDINATOR_FD", l.as_raw_fd().to_string());
+                l.as_raw_fd()
+            }
+            _ => -1,
+        };
         // SAFETY: the closure runs in the child between fork and exec and only calls
-        // prctl and personality, which are async-signal-safe; it allocates nothing.
-        // ASLR is turned off here already, so the rank does not need to re-execute
-        // itself (it would if this failed).
+        // prctl, personality and fcntl, which are async-signal-safe; it allocates
+        // nothing. ASLR is turned off here already, so the rank does not need to
+        // re-execute itself (it would if this failed). Clearing close-on-exec on the
+        // two descriptors affects the child's copies only.
         unsafe {
-            c.pre_exec(|| {
+            c.pre_exec(move || {
                 if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
                     return Err(std::io::Error::last_os_error());
                 }
@@ -104,11 +144,20 @@ pub fn launch_local(ranks: usize, args: &[OsString]) -> Result<i32, LaunchError>
                 if cur >= 0 {
                     libc::personality((cur | libc::ADDR_NO_RANDOMIZE) as libc::c_ulong);
                 }
+                for fd in [shm_fd, listen_fd] {
+                    if fd >= 0 && libc::fcntl(fd, libc::F_SETFD, 0) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                }
                 Ok(())
             });
         }
         match c.spawn() {
-            Ok(ch) => children.push(Some(ch)),
+            Ok(ch) => {
+                children.push(Some(ch));
+                // Rank 0 has the listening socket now; the launcher lets go of it.
+                listener = None;
+            }
             Err(e) => {
                 for ch in children.iter_mut().flatten() {
                     let _ = ch.kill();

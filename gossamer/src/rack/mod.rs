@@ -9,7 +9,7 @@
 //! | --- | --- |
 //! | `env` | rank, size, token and coordinator from the launcher's environment |
 //! | `image` | ASLR off by re-exec, build id + anchor identity, text bounds |
-//! | `wire` | connection preamble (token) and control messages |
+//! | `wire` | mutual HMAC handshake (token), concurrent acceptor, control messages |
 //! | `slots` | the rack's slot rows (§4.7) and the transport writing into them |
 //! | `shm`, `tcp` | the two transports that run here; `rdma` (feature) for a rack |
 //! | `control` | bootstrap through rank 0, heartbeats, fate sharing, termination |

@@ -1,7 +1,12 @@
-//! The shared-memory region of a one-host rack: a file in `/dev/shm` that every rank
-//! maps. Rank 0 creates it; it is unlinked as soon as every rank has mapped it, so
-//! a crash afterwards cannot leave it behind (the launcher also removes it, for a
-//! crash before that point).
+//! The shared-memory region of a one-host rack, mapped by every rank.
+//!
+//! Under the built-in launcher it is unnamed: the launcher creates a `memfd` that
+//! every rank inherits (`GOSSAMER_SHM_FD`), so there is no file at all and nothing
+//! can be left behind, whoever is killed when. Under another launcher (no common
+//! parent) rank 0 creates a file in `/dev/shm` whose name ends in its pid; it is
+//! unlinked as soon as every rank mapped it, or when the bootstrap fails, and a
+//! rank 0 starting up removes this user's regions whose creator is gone (rank 0
+//! killed during bootstrap).
 
 use memmap2::MmapMut;
 use std::fs::OpenOptions;
@@ -39,9 +44,42 @@ impl ShmRegion {
             .mode(0o600)
             .open(path)
             .map_err(|e| format!("could not create {}: {e}", path.display()))?;
-        f.set_len(len as u64)
-            .map_err(|e| format!("could not size {} to {len} bytes: {e}", path.display()))?;
-        Self::map(&f, path)
+        let r = f
+            .set_len(len as u64)
+            .map_err(|e| format!("could not size {} to {len} bytes: {e}", path.display()))
+            .and_then(|()| Self::map(&f, path));
+        if r.is_err() {
+            let _ = std::fs::remove_file(path);
+        }
+        r
+    }
+
+    /// Maps the inherited unnamed region `fd` (see the module docs): rank 0 sizes
+    /// it (`create`), the others check its size.
+    pub(crate) fn from_fd(fd: i32, len: usize, create: bool) -> Result<Self, String> {
+        use std::os::fd::FromRawFd;
+        let what = format!("the shared region GOSSAMER_SHM_FD={fd}");
+        // SAFETY: dup has no memory preconditions; a bad fd fails with EBADF.
+        let own = unsafe { libc::dup(fd) };
+        if own < 0 {
+            return Err(format!(
+                "could not use {what}: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+        // SAFETY: `own` is a descriptor dup just returned, owned by nobody else.
+        let f = unsafe { std::fs::File::from_raw_fd(own) };
+        let got = f.metadata().map_err(|e| format!("{what}: {e}"))?.len();
+        if create {
+            if got != 0 {
+                return Err(format!("{what} is already in use ({got} bytes)"));
+            }
+            f.set_len(len as u64)
+                .map_err(|e| format!("could not size {what} to {len} bytes: {e}"))?;
+        } else if got != len as u64 {
+            return Err(format!("{what} has {got} bytes, expected {len}"));
+        }
+        Self::map(&f, Path::new(&what))
     }
 
     /// Opens and maps an existing region of `len` bytes.
@@ -76,9 +114,59 @@ impl ShmRegion {
     }
 }
 
-/// The path of job `job`'s region.
-pub(crate) fn path_for(job: &str) -> PathBuf {
-    Path::new(SHM_DIR).join(file_prefix(job))
+/// The path of job `job`'s region created by process `pid` (rank 0).
+pub(crate) fn path_for(job: &str, pid: u32) -> PathBuf {
+    Path::new(SHM_DIR).join(format!("{}.p{pid}", file_prefix(job)))
+}
+
+/// Removes this user's regions in `/dev/shm` whose creator (the pid at the end of
+/// the name) no longer exists: a rank 0 killed during bootstrap. Returns how many.
+pub(crate) fn sweep_stale() -> usize {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(dir) = std::fs::read_dir(SHM_DIR) else {
+        return 0;
+    };
+    // SAFETY: getuid has no preconditions.
+    let uid = unsafe { libc::getuid() };
+    dir.flatten()
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            let Some(pid) = name
+                .strip_prefix("gossamer-")
+                .and_then(|n| n.rsplit_once(".p"))
+                .and_then(|(_, p)| p.parse::<libc::pid_t>().ok())
+                .filter(|&p| p > 0)
+            else {
+                return false;
+            };
+            let mine = e.metadata().map(|m| m.uid() == uid).unwrap_or(false);
+            // SAFETY: signal 0 only checks that the process exists.
+            let gone = unsafe { libc::kill(pid, 0) } != 0
+                && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+            mine && gone
+        })
+        .filter(|e| std::fs::remove_file(e.path()).is_ok())
+        .count()
+}
+
+/// Removes a region file when dropped, unless disarmed: no early return of the
+/// bootstrap leaves the file behind.
+pub(crate) struct Unlink(pub Option<PathBuf>);
+
+impl Unlink {
+    /// Removes the file now.
+    pub(crate) fn now(&mut self) {
+        if let Some(p) = self.0.take() {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+impl Drop for Unlink {
+    fn drop(&mut self) {
+        self.now();
+    }
 }
 
 /// Removes every region file of job `job` (best effort). Returns how many.
@@ -100,7 +188,7 @@ mod tests {
     #[test]
     fn create_open_share_and_remove() {
         let job = format!("unit-{}", std::process::id());
-        let p = path_for(&job);
+        let p = path_for(&job, std::process::id());
         let a = ShmRegion::create(&p, 8192).unwrap();
         assert!(ShmRegion::create(&p, 8192).is_err(), "exclusive");
         let b = ShmRegion::open(&p, 8192).unwrap();
@@ -118,5 +206,24 @@ mod tests {
         // the mappings stay valid after unlink
         // SAFETY: as above.
         unsafe { assert_eq!(*b.base().add(100), 42) };
+    }
+
+    #[test]
+    fn stale_regions_of_dead_creators_are_swept_live_ones_kept() {
+        let job = format!("sweep-{}", std::process::id());
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let stale = path_for(&job, dead);
+        let live = path_for(&job, std::process::id());
+        std::fs::write(&stale, b"x").unwrap();
+        std::fs::write(&live, b"x").unwrap();
+        assert!(sweep_stale() >= 1);
+        assert!(!stale.exists(), "the dead creator's region is removed");
+        assert!(live.exists(), "a live creator's region is kept");
+        {
+            let _g = Unlink(Some(live.clone()));
+        }
+        assert!(!live.exists(), "the guard removes it");
     }
 }

@@ -149,56 +149,56 @@ pub(crate) fn connect(
     addrs: &[String],
     listener: TcpListener,
     token: &str,
+    timeout: Duration,
     layout: Layout,
     rows: *mut u8,
     keep: Arc<dyn Send + Sync>,
     alarm: Arc<Alarm>,
 ) -> Result<Arc<Links>, String> {
     let size = addrs.len();
+    let deadline = Instant::now() + timeout;
     let mut streams: Vec<Option<TcpStream>> = (0..size).map(|_| None).collect();
     for (j, addr) in addrs.iter().enumerate().take(rank) {
         let mut s = TcpStream::connect(addr)
             .map_err(|e| format!("could not open the tcp data link to rank {j} at {addr}: {e}"))?;
-        wire::send_auth(&mut s, token).map_err(|e| e.to_string())?;
+        wire::dial_auth(&mut s, token, deadline).map_err(|e| match e {
+            wire::DialError::BadToken => format!(
+                "authentication failed on the tcp data link to rank {j} at {addr}: the \
+                 GOSSAMER_TOKEN differs"
+            ),
+            wire::DialError::NotGossamer => {
+                format!("the peer at {addr} is not rank {j} of this job (bad protocol magic)")
+            }
+            e => format!("opening the tcp data link to rank {j} at {addr}: {e}"),
+        })?;
         wire::send(&mut s, &Msg::DataHello { rank: rank as u32 }).map_err(|e| e.to_string())?;
         streams[j] = Some(s);
     }
-    let deadline = Instant::now() + Duration::from_secs(60);
-    listener.set_nonblocking(true).map_err(|e| e.to_string())?;
+    let mut acceptor = wire::Acceptor::new(&listener, token, format!("rank {rank} (tcp data)"))
+        .map_err(|e| e.to_string())?;
     while streams
         .iter()
         .enumerate()
         .skip(rank + 1)
         .any(|(_, s)| s.is_none())
     {
-        match listener.accept() {
-            Ok((mut s, from)) => {
-                s.set_nonblocking(false).map_err(|e| e.to_string())?;
-                if let Err(e) = wire::check_auth(&mut s, token) {
-                    eprintln!("gossamer: refused a tcp data connection from {from}: {e}");
-                    continue;
-                }
-                s.set_read_timeout(Some(wire::AUTH_TIMEOUT))
-                    .map_err(|e| e.to_string())?;
-                match wire::recv(&mut s) {
-                    Ok(Msg::DataHello { rank: j })
-                        if (j as usize) > rank && (j as usize) < size =>
-                    {
-                        s.set_read_timeout(None).map_err(|e| e.to_string())?;
-                        streams[j as usize] = Some(s);
-                    }
-                    other => eprintln!(
-                        "gossamer: unexpected first message on a data link from {from}: {other:?}"
-                    ),
-                }
+        match acceptor.next(deadline)? {
+            Some((s, _, Msg::DataHello { rank: j }))
+                if (j as usize) > rank && (j as usize) < size && streams[j as usize].is_none() =>
+            {
+                streams[j as usize] = Some(s);
             }
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                if Instant::now() > deadline {
-                    return Err("not every rank opened its tcp data link within 60 s".into());
-                }
-                std::thread::sleep(Duration::from_millis(2));
+            Some((_, from, other)) => {
+                eprintln!(
+                    "gossamer: unexpected first message on a data link from {from}: {other:?}"
+                )
             }
-            Err(e) => return Err(format!("accepting tcp data links: {e}")),
+            None => {
+                return Err(format!(
+                    "not every rank opened its tcp data link within {} s",
+                    timeout.as_secs()
+                ))
+            }
         }
     }
     let mut peers = Vec::with_capacity(size);
