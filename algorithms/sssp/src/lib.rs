@@ -762,7 +762,14 @@ fn prepare(ctx: &mut TrusteeCtx, delta: f32) {
 pub fn sssp(graph: &ShardedGraph, root: u64, cfg: &SsspConfig) -> Result<SsspOutput, KernelError> {
     graph.check_root(root)?;
     if let Err(why) = check_delta(cfg.delta) {
-        return Err(KernelError::Config(format!("delta = {}: {why}", cfg.delta)));
+        let d = cfg.delta;
+        // As typed for tiny or huge values (1e-40, not 0.0000...0001).
+        let shown = if d.is_finite() && d != 0.0 && !(1e-4..1e9).contains(&d.abs()) {
+            format!("{d:e}")
+        } else {
+            d.to_string()
+        };
+        return Err(KernelError::Config(format!("delta = {shown}: {why}")));
     }
     if graph.num_trustees() > usize::from(u16::MAX) {
         return Err(KernelError::Config(

@@ -113,7 +113,7 @@ fn bad_deltas_are_errors_that_say_why() {
         "delta = -1: the bucket width must be positive",
         "delta = 0: the bucket width must be positive",
         "delta = inf: the bucket width must be finite",
-        "too small: a width below 1.1754944e-38",
+        "delta = 1e-40: too small: a width below 1.1754944e-38",
     ];
     for (e, w) in errs.iter().zip(want) {
         let m = e.to_string();
