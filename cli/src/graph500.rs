@@ -18,13 +18,7 @@ pub const INVALID_RUN: &str = "No results printed for invalid run.";
 
 /// Runs the `graph500` command.
 pub fn run(args: &Graph500Args) -> Result<()> {
-    if let Some(d) = args.delta {
-        if !(d.is_finite() && d > 0.0) {
-            return Err(CliError::new(format!(
-                "--delta {d}: the bucket width must be a positive number"
-            )));
-        }
-    }
+    crate::sssp::check_delta_arg(args.delta)?;
     let threads = graph::threads_or_all(args.run.threads)?;
     graph::init_rayon(threads);
     let loaded = graph::load(&args.input, &args.gen, threads, args.run.force)?;
@@ -41,7 +35,9 @@ pub fn run(args: &Graph500Args) -> Result<()> {
             dump: None,
         },
         KernelSpec {
-            kernel: Kernel::Sssp { delta: args.delta },
+            kernel: Kernel::Sssp {
+                delta: Some(args.delta),
+            },
             dump: None,
         },
     ];
