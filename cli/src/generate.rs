@@ -29,6 +29,12 @@ pub fn run(args: &GenerateArgs) -> Result<()> {
     for path in outputs.iter().copied().flatten() {
         crate::output::check_writable(path)?;
     }
+    // The graph file replaces only a regular file (the cross-check outputs
+    // are written in place and may be FIFOs or /dev/stdout): refuse before
+    // generating, not after.
+    if let Some(path) = &args.output {
+        file::check_write_target(path)?;
+    }
     let threads = graph::threads_or_all(args.threads)?;
     graph::init_rayon(threads);
     let (list, kron, gen_time) = graph::generate(
