@@ -36,7 +36,8 @@ pub(crate) const NO_BUCKET: u64 = u64::MAX;
 
 /// A queue of vertices (`u32` ids) by bucket index; see the module docs.
 pub(crate) struct Buckets {
-    ring: Vec<Vec<u32>>,
+    /// A fixed-size array, so that `slot(b)` indexes it without a bounds check.
+    ring: Box<[Vec<u32>; RING]>,
     /// Bit `s` set: ring slot `s` is non-empty.
     used: [u64; WORDS],
     /// The ring holds buckets `base..base + RING`.
@@ -48,7 +49,11 @@ pub(crate) struct Buckets {
 impl Default for Buckets {
     fn default() -> Self {
         Buckets {
-            ring: (0..RING).map(|_| Vec::new()).collect(),
+            ring: std::iter::repeat_with(Vec::new)
+                .take(RING)
+                .collect::<Box<[Vec<u32>]>>()
+                .try_into()
+                .unwrap_or_else(|_| unreachable!("RING slots were made")),
             used: [0; WORDS],
             base: 0,
             far: BTreeMap::new(),
