@@ -605,7 +605,6 @@ fn create_temp_beside(path: &Path) -> io::Result<(File, PathBuf)> {
             .write(true)
             .create_new(true)
             .custom_flags(libc::O_NOFOLLOW)
-            .mode(0o644)
             .open(&tmp)
         {
             Ok(f) => return Ok((f, tmp)),
