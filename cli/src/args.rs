@@ -159,10 +159,11 @@ pub struct SsspArgs {
     pub run: RunOptions,
     #[command(flatten)]
     pub out: SearchOptions,
-    /// Delta-stepping bucket width, in weight units (weights are in [0, 1]).
-    /// Default: 0.005, the kernel's measured best.
-    #[arg(long, value_name = "D")]
-    pub delta: Option<f32>,
+    /// Delta-stepping bucket width, in weight units (Graph500 weights are in
+    /// [0, 1]); the default is the kernel's measured best. Any positive
+    /// number works; smaller widths take more rounds.
+    #[arg(long, value_name = "D", default_value_t = ::sssp::DEFAULT_DELTA, allow_negative_numbers = true)]
+    pub delta: f32,
     /// Write the distances from the first root: N x f32 little-endian, +inf
     /// for unreached vertices (the reference vectors' .dist format).
     #[arg(long, value_name = "FILE")]
@@ -198,10 +199,10 @@ pub struct Graph500Args {
     pub gen: GenParams,
     #[command(flatten)]
     pub run: RunOptions,
-    /// Delta-stepping bucket width for SSSP, in weight units (weights are in
-    /// [0, 1]). Default: 0.005, the kernel's measured best.
-    #[arg(long, value_name = "D")]
-    pub delta: Option<f32>,
+    /// Delta-stepping bucket width for SSSP, in weight units (Graph500
+    /// weights are in [0, 1]); the default is the kernel's measured best.
+    #[arg(long, value_name = "D", default_value_t = ::sssp::DEFAULT_DELTA, allow_negative_numbers = true)]
+    pub delta: f32,
 }
 
 #[derive(Args, Debug)]

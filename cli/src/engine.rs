@@ -92,11 +92,8 @@ mod tests {
 
     #[test]
     fn help_text_states_the_kernel_default_delta() {
-        // `--delta`'s help quotes the default; it must follow the kernel's constant.
-        let want = format!(
-            "Default: {}, the kernel's measured best",
-            sssp::DEFAULT_DELTA
-        );
+        // `--delta`'s default (and so its help) is the kernel's constant.
+        let want = format!("[default: {}]", sssp::DEFAULT_DELTA);
         for sub in ["sssp", "graph500"] {
             let mut cmd = crate::args::Cli::command();
             let help = cmd
@@ -110,5 +107,30 @@ mod tests {
                 "{sub} --help does not say {want:?}:\n{help}"
             );
         }
+    }
+
+    #[test]
+    fn readme_and_error_hint_quote_the_kernel_default_delta() {
+        // The README's example and the error hint must not drift from the
+        // constant either (they once said 0.1).
+        let readme = include_str!("../../README.md");
+        let shown: Vec<&str> = readme
+            .split("--delta ")
+            .skip(1)
+            .filter_map(|rest| rest.split_whitespace().next())
+            .collect();
+        assert!(!shown.is_empty(), "the README shows no --delta example");
+        for v in shown {
+            assert_eq!(
+                v.parse::<f32>().ok(),
+                Some(sssp::DEFAULT_DELTA),
+                "the README shows --delta {v}"
+            );
+        }
+        let hint = crate::sssp::check_delta_arg(-1.0).unwrap_err().to_string();
+        assert!(
+            hint.contains(&format!("e.g. {} (the default)", sssp::DEFAULT_DELTA)),
+            "{hint}"
+        );
     }
 }

@@ -30,6 +30,12 @@ pub fn run(args: &GenerateArgs) -> Result<()> {
     for path in outputs.iter().copied().flatten() {
         files::check_writable(path)?;
     }
+    // The graph file replaces only a regular file (the cross-check outputs
+    // are written in place and may be FIFOs or /dev/stdout): refuse before
+    // generating, not after.
+    if let Some(path) = &args.output {
+        file::check_write_target(path)?;
+    }
     let threads = runtime::threads(args.threads)?;
     let (list, kron, gen_time) = graph::generate(
         args.scale,

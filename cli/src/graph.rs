@@ -187,18 +187,27 @@ fn non_isolated(list: &EdgeList<'_>) -> VertexSet {
 }
 
 /// Refuses a run whose memory estimate exceeds the available memory,
-/// before anything large is allocated (unless `force`).
+/// before anything large is allocated; with `force`, says on stderr that it
+/// goes ahead anyway.
 pub fn check_memory(scale: u32, edgefactor: u32, threads: usize, force: bool) -> Result<()> {
-    if force {
-        return Ok(());
-    }
     let threads = u32::try_from(threads).unwrap_or(u32::MAX);
     let estimate = memory::estimate(scale, edgefactor, 1, threads);
-    let available = available_memory();
-    match available {
-        Some(avail) => memory::check_fits(&estimate, avail)
-            .map_err(|refusal| CliError::new(format!("{refusal} Pass --force to try anyway."))),
-        None => Ok(()),
+    let Some(avail) = available_memory() else {
+        return Ok(());
+    };
+    match memory::check_fits(&estimate, avail) {
+        Ok(()) => Ok(()),
+        Err(_) if force => {
+            eprintln!(
+                "warning: --force: running although the estimate ({}) exceeds the available memory ({})",
+                memory::human_bytes(estimate.per_rank_bytes),
+                memory::human_bytes(avail)
+            );
+            Ok(())
+        }
+        Err(refusal) => Err(CliError::new(format!(
+            "{refusal} Pass --force to try anyway."
+        ))),
     }
 }
 

@@ -20,13 +20,7 @@ pub const INVALID_RUN: &str = "No results printed for invalid run.";
 
 /// Runs the `graph500` command.
 pub fn run(args: &Graph500Args) -> Result<()> {
-    if let Some(d) = args.delta {
-        if !(d.is_finite() && d > 0.0) {
-            return Err(CliError::new(format!(
-                "--delta {d}: the bucket width must be a positive number"
-            )));
-        }
-    }
+    crate::sssp::check_delta_arg(args.delta)?;
     let threads = runtime::threads(args.run.threads)?;
     let loaded = graph::load(&args.input, &args.gen, threads, args.run.force)?;
     let roots = loaded.choose_roots(&RootChoice {
@@ -42,7 +36,9 @@ pub fn run(args: &Graph500Args) -> Result<()> {
             dump: None,
         },
         KernelSpec {
-            kernel: Kernel::Sssp { delta: args.delta },
+            kernel: Kernel::Sssp {
+                delta: Some(args.delta),
+            },
             dump: None,
         },
     ];

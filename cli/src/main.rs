@@ -47,10 +47,12 @@ use args::{Cli, Command};
 /// Takes the rack flags out of the command line: `--ranks N` (start N processes of
 /// this command on this host) and `--transport local|shm|tcp|rdma` (how ranks talk,
 /// passed to gossamer as `GOSSAMER_TRANSPORT`). See docs/rack.md.
-fn take_rack_flags(
-    argv: Vec<std::ffi::OsString>,
-) -> std::result::Result<(Option<usize>, Vec<std::ffi::OsString>), String> {
+/// The rack flags found, and the command line without them.
+type RackFlags = (Option<usize>, Option<String>, Vec<std::ffi::OsString>);
+
+fn take_rack_flags(argv: Vec<std::ffi::OsString>) -> std::result::Result<RackFlags, String> {
     let mut ranks = None;
+    let mut transport = None;
     let mut rest = Vec::with_capacity(argv.len());
     let mut it = argv.into_iter();
     while let Some(a) = it.next() {
@@ -80,9 +82,24 @@ fn take_rack_flags(
             value.parse::<gossamer::rack::TransportKind>()?;
             // Set before any other thread exists (first thing in main).
             std::env::set_var("GOSSAMER_TRANSPORT", &value);
+            transport = Some(value);
         }
     }
-    Ok((ranks, rest))
+    Ok((ranks, transport, rest))
+}
+
+/// True when a launcher (ours, mpirun, srun) started this process as one rank
+/// of a job of several (then `--transport` matters without `--ranks`).
+fn launched_as_a_rank() -> bool {
+    [
+        "GOSSAMER_SIZE",
+        "OMPI_COMM_WORLD_SIZE",
+        "PMI_SIZE",
+        "SLURM_NTASKS",
+    ]
+    .iter()
+    .filter_map(|k| std::env::var(k).ok())
+    .any(|v| v.trim().parse::<usize>().is_ok_and(|n| n > 1))
 }
 
 /// The worker threads a command asks for, if it starts the kernels' runtime.
@@ -98,10 +115,18 @@ fn kernel_threads(command: &Command) -> Option<usize> {
 }
 
 fn main() {
-    let (ranks, argv) = take_rack_flags(std::env::args_os().collect()).unwrap_or_else(|e| {
-        eprintln!("error: {e}");
-        std::process::exit(2);
-    });
+    let (ranks, transport, argv) =
+        take_rack_flags(std::env::args_os().collect()).unwrap_or_else(|e| {
+            eprintln!("error: {e}");
+            std::process::exit(2);
+        });
+    if let Some(t) = transport {
+        if ranks.unwrap_or(1) <= 1 && !launched_as_a_rank() {
+            eprintln!(
+                "note: --transport {t} has no effect without --ranks N (this run is one process)"
+            );
+        }
+    }
     if let Some(n) = ranks.filter(|&n| n > 1) {
         // Bad flags are reported once here, not by every rank, and a job
         // that cannot fit is refused before any rank starts.

@@ -6,15 +6,23 @@ use crate::record::Kernel;
 use crate::search::KernelSpec;
 use crate::single::{self, Request};
 
+/// Refuses a `--delta` the kernel cannot use, saying why (the kernel's
+/// rule, whose hint quotes `sssp::DEFAULT_DELTA`).
+pub fn check_delta_arg(delta: f32) -> Result<()> {
+    ::sssp::check_delta(delta).map_err(|why| {
+        // As typed for tiny or huge values (1e-40, not 0.0000...0001).
+        let shown = if delta.is_finite() && delta != 0.0 && !(1e-4..1e9).contains(&delta.abs()) {
+            format!("{delta:e}")
+        } else {
+            delta.to_string()
+        };
+        CliError::new(format!("--delta {shown}: {why}"))
+    })
+}
+
 /// Runs the `sssp` command.
 pub fn run(args: &SsspArgs) -> Result<()> {
-    if let Some(d) = args.delta {
-        if !(d.is_finite() && d > 0.0) {
-            return Err(CliError::new(format!(
-                "--delta {d}: the bucket width must be a positive number (weights are in [0, 1]; try 0.1)"
-            )));
-        }
-    }
+    check_delta_arg(args.delta)?;
     single::run(Request {
         input: &args.input,
         gen: &args.gen,
@@ -22,10 +30,12 @@ pub fn run(args: &SsspArgs) -> Result<()> {
         run: &args.run,
         out: &args.out,
         spec: KernelSpec {
-            kernel: Kernel::Sssp { delta: args.delta },
+            kernel: Kernel::Sssp {
+                delta: Some(args.delta),
+            },
             dump: args.dump_dist.clone(),
         },
-        delta: args.delta,
+        delta: Some(args.delta),
         mode: None,
     })
 }

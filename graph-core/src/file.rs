@@ -87,6 +87,22 @@ pub enum GraphFileError {
         /// The path asked for.
         path: PathBuf,
     },
+    /// The path to read names something other than a regular file (a
+    /// directory, FIFO, device, socket): refused before anything is read.
+    NotARegularFile {
+        /// The path asked for.
+        path: PathBuf,
+        /// What it is instead ("directory", "FIFO (named pipe)", ...).
+        kind: &'static str,
+    },
+    /// The path to write already exists and is not a regular file (a
+    /// device, directory, symbolic link, FIFO, socket): it is left alone.
+    TargetNotARegularFile {
+        /// The path asked for.
+        path: PathBuf,
+        /// What it is ("character device", "symbolic link", ...).
+        kind: &'static str,
+    },
     /// Another I/O failure.
     Io {
         /// The path involved.
@@ -154,9 +170,23 @@ impl fmt::Display for GraphFileError {
                 "graph file {} does not exist: check the path, or create it with `gossamer-graph generate`",
                 path.display()
             ),
+            NotARegularFile { path, kind } => write!(
+                f,
+                "cannot read graph file {}: it is a {kind}, not a regular file; pass a file written by `gossamer-graph generate`",
+                path.display()
+            ),
+            TargetNotARegularFile { path, kind } => write!(
+                f,
+                "refusing to write graph file {}: it exists and is a {kind}, not a regular file (a graph file only replaces a regular file); choose another path",
+                path.display()
+            ),
             Io { path, action, source } => {
                 write!(f, "could not {action} graph file {}: {source}", path.display())
             }
+            TruncatedHeader { len: 0 } => write!(
+                f,
+                "the graph file is empty: it reports 0 bytes (an empty file, or a special file such as those under /proc or /sys); pass a file written by `gossamer-graph generate`"
+            ),
             TruncatedHeader { len } => write!(
                 f,
                 "the graph file is truncated: it has {len} bytes, fewer than the {HEADER_LEN}-byte header; {REGENERATE}"
@@ -502,9 +532,97 @@ pub fn write(path: impl AsRef<Path>, list: &EdgeList<'_>) -> Result<(), GraphFil
     write_with_roots(path, list, &[])
 }
 
-/// Writes `list` and up to 64 search roots to `path`: first to
-/// `path.tmp`, then renamed, so a crash never leaves a half-written file
-/// under the final name.
+/// What a file type is, in words, for messages.
+fn kind_of(t: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_dir() {
+        "directory"
+    } else if t.is_symlink() {
+        "symbolic link"
+    } else if t.is_fifo() {
+        "FIFO (named pipe)"
+    } else if t.is_char_device() {
+        "character device"
+    } else if t.is_block_device() {
+        "block device"
+    } else if t.is_socket() {
+        "socket"
+    } else if t.is_file() {
+        "regular file"
+    } else {
+        "special file"
+    }
+}
+
+/// Checks that `path` can be the target of [`write_with_roots`]: it does not
+/// exist, or it is a regular file (not a symbolic link to one: the link
+/// itself would be replaced). Callers may use it to refuse a bad target
+/// before long work; the writer checks again before writing and before the
+/// rename.
+pub fn check_write_target(path: impl AsRef<Path>) -> Result<(), GraphFileError> {
+    let path = path.as_ref();
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_file() => Ok(()),
+        Ok(m) => Err(GraphFileError::TargetNotARegularFile {
+            path: path.to_path_buf(),
+            kind: kind_of(m.file_type()),
+        }),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(source) => Err(GraphFileError::Io {
+            path: path.to_path_buf(),
+            action: "inspect",
+            source,
+        }),
+    }
+}
+
+/// Creates a new, uniquely named temporary file next to `path`, exclusively
+/// (`O_CREAT|O_EXCL`, and `O_NOFOLLOW`): an existing file or symbolic link
+/// of that name is never opened, followed or removed; another name is tried.
+fn create_temp_beside(path: &Path) -> io::Result<(File, PathBuf)> {
+    use std::os::unix::fs::OpenOptionsExt;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut last = None;
+    for _ in 0..64 {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let tmp = dir.join(format!(
+            ".{name}.{}-{}-{nanos:08x}.tmp",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&tmp)
+        {
+            Ok(f) => return Ok((f, tmp)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| io::Error::other("no free temporary name")))
+}
+
+/// Writes `list` and up to 64 search roots to `path`, atomically: the bytes
+/// go to a new temporary file created exclusively in the same directory,
+/// which is synced and then renamed over `path`, so a crash never leaves a
+/// half-written file under the final name and readers see the old or the
+/// new file. A `path` that exists and is not a regular file (a device such
+/// as `/dev/null`, a directory, a symbolic link, a FIFO) is refused and left
+/// untouched ([`GraphFileError::TargetNotARegularFile`]). On any failure the
+/// temporary file is removed and `path` is unchanged.
 pub fn write_with_roots(
     path: impl AsRef<Path>,
     list: &EdgeList<'_>,
@@ -512,11 +630,9 @@ pub fn write_with_roots(
 ) -> Result<(), GraphFileError> {
     let path = path.as_ref();
     check_writable(list, roots)?;
+    check_write_target(path)?;
     let data = record_bytes(list);
     let header = encode_header(list, checksum64(&data), roots);
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
     let io_err = |action: &'static str| {
         let p = path.to_path_buf();
         move |source| GraphFileError::Io {
@@ -525,15 +641,19 @@ pub fn write_with_roots(
             source,
         }
     };
+    let (file, tmp) = create_temp_beside(path).map_err(io_err("create a temporary file for"))?;
     let result = (|| {
-        let mut f =
-            io::BufWriter::with_capacity(1 << 20, File::create(&tmp).map_err(io_err("create"))?);
+        let mut f = io::BufWriter::with_capacity(1 << 20, file);
         f.write_all(&header).map_err(io_err("write"))?;
         f.write_all(&data).map_err(io_err("write"))?;
         let f = f
             .into_inner()
             .map_err(|e| io_err("write")(e.into_error()))?;
         f.sync_all().map_err(io_err("sync"))?;
+        drop(f);
+        // Again right before replacing it: the target may have changed
+        // while the data was written.
+        check_write_target(path)?;
         std::fs::rename(&tmp, path).map_err(io_err("rename"))
     })();
     if result.is_err() {
@@ -621,11 +741,41 @@ pub fn open_with(path: impl AsRef<Path>, opts: ReadOptions) -> Result<MappedGrap
             }
         }
     };
-    let file = File::open(path).map_err(io_err("open"))?;
-    let len = file.metadata().map_err(io_err("inspect"))?.len();
+    // Only a regular file can be a graph file. Look before opening (a FIFO
+    // would block `open` until a writer comes, a device or /proc file may
+    // never end), and again on the opened file (the path may have changed
+    // in between; O_NONBLOCK keeps even that `open` from blocking).
+    let not_regular = |t: std::fs::FileType| GraphFileError::NotARegularFile {
+        path: path.to_path_buf(),
+        kind: kind_of(t),
+    };
+    let meta = std::fs::metadata(path).map_err(io_err("inspect"))?;
+    if !meta.file_type().is_file() {
+        return Err(not_regular(meta.file_type()));
+    }
+    let file = {
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path)
+            .map_err(io_err("open"))?
+    };
+    let meta = file.metadata().map_err(io_err("inspect"))?;
+    if !meta.file_type().is_file() {
+        return Err(not_regular(meta.file_type()));
+    }
+    let len = meta.len();
+    if len == 0 {
+        // Empty, or a file that reports no length (/proc, /sys): nothing to read.
+        return Err(GraphFileError::TruncatedHeader { len: 0 });
+    }
     if len < HEADER_LEN as u64 {
-        // Too short to map usefully: read the few bytes for a precise error.
-        let bytes = std::fs::read(path).map_err(io_err("read"))?;
+        // Too short to map usefully: read those few bytes (never more than a
+        // header's worth) for a precise error.
+        let mut bytes = Vec::with_capacity(HEADER_LEN);
+        io::Read::read_to_end(&mut io::Read::take(&file, HEADER_LEN as u64), &mut bytes)
+            .map_err(io_err("read"))?;
         parse_header(&bytes)?;
         return Err(GraphFileError::TruncatedHeader { len });
     }
@@ -770,5 +920,182 @@ mod tests {
             to_bytes(&sample(), &[0; 65]),
             Err(GraphFileError::BadHeader { .. })
         ));
+    }
+
+    /// A fresh scratch directory for one writer test.
+    fn scratch(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("gc-writer-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    /// Names in `dir`, sorted.
+    fn listing(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    fn refused(path: &Path, kind: &str) {
+        let e = write(path, &sample()).unwrap_err();
+        assert!(
+            matches!(&e, GraphFileError::TargetNotARegularFile { kind: k, .. } if *k == kind),
+            "{}: {e:?}",
+            path.display()
+        );
+        let msg = e.to_string();
+        assert!(
+            msg.contains(&format!("it exists and is a {kind}, not a regular file")),
+            "{msg}"
+        );
+        assert!(matches!(
+            check_write_target(path),
+            Err(GraphFileError::TargetNotARegularFile { .. })
+        ));
+    }
+
+    #[test]
+    fn writer_refuses_targets_that_are_not_regular_files() {
+        use std::os::unix::fs::FileTypeExt;
+        let d = scratch("targets");
+        // A directory: untouched (still a directory, still holding its file).
+        let dir = d.join("dir");
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("inside"), b"keep").unwrap();
+        refused(&dir, "directory");
+        assert_eq!(std::fs::read(dir.join("inside")).unwrap(), b"keep");
+        // A symbolic link to a regular file: neither the link nor its target changes.
+        let victim = d.join("victim");
+        std::fs::write(&victim, b"victim").unwrap();
+        let link = d.join("link");
+        std::os::unix::fs::symlink(&victim, &link).unwrap();
+        refused(&link, "symbolic link");
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read(&victim).unwrap(), b"victim");
+        // A FIFO (writing to it must not block either).
+        let fifo = d.join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if matches!(made, Ok(s) if s.success()) {
+            refused(&fifo, "FIFO (named pipe)");
+            assert!(std::fs::symlink_metadata(&fifo)
+                .unwrap()
+                .file_type()
+                .is_fifo());
+        } else {
+            eprintln!("note: mkfifo unavailable, FIFO target not tested");
+        }
+        // A character device: a private copy of /dev/null (c 1 3), so a
+        // regression clobbers the copy and not the system's device.
+        let dev = d.join("null");
+        let made = std::process::Command::new("mknod")
+            .arg(&dev)
+            .args(["c", "1", "3"])
+            .stderr(std::process::Stdio::null())
+            .status();
+        if matches!(made, Ok(s) if s.success()) {
+            refused(&dev, "character device");
+            assert!(std::fs::symlink_metadata(&dev)
+                .unwrap()
+                .file_type()
+                .is_char_device());
+        } else {
+            eprintln!("note: not allowed to mknod (not root?), device target not tested");
+        }
+        // Nothing else appeared (no temporary files).
+        let mut names = listing(&d);
+        names.retain(|n| !["dir", "victim", "link", "fifo", "null"].contains(&n.as_str()));
+        assert!(names.is_empty(), "left behind: {names:?}");
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn writer_ignores_planted_tmp_names() {
+        // The old writer wrote to `PATH.tmp`: a symbolic link planted there
+        // redirected the write, and a file there was deleted.
+        let d = scratch("planted");
+        let victim = d.join("victim");
+        std::fs::write(&victim, b"victim").unwrap();
+        let target = d.join("g");
+        let tmp_link = d.join("g.tmp");
+        std::os::unix::fs::symlink(&victim, &tmp_link).unwrap();
+        write(&target, &sample()).unwrap();
+        assert_eq!(std::fs::read(&victim).unwrap(), b"victim");
+        assert!(std::fs::symlink_metadata(&tmp_link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(open(&target).unwrap().edge_list(), sample());
+
+        let target2 = d.join("h");
+        let tmp_file = d.join("h.tmp");
+        std::fs::write(&tmp_file, b"someone else's").unwrap();
+        write(&target2, &sample()).unwrap();
+        assert_eq!(std::fs::read(&tmp_file).unwrap(), b"someone else's");
+        assert_eq!(listing(&d), ["g", "g.tmp", "h", "h.tmp", "victim"]);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn temp_names_are_created_exclusively() {
+        let d = scratch("exclusive");
+        let target = d.join("g");
+        let (f1, t1) = create_temp_beside(&target).unwrap();
+        let (f2, t2) = create_temp_beside(&target).unwrap();
+        assert_ne!(t1, t2);
+        assert_eq!(t1.parent(), Some(d.as_path()));
+        drop((f1, f2));
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn writer_replaces_a_regular_file_by_rename() {
+        use std::io::Read;
+        let d = scratch("replace");
+        let target = d.join("g");
+        std::fs::write(&target, b"old contents").unwrap();
+        // A reader that has the old file open keeps seeing it whole: the new
+        // file is a different inode moved into place, not a rewrite.
+        let mut old = File::open(&target).unwrap();
+        write_with_roots(&target, &sample(), &[1]).unwrap();
+        let mut seen = Vec::new();
+        old.read_to_end(&mut seen).unwrap();
+        assert_eq!(seen, b"old contents");
+        let g = open(&target).unwrap();
+        assert_eq!(g.edge_list(), sample());
+        assert_eq!(g.roots(), [1]);
+        assert_eq!(listing(&d), ["g"]);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn failed_write_leaves_nothing_behind() {
+        let d = scratch("failed");
+        // `g/` names a directory that does not exist: the data is written to
+        // the temporary file, then the rename fails (ENOTDIR).
+        let mut target = d.join("g").into_os_string();
+        target.push("/");
+        let e = write(PathBuf::from(&target), &sample()).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                GraphFileError::Io {
+                    action: "rename",
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert!(listing(&d).is_empty(), "left behind: {:?}", listing(&d));
+        // Invalid input fails before any file is made.
+        assert!(write_with_roots(d.join("x"), &sample(), &[99]).is_err());
+        assert!(listing(&d).is_empty());
+        let _ = std::fs::remove_dir_all(&d);
     }
 }

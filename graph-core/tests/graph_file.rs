@@ -142,9 +142,64 @@ fn vertex_out_of_range_even_without_data_checksum() {
 }
 
 #[test]
-fn a_directory_is_an_io_error_not_a_panic() {
+fn a_directory_is_named_as_such() {
     let e = file::open(std::env::temp_dir()).unwrap_err();
-    assert!(matches!(e, GraphFileError::Io { .. }), "{e:?}");
+    assert!(
+        matches!(
+            e,
+            GraphFileError::NotARegularFile {
+                kind: "directory",
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(
+        e.to_string()
+            .contains("it is a directory, not a regular file"),
+        "{e}"
+    );
+}
+
+#[test]
+fn special_files_are_refused_before_reading() {
+    // Devices that never end or report no length.
+    for (dev, kind) in [
+        ("/dev/zero", "character device"),
+        ("/dev/urandom", "character device"),
+    ] {
+        let e = file::open(dev).unwrap_err();
+        assert!(
+            matches!(e, GraphFileError::NotARegularFile { kind: k, .. } if k == kind),
+            "{dev}: {e:?}"
+        );
+    }
+    // A /proc file reports 0 bytes: refused as empty without reading it.
+    let e = file::open("/proc/self/status").unwrap_err();
+    assert!(
+        matches!(e, GraphFileError::TruncatedHeader { len: 0 }),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("reports 0 bytes"), "{e}");
+    // A FIFO with no writer: opening it must not block.
+    let fifo = TempFile::new("fifo");
+    let _ = std::fs::remove_file(&fifo.0);
+    let made = std::process::Command::new("mkfifo").arg(&fifo.0).status();
+    if matches!(made, Ok(s) if s.success()) {
+        let e = file::open(&fifo.0).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                GraphFileError::NotARegularFile {
+                    kind: "FIFO (named pipe)",
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+    } else {
+        eprintln!("note: mkfifo unavailable, FIFO input not tested");
+    }
 }
 
 /// The fuzz seeds were written by a separate script from the layout table

@@ -18,8 +18,11 @@
 //! relaxations, one round per distinct distance), Δ -> ∞ is Bellman-Ford. For
 //! Graph500 weights (uniform in (0, 1], about 30 edges per vertex) a small Δ
 //! wins, as in GAPBS: since sparse buckets share agreements (epochs, below)
-//! 0.002-0.005 is best, with 10-25 % fewer scans than 0.01; the default
-//! [`DEFAULT_DELTA`] is 0.005 (see `results/kernels/delta.md`).
+//! 0.002-0.005 is best, with 10-25 % fewer scans than 0.01; the default,
+//! [`DEFAULT_DELTA`], is taken from that range (see `results/kernels/delta.md`).
+//! Any positive normal Δ works ([`check_delta`]): the buckets near the current
+//! one are a fixed ring and the later ones a sparse map, so memory does not
+//! grow with `max distance / Δ`.
 //!
 //! # As delegated kernels
 //!
@@ -82,15 +85,55 @@ use std::time::{Duration, Instant};
 
 use gossamer::Op;
 
+mod buckets;
+use buckets::{Buckets, MAX_BUCKET, NO_BUCKET};
+
 use graph_core::sharded::{KernelError, ShardedGraph, TrusteeCtx, TrusteeState};
 use graph_core::validate::NO_PARENT;
 use graph_core::{Partition, Shard};
 
 /// Δ used by [`SsspConfig::default`]: the flat optimum (0.002-0.005) of the
 /// sweep on Graph500 graphs at SCALE 16-22 with 2 threads
-/// (`results/kernels/delta.md`, run C). The CLI's `--delta` help quotes it,
-/// and a CLI test keeps the two in step.
+/// (`results/kernels/delta.md`, run C). The one place the number is written:
+/// the CLI's `--delta` default (and its help), its error hints and
+/// [`check_delta`]'s messages take it from here.
 pub const DEFAULT_DELTA: f32 = 0.005;
+
+/// Why `delta` cannot be a bucket width, or `Ok` when it can: it must be a
+/// positive, finite, normal `f32` (so that `1/Δ` is finite). The reason is a
+/// phrase to put after the value, e.g. `"delta = {d}: {reason}"`; it ends with
+/// the default as an example. Every such Δ works, however small: the bucket
+/// queue's memory does not depend on it (see the `buckets` module), only
+/// the number of rounds does (Δ -> 0 is Dijkstra, one round per distance).
+///
+/// ```
+/// assert!(sssp::check_delta(sssp::DEFAULT_DELTA).is_ok());
+/// assert!(sssp::check_delta(1e-30).is_ok());
+/// for bad in [0.0, -1.0, f32::NAN, f32::INFINITY, 1e-40] {
+///     assert!(sssp::check_delta(bad).is_err());
+/// }
+/// ```
+pub fn check_delta(delta: f32) -> Result<(), String> {
+    let eg = format!("e.g. {DEFAULT_DELTA} (the default)");
+    if delta.is_nan() {
+        Err(format!(
+            "not a number; give a positive bucket width in weight units, {eg}"
+        ))
+    } else if delta <= 0.0 {
+        Err(format!("the bucket width must be positive, {eg}"))
+    } else if delta.is_infinite() {
+        Err(format!(
+            "the bucket width must be finite (any width at or above the largest weight already makes every edge light), {eg}"
+        ))
+    } else if !delta.is_normal() || !(1.0 / delta).is_finite() {
+        Err(format!(
+            "too small: a width below {:e} (the smallest normal f32) has no finite reciprocal; {eg}",
+            f32::MIN_POSITIVE
+        ))
+    } else {
+        Ok(())
+    }
+}
 
 /// Ranks per message while preparing (fits a 64 KiB slot).
 const RANK_PIECE: usize = 8192;
@@ -110,7 +153,8 @@ const RECORD_COST: usize = 4;
 /// Settings of one SSSP run.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SsspConfig {
-    /// Bucket width Δ (> 0, finite). Edges with `w <= delta` are light.
+    /// Bucket width Δ (positive, finite, normal: see [`check_delta`]); edges
+    /// with `w <= delta` are light. Default [`DEFAULT_DELTA`].
     pub delta: f32,
 }
 
@@ -153,8 +197,6 @@ gossamer::pod_struct! {
 
 /// Parent marker of an unreached vertex in per-trustee state.
 const NONE: u32 = u32::MAX;
-/// "No bucket" in reductions.
-const NO_BUCKET: u64 = u64::MAX;
 
 /// One adjacency entry: the target's flat id (see [`Trustee`]) and the weight.
 #[derive(Clone, Copy, Default)]
@@ -199,7 +241,8 @@ struct Trustee {
     /// Distance at which each vertex last relaxed its light / heavy edges.
     light_done: Vec<f32>,
     heavy_done: Vec<f32>,
-    buckets: Vec<Vec<u32>>,
+    /// The bucket queue (memory independent of Δ and of the weights).
+    buckets: Buckets,
     /// Vertices settled in the current bucket (`R`), for the heavy phase.
     settled: Vec<u32>,
     /// The wave of bucket `k` being relaxed, and the position in it.
@@ -208,16 +251,16 @@ struct Trustee {
     out: Vec<Vec<Relax>>,
     /// The bucket being processed, and whether its light phase is done (then
     /// the heavy phase of the settled vertices runs).
-    cur: usize,
+    cur: u64,
     active: bool,
     heavy: bool,
     /// The epoch: buckets `epoch..epoch_end` are processed between two
     /// agreements. Whether a record sent since the last agreement lands in the
     /// epoch; the smallest later bucket a record sent in this epoch lands in.
-    epoch: usize,
-    epoch_end: usize,
+    epoch: u64,
+    epoch_end: u64,
     sent_cur: bool,
-    sent_min: usize,
+    sent_min: u64,
     /// Entries scanned since the reset (statistics).
     scanned: u64,
 }
@@ -327,7 +370,7 @@ impl Trustee {
         self.parent.fill(NONE);
         self.light_done.fill(f32::NAN);
         self.heavy_done.fill(f32::NAN);
-        self.buckets.iter_mut().for_each(Vec::clear);
+        self.buckets.clear();
         self.settled.clear();
         self.wave.clear();
         self.cursor = 0;
@@ -337,7 +380,7 @@ impl Trustee {
         self.epoch = 0;
         self.epoch_end = 0;
         self.sent_cur = false;
-        self.sent_min = usize::MAX;
+        self.sent_min = NO_BUCKET;
         self.scanned = 0;
         if let Some(r) = root {
             self.best[(self.lo + r) as usize] = 0.0;
@@ -347,19 +390,19 @@ impl Trustee {
     }
 
     #[inline(always)]
-    fn bucket_of(&self, d: f32) -> usize {
+    fn bucket_of(&self, d: f32) -> u64 {
         // Sender and owner compute it the same way, so a sender knows which
-        // bucket its record will land in.
-        (d * self.inv_delta) as usize
+        // bucket its record will land in. The cast saturates (a huge d/Δ, or
+        // +inf, gives u64::MAX) and the cap keeps clear of NO_BUCKET: the
+        // index never overflows and stays monotone in `d`, whatever Δ and
+        // the weights are.
+        ((d * self.inv_delta) as u64).min(MAX_BUCKET)
     }
 
     #[inline(always)]
     fn push(&mut self, v: u32, d: f32) {
         let b = self.bucket_of(d);
-        if b >= self.buckets.len() {
-            self.buckets.resize_with(b + 1, Vec::new);
-        }
-        self.buckets[b].push(v);
+        self.buckets.push(b, v);
     }
 
     #[inline(always)]
@@ -449,14 +492,13 @@ impl Trustee {
     /// now are relaxed, and what lands in bucket `k` meanwhile forms the next
     /// wave. Popping one vertex at a time (LIFO) would chase fresh, not yet
     /// final distances depth-first and relax the same vertices over and over.
-    fn light_pass(&mut self, k: usize, mut budget: usize) -> bool {
+    fn light_pass(&mut self, k: u64, mut budget: usize) -> bool {
         loop {
             if self.cursor >= self.wave.len() {
                 self.wave.clear();
                 self.cursor = 0;
-                match self.buckets.get_mut(k) {
-                    Some(b) if !b.is_empty() => std::mem::swap(&mut self.wave, b),
-                    _ => return false,
+                if !self.buckets.take(k, &mut self.wave) {
+                    return false;
                 }
             }
             let v = self.wave[self.cursor];
@@ -507,10 +549,10 @@ impl Trustee {
     fn epoch_pass(&mut self, budget: usize) -> bool {
         if !self.active {
             let b = self.min_bucket_from(self.epoch);
-            if b >= self.epoch_end as u64 {
+            if b >= self.epoch_end {
                 return false;
             }
-            self.cur = b as usize;
+            self.cur = b;
             self.active = true;
             self.heavy = false;
         }
@@ -528,13 +570,8 @@ impl Trustee {
     }
 
     /// Smallest non-empty bucket at or after `k`.
-    fn min_bucket_from(&self, k: usize) -> u64 {
-        self.buckets
-            .iter()
-            .enumerate()
-            .skip(k)
-            .find(|(_, b)| !b.is_empty())
-            .map_or(NO_BUCKET, |(i, _)| i as u64)
+    fn min_bucket_from(&self, k: u64) -> u64 {
+        self.buckets.first_from(k)
     }
 
     /// Own distances, by (original) local index.
@@ -646,21 +683,23 @@ fn run_trustee(mut ctx: TrusteeCtx) -> u64 {
     let mut at_start = 0u64;
     let mut last_per_bucket = 0u64;
     while k != NO_BUCKET {
-        let b = k as usize;
+        let b = k;
         ctx.local.apply(move |s| {
             let t = state(s);
             t.epoch = b;
-            t.epoch_end = b.saturating_add(window);
+            t.epoch_end = b.saturating_add(window as u64);
+            // Every record of the epoch lands at or after `b`.
+            t.buckets.advance(b);
         });
         loop {
             phase(&ctx);
             let report = ctx.local.apply(move |s| {
                 let t = state(s);
                 let first = t.min_bucket_from(b);
-                let busy = t.sent_cur || first < t.epoch_end as u64;
-                let next = first.min(t.sent_min as u64);
+                let busy = t.sent_cur || first < t.epoch_end;
+                let next = first.min(t.sent_min);
                 t.sent_cur = false;
-                t.sent_min = usize::MAX;
+                t.sent_min = NO_BUCKET;
                 [busy as u64, next, t.scanned]
             });
             let [busy, next, scanned] = ctx.party.all_reduce(report, [Op::Or, Op::Min, Op::Sum]);
@@ -722,11 +761,15 @@ fn prepare(ctx: &mut TrusteeCtx, delta: f32) {
 /// and [`KernelError::Config`] for a bad Δ.
 pub fn sssp(graph: &ShardedGraph, root: u64, cfg: &SsspConfig) -> Result<SsspOutput, KernelError> {
     graph.check_root(root)?;
-    if !(cfg.delta > 0.0 && cfg.delta.is_finite()) {
-        return Err(KernelError::Config(format!(
-            "delta = {}, expected a positive finite bucket width (e.g. {DEFAULT_DELTA})",
-            cfg.delta
-        )));
+    if let Err(why) = check_delta(cfg.delta) {
+        let d = cfg.delta;
+        // As typed for tiny or huge values (1e-40, not 0.0000...0001).
+        let shown = if d.is_finite() && d != 0.0 && !(1e-4..1e9).contains(&d.abs()) {
+            format!("{d:e}")
+        } else {
+            d.to_string()
+        };
+        return Err(KernelError::Config(format!("delta = {shown}: {why}")));
     }
     if graph.num_trustees() > usize::from(u16::MAX) {
         return Err(KernelError::Config(

@@ -88,6 +88,45 @@ fn scale12_matches_oracle() {
 }
 
 #[test]
+fn tiny_deltas_stay_exact() {
+    // Δ = 1e-9 spreads SCALE 10's distances over ~10^9 buckets, and at
+    // 1e-30 d/Δ overflows any integer (indices saturate into one last
+    // bucket). Both used to break the bucket vector (gigabytes; an index
+    // out of bounds); the result must be the oracle's, and validate.
+    check_scale(10, &[1e-9, 1e-30, f32::MIN_POSITIVE]);
+}
+
+#[test]
+fn bad_deltas_are_errors_that_say_why() {
+    let list = load(10);
+    let errs = gossamer::main(2, move || {
+        let g = ShardedGraph::build(&list, PartitionKind::Block).unwrap();
+        let errs: Vec<KernelError> = [f32::NAN, -1.0, 0.0, f32::INFINITY, 1e-40]
+            .into_iter()
+            .map(|delta| sssp(&g, 0, &SsspConfig { delta }).unwrap_err())
+            .collect();
+        assert!(sssp(&g, roots(10)[0], &SsspConfig::default()).is_ok());
+        errs
+    });
+    let want = [
+        "delta = NaN: not a number",
+        "delta = -1: the bucket width must be positive",
+        "delta = 0: the bucket width must be positive",
+        "delta = inf: the bucket width must be finite",
+        "delta = 1e-40: too small: a width below 1.1754944e-38",
+    ];
+    for (e, w) in errs.iter().zip(want) {
+        let m = e.to_string();
+        assert!(matches!(e, KernelError::Config(_)), "{e:?}");
+        assert!(m.contains(w), "{m:?} does not say {w:?}");
+        assert!(
+            m.contains(&format!("e.g. {} (the default)", sssp::DEFAULT_DELTA)),
+            "{m}"
+        );
+    }
+}
+
+#[test]
 fn bad_arguments_are_errors() {
     let list = load(10);
     let (e1, e2) = gossamer::main(2, move || {
