@@ -3,8 +3,11 @@
  * through the context's ops table), and the work-request structs have unions and
  * layout that differ between rdma-core releases: compiling this file against the
  * system header gets both right without bindgen. Rust sees only opaque pointers and
- * scalars. */
+ * scalars. Why not the `ibverbs` crate: docs/rack.md, "The rdma transport and its
+ * build". */
 #include <infiniband/verbs.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
 
@@ -14,23 +17,35 @@ struct gsm_dev {
     uint8_t port;
 };
 
-struct gsm_dev *gsm_open(const char *name, uint8_t port) {
+/* Opens the device named `name` (the first one when empty) and allocates its
+ * protection domain. On failure returns NULL with *found = the number of devices
+ * listed (-1 when ibv_get_device_list itself failed) and *err = the errno of the
+ * step that failed (0 when no device matched). The handle lives for the process. */
+struct gsm_dev *gsm_open(const char *name, uint8_t port, int *found, int *err) {
     int n = 0;
+    *found = -1;
+    *err = 0;
+    errno = 0;
     struct ibv_device **list = ibv_get_device_list(&n);
-    if (!list) return NULL;
+    if (!list) { *err = errno; return NULL; }
+    *found = n;
     struct ibv_device *dev = NULL;
     for (int i = 0; i < n; i++)
         if (!name || !name[0] || strcmp(ibv_get_device_name(list[i]), name) == 0) { dev = list[i]; break; }
     struct gsm_dev *d = NULL;
     if (dev) {
+        errno = 0;
         struct ibv_context *ctx = ibv_open_device(dev);
-        if (ctx) {
-            struct ibv_pd *pd = ibv_alloc_pd(ctx);
-            if (pd) {
-                static struct gsm_dev one[64];
-                static int used = 0;
-                if (used < 64) { d = &one[used++]; d->ctx = ctx; d->pd = pd; d->port = port; }
-            }
+        struct ibv_pd *pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+        if (!pd) {
+            *err = errno ? errno : EIO;
+            if (ctx) ibv_close_device(ctx);
+        } else if (!(d = calloc(1, sizeof *d))) {
+            *err = ENOMEM;
+            ibv_dealloc_pd(pd);
+            ibv_close_device(ctx);
+        } else {
+            d->ctx = ctx; d->pd = pd; d->port = port;
         }
     }
     ibv_free_device_list(list);

@@ -148,7 +148,7 @@ pub fn remote_slot_addr(
 // - `gsm_poll`: `cq` a live completion queue polled by one thread at a time;
 //   `bad_status` writable.
 extern "C" {
-    fn gsm_open(name: *const c_char, port: u8) -> *mut c_void;
+    fn gsm_open(name: *const c_char, port: u8, found: *mut c_int, err: *mut c_int) -> *mut c_void;
     fn gsm_port_info(
         d: *mut c_void,
         gid_index: c_int,
@@ -205,22 +205,43 @@ pub fn open_device(name: &str, port: u8) -> Result<(), String> {
 }
 
 fn open(name: &str, port: u8) -> Result<*mut c_void, String> {
-    let c = std::ffi::CString::new(name).map_err(|e| e.to_string())?;
-    // SAFETY: `c` is a valid NUL-terminated string for the call; the shim returns
-    // NULL when there is no such device.
-    let d = unsafe { gsm_open(c.as_ptr(), port) };
+    let c = std::ffi::CString::new(name)
+        .map_err(|_| format!("GOSSAMER_RDMA_DEVICE {name:?} contains a NUL byte"))?;
+    let (mut found, mut err) = (0 as c_int, 0 as c_int);
+    // SAFETY: `c` is a valid NUL-terminated string for the call and the two
+    // out-pointers are valid locals; the shim returns NULL (and fills them) when it
+    // cannot open the device.
+    let d = unsafe { gsm_open(c.as_ptr(), port, &mut found, &mut err) };
     if d.is_null() {
-        Err(format!(
-            "no RDMA device{} (ibv_get_device_list found none usable); use --transport tcp",
-            if name.is_empty() {
-                String::new()
-            } else {
-                format!(" named {name}")
-            }
-        ))
+        Err(open_error(name, found, err))
     } else {
         Ok(d)
     }
+}
+
+/// Why opening the RDMA device failed: `found` devices were listed (-1 when listing
+/// itself failed) and `err` is the errno of the failed step (0 when no device had
+/// the requested name).
+fn open_error(name: &str, found: i32, err: i32) -> String {
+    let what = if name.is_empty() {
+        "the first RDMA device".to_string()
+    } else {
+        format!("RDMA device {name}")
+    };
+    let errno = std::io::Error::from_raw_os_error(err);
+    let why = match (found, err) {
+        (-1, libc::ENOSYS) => format!(
+            "ibv_get_device_list failed ({errno}): this kernel offers no RDMA \
+             (no /sys/class/infiniband_verbs; is ib_uverbs loaded?)"
+        ),
+        (-1, _) => format!("ibv_get_device_list failed ({errno})"),
+        (0, _) => "ibv_get_device_list found no RDMA device (see ibv_devices)".to_string(),
+        (n, 0) => format!(
+            "no device has that name ({n} listed, see ibv_devices; set GOSSAMER_RDMA_DEVICE)"
+        ),
+        (_, _) => format!("ibv_open_device/ibv_alloc_pd failed ({errno})"),
+    };
+    format!("cannot open {what}: {why}; use --transport tcp without RDMA")
 }
 
 /// Device settings from the environment: `GOSSAMER_RDMA_DEVICE` (default: the
@@ -654,9 +675,38 @@ mod tests {
     }
 
     #[test]
+    fn open_errors_say_what_failed_and_what_to_do() {
+        let e = open_error("", -1, libc::ENOSYS);
+        assert!(e.contains("first RDMA device"), "{e}");
+        assert!(e.contains("no RDMA"), "{e}");
+        assert!(e.ends_with("use --transport tcp without RDMA"), "{e}");
+        let e = open_error("", 0, 0);
+        assert!(e.contains("found no RDMA device"), "{e}");
+        let e = open_error("mlx5_1", 2, 0);
+        assert!(e.contains("RDMA device mlx5_1"), "{e}");
+        assert!(e.contains("2 listed"), "{e}");
+        let e = open_error("mlx5_0", 1, libc::EACCES);
+        assert!(e.contains("ibv_open_device/ibv_alloc_pd failed"), "{e}");
+        assert!(e.contains("ermission denied"), "{e}");
+    }
+
+    #[test]
+    fn a_device_name_with_a_nul_byte_is_a_clear_error() {
+        let e = open_device("mlx5\0x", 1).unwrap_err();
+        assert!(e.contains("NUL"), "{e}");
+    }
+
+    #[test]
     fn no_device_here_is_a_clear_error() {
-        if let Err(e) = open_device("", 1) {
-            assert!(e.contains("tcp"), "{e}");
+        match open_device("", 1) {
+            Ok(()) => eprintln!(
+                "skipped no_device_here_is_a_clear_error: it needs a machine without an RDMA device, this one has one"
+            ),
+            Err(e) => {
+                eprintln!("no RDMA device here: {e}");
+                assert!(e.starts_with("cannot open the first RDMA device: "), "{e}");
+                assert!(e.contains("--transport tcp"), "{e}");
+            }
         }
     }
 }
