@@ -9,7 +9,12 @@
 //! ```text
 //! cargo run --release -p sssp --example teps -- --scale 16,18 --threads 2 --roots 16 \
 //!     [--delta 0.05] [--kind cyclic|block] [--slot 65536] [--kernels sssp,bfs] [--mode do|td] [--csv out.csv]
+//!     [--digest]
 //! ```
+//!
+//! `--digest` also prints, per scale and kernel, a hash of every output
+//! (distances' bits, parents, levels) over all roots: two builds that print
+//! the same digest gave bit-identical answers.
 
 use std::time::Instant;
 
@@ -31,6 +36,7 @@ struct Args {
     mode: BfsMode,
     csv: Option<String>,
     no_validate: bool,
+    digest: bool,
 }
 
 fn parse() -> Result<Args, String> {
@@ -45,11 +51,16 @@ fn parse() -> Result<Args, String> {
         mode: BfsMode::DirectionOptimizing,
         csv: None,
         no_validate: false,
+        digest: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(k) = it.next() {
         if k == "--no-validate" {
             a.no_validate = true;
+            continue;
+        }
+        if k == "--digest" {
+            a.digest = true;
             continue;
         }
         let v = it.next().ok_or(format!("{k} needs a value"))?;
@@ -85,6 +96,20 @@ fn parse() -> Result<Args, String> {
         }
     }
     Ok(a)
+}
+
+/// FNV-1a over a stream of 64-bit words.
+struct Digest(u64);
+
+impl Digest {
+    fn new() -> Self {
+        Digest(0xcbf2_9ce4_8422_2325)
+    }
+    fn add(&mut self, x: u64) {
+        for b in x.to_le_bytes() {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
 }
 
 fn harmonic_mean(xs: &[f64]) -> f64 {
@@ -200,7 +225,15 @@ fn main() {
         for (k, per) in outs {
             let mut teps = Vec::new();
             let mut times = Vec::new();
+            let mut digest = Digest::new();
             for ((t, dist, parent, level), &root) in per.into_iter().zip(&roots) {
+                if args.digest {
+                    dist.iter()
+                        .flatten()
+                        .for_each(|d| digest.add(u64::from(d.to_bits())));
+                    parent.iter().for_each(|&p| digest.add(p));
+                    level.iter().flatten().for_each(|&l| digest.add(l as u64));
+                }
                 let v = if args.no_validate {
                     None
                 } else if let Some(d) = dist {
@@ -218,6 +251,9 @@ fn main() {
                 };
                 teps.push(m as f64 / t);
                 times.push(t);
+            }
+            if args.digest {
+                println!("scale {scale} {k:>4} digest {:016x}", digest.0);
             }
             let hm = harmonic_mean(&teps);
             let med = median(&times);
