@@ -59,6 +59,7 @@ impl Engine {
     pub fn sssp(&self, root: u64, delta: Option<f32>) -> Result<SsspRun> {
         let cfg = SsspConfig {
             delta: delta.unwrap_or(sssp::DEFAULT_DELTA),
+            ..SsspConfig::default()
         };
         let out = sssp::sssp(&self.graph, root, &cfg)?;
         Ok(SsspRun {

@@ -107,12 +107,16 @@ mod frontier;
 mod local;
 mod program;
 
+pub mod adjacency;
 pub mod doc;
+pub mod outbox;
 pub mod tutorial;
 
+pub use adjacency::{Adjacency, LightHeavy};
 pub use driver::{gather, run, Kernel};
 pub use frontier::{Frontier, FrontierMode};
 pub use local::{KernelStats, Local};
+pub use outbox::Outbox;
 pub use program::Program;
 
 pub use gossamer::Op;

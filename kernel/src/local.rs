@@ -7,6 +7,7 @@ use graph_core::{Partition, Shard};
 
 use crate::addressed::Addressed;
 use crate::frontier::{Frontier, FrontierMode};
+use crate::outbox::Outbox;
 use crate::program::Program;
 
 /// Records a combining batch gathers before it leaves in the middle of a sweep.
@@ -31,7 +32,7 @@ pub(crate) struct Net<P: Program> {
     /// Every trustee's property, only during a run (cleared after, so that
     /// properties do not keep each other alive).
     pub(crate) peers: Vec<Trust<TrusteeState>>,
-    out: Vec<Vec<Addressed<P::Msg>>>,
+    out: Outbox<Addressed<P::Msg>>,
     /// With combining: per destination trustee, the pending update of each of
     /// its vertices (see [`Combiner`]).
     comb: Vec<Combiner<P::Msg>>,
@@ -75,7 +76,7 @@ impl<P: Program> Core<P> {
                 me,
                 partition: p,
                 peers,
-                out: (0..p.num_trustees()).map(|_| Vec::new()).collect(),
+                out: Outbox::new(p.num_trustees() as usize),
                 comb,
                 stats: KernelStats::default(),
             },
@@ -125,21 +126,17 @@ impl<P: Program> Net<P> {
     }
 
     fn flush_from(&mut self, min: usize) {
-        for (t, recs) in self.out.iter_mut().enumerate() {
+        for t in 0..self.peers.len() {
             if P::COMBINE {
                 let c = &mut self.comb[t];
                 if c.touched.len() < min {
                     continue;
                 }
-                c.drain_into(recs);
+                c.drain_into(self.out.buffer(t));
             }
-            if recs.len() < min {
-                continue;
-            }
-            self.stats.sent += recs.len() as u64;
-            self.stats.batches +=
-                self.peers[t].apply_slice_chunked_then(deliver::<P>, recs, |()| {}) as u64;
-            recs.clear();
+            let (records, batches) = self.out.send_if(t, min, &self.peers, deliver::<P>);
+            self.stats.sent += records;
+            self.stats.batches += batches;
         }
     }
 
@@ -152,7 +149,7 @@ impl<P: Program> Net<P> {
             }
             return;
         }
-        self.out[t as usize].push(Addressed::new(v, msg));
+        self.out.push(t as usize, Addressed::new(v, msg));
     }
 }
 

@@ -19,23 +19,27 @@
 //! and the frontier has stopped growing. On Kronecker graphs the middle two or
 //! three levels (which hold most of the edges) then run bottom-up.
 //!
-//! # As delegated kernels
+//! # As delegated kernels, on graph-kernel's blocks
 //!
 //! Each trustee owns its vertices' parents and depths and its part of the
-//! frontier in its [`TrusteeState`] property (type `Trustee` here), together
-//! with a kernel-ready adjacency built on the first run (not timed): parallel
-//! edges merged, each neighbour renamed to a *flat* id (`base[owner] + local
-//! index`, bases 64-aligned). One fiber per trustee drives the levels:
+//! frontier in its [`TrusteeState`] property (type `Trustee` here). The
+//! adjacency is graph-kernel's [`Adjacency`], prepared once per graph and
+//! shared with every other kernel: vertices renumbered by decreasing degree to
+//! *flat* ids (64-aligned per trustee, so each trustee's frontier fills whole
+//! bitmap words), rows sorted by flat id with parallel edges merged. One fiber
+//! per trustee drives the levels:
 //!
-//! - **top-down**: an unvisited neighbour owned by the same trustee is claimed
-//!   directly (local shortcut); one owned elsewhere becomes a [`Visit`] record
-//!   `(local index, parent)` appended to the owner's batch, sent as a POD slice
-//!   and applied by a delegated closure on the owner (first claim wins); a
-//!   sender sends at most one visit per remote vertex per search (a bitmap);
-//! - **bottom-up**: needs "is `u` in the frontier?" for every neighbour `u`, so
-//!   before such a level every trustee sends its words of the frontier bitmap
-//!   over flat ids (POD slices) to every other trustee; the step itself is
-//!   then purely local;
+//! - **top-down** ([`Search::top_down_pass`]): an unvisited neighbour owned by
+//!   the same trustee is claimed directly (local shortcut); one owned
+//!   elsewhere becomes a [`Visit`] record `(position at the owner, parent)`
+//!   in the trustee's [`Outbox`], shipped as POD slices after each pass and
+//!   applied by a delegated closure on the owner (first claim wins); a sender
+//!   sends at most one visit per remote vertex per search (a bitmap);
+//! - **bottom-up** ([`Search::bottom_up`]): needs "is `u` in the frontier?"
+//!   for every neighbour `u`, so before such a level every trustee sends its
+//!   words of the frontier bitmap over flat ids (POD slices) to every other
+//!   trustee; the step itself is then purely local. Rows start with the hubs,
+//!   where a frontier neighbour is found soonest;
 //! - **agreement**: each fiber meets the others at a barrier, which is also a
 //!   flush (requests between two workers run in issue order and every party's
 //!   arrival travels behind its batches, see [`gossamer::Collective`]): after
@@ -63,12 +67,13 @@
 //! assert_eq!(out.parent[3], 2);
 //! ```
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use gossamer::Op;
 use graph_core::sharded::{KernelError, ShardedGraph, TrusteeCtx, TrusteeState};
-use graph_core::validate::NO_PARENT;
-use graph_core::{Partition, Shard};
+use graph_kernel::adjacency::{self, gather_parents, Adjacency, NO_FLAT};
+use graph_kernel::outbox::{ship, Outbox};
 
 /// Which directions a BFS may use.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -90,6 +95,10 @@ pub struct BfsConfig {
     /// Go back top-down when the frontier is smaller than `n / beta` vertices
     /// (and no longer growing).
     pub beta: f64,
+    /// Visits a top-down pass queues for other trustees before the fiber
+    /// stops to ship them and lets its worker serve the others (default
+    /// 16 Ki: a few slots' worth).
+    pub send_budget: usize,
 }
 
 impl Default for BfsConfig {
@@ -98,61 +107,63 @@ impl Default for BfsConfig {
             mode: BfsMode::DirectionOptimizing,
             alpha: 15.0,
             beta: 18.0,
+            send_budget: 16 * 1024,
         }
     }
 }
 
-/// Result of one BFS run, indexed by global vertex id.
+impl BfsConfig {
+    /// Checks the settings; the error says which is wrong.
+    fn check(&self) -> Result<(), KernelError> {
+        let why = if !(self.alpha > 0.0 && self.beta > 0.0) {
+            format!(
+                "alpha = {}, beta = {}: both must be positive (defaults 15 and 18)",
+                self.alpha, self.beta
+            )
+        } else if self.send_budget == 0 {
+            "send_budget = 0: give at least 1 visit per pass (default 16384)".into()
+        } else {
+            return Ok(());
+        };
+        Err(KernelError::Config(why))
+    }
+}
+
+/// What one BFS run found; the vectors are indexed by global vertex id.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BfsOutput {
-    /// Parent in the BFS tree (the root is its own parent), [`NO_PARENT`]
-    /// when unreached.
-    pub parent: Vec<u64>,
     /// Depth (root 0), `-1` when unreached.
     pub level: Vec<i64>,
-    /// Time of the search (excludes preparing the adjacency and gathering).
-    pub kernel_time: Duration,
     /// Levels run bottom-up (statistics).
     pub bottom_up_levels: u32,
+    /// The BFS tree: each vertex's parent, the root's being itself and an
+    /// unreached vertex's [`NO_PARENT`](graph_core::validate::NO_PARENT).
+    pub parent: Vec<u64>,
+    /// Time of the search (excludes preparing the adjacency and gathering).
+    pub kernel_time: Duration,
 }
 
 gossamer::pod_struct! {
-    /// A top-down visit sent to the owner of a vertex: "`v` (local index at its
-    /// owner) is reached from `parent`" (the parent's flat id: trustee base +
-    /// local index, see the kernel state). 8 bytes.
+    /// A top-down visit sent to the owner of a vertex: "`v` (its position at
+    /// its owner) is reached from `parent`" (the parent's flat id, see
+    /// [`Adjacency`]). 8 bytes.
     #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct Visit { pub v: u32, pub parent: u32 }
 }
 
-/// Parent marker of an unvisited vertex in per-trustee state.
-const NONE: u32 = u32::MAX;
-/// Outgoing visits buffered before the fiber stops to send them.
-const SEND_BUDGET: usize = 16 * 1024;
 /// Bitmap words per bitmap message (fits a 64 KiB slot).
 const BITS_PIECE: usize = 4096;
 
-/// Kernel-ready adjacency and per-root state of one trustee.
-///
-/// Vertices are named by *flat* ids: trustee `o`'s local vertex `l` is
-/// `base[o] + l`, where each `base[o]` is a multiple of 64, so every trustee's
-/// vertices fill whole words of a bitmap over flat ids. This trustee's own
-/// vertices are `lo..lo + n`.
+/// One trustee's kernel state: the shared adjacency and the search.
 #[derive(Default)]
 struct Trustee {
-    partition: Option<Partition>,
-    /// Degree order: `rank[o][l]` is the flat offset of trustee `o`'s local
-    /// vertex `l` (its position by decreasing degree); only the own entry is
-    /// kept after preparing.
-    rank: Vec<Vec<u32>>,
-    /// Global id of every flat id (for parents).
-    global_of: Vec<u32>,
-    me: usize,
-    base: Vec<u32>,
-    lo: u32,
-    /// Entries of local vertex `l`: `start[l]..start[l + 1]`, flat target ids
-    /// (parallel edges merged).
-    start: Vec<u64>,
-    adj: Vec<u32>,
+    adj: Option<Arc<Adjacency>>,
+    search: Search,
+}
+
+/// Per-root state of one trustee, by position (see [`Adjacency`]).
+#[derive(Default)]
+struct Search {
     /// Flat id of each own vertex's parent.
     parent: Vec<u32>,
     depth: Vec<i32>,
@@ -166,105 +177,33 @@ struct Trustee {
     /// Other trustees' vertices this trustee already sent a visit for during
     /// this search (a sender-side filter: the owner claimed them already).
     sent: Vec<u64>,
-    /// Edges out of still-unvisited local vertices.
+    /// Edges out of still-unvisited own vertices.
     unexplored: u64,
-    out: Vec<Vec<Visit>>,
+    out: Outbox<Visit>,
 }
 
-impl Trustee {
-    /// First preparation step: this trustee's vertices by decreasing degree
-    /// (the rank of each local vertex, to be sent to every trustee).
-    fn prepare_order(shard: &Shard) -> (Self, Vec<u32>) {
-        let p = *shard.partition();
-        let n = shard.num_local_vertices() as u32;
-        let mut by_degree: Vec<u32> = (0..n).collect();
-        by_degree.sort_by_key(|&l| std::cmp::Reverse(shard.degree(u64::from(l))));
-        let mut rank = vec![0u32; n as usize];
-        for (r, &l) in by_degree.iter().enumerate() {
-            rank[l as usize] = r as u32;
-        }
-        let t = Trustee {
-            partition: Some(p),
-            rank: (0..p.num_trustees()).map(|_| Vec::new()).collect(),
-            ..Default::default()
-        };
-        (t, rank)
-    }
-
-    /// Second step, once every trustee's ranks arrived: flat ids in degree
-    /// order, parallel edges merged, each row sorted by flat id. The hubs then
-    /// come first in every row, which is where bottom-up finds a frontier
-    /// neighbour soonest, and their frontier bits share a few cache lines.
-    fn prepare_adjacency(&mut self, shard: &Shard) {
-        let p = self.partition.expect("ordered");
-        let n = shard.num_local_vertices() as usize;
-        let mut acc = 0u32;
-        let base: Vec<u32> = (0..p.num_trustees())
-            .map(|o| {
-                let b = acc;
-                acc += (p.local_count(o) as u32).div_ceil(64) * 64;
-                b
-            })
-            .collect();
-        let me = shard.trustee() as usize;
-        self.me = me;
-        self.lo = base[me];
-        self.global_of = vec![0; acc as usize];
-        for (o, ranks) in self.rank.iter().enumerate() {
-            for (l, &r) in ranks.iter().enumerate() {
-                self.global_of[(base[o] + r) as usize] = p.global(o as u32, l as u64) as u32;
-            }
-        }
-        let mut order = vec![0u32; n];
-        for (l, &r) in self.rank[me].iter().enumerate() {
-            order[r as usize] = l as u32;
-        }
-        self.start = Vec::with_capacity(n + 1);
-        self.start.push(0);
-        let mut row: Vec<u32> = Vec::new();
-        for &l in &order {
-            row.clear();
-            for &v in shard.adjacency(u64::from(l)).0 {
-                let o = p.owner(u64::from(v));
-                row.push(
-                    base[o.trustee as usize] + self.rank[o.trustee as usize][o.local as usize],
-                );
-            }
-            row.sort_unstable();
-            row.dedup();
-            self.adj.extend_from_slice(&row);
-            self.start.push(self.adj.len() as u64);
-        }
-        for (o, r) in self.rank.iter_mut().enumerate() {
-            if o != me {
-                *r = Vec::new();
-            }
-        }
-        self.parent = vec![NONE; n];
+impl Search {
+    /// Sizes the state for `a` (first search on this graph).
+    fn attach(&mut self, a: &Adjacency) {
+        let n = a.num_own() as usize;
+        self.parent = vec![NO_FLAT; n];
         self.depth = vec![-1; n];
-        self.bits = vec![0u64; acc as usize / 64];
-        self.sent = vec![0u64; acc as usize / 64];
-        self.out = (0..p.num_trustees()).map(|_| Vec::new()).collect();
-        self.base = base;
+        self.bits = vec![0u64; a.num_flat() as usize / 64];
+        self.sent = vec![0u64; a.num_flat() as usize / 64];
+        self.out = Outbox::new(a.num_trustees());
     }
 
-    fn degree(&self, l: u32) -> u64 {
-        self.start[l as usize + 1] - self.start[l as usize]
-    }
-
-    /// Clears per-root state and seeds the root (original local index) if it
-    /// is ours.
-    fn reset(&mut self, root: Option<u32>) {
-        let root = root.map(|l| self.rank[self.me][l as usize]);
-        self.parent.fill(NONE);
+    /// Clears per-root state and seeds the root (a position) if it is ours.
+    fn reset(&mut self, a: &Adjacency, root: Option<u32>) {
+        self.parent.fill(NO_FLAT);
         self.depth.fill(-1);
         self.sent.fill(0);
         self.frontier.clear();
         self.next.clear();
         self.cur = 0;
-        self.unexplored = *self.start.last().unwrap_or(&0);
+        self.unexplored = a.num_entries();
         if let Some(r) = root {
-            self.parent[r as usize] = self.lo + r;
+            self.parent[r as usize] = a.flat(r);
             self.depth[r as usize] = 0;
             self.next.push(r);
         }
@@ -273,41 +212,31 @@ impl Trustee {
     #[inline(always)]
     fn claim(&mut self, v: u32, parent: u32) {
         let i = v as usize;
-        if self.parent[i] == NONE {
+        if self.parent[i] == NO_FLAT {
             self.parent[i] = parent;
             self.depth[i] = self.cur;
             self.next.push(v);
         }
     }
 
-    /// Owner trustee of flat id `f` (branch-free over the few trustees).
-    #[inline(always)]
-    fn owner_of(&self, f: u32) -> usize {
-        self.base[1..].iter().map(|&b| (f >= b) as usize).sum()
-    }
-
     /// Top-down over the frontier from position `*pos`, until `budget` visits
     /// are queued for other trustees. True when stopped early.
-    fn top_down_pass(&mut self, pos: &mut usize, mut budget: usize) -> bool {
-        let n = self.parent.len() as u32;
+    fn top_down_pass(&mut self, a: &Adjacency, pos: &mut usize, mut budget: usize) -> bool {
+        let (starts, targets) = (a.starts(), a.targets());
         while *pos < self.frontier.len() {
-            let u = self.frontier[*pos] as usize;
+            let u = self.frontier[*pos];
             *pos += 1;
-            let g = self.lo + u as u32;
-            for j in self.start[u] as usize..self.start[u + 1] as usize {
-                let f = self.adj[j];
-                let v = f.wrapping_sub(self.lo);
-                if v < n {
+            let g = a.flat(u);
+            let row = &targets[starts[u as usize] as usize..starts[u as usize + 1] as usize];
+            for &f in row {
+                if let Some(v) = a.own(f) {
                     self.claim(v, g);
                 } else {
                     let (w, bit) = ((f >> 6) as usize, 1u64 << (f & 63));
                     if self.sent[w] & bit == 0 {
                         self.sent[w] |= bit;
-                        let o = self.owner_of(f);
-                        self.out[o].push(Visit {
-                            v: f - self.base[o],
-                            parent: g,
-                        });
+                        let (o, v) = a.locate(f);
+                        self.out.push(o, Visit { v, parent: g });
                         budget = budget.saturating_sub(1);
                     }
                 }
@@ -319,18 +248,17 @@ impl Trustee {
         false
     }
 
-    /// Bottom-up: every unvisited local vertex looks for a frontier neighbour.
-    fn bottom_up(&mut self) {
-        for v in 0..self.parent.len() {
-            if self.parent[v] != NONE {
+    /// Bottom-up: every unvisited own vertex looks for a frontier neighbour.
+    fn bottom_up(&mut self, a: &Adjacency) {
+        for v in 0..a.num_own() {
+            if self.parent[v as usize] != NO_FLAT {
                 continue;
             }
-            for j in self.start[v] as usize..self.start[v + 1] as usize {
-                let f = self.adj[j];
+            for &f in a.row(v) {
                 if self.bits[(f >> 6) as usize] & (1u64 << (f & 63)) != 0 {
-                    self.parent[v] = f;
-                    self.depth[v] = self.cur;
-                    self.next.push(v as u32);
+                    self.parent[v as usize] = f;
+                    self.depth[v as usize] = self.cur;
+                    self.next.push(v);
                     break;
                 }
             }
@@ -340,45 +268,25 @@ impl Trustee {
     /// Makes the discovered vertices the frontier and moves to the next depth
     /// (before the reduction that ends the level, so no visit of the next level
     /// can arrive first); returns `(n_f, m_f, m_u)`.
-    fn advance(&mut self) -> [u64; 3] {
+    fn advance(&mut self, a: &Adjacency) -> [u64; 3] {
         self.cur += 1;
         std::mem::swap(&mut self.frontier, &mut self.next);
         self.next.clear();
-        let m_f: u64 = self.frontier.iter().map(|&v| self.degree(v)).sum();
+        let m_f: u64 = self.frontier.iter().map(|&v| a.degree(v)).sum();
         self.unexplored -= m_f;
         [self.frontier.len() as u64, m_f, self.unexplored]
     }
 
     /// Builds this trustee's words of the frontier bitmap; returns a copy of
     /// them and the index of the first.
-    fn own_bits(&mut self) -> (Vec<u64>, usize) {
-        let first = (self.lo / 64) as usize;
+    fn own_bits(&mut self, a: &Adjacency) -> (Vec<u64>, usize) {
+        let first = (a.flat(0) / 64) as usize;
         let words = &mut self.bits[first..first + self.parent.len().div_ceil(64)];
         words.fill(0);
         for &v in &self.frontier {
             words[(v >> 6) as usize] |= 1u64 << (v & 63);
         }
         (words.to_vec(), first)
-    }
-
-    /// Own parents as global ids (`NONE` when unreached), by (original) local
-    /// index.
-    fn parents(&self) -> Vec<u32> {
-        self.rank[self.me]
-            .iter()
-            .map(|&r| match self.parent[r as usize] {
-                NONE => NONE,
-                f => self.global_of[f as usize],
-            })
-            .collect()
-    }
-
-    /// Own depths by (original) local index.
-    fn depths(&self) -> Vec<i32> {
-        self.rank[self.me]
-            .iter()
-            .map(|&r| self.depth[r as usize])
-            .collect()
     }
 }
 
@@ -387,37 +295,42 @@ fn state(s: &mut TrusteeState) -> &mut Trustee {
     s.kernel::<Trustee>(|_| Trustee::default()).1
 }
 
+/// The adjacency and the search of this trustee (after [`bfs`] attached them).
+#[inline(always)]
+fn parts(s: &mut TrusteeState) -> (&Adjacency, &mut Search) {
+    let t = state(s);
+    let a = t
+        .adj
+        .as_deref()
+        .expect("bfs: adjacency attached before the search");
+    (a, &mut t.search)
+}
+
+fn outbox(s: &mut TrusteeState) -> &mut Outbox<Visit> {
+    &mut state(s).search.out
+}
+
 /// Applies a batch of top-down visits on the owner (delegated closure body).
 fn receive(s: &mut TrusteeState, recs: &[Visit]) {
-    let t = state(s);
+    let t = &mut state(s).search;
     for r in recs {
         t.claim(r.v, r.parent);
     }
 }
 
-/// One top-down level: local passes, batches sent (applied by the next barrier).
-fn top_down(ctx: &TrusteeCtx) {
+/// One top-down level: local passes, each followed by shipping the visits
+/// it queued (applied by the next barrier).
+fn top_down(ctx: &TrusteeCtx, budget: usize) {
     let mut pos = 0usize;
     loop {
         let (out, more, p) = ctx.local.apply_returning(move |s| {
-            let t = state(s);
+            let (a, t) = parts(s);
             let mut p = pos;
-            let more = t.top_down_pass(&mut p, SEND_BUDGET);
-            (std::mem::take(&mut t.out), more, p)
+            let more = t.top_down_pass(a, &mut p, budget);
+            (t.out.take(), more, p)
         });
         pos = p;
-        for (o, recs) in out.iter().enumerate() {
-            if !recs.is_empty() {
-                ctx.peers[o].apply_slice_chunked_then(receive, recs, |()| {});
-            }
-        }
-        ctx.local.apply_with(
-            |s, mut out: Vec<Vec<Visit>>| {
-                out.iter_mut().for_each(Vec::clear);
-                state(s).out = out;
-            },
-            out,
-        );
+        ship(ctx, out, receive, outbox);
         if !more {
             break;
         }
@@ -427,7 +340,10 @@ fn top_down(ctx: &TrusteeCtx) {
 
 /// Sends this trustee's frontier bitmap words to every other trustee.
 fn exchange_bits(ctx: &TrusteeCtx) {
-    let (words, first) = ctx.local.apply_returning(|s| state(s).own_bits());
+    let (words, first) = ctx.local.apply_returning(|s| {
+        let (a, t) = parts(s);
+        t.own_bits(a)
+    });
     for (o, peer) in ctx.peers.iter().enumerate() {
         if o == ctx.me as usize {
             continue;
@@ -435,7 +351,7 @@ fn exchange_bits(ctx: &TrusteeCtx) {
         for (i, piece) in words.chunks(BITS_PIECE).enumerate() {
             let at = first + i * BITS_PIECE;
             peer.apply_slice_then(
-                move |s, w: &[u64]| state(s).bits[at..at + w.len()].copy_from_slice(w),
+                move |s, w: &[u64]| state(s).search.bits[at..at + w.len()].copy_from_slice(w),
                 piece,
                 |()| {},
             );
@@ -445,9 +361,11 @@ fn exchange_bits(ctx: &TrusteeCtx) {
 
 /// The per-trustee driver: levels until every trustee's frontier is empty.
 fn run_trustee(mut ctx: TrusteeCtx, cfg: BfsConfig, n: u64) -> u32 {
-    let mut stats = ctx
-        .party
-        .all_reduce(ctx.local.apply(|s| state(s).advance()), [Op::Sum; 3]);
+    let advance = |s: &mut TrusteeState| {
+        let (a, t) = parts(s);
+        t.advance(a)
+    };
+    let mut stats = ctx.party.all_reduce(ctx.local.apply(advance), [Op::Sum; 3]);
     let mut bottom_up = false;
     let mut bu_levels = 0;
     let mut prev_nf = 0;
@@ -465,90 +383,46 @@ fn run_trustee(mut ctx: TrusteeCtx, cfg: BfsConfig, n: u64) -> u32 {
             bu_levels += 1;
             exchange_bits(&ctx);
             ctx.party.barrier();
-            ctx.local.apply(|s| state(s).bottom_up());
+            ctx.local.apply(|s| {
+                let (a, t) = parts(s);
+                t.bottom_up(a)
+            });
         } else {
-            top_down(&ctx);
+            top_down(&ctx, cfg.send_budget);
             ctx.party.barrier();
         }
-        stats = ctx
-            .party
-            .all_reduce(ctx.local.apply(|s| state(s).advance()), [Op::Sum; 3]);
+        stats = ctx.party.all_reduce(ctx.local.apply(advance), [Op::Sum; 3]);
     }
     bu_levels
 }
 
-/// Builds the kernel-ready state on every trustee (a collective step: the
-/// degree ranks travel to every trustee as POD slices).
-fn prepare(ctx: &mut TrusteeCtx) {
-    let ranks = ctx.local.apply_returning(|s| {
-        let (shard, t) = s.kernel::<Trustee>(|_| Trustee::default());
-        let (fresh, ranks) = Trustee::prepare_order(shard);
-        *t = fresh;
-        ranks
-    });
-    // Every trustee has its fresh state before any peer writes into it (in a
-    // rack run the fibers on other ranks start later than the local ones).
-    ctx.party.barrier();
-    let me = ctx.me as usize;
-    for peer in &ctx.peers {
-        for (i, piece) in ranks.chunks(BITS_PIECE * 2).enumerate() {
-            let at = i * BITS_PIECE * 2;
-            peer.apply_slice_then(
-                move |s, r: &[u32]| {
-                    let own = &mut state(s).rank[me];
-                    own.resize(own.len().max(at + r.len()), 0);
-                    own[at..at + r.len()].copy_from_slice(r);
-                },
-                piece,
-                |()| {},
-            );
-        }
-    }
-    gossamer::wait_outstanding();
-    ctx.party.barrier();
-    ctx.local.apply(|s| {
-        let (shard, t) = s.kernel::<Trustee>(|_| Trustee::default());
-        t.prepare_adjacency(shard);
-    });
-}
-
 /// BFS from `root` over `graph`, from a fiber of the runtime that built the
 /// graph. Returns [`KernelError::RootOutOfRange`] for a bad root and
-/// [`KernelError::Config`] for bad `alpha` / `beta`.
+/// [`KernelError::Config`] for bad `alpha` / `beta` / `send_budget`.
 pub fn bfs(graph: &ShardedGraph, root: u64, cfg: &BfsConfig) -> Result<BfsOutput, KernelError> {
     graph.check_root(root)?;
-    if !(cfg.alpha > 0.0 && cfg.beta > 0.0) {
-        return Err(KernelError::Config(format!(
-            "alpha = {}, beta = {}: both must be positive (defaults 15 and 18)",
-            cfg.alpha, cfg.beta
-        )));
-    }
-    if graph.num_trustees() > usize::from(u16::MAX) {
-        return Err(KernelError::Config(
-            "BFS supports at most 65535 trustees".into(),
-        ));
-    }
-    let owner = graph.partition().owner(root);
-    graph.on_trustees(move |mut ctx| {
-        let me = ctx.me;
-        if ctx.local.apply(|s| state(s).partition.is_none()) {
-            prepare(&mut ctx);
+    cfg.check()?;
+    adjacency::prepare_search(graph, root, |s, a, root| {
+        let t = state(s);
+        if !t.adj.as_ref().is_some_and(|b| Arc::ptr_eq(b, &a)) {
+            t.search.attach(&a);
         }
-        ctx.local.apply(move |s| {
-            state(s).reset((owner.trustee == me).then_some(owner.local as u32));
-        })
+        t.search.reset(&a, root);
+        t.adj = Some(a);
     });
     let (cfg, n) = (*cfg, graph.num_vertices());
     let t0 = Instant::now();
     let bu = graph.on_trustees(move |ctx| run_trustee(ctx, cfg, n));
     let kernel_time = t0.elapsed();
-    let parent = graph
-        .gather(NONE, |s| state(s).parents())
-        .into_iter()
-        .map(|p| if p == NONE { NO_PARENT } else { u64::from(p) })
-        .collect();
+    let parent = gather_parents(graph, |s| {
+        let (a, t) = parts(s);
+        (a, &t.parent)
+    });
     let level = graph
-        .gather(-1i32, |s| state(s).depths())
+        .gather(-1i32, |s| {
+            let (a, t) = parts(s);
+            a.by_local(|v| t.depth[v as usize])
+        })
         .into_iter()
         .map(i64::from)
         .collect();

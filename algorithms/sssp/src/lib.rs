@@ -27,19 +27,21 @@
 //! # As delegated kernels
 //!
 //! Each trustee owns its vertices' `d` (f32), parents and buckets in its
-//! [`TrusteeState`] property (type `Trustee` here), together with a kernel-ready
-//! copy of its adjacency built on the first run (not timed): parallel edges
-//! merged to their minimum weight, each list split into light then heavy
-//! entries, every target renamed to a *flat* id (`base[owner] + local index`)
-//! so no partition arithmetic is left in the inner loop. One fiber per trustee
-//! drives the rounds:
+//! [`TrusteeState`] property (type `Trustee` here). The adjacency is
+//! graph-kernel's [`Adjacency`], prepared once per graph (not timed) and
+//! shared with every other kernel: every target renamed to a *flat* id (by
+//! owner, then decreasing degree) so no partition arithmetic is left in the
+//! inner loop. This kernel keeps its own [`LightHeavy`] view of it: parallel
+//! edges merged to their minimum weight, each row split into light then heavy
+//! entries for its Δ. One fiber per trustee drives the rounds:
 //!
 //! - **Relaxing** a vertex's edges: a target owned by the same trustee is
 //!   relaxed directly on local state (the *local shortcut*); a target owned by
-//!   another trustee becomes a [`Relax`] record `(local index, distance,
-//!   parent)` appended to that owner's outgoing batch. Batches travel as POD
-//!   slices ([`gossamer::Trust::apply_slice_chunked_then`]) to a delegated closure on the
-//!   owner that applies the whole batch: never one request per edge. A sender
+//!   another trustee becomes a [`Relax`] record `(position at the owner,
+//!   distance, parent)` in the trustee's [`Outbox`]. After each pass the
+//!   batches are shipped as POD slices in slot-sized pieces to a delegated
+//!   closure on the owner that applies the whole batch: never one request per
+//!   edge. A sender
 //!   remembers the best distance it sent for each remote vertex and sends only
 //!   improvements (one `f32` array over all flat ids holds both the own
 //!   distances and these bounds).
@@ -63,7 +65,9 @@
 //!
 //! Multiple roots run one after another on the same [`ShardedGraph`]: the
 //! adjacency is prepared once (and re-split only when Δ changes); per-root
-//! state is reset with a few `fill`s.
+//! state is reset with a few `fill`s. The tunables besides Δ (the work of a
+//! pass, the work of an epoch) are fields of [`SsspConfig`] with measured
+//! defaults.
 //!
 //! ```
 //! use graph_core::sharded::ShardedGraph;
@@ -81,6 +85,7 @@
 //! assert_eq!(out.parent[2], 1);
 //! ```
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use gossamer::Op;
@@ -89,8 +94,8 @@ mod buckets;
 use buckets::{Buckets, MAX_BUCKET, NO_BUCKET};
 
 use graph_core::sharded::{KernelError, ShardedGraph, TrusteeCtx, TrusteeState};
-use graph_core::validate::NO_PARENT;
-use graph_core::{Partition, Shard};
+use graph_kernel::adjacency::{self, gather_parents, Adjacency, LightHeavy, Weighted, NO_FLAT};
+use graph_kernel::outbox::{ship, Outbox};
 
 /// Δ used by [`SsspConfig::default`]: the flat optimum (0.002-0.005) of the
 /// sweep on Graph500 graphs at SCALE 16-22 with 2 threads
@@ -135,18 +140,6 @@ pub fn check_delta(delta: f32) -> Result<(), String> {
     }
 }
 
-/// Ranks per message while preparing (fits a 64 KiB slot).
-const RANK_PIECE: usize = 8192;
-
-/// Work units (edges scanned, plus a few per record queued) after which a pass
-/// stops so the fiber sends its records and lets the worker serve the others:
-/// a long pass would keep another trustee waiting for its records' answers.
-const PASS_BUDGET: usize = 16 * 1024;
-/// Entries scanned (all trustees together) an epoch may hold before the
-/// window stops growing. 16 K / 64 K / 256 K / 1 M give 105 / 72 / 48 / 39
-/// rounds per SCALE 18 search with the same scans (the window grows only in
-/// the shrinking tail); 256 K and up were fastest (`results/kernels/delta.md`).
-const EPOCH_WORK: u64 = 256 * 1024;
 /// Work units charged per record queued for another trustee.
 const RECORD_COST: usize = 4;
 
@@ -156,13 +149,49 @@ pub struct SsspConfig {
     /// Bucket width Δ (positive, finite, normal: see [`check_delta`]); edges
     /// with `w <= delta` are light. Default [`DEFAULT_DELTA`].
     pub delta: f32,
+    /// Work units (entries scanned, plus 4 per record queued for another
+    /// trustee) after which a pass stops so the fiber ships its records and
+    /// lets the worker serve the others: a long pass would keep another
+    /// trustee waiting for its records. Default 16 Ki.
+    pub pass_budget: usize,
+    /// Entries scanned (all trustees together) an epoch may hold before the
+    /// window of buckets stops growing. 16 K / 64 K / 256 K / 1 M give
+    /// 105 / 72 / 48 / 39 rounds per SCALE 18 search with the same scans (the
+    /// window grows only in the shrinking tail); 256 K and up were fastest
+    /// (`results/kernels/delta.md`). Default 256 Ki.
+    pub epoch_work: u64,
 }
 
 impl Default for SsspConfig {
     fn default() -> Self {
         SsspConfig {
             delta: DEFAULT_DELTA,
+            pass_budget: 16 * 1024,
+            epoch_work: 256 * 1024,
         }
+    }
+}
+
+impl SsspConfig {
+    /// Checks the settings; the error says which is wrong and what to give.
+    fn check(&self) -> Result<(), KernelError> {
+        if let Err(why) = check_delta(self.delta) {
+            let d = self.delta;
+            // As typed for tiny or huge values (1e-40, not 0.0000...0001).
+            let shown = if d.is_finite() && d != 0.0 && !(1e-4..1e9).contains(&d.abs()) {
+                format!("{d:e}")
+            } else {
+                d.to_string()
+            };
+            return Err(KernelError::Config(format!("delta = {shown}: {why}")));
+        }
+        if self.pass_budget == 0 || self.epoch_work == 0 {
+            return Err(KernelError::Config(format!(
+                "pass_budget = {}, epoch_work = {}: both must be at least 1 (defaults 16384 and 262144)",
+                self.pass_budget, self.epoch_work
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -172,7 +201,7 @@ pub struct SsspOutput {
     /// Shortest distance from the root (`f32`), `+inf` when unreached.
     pub dist: Vec<f32>,
     /// Parent in the shortest-path tree (the root is its own parent),
-    /// [`NO_PARENT`] when unreached.
+    /// [`NO_PARENT`](graph_core::validate::NO_PARENT) when unreached.
     pub parent: Vec<u64>,
     /// Time of the search itself: from the start of the rounds until every
     /// trustee agreed that no bucket is left (excludes preparing the adjacency
@@ -188,52 +217,31 @@ pub struct SsspOutput {
 
 gossamer::pod_struct! {
     /// One relaxation sent to the owner of a vertex: "`d(v)` may be `dist`, via
-    /// `parent`", where `v` is the vertex's local index at its owner and
-    /// `parent` the parent's flat id (trustee base + local index; see the
-    /// kernel state). 12 bytes, no padding.
+    /// `parent`", where `v` is the vertex's position at its owner and
+    /// `parent` the parent's flat id (see [`Adjacency`]). 12 bytes, no
+    /// padding.
     #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct Relax { pub v: u32, pub dist: f32, pub parent: u32 }
 }
 
-/// Parent marker of an unreached vertex in per-trustee state.
-const NONE: u32 = u32::MAX;
-
-/// One adjacency entry: the target's flat id (see [`Trustee`]) and the weight.
-#[derive(Clone, Copy, Default)]
-struct Entry {
-    f: u32,
-    w: f32,
+/// One trustee's kernel state: the shared adjacency, this kernel's
+/// light/heavy split of it, and the search.
+#[derive(Default)]
+struct Trustee {
+    adj: Option<Arc<Adjacency>>,
+    split: Option<LightHeavy>,
+    search: Search,
 }
 
-/// Kernel-ready adjacency and per-root state of one trustee.
+/// Per-root state of one trustee, by position (see [`Adjacency`]).
 ///
-/// Vertices are named by *flat* ids: trustee `o`'s local vertex `l` is
-/// `base[o] + l`, so this trustee's own vertices are the range `lo..hi`.
 /// `best[f]` is, for an own vertex, its tentative distance, and for another
 /// trustee's vertex the best distance sent to its owner so far (a sender-side
 /// filter: the owner's distance is at most that, so a record that does not
-/// beat it cannot improve anything). One array, one random access per edge.
+/// beat it cannot improve anything). One array over flat ids, one random
+/// access per edge.
 #[derive(Default)]
-struct Trustee {
-    partition: Option<Partition>,
-    /// Degree order: `rank[o][l]` is the flat offset of trustee `o`'s local
-    /// vertex `l` (its position by decreasing degree). Filled by the exchange
-    /// in `prepare_order`; only the own entry is kept afterwards.
-    rank: Vec<Vec<u32>>,
-    /// Global id of every flat id (for parents).
-    global_of: Vec<u32>,
-    /// This trustee's index.
-    me: usize,
-    base: Vec<u32>,
-    lo: u32,
-    hi: u32,
-    /// Entries of local vertex `l`: `start[l]..start[l + 1]`; light ones first,
-    /// up to `split[l]`.
-    start: Vec<u64>,
-    split: Vec<u64>,
-    adj: Vec<Entry>,
-    /// Δ the light/heavy split was made for.
-    delta: f32,
+struct Search {
     inv_delta: f32,
     best: Vec<f32>,
     /// Flat id of each own vertex's parent.
@@ -248,7 +256,7 @@ struct Trustee {
     /// The wave of bucket `k` being relaxed, and the position in it.
     wave: Vec<u32>,
     cursor: usize,
-    out: Vec<Vec<Relax>>,
+    out: Outbox<Relax>,
     /// The bucket being processed, and whether its light phase is done (then
     /// the heavy phase of the settled vertices runs).
     cur: u64,
@@ -265,109 +273,22 @@ struct Trustee {
     scanned: u64,
 }
 
-impl Trustee {
-    /// First preparation step: this trustee's vertices by decreasing degree.
-    /// Returns the rank (flat offset) of each local vertex, to be sent to every
-    /// other trustee.
-    fn prepare_order(shard: &Shard) -> (Self, Vec<u32>) {
-        let p: Partition = *shard.partition();
-        let n = shard.num_local_vertices() as u32;
-        let mut by_degree: Vec<u32> = (0..n).collect();
-        by_degree.sort_by_key(|&l| std::cmp::Reverse(shard.degree(u64::from(l))));
-        let mut rank = vec![0u32; n as usize];
-        for (r, &l) in by_degree.iter().enumerate() {
-            rank[l as usize] = r as u32;
-        }
-        let t = Trustee {
-            partition: Some(p),
-            rank: (0..p.num_trustees()).map(|_| Vec::new()).collect(),
-            ..Default::default()
-        };
-        (t, rank)
-    }
-
-    /// Second step, once every trustee's ranks arrived: merges parallel edges
-    /// (minimum weight), renames targets to flat ids, splits by `delta`.
-    ///
-    /// Flat ids follow decreasing degree within each trustee, so the distances
-    /// of the hubs, which most edges lead to, share a few cache lines.
-    fn prepare_adjacency(&mut self, shard: &Shard, delta: f32) {
-        let p = self.partition.expect("ordered");
-        let n = shard.num_local_vertices() as usize;
-        let mut acc = 0u32;
-        let base: Vec<u32> = (0..p.num_trustees())
-            .map(|o| {
-                let b = acc;
-                acc += p.local_count(o) as u32;
-                b
-            })
-            .collect();
-        let me = shard.trustee() as usize;
-        self.me = me;
-        self.lo = base[me];
-        self.hi = base[me] + n as u32;
-        self.global_of = vec![0; acc as usize];
-        for (o, ranks) in self.rank.iter().enumerate() {
-            for (l, &r) in ranks.iter().enumerate() {
-                self.global_of[(base[o] + r) as usize] = p.global(o as u32, l as u64) as u32;
-            }
-        }
-        // Rows in flat (degree) order.
-        let mut order = vec![0u32; n];
-        for (l, &r) in self.rank[me].iter().enumerate() {
-            order[r as usize] = l as u32;
-        }
-        self.start = Vec::with_capacity(n + 1);
-        self.start.push(0);
-        let mut row: Vec<Entry> = Vec::new();
-        for &l in &order {
-            row.clear();
-            for (v, w) in shard.neighbors(u64::from(l)) {
-                let o = p.owner(u64::from(v));
-                let f = base[o.trustee as usize] + self.rank[o.trustee as usize][o.local as usize];
-                row.push(Entry { f, w });
-            }
-            // By flat id (hubs first, ascending addresses), lightest duplicate first.
-            row.sort_unstable_by(|a, b| a.f.cmp(&b.f).then(a.w.total_cmp(&b.w)));
-            row.dedup_by_key(|e| e.f);
-            self.adj.extend_from_slice(&row);
-            self.start.push(self.adj.len() as u64);
-        }
-        for (o, r) in self.rank.iter_mut().enumerate() {
-            if o != me {
-                *r = Vec::new();
-            }
-        }
-        self.split = vec![0; n];
-        self.resplit(delta);
-        self.best = vec![f32::INFINITY; acc as usize];
-        self.parent = vec![NONE; n];
+impl Search {
+    /// Sizes the state for `a` (first search on this graph).
+    fn attach(&mut self, a: &Adjacency) {
+        let n = a.num_own() as usize;
+        self.best = vec![f32::INFINITY; a.num_flat() as usize];
+        self.parent = vec![NO_FLAT; n];
         self.light_done = vec![f32::NAN; n];
         self.heavy_done = vec![f32::NAN; n];
-        self.out = (0..p.num_trustees()).map(|_| Vec::new()).collect();
-        self.base = base;
+        self.out = Outbox::new(a.num_trustees());
     }
 
-    /// Orders each vertex's entries light first for bucket width `delta`.
-    fn resplit(&mut self, delta: f32) {
-        for l in 0..self.split.len() {
-            let (a, b) = (self.start[l] as usize, self.start[l + 1] as usize);
-            // Stable: both parts keep their ascending flat order.
-            let row = &mut self.adj[a..b];
-            row.sort_by_key(|e| e.w > delta);
-            let i = row.partition_point(|e| e.w <= delta);
-            self.split[l] = (a + i) as u64;
-        }
-        self.delta = delta;
+    /// Clears per-root state and seeds the root (a position) if it is ours.
+    fn reset(&mut self, a: &Adjacency, delta: f32, root: Option<u32>) {
         self.inv_delta = 1.0 / delta;
-    }
-
-    /// Clears per-root state and seeds the root (original local index) if it
-    /// is ours.
-    fn reset(&mut self, root: Option<u32>) {
-        let root = root.map(|l| self.rank[self.me][l as usize]);
         self.best.fill(f32::INFINITY);
-        self.parent.fill(NONE);
+        self.parent.fill(NO_FLAT);
         self.light_done.fill(f32::NAN);
         self.heavy_done.fill(f32::NAN);
         self.buckets.clear();
@@ -383,8 +304,8 @@ impl Trustee {
         self.sent_min = NO_BUCKET;
         self.scanned = 0;
         if let Some(r) = root {
-            self.best[(self.lo + r) as usize] = 0.0;
-            self.parent[r as usize] = self.lo + r;
+            self.best[a.flat(r) as usize] = 0.0;
+            self.parent[r as usize] = a.flat(r);
             self.push(r, 0.0);
         }
     }
@@ -405,15 +326,10 @@ impl Trustee {
         self.buckets.push(b, v);
     }
 
+    /// Relaxation of own position `v` to `d` via flat `parent`.
     #[inline(always)]
-    fn dist(&self, v: u32) -> f32 {
-        self.best[(self.lo + v) as usize]
-    }
-
-    /// Relaxation of own vertex `v` (local index) to `d` via flat `parent`.
-    #[inline(always)]
-    fn relax_local(&mut self, v: u32, d: f32, parent: u32) {
-        let c = (self.lo + v) as usize;
+    fn relax_local(&mut self, a: &Adjacency, v: u32, d: f32, parent: u32) {
+        let c = a.flat(v) as usize;
         if d < self.best[c] {
             self.best[c] = d;
             self.parent[v as usize] = parent;
@@ -421,34 +337,25 @@ impl Trustee {
         }
     }
 
-    /// Owner trustee of flat id `f` (branch-free over the few trustees).
-    #[inline(always)]
-    fn owner_of(&self, f: u32) -> usize {
-        self.base[1..].iter().map(|&b| (f >= b) as usize).sum()
-    }
-
-    /// Relaxes entries `a..b` of own vertex with flat id `g` at distance `d`.
+    /// Relaxes `entries` of own vertex with flat id `g` at distance `d`.
     /// Returns the number of records queued for other trustees.
     ///
     /// Two steps per group of 64 entries: first a branch-free scan that only
     /// compares `d + w` with `best` (independent loads, so the CPU overlaps
     /// their cache misses), then the few improving entries are applied.
     #[inline(always)]
-    fn relax_range(&mut self, a: usize, b: usize, d: f32, g: u32) -> usize {
+    fn relax_range(&mut self, a: &Adjacency, entries: &[Weighted], d: f32, g: u32) -> usize {
         let mut queued = 0;
-        let mut j = a;
-        while j < b {
-            let end = (j + 64).min(b);
+        for group in entries.chunks(64) {
             let mut mask = 0u64;
-            for (k, e) in self.adj[j..end].iter().enumerate() {
+            for (k, e) in group.iter().enumerate() {
                 mask |= u64::from(d + e.w < self.best[e.f as usize]) << k;
             }
             while mask != 0 {
-                let e = self.adj[j + mask.trailing_zeros() as usize];
+                let e = group[mask.trailing_zeros() as usize];
                 mask &= mask - 1;
-                queued += self.relax_entry(e, d, g);
+                queued += self.relax_entry(a, e, d, g);
             }
-            j = end;
         }
         queued
     }
@@ -456,15 +363,14 @@ impl Trustee {
     /// Relaxes one entry of own vertex `g` at distance `d`; returns 1 when a
     /// record was queued for another trustee.
     #[inline(always)]
-    fn relax_entry(&mut self, e: Entry, d: f32, g: u32) -> usize {
+    fn relax_entry(&mut self, a: &Adjacency, e: Weighted, d: f32, g: u32) -> usize {
         let nd = d + e.w;
         let c = e.f as usize;
         if nd >= self.best[c] {
             return 0;
         }
         self.best[c] = nd;
-        if e.f.wrapping_sub(self.lo) < self.hi - self.lo {
-            let v = e.f - self.lo;
+        if let Some(v) = a.own(e.f) {
             self.parent[v as usize] = g;
             self.push(v, nd);
             0
@@ -475,12 +381,15 @@ impl Trustee {
             } else {
                 self.sent_min = self.sent_min.min(bk);
             }
-            let o = self.owner_of(e.f);
-            self.out[o].push(Relax {
-                v: e.f - self.base[o],
-                dist: nd,
-                parent: g,
-            });
+            let (o, v) = a.locate(e.f);
+            self.out.push(
+                o,
+                Relax {
+                    v,
+                    dist: nd,
+                    parent: g,
+                },
+            );
             1
         }
     }
@@ -492,7 +401,7 @@ impl Trustee {
     /// now are relaxed, and what lands in bucket `k` meanwhile forms the next
     /// wave. Popping one vertex at a time (LIFO) would chase fresh, not yet
     /// final distances depth-first and relax the same vertices over and over.
-    fn light_pass(&mut self, k: u64, mut budget: usize) -> bool {
+    fn light_pass(&mut self, a: &Adjacency, lh: &LightHeavy, k: u64, mut budget: usize) -> bool {
         loop {
             if self.cursor >= self.wave.len() {
                 self.wave.clear();
@@ -504,17 +413,18 @@ impl Trustee {
             let v = self.wave[self.cursor];
             self.cursor += 1;
             let i = v as usize;
-            let d = self.dist(v);
+            let d = self.best[a.flat(v) as usize];
             // Stale (moved to a lower bucket) or already relaxed at this distance.
             if self.bucket_of(d) != k || self.light_done[i] == d {
                 continue;
             }
             self.settled.push(v);
             self.light_done[i] = d;
-            let (a, s) = (self.start[i] as usize, self.split[i] as usize);
-            let q = self.relax_range(a, s, d, self.lo + v);
-            self.scanned += (s - a) as u64;
-            budget = budget.saturating_sub(s - a + 1 + RECORD_COST * q);
+            let r = lh.light(a, v);
+            let work = r.len();
+            let q = self.relax_range(a, &lh.entries()[r], d, a.flat(v));
+            self.scanned += work as u64;
+            budget = budget.saturating_sub(work + 1 + RECORD_COST * q);
             if budget == 0 {
                 return true;
             }
@@ -522,18 +432,19 @@ impl Trustee {
     }
 
     /// Heavy phase: relaxes the heavy edges of the settled vertices.
-    fn heavy_pass(&mut self, mut budget: usize) -> bool {
+    fn heavy_pass(&mut self, a: &Adjacency, lh: &LightHeavy, mut budget: usize) -> bool {
         while let Some(v) = self.settled.pop() {
             let i = v as usize;
-            let d = self.dist(v);
+            let d = self.best[a.flat(v) as usize];
             if self.heavy_done[i] == d {
                 continue;
             }
             self.heavy_done[i] = d;
-            let (s, b) = (self.split[i] as usize, self.start[i + 1] as usize);
-            let q = self.relax_range(s, b, d, self.lo + v);
-            self.scanned += (b - s) as u64;
-            budget = budget.saturating_sub(b - s + 1 + RECORD_COST * q);
+            let r = lh.heavy(a, v);
+            let work = r.len();
+            let q = self.relax_range(a, &lh.entries()[r], d, a.flat(v));
+            self.scanned += work as u64;
+            budget = budget.saturating_sub(work + 1 + RECORD_COST * q);
             if budget == 0 {
                 return true;
             }
@@ -544,11 +455,11 @@ impl Trustee {
     /// Works through the buckets of the epoch in increasing order: the light
     /// phase of the smallest non-empty one, then the heavy phase of what it
     /// settled. Returns false when no bucket of the epoch has work here; true
-    /// after a bucket is done or `budget` is spent (the caller sends the
+    /// after a bucket is done or `budget` is spent (the caller ships the
     /// records, yields so incoming records land, and calls again).
-    fn epoch_pass(&mut self, budget: usize) -> bool {
+    fn epoch_pass(&mut self, a: &Adjacency, lh: &LightHeavy, budget: usize) -> bool {
         if !self.active {
-            let b = self.min_bucket_from(self.epoch);
+            let b = self.buckets.first_from(self.epoch);
             if b >= self.epoch_end {
                 return false;
             }
@@ -557,42 +468,16 @@ impl Trustee {
             self.heavy = false;
         }
         if !self.heavy {
-            if self.light_pass(self.cur, budget) {
+            if self.light_pass(a, lh, self.cur, budget) {
                 return true;
             }
             self.heavy = true;
         }
-        if self.heavy_pass(budget) {
+        if self.heavy_pass(a, lh, budget) {
             return true;
         }
         self.active = false;
         true
-    }
-
-    /// Smallest non-empty bucket at or after `k`.
-    fn min_bucket_from(&self, k: u64) -> u64 {
-        self.buckets.first_from(k)
-    }
-
-    /// Own distances, by (original) local index.
-    fn distances(&self) -> Vec<f32> {
-        let me = self.me;
-        self.rank[me]
-            .iter()
-            .map(|&r| self.best[(self.lo + r) as usize])
-            .collect()
-    }
-
-    /// Own parents as global ids (`NONE` when unreached), by local index.
-    fn parents(&self) -> Vec<u32> {
-        let me = self.me;
-        self.rank[me]
-            .iter()
-            .map(|&r| match self.parent[r as usize] {
-                NONE => NONE,
-                f => self.global_of[f as usize],
-            })
-            .collect()
     }
 }
 
@@ -602,42 +487,35 @@ fn state(s: &mut TrusteeState) -> &mut Trustee {
     s.kernel::<Trustee>(|_| Trustee::default()).1
 }
 
+fn outbox(s: &mut TrusteeState) -> &mut Outbox<Relax> {
+    &mut state(s).search.out
+}
+
 /// Applies a batch of relaxations on the owner (delegated closure body).
 fn receive(s: &mut TrusteeState, recs: &[Relax]) {
     let t = state(s);
+    let a = t.adj.as_deref().expect("sssp: adjacency attached");
     for r in recs {
-        t.relax_local(r.v, r.dist, r.parent);
+        t.search.relax_local(a, r.v, r.dist, r.parent);
     }
 }
 
-/// Runs one phase pass on the local state and sends the queued records.
-/// Returns whether the pass stopped early (more to do) and whether it sent.
-fn pass(ctx: &TrusteeCtx) -> bool {
-    let (out, more) = ctx.local.apply_returning(move |s| {
-        let t = state(s);
-        let more = t.epoch_pass(PASS_BUDGET);
-        (std::mem::take(&mut t.out), more)
-    });
-    for (o, recs) in out.iter().enumerate() {
-        if !recs.is_empty() {
-            ctx.peers[o].apply_slice_chunked_then(receive, recs, |()| {});
+/// Runs passes until the local part of the epoch is done, shipping the
+/// records of each pass and yielding between passes so the worker sends
+/// batches and applies incoming ones.
+fn phase(ctx: &TrusteeCtx, budget: usize) {
+    loop {
+        let (out, more) = ctx.local.apply_returning(move |s| {
+            let t = state(s);
+            let (a, lh) = (t.adj.as_deref(), t.split.as_ref());
+            let (a, lh) = (a.expect("attached"), lh.expect("split"));
+            let more = t.search.epoch_pass(a, lh, budget);
+            (t.search.out.take(), more)
+        });
+        ship(ctx, out, receive, outbox);
+        if !more {
+            break;
         }
-    }
-    // Give the (cleared) buffers back for reuse.
-    ctx.local.apply_with(
-        |s, mut out: Vec<Vec<Relax>>| {
-            out.iter_mut().for_each(Vec::clear);
-            state(s).out = out;
-        },
-        out,
-    );
-    more
-}
-
-/// Runs passes until the local part of the epoch is done, yielding between
-/// passes so the worker sends batches and applies incoming ones.
-fn phase(ctx: &TrusteeCtx) {
-    while pass(ctx) {
         gossamer::yield_now();
     }
 }
@@ -664,7 +542,7 @@ fn phase(ctx: &TrusteeCtx) {
 /// The window is 1 (Meyer & Sanders' one agreement per bucket) while the work
 /// per bucket grows; in the long tail of a Graph500 search, where most of the
 /// 100-200 buckets hold a few hundred edges each, it grows (at most doubling
-/// per epoch) while an epoch holds under [`EPOCH_WORK`] entries, so a round is
+/// per epoch) while an epoch holds under [`SsspConfig::epoch_work`] entries, so a round is
 /// paid per chunk of work instead of per nearly empty bucket. Every trustee
 /// computes the same window from the reduced counts.
 ///
@@ -675,8 +553,8 @@ fn phase(ctx: &TrusteeCtx) {
 /// index exactly): "the window has work" also when a record was sent into it,
 /// and the next bucket is the minimum of the local minima and of the buckets
 /// the records went to.
-fn run_trustee(mut ctx: TrusteeCtx) -> u64 {
-    let mine = ctx.local.apply(|s| state(s).min_bucket_from(0));
+fn run_trustee(mut ctx: TrusteeCtx, cfg: SsspConfig) -> u64 {
+    let mine = ctx.local.apply(|s| state(s).search.buckets.first_from(0));
     let mut k = ctx.party.min(mine);
     let mut rounds = 1;
     let mut window = 1usize;
@@ -685,17 +563,17 @@ fn run_trustee(mut ctx: TrusteeCtx) -> u64 {
     while k != NO_BUCKET {
         let b = k;
         ctx.local.apply(move |s| {
-            let t = state(s);
+            let t = &mut state(s).search;
             t.epoch = b;
             t.epoch_end = b.saturating_add(window as u64);
             // Every record of the epoch lands at or after `b`.
             t.buckets.advance(b);
         });
         loop {
-            phase(&ctx);
+            phase(&ctx, cfg.pass_budget);
             let report = ctx.local.apply(move |s| {
-                let t = state(s);
-                let first = t.min_bucket_from(b);
+                let t = &mut state(s).search;
+                let first = t.buckets.first_from(b);
                 let busy = t.sent_cur || first < t.epoch_end;
                 let next = first.min(t.sent_min);
                 t.sent_cur = false;
@@ -709,7 +587,7 @@ fn run_trustee(mut ctx: TrusteeCtx) -> u64 {
                 let per_bucket = (scanned - at_start) / window as u64;
                 at_start = scanned;
                 window = if per_bucket <= last_per_bucket {
-                    (EPOCH_WORK / per_bucket.max(1)).clamp(1, 2 * window as u64) as usize
+                    (cfg.epoch_work / per_bucket.max(1)).clamp(1, 2 * window as u64) as usize
                 } else {
                     1
                 };
@@ -721,91 +599,48 @@ fn run_trustee(mut ctx: TrusteeCtx) -> u64 {
     rounds
 }
 
-/// Builds the kernel-ready state on every trustee (a collective step: the
-/// degree ranks travel to every trustee as POD slices).
-fn prepare(ctx: &mut TrusteeCtx, delta: f32) {
-    let ranks = ctx.local.apply_returning(|s| {
-        let (shard, t) = s.kernel::<Trustee>(|_| Trustee::default());
-        let (fresh, ranks) = Trustee::prepare_order(shard);
-        *t = fresh;
-        ranks
-    });
-    // Every trustee has its fresh state before any peer writes into it (in a
-    // rack run the fibers on other ranks start later than the local ones).
-    ctx.party.barrier();
-    let me = ctx.me as usize;
-    for peer in &ctx.peers {
-        for (i, piece) in ranks.chunks(RANK_PIECE).enumerate() {
-            let at = i * RANK_PIECE;
-            peer.apply_slice_then(
-                move |s, r: &[u32]| {
-                    let own = &mut state(s).rank[me];
-                    own.resize(own.len().max(at + r.len()), 0);
-                    own[at..at + r.len()].copy_from_slice(r);
-                },
-                piece,
-                |()| {},
-            );
-        }
-    }
-    gossamer::wait_outstanding();
-    ctx.party.barrier();
-    ctx.local.apply(move |s| {
-        let (shard, t) = s.kernel::<Trustee>(|_| Trustee::default());
-        t.prepare_adjacency(shard, delta);
-    });
-}
-
 /// Delta-stepping SSSP from `root` over `graph`, from a fiber of the runtime
 /// that built the graph. Returns [`KernelError::RootOutOfRange`] for a bad root
-/// and [`KernelError::Config`] for a bad Δ.
+/// and [`KernelError::Config`] for a bad setting (Δ, budgets).
 pub fn sssp(graph: &ShardedGraph, root: u64, cfg: &SsspConfig) -> Result<SsspOutput, KernelError> {
     graph.check_root(root)?;
-    if let Err(why) = check_delta(cfg.delta) {
-        let d = cfg.delta;
-        // As typed for tiny or huge values (1e-40, not 0.0000...0001).
-        let shown = if d.is_finite() && d != 0.0 && !(1e-4..1e9).contains(&d.abs()) {
-            format!("{d:e}")
-        } else {
-            d.to_string()
-        };
-        return Err(KernelError::Config(format!("delta = {shown}: {why}")));
-    }
-    if graph.num_trustees() > usize::from(u16::MAX) {
-        return Err(KernelError::Config(
-            "SSSP supports at most 65535 trustees".into(),
-        ));
-    }
-    let delta = cfg.delta;
-    let owner = graph.partition().owner(root);
-    // Prepare (first run, or new Δ) and reset, on every trustee.
-    graph.on_trustees(move |mut ctx| {
-        let me = ctx.me;
-        let fresh = ctx.local.apply(|s| state(s).partition.is_none());
-        if fresh {
-            prepare(&mut ctx, delta);
-        }
-        ctx.local.apply(move |s| {
-            let t = state(s);
-            if t.delta != delta {
-                t.resplit(delta);
+    cfg.check()?;
+    let (cfg, delta) = (*cfg, cfg.delta);
+    // The adjacency (prepared by the first kernel on this graph), its split
+    // (first run, or new Δ) and the reset, on every trustee.
+    adjacency::prepare_search(graph, root, move |s, a, root| {
+        let lh = match state(s).split.take() {
+            Some(mut lh) if state(s).adj.as_ref().is_some_and(|b| Arc::ptr_eq(b, &a)) => {
+                if lh.delta() != delta {
+                    lh.resplit(&a, delta);
+                }
+                lh
             }
-            t.reset((owner.trustee == me).then_some(owner.local as u32));
-        })
+            _ => {
+                state(s).search.attach(&a);
+                a.light_heavy(s.shard(), delta)
+            }
+        };
+        let t = state(s);
+        t.search.reset(&a, delta, root);
+        (t.adj, t.split) = (Some(a), Some(lh));
     });
     let t0 = Instant::now();
-    let rounds = graph.on_trustees(run_trustee);
+    let rounds = graph.on_trustees(move |ctx| run_trustee(ctx, cfg));
     let kernel_time = t0.elapsed();
     let scanned = graph
-        .on_trustees(|ctx| ctx.local.apply(|s| state(s).scanned))
+        .on_trustees(|ctx| ctx.local.apply(|s| state(s).search.scanned))
         .into_iter()
         .sum();
-    let dist = graph.gather(f32::INFINITY, |s| state(s).distances());
-    let parent32 = graph.gather(NONE, |s| state(s).parents());
-    let parent = parent32
-        .into_iter()
-        .map(|p| if p == NONE { NO_PARENT } else { u64::from(p) })
-        .collect();
+    let dist = graph.gather(f32::INFINITY, |s| {
+        let t = state(s);
+        let a = t.adj.as_deref().expect("attached");
+        a.by_local(|v| t.search.best[a.flat(v) as usize])
+    });
+    let parent = gather_parents(graph, |s| {
+        let t = state(s);
+        (t.adj.as_deref().expect("attached"), &t.search.parent)
+    });
     Ok(SsspOutput {
         dist,
         parent,

@@ -1,0 +1,578 @@
+//! [`Adjacency`]: a kernel-ready copy of one trustee's adjacency, renumbered
+//! by degree, prepared once per graph and shared by every kernel that runs on
+//! it; [`LightHeavy`], the weighted rows split at a bucket width for
+//! delta-stepping.
+//!
+//! # Flat ids
+//!
+//! A [`Shard`] names neighbours by global id, so every edge a kernel follows
+//! would cost a partition lookup (a division for a block partition) to find
+//! the neighbour's owner and its index there. The prepared adjacency renames
+//! every vertex once, to a *flat id*:
+//!
+//! - each trustee orders its own vertices by decreasing degree (ties by local
+//!   index); a vertex's place in that order is its *position* at its owner;
+//! - trustee `o`'s vertex at position `r` has flat id `base(o) + r`, where
+//!   the bases are cumulative vertex counts rounded up to multiples of 64, so
+//!   each trustee's vertices fill whole words of a bitmap over flat ids (what
+//!   a dense replica exchanges) and the owner of a flat id is one
+//!   comparison per trustee ([`owner_of`](Adjacency::owner_of)).
+//!
+//! Rows are in position order, their targets are flat ids sorted ascending
+//! with parallel edges merged (the count merged stays available for
+//! statistics: [`entries_merged`](Adjacency::entries_merged); TEPS count the
+//! input edges, through the validator, not these rows). Hubs come first in
+//! every row and their per-vertex state shares a few cache lines, which is
+//! where most edges of a Kronecker graph lead.
+//!
+//! A kernel works on positions (its per-vertex arrays are indexed by them),
+//! turns a flat id into "mine, at position `v`" with
+//! [`own`](Adjacency::own) or into `(owner, position there)` with
+//! [`locate`](Adjacency::locate), and hands results back by original local
+//! index with [`by_local`](Adjacency::by_local) (what
+//! [`ShardedGraph::gather`](graph_core::sharded::ShardedGraph::gather) wants),
+//! flat ids back as global ids with [`global_of`](Adjacency::global_of).
+//!
+//! # Preparing
+//!
+//! [`prepare`] is collective (every trustee's fiber calls it, as the first
+//! step of a kernel): each trustee sends its positions to every other one as
+//! POD slices, then builds its rows. It does the work only the first time on a
+//! graph; later calls (any kernel) find the adjacency in place. Kernels take a
+//! shared handle with [`shared`] and keep it in their own state.
+//!
+//! ```
+//! use graph_core::sharded::ShardedGraph;
+//! use graph_kernel::adjacency;
+//! let list = graph_kernel::doc::path(5); // 0-1-2-3-4
+//! let rows = gossamer::main(2, move || {
+//!     let g = ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
+//!     g.on_trustees(|mut ctx| {
+//!         adjacency::prepare(&mut ctx);
+//!         ctx.local.apply_returning(|s| {
+//!             let a = adjacency::shared(s).expect("prepared");
+//!             // Each row, by position, as global ids.
+//!             (0..a.num_own())
+//!                 .map(|v| a.row(v).iter().map(|&f| a.global_of(f)).collect::<Vec<u32>>())
+//!                 .collect::<Vec<_>>()
+//!         })
+//!     })
+//! });
+//! // Trustee 0 owns 0, 1, 2: vertices 1 and 2 (degree 2) come before 0
+//! // (degree 1), so their flat ids are 1 -> 0, 2 -> 1, 0 -> 2; rows are in
+//! // flat order (vertex 1's row lists 2 before 0).
+//! assert_eq!(rows[0], [vec![2, 0], vec![1, 3], vec![1]]);
+//! assert_eq!(rows[1], [vec![2, 4], vec![3]]);
+//! ```
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use graph_core::sharded::{ShardedGraph, TrusteeCtx, TrusteeState};
+use graph_core::validate::NO_PARENT;
+use graph_core::{Partition, Shard};
+
+/// "No vertex" in an array of flat ids (e.g. the parent of an unreached
+/// vertex).
+pub const NO_FLAT: u32 = u32::MAX;
+
+/// Positions per message while preparing (32 KiB of `u32`: half a 64 KiB slot).
+const RANK_PIECE: usize = 8192;
+
+/// The renumbered adjacency of one trustee; see the module docs.
+#[derive(Debug)]
+pub struct Adjacency {
+    partition: Partition,
+    me: u32,
+    /// First flat id of each trustee (multiples of 64), then the total.
+    base: Vec<u32>,
+    /// Own vertices: flat ids `lo..lo + n`.
+    lo: u32,
+    n: u32,
+    /// `rank[o][l]`: position of trustee `o`'s local vertex `l`.
+    rank: Vec<Vec<u32>>,
+    /// `order[v]`: original local index of own position `v`.
+    order: Vec<u32>,
+    /// Global id of every flat id (0 in the padding).
+    global_of: Vec<u32>,
+    /// Row of position `v`: `targets[start[v]..start[v + 1]]`.
+    start: Vec<u64>,
+    targets: Vec<u32>,
+    merged: u64,
+}
+
+/// Where the prepared adjacency is kept in a trustee's property.
+#[derive(Default)]
+struct Prepared(Option<Arc<Adjacency>>);
+
+/// Positions received from the other trustees while preparing.
+#[derive(Default)]
+struct Building(Vec<Vec<u32>>);
+
+/// Positions of `shard`'s vertices by decreasing degree (stable: ties keep
+/// local order): `rank[l]` is local vertex `l`'s position.
+fn degree_ranks(shard: &Shard) -> Vec<u32> {
+    let n = shard.num_local_vertices() as u32;
+    let mut by_degree: Vec<u32> = (0..n).collect();
+    by_degree.sort_by_key(|&l| std::cmp::Reverse(shard.degree(u64::from(l))));
+    let mut rank = vec![0u32; n as usize];
+    for (r, &l) in by_degree.iter().enumerate() {
+        rank[l as usize] = r as u32;
+    }
+    rank
+}
+
+/// Prepares the renumbered adjacency on every trustee of the graph, once:
+/// a collective step (every trustee's fiber must call it, e.g. first thing
+/// in [`ShardedGraph::on_trustees`](graph_core::sharded::ShardedGraph::on_trustees));
+/// returns at once when it is already prepared. Costs two barriers and one
+/// exchange of `4 B x vertices` per trustee the first time.
+///
+/// See the module docs for an example.
+pub fn prepare(ctx: &mut TrusteeCtx) {
+    if ctx
+        .local
+        .apply(|s| s.kernel::<Prepared>(|_| Prepared::default()).1 .0.is_some())
+    {
+        return;
+    }
+    let ranks = ctx.local.apply_returning(|s| {
+        let t = s.shard().partition().num_trustees() as usize;
+        *s.kernel::<Building>(|_| Building::default()).1 = Building(vec![Vec::new(); t]);
+        degree_ranks(s.shard())
+    });
+    // Every trustee has its empty tables before any peer writes into them (in
+    // a rack run the fibers of other ranks start later than the local ones).
+    ctx.party.barrier();
+    let me = ctx.me as usize;
+    for peer in &ctx.peers {
+        let mut at = 0;
+        for piece in ranks.chunks(RANK_PIECE) {
+            peer.apply_slice_then(
+                move |s, r: &[u32]| {
+                    let own = &mut s.kernel::<Building>(|_| Building::default()).1 .0[me];
+                    own.resize(own.len().max(at + r.len()), 0);
+                    own[at..at + r.len()].copy_from_slice(r);
+                },
+                piece,
+                |()| {},
+            );
+            at += piece.len();
+        }
+    }
+    gossamer::wait_outstanding();
+    ctx.party.barrier();
+    ctx.local.apply(|s| {
+        let rank = std::mem::take(&mut s.kernel::<Building>(|_| Building::default()).1 .0);
+        s.drop_kernel::<Building>();
+        let adj = Adjacency::build(s.shard(), rank);
+        s.kernel::<Prepared>(|_| Prepared::default()).1 .0 = Some(Arc::new(adj));
+    });
+}
+
+/// Sets up a search from global vertex `root` on every trustee: prepares the
+/// adjacency ([`prepare`], the first time on this graph), then runs
+/// `setup(state, adjacency, root)` on each trustee's own state, where `root`
+/// is the root's position on its owner and `None` elsewhere. A kernel's
+/// `setup` sizes or resets its per-trustee state and keeps the handle. Call
+/// from a fiber of the runtime that built the graph.
+///
+/// ```
+/// use graph_core::sharded::ShardedGraph;
+/// let list = graph_kernel::doc::path(5);
+/// let seen = gossamer::main(2, move || {
+///     let g = ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
+///     graph_kernel::adjacency::prepare_search(&g, 4, |s, a, root| {
+///         *s.kernel::<Option<u32>>(|_| None).1 = root.map(|r| a.global_of(a.flat(r)));
+///     });
+///     g.on_trustees(|ctx| ctx.local.apply(|s| *s.kernel::<Option<u32>>(|_| None).1))
+/// });
+/// assert_eq!(seen, [None, Some(4)]);
+/// ```
+pub fn prepare_search<F>(graph: &ShardedGraph, root: u64, setup: F)
+where
+    F: Fn(&mut TrusteeState, Arc<Adjacency>, Option<u32>) + Copy + Send + Sync + 'static,
+{
+    let owner = graph.partition().owner(root);
+    graph.on_trustees(move |mut ctx| {
+        let me = ctx.me;
+        prepare(&mut ctx);
+        ctx.local.apply(move |s| {
+            let a = shared(s).expect("prepared just above");
+            let root = (owner.trustee == me).then(|| a.position(owner.local as u32));
+            setup(s, a, root);
+        })
+    });
+}
+
+/// The prepared adjacency of this trustee (`None` before [`prepare`]), as a
+/// shared handle a kernel keeps in its state.
+pub fn shared(s: &mut TrusteeState) -> Option<Arc<Adjacency>> {
+    s.kernel::<Prepared>(|_| Prepared::default()).1 .0.clone()
+}
+
+impl Adjacency {
+    /// Builds the rows of `shard` once every trustee's positions (`rank`) are
+    /// known.
+    fn build(shard: &Shard, rank: Vec<Vec<u32>>) -> Self {
+        let p = *shard.partition();
+        let me = shard.trustee();
+        let mut base = Vec::with_capacity(p.num_trustees() as usize + 1);
+        let mut acc = 0u32;
+        for o in 0..p.num_trustees() {
+            base.push(acc);
+            acc += (p.local_count(o) as u32).div_ceil(64) * 64;
+        }
+        base.push(acc);
+        let mut global_of = vec![0u32; acc as usize];
+        for (o, ranks) in rank.iter().enumerate() {
+            for (l, &r) in ranks.iter().enumerate() {
+                global_of[(base[o] + r) as usize] = p.global(o as u32, l as u64) as u32;
+            }
+        }
+        let n = shard.num_local_vertices() as usize;
+        let mut order = vec![0u32; n];
+        for (l, &r) in rank[me as usize].iter().enumerate() {
+            order[r as usize] = l as u32;
+        }
+        let mut adj = Adjacency {
+            partition: p,
+            me,
+            lo: base[me as usize],
+            n: n as u32,
+            base,
+            rank,
+            order,
+            global_of,
+            start: Vec::new(),
+            targets: Vec::new(),
+            merged: 0,
+        };
+        let (mut start, mut targets, mut merged) = (Vec::with_capacity(n + 1), Vec::new(), 0);
+        start.push(0);
+        let mut row: Vec<u32> = Vec::new();
+        for &l in &adj.order {
+            row.clear();
+            row.extend(
+                shard
+                    .adjacency(u64::from(l))
+                    .0
+                    .iter()
+                    .map(|&v| adj.flat_of(v)),
+            );
+            row.sort_unstable();
+            let before = row.len();
+            row.dedup();
+            merged += (before - row.len()) as u64;
+            targets.extend_from_slice(&row);
+            start.push(targets.len() as u64);
+        }
+        (adj.start, adj.targets, adj.merged) = (start, targets, merged);
+        adj
+    }
+
+    /// The graph's partition.
+    pub fn partition(&self) -> &Partition {
+        &self.partition
+    }
+
+    /// This trustee's index.
+    pub fn me(&self) -> u32 {
+        self.me
+    }
+
+    /// Number of trustees.
+    pub fn num_trustees(&self) -> usize {
+        self.base.len() - 1
+    }
+
+    /// Number of own vertices (positions `0..num_own()`).
+    #[inline]
+    pub fn num_own(&self) -> u32 {
+        self.n
+    }
+
+    /// Number of flat ids (all trustees, with the padding to 64): the length
+    /// of an array indexed by flat id.
+    #[inline]
+    pub fn num_flat(&self) -> u32 {
+        self.base[self.base.len() - 1]
+    }
+
+    /// First flat id of trustee `o` (a multiple of 64).
+    #[inline(always)]
+    pub fn base(&self, o: usize) -> u32 {
+        self.base[o]
+    }
+
+    /// Flat id of own position `v`.
+    #[inline(always)]
+    pub fn flat(&self, v: u32) -> u32 {
+        self.lo + v
+    }
+
+    /// The own position of flat id `f`, when this trustee owns it.
+    #[inline(always)]
+    pub fn own(&self, f: u32) -> Option<u32> {
+        let v = f.wrapping_sub(self.lo);
+        (v < self.n).then_some(v)
+    }
+
+    /// Owner trustee of flat id `f` (branch-free over the trustees: one
+    /// comparison each).
+    #[inline(always)]
+    pub fn owner_of(&self, f: u32) -> usize {
+        let n = self.base.len() - 1;
+        self.base[1..n].iter().map(|&b| (f >= b) as usize).sum()
+    }
+
+    /// Owner of flat id `f` and its position there.
+    #[inline(always)]
+    pub fn locate(&self, f: u32) -> (usize, u32) {
+        let o = self.owner_of(f);
+        (o, f - self.base[o])
+    }
+
+    /// Position of own local vertex `l` (original local index).
+    #[inline]
+    pub fn position(&self, l: u32) -> u32 {
+        self.rank[self.me as usize][l as usize]
+    }
+
+    /// Original local index of own position `v`.
+    #[inline]
+    pub fn local(&self, v: u32) -> u32 {
+        self.order[v as usize]
+    }
+
+    /// Flat id of global vertex `g`.
+    #[inline]
+    pub fn flat_of(&self, g: u32) -> u32 {
+        let o = self.partition.owner(u64::from(g));
+        self.base[o.trustee as usize] + self.rank[o.trustee as usize][o.local as usize]
+    }
+
+    /// Global id of flat id `f`.
+    #[inline]
+    pub fn global_of(&self, f: u32) -> u32 {
+        self.global_of[f as usize]
+    }
+
+    /// Entries of position `v` as a range of [`targets`](Self::targets).
+    #[inline(always)]
+    pub fn range(&self, v: u32) -> Range<usize> {
+        self.start[v as usize] as usize..self.start[v as usize + 1] as usize
+    }
+
+    /// Where each row starts in [`targets`](Self::targets) (`num_own() + 1`
+    /// offsets).
+    #[inline(always)]
+    pub fn starts(&self) -> &[u64] {
+        &self.start
+    }
+
+    /// Every row's targets (flat ids), row after row.
+    #[inline(always)]
+    pub fn targets(&self) -> &[u32] {
+        &self.targets
+    }
+
+    /// Targets of position `v` (flat ids, ascending, no repeats).
+    #[inline]
+    pub fn row(&self, v: u32) -> &[u32] {
+        &self.targets[self.range(v)]
+    }
+
+    /// Degree of position `v` after merging parallel edges.
+    #[inline(always)]
+    pub fn degree(&self, v: u32) -> u64 {
+        self.start[v as usize + 1] - self.start[v as usize]
+    }
+
+    /// Entries of all own rows (after merging).
+    pub fn num_entries(&self) -> u64 {
+        self.targets.len() as u64
+    }
+
+    /// Shard entries merged away as parallel edges (statistics).
+    pub fn entries_merged(&self) -> u64 {
+        self.merged
+    }
+
+    /// One value per own vertex by original local index, from a function of
+    /// its position: the order [`ShardedGraph::gather`](graph_core::sharded::ShardedGraph::gather)
+    /// expects.
+    pub fn by_local<T>(&self, at: impl Fn(u32) -> T) -> Vec<T> {
+        self.rank[self.me as usize].iter().map(|&r| at(r)).collect()
+    }
+
+    /// The weighted rows split at `delta` (see [`LightHeavy`]). Reads the
+    /// weights from `shard`, this trustee's shard.
+    pub fn light_heavy(&self, shard: &Shard, delta: f32) -> LightHeavy {
+        let mut entries = Vec::with_capacity(self.targets.len());
+        let mut row: Vec<Weighted> = Vec::new();
+        for &l in &self.order {
+            row.clear();
+            row.extend(shard.neighbors(u64::from(l)).map(|(v, w)| Weighted {
+                f: self.flat_of(v),
+                w,
+            }));
+            // By flat id, lightest parallel edge first (the one kept).
+            row.sort_unstable_by(|a, b| a.f.cmp(&b.f).then(a.w.total_cmp(&b.w)));
+            row.dedup_by_key(|e| e.f);
+            entries.extend_from_slice(&row);
+        }
+        debug_assert_eq!(entries.len(), self.targets.len());
+        let mut lh = LightHeavy {
+            delta: f32::NAN,
+            split: vec![0; self.n as usize],
+            entries,
+        };
+        lh.resplit(self, delta);
+        lh
+    }
+}
+
+/// Gathers a parent array from every trustee, by global id, as the Graph500
+/// validator wants it: `parents` returns a trustee's adjacency and its
+/// parents by position as flat ids ([`NO_FLAT`] where there is none, which
+/// becomes [`NO_PARENT`]). Call from a fiber after the kernel ran.
+///
+/// ```
+/// use graph_core::sharded::{ShardedGraph, TrusteeState};
+/// use graph_kernel::adjacency::{self, gather_parents, Adjacency, NO_FLAT};
+/// /// Every vertex's parent is itself, except position 0 (none).
+/// #[derive(Default)]
+/// struct Own(Option<std::sync::Arc<Adjacency>>, Vec<u32>);
+/// fn own(s: &mut TrusteeState) -> &mut Own { s.kernel::<Own>(|_| Own::default()).1 }
+/// let list = graph_kernel::doc::path(3);
+/// let p = gossamer::main(1, move || {
+///     let g = ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
+///     g.on_trustees(|mut ctx| {
+///         adjacency::prepare(&mut ctx);
+///         ctx.local.apply(|s| {
+///             let a = adjacency::shared(s).unwrap();
+///             let mut par: Vec<u32> = (0..a.num_own()).map(|v| a.flat(v)).collect();
+///             par[0] = NO_FLAT;
+///             *own(s) = Own(Some(a), par);
+///         })
+///     });
+///     gather_parents(&g, |s| { let o = own(s); (o.0.as_deref().unwrap(), &o.1) })
+/// });
+/// // Position 0 is vertex 1 (the only one of degree 2).
+/// assert_eq!(p, [0, graph_core::validate::NO_PARENT, 2]);
+/// ```
+pub fn gather_parents(
+    graph: &ShardedGraph,
+    parents: fn(&mut TrusteeState) -> (&Adjacency, &Vec<u32>),
+) -> Vec<u64> {
+    let p = *graph.partition();
+    let mut out = vec![NO_PARENT; p.num_vertices() as usize];
+    for t in 0..graph.num_trustees() {
+        let part: Vec<u32> = graph.trustee(t).apply_returning(move |s| {
+            let (a, par) = parents(s);
+            a.by_local(|v| match par[v as usize] {
+                NO_FLAT => NO_FLAT,
+                f => a.global_of(f),
+            })
+        });
+        for (l, x) in part.into_iter().enumerate() {
+            if x != NO_FLAT {
+                out[p.global(t as u32, l as u64) as usize] = u64::from(x);
+            }
+        }
+    }
+    out
+}
+
+/// One weighted entry: target flat id and weight (the lightest of merged
+/// parallel edges).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Weighted {
+    /// Target flat id.
+    pub f: u32,
+    /// Weight.
+    pub w: f32,
+}
+
+/// The rows of an [`Adjacency`] with weights, each split into *light*
+/// entries (`w <= delta`) then *heavy* ones, both parts in ascending flat
+/// order: what delta-stepping relaxes in its two phases. Rows have the
+/// adjacency's boundaries ([`Adjacency::range`]). A kernel owns its split
+/// (it depends on its Δ) and re-splits in place when Δ changes.
+///
+/// ```
+/// use graph_core::sharded::ShardedGraph;
+/// use graph_kernel::adjacency;
+/// let list = graph_core::EdgeList::from_edges(3, vec![
+///     graph_core::PackedEdge::new(0, 1, 0.75),
+///     graph_core::PackedEdge::new(0, 2, 0.25),
+///     graph_core::PackedEdge::new(0, 2, 0.5), // parallel: the lighter one stays
+/// ]).unwrap();
+/// let rows = gossamer::main(1, move || {
+///     let g = ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
+///     g.on_trustees(|mut ctx| {
+///         adjacency::prepare(&mut ctx);
+///         ctx.local.apply_returning(|s| {
+///             let a = adjacency::shared(s).unwrap();
+///             let lh = a.light_heavy(s.shard(), 0.5);
+///             let v = a.position(0);
+///             let w = |r: std::ops::Range<usize>| lh.entries()[r].iter().map(|e| e.w).collect::<Vec<f32>>();
+///             (w(lh.light(&a, v)), w(lh.heavy(&a, v)), a.entries_merged())
+///         })
+///     })
+/// });
+/// // The parallel edge was merged at both of its ends.
+/// assert_eq!(rows[0], (vec![0.25], vec![0.75], 2));
+/// ```
+#[derive(Debug)]
+pub struct LightHeavy {
+    delta: f32,
+    split: Vec<u64>,
+    entries: Vec<Weighted>,
+}
+
+impl LightHeavy {
+    /// The Δ of the split.
+    pub fn delta(&self) -> f32 {
+        self.delta
+    }
+
+    /// Orders every row light first for bucket width `delta` (stable: both
+    /// parts keep their ascending flat order).
+    pub fn resplit(&mut self, adj: &Adjacency, delta: f32) {
+        for v in 0..adj.num_own() {
+            let r = adj.range(v);
+            let a = r.start;
+            let row = &mut self.entries[r];
+            row.sort_by_key(|e| e.w > delta);
+            self.split[v as usize] = (a + row.partition_point(|e| e.w <= delta)) as u64;
+        }
+        self.delta = delta;
+    }
+
+    /// Every row's entries, row after row (index with [`light`](Self::light)
+    /// and [`heavy`](Self::heavy)).
+    #[inline(always)]
+    pub fn entries(&self) -> &[Weighted] {
+        &self.entries
+    }
+
+    /// First heavy entry of position `v`.
+    #[inline(always)]
+    pub fn split(&self, v: u32) -> usize {
+        self.split[v as usize] as usize
+    }
+
+    /// Light entries of position `v`.
+    #[inline(always)]
+    pub fn light(&self, adj: &Adjacency, v: u32) -> Range<usize> {
+        adj.start[v as usize] as usize..self.split(v)
+    }
+
+    /// Heavy entries of position `v`.
+    #[inline(always)]
+    pub fn heavy(&self, adj: &Adjacency, v: u32) -> Range<usize> {
+        self.split(v)..adj.start[v as usize + 1] as usize
+    }
+}

@@ -1,0 +1,212 @@
+//! The building blocks against plain recomputation: the prepared adjacency
+//! (rows, degree order, owner lookup, light/heavy split) on 1-3 trustees and
+//! both partitions, and the outbox (every record delivered once).
+
+use graph_core::sharded::{ShardedGraph, TrusteeState};
+use graph_core::{EdgeList, PackedEdge, PartitionKind};
+use graph_kernel::adjacency;
+use graph_kernel::outbox::{ship, Outbox};
+
+/// A small multigraph with parallel edges, self-loops and an isolated vertex.
+fn graph() -> EdgeList<'static> {
+    let n = 150u32;
+    let mut edges = Vec::new();
+    let mut x = 12345u64;
+    for _ in 0..900 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let (u, v) = (((x >> 33) % 120) as u32, ((x >> 13) % 140) as u32);
+        let w = ((x >> 50) % 1000) as f32 / 1000.0 + 0.001;
+        edges.push(PackedEdge::new(u, v, w));
+    }
+    edges.push(PackedEdge::new(3, 4, 0.9));
+    edges.push(PackedEdge::new(3, 4, 0.1));
+    edges.push(PackedEdge::new(7, 7, 0.5));
+    EdgeList::from_edges(u64::from(n), edges).unwrap()
+}
+
+/// Per trustee, for every position: (global id, row as global ids, light
+/// entries as (global, weight), heavy entries), plus the merged count.
+type Seen = (Vec<(u32, Vec<u32>, Vec<(u32, f32)>, Vec<(u32, f32)>)>, u64);
+
+#[test]
+fn prepared_rows_match_the_shards() {
+    let list = graph();
+    let delta = 0.3f32;
+    // The expected rows: distinct neighbours (no self-loops) with the
+    // lightest weight.
+    let mut want: Vec<std::collections::BTreeMap<u32, f32>> =
+        vec![Default::default(); list.num_vertices() as usize];
+    for e in list.edges() {
+        let (u, v, w) = (e.u, e.v, e.w);
+        if u == v {
+            continue;
+        }
+        for (a, b) in [(u, v), (v, u)] {
+            let m = want[a as usize].entry(b).or_insert(w);
+            *m = m.min(w);
+        }
+    }
+    for threads in [1, 2, 3] {
+        for kind in [PartitionKind::Block, PartitionKind::Cyclic] {
+            let l = list.clone();
+            let seen: Vec<Seen> = gossamer::main(threads, move || {
+                let g = ShardedGraph::build(&l, kind).unwrap();
+                g.on_trustees(move |mut ctx| {
+                    adjacency::prepare(&mut ctx);
+                    adjacency::prepare(&mut ctx); // the second call finds it
+                    ctx.local.apply_returning(move |s| {
+                        let a = adjacency::shared(s).unwrap();
+                        let lh = a.light_heavy(s.shard(), delta);
+                        let p = *a.partition();
+                        let mut rows = Vec::new();
+                        let mut last_degree = u64::MAX;
+                        for v in 0..a.num_own() {
+                            let f = a.flat(v);
+                            assert_eq!(a.own(f), Some(v));
+                            assert_eq!(a.locate(f), (a.me() as usize, v));
+                            let l = a.local(v);
+                            assert_eq!(a.position(l), v);
+                            let g = a.global_of(f);
+                            assert_eq!(u64::from(g), p.global(a.me(), u64::from(l)));
+                            assert_eq!(a.flat_of(g), f);
+                            // Degree order (of the shard's degrees, with parallels).
+                            let d = s.shard().degree(u64::from(l));
+                            assert!(d <= last_degree, "degree order");
+                            last_degree = d;
+                            let row = a.row(v);
+                            assert!(row.windows(2).all(|w| w[0] < w[1]), "sorted, distinct");
+                            for &t in row {
+                                let (o, at) = a.locate(t);
+                                assert_eq!(t, a.base(o) + at);
+                                let g = u64::from(a.global_of(t));
+                                assert_eq!(p.trustee_of(g), o as u32, "owner of {t}");
+                                assert_eq!(a.flat_of(g as u32), t);
+                                assert_eq!(a.own(t).is_some(), o == a.me() as usize);
+                            }
+                            let ent = |r: std::ops::Range<usize>| -> Vec<(u32, f32)> {
+                                lh.entries()[r]
+                                    .iter()
+                                    .map(|e| (a.global_of(e.f), e.w))
+                                    .collect()
+                            };
+                            rows.push((
+                                g,
+                                row.iter().map(|&t| a.global_of(t)).collect(),
+                                ent(lh.light(&a, v)),
+                                ent(lh.heavy(&a, v)),
+                            ));
+                        }
+                        (rows, a.entries_merged())
+                    })
+                })
+            });
+            let mut merged = 0;
+            let mut covered = 0;
+            for (rows, m) in seen {
+                merged += m;
+                for (g, row, light, heavy) in rows {
+                    covered += 1;
+                    let w = &want[g as usize];
+                    let mut got: Vec<u32> = row.clone();
+                    got.sort_unstable();
+                    assert_eq!(got, w.keys().copied().collect::<Vec<_>>(), "row of {g}");
+                    assert!(light.iter().all(|&(_, x)| x <= delta));
+                    assert!(heavy.iter().all(|&(_, x)| x > delta));
+                    let mut both: Vec<(u32, f32)> = light.iter().chain(&heavy).copied().collect();
+                    both.sort_by_key(|e| e.0);
+                    let lightest: Vec<(u32, f32)> = w.iter().map(|(&k, &x)| (k, x)).collect();
+                    assert_eq!(both, lightest, "weights of {g}");
+                }
+            }
+            assert_eq!(covered, list.num_vertices());
+            let entries: usize = want.iter().map(|m| m.len()).sum();
+            let loops = list.edges().iter().filter(|e| e.u == e.v).count() as u64;
+            assert_eq!(
+                merged + entries as u64,
+                2 * (list.num_edges() - loops),
+                "merged counts the parallel entries"
+            );
+        }
+    }
+}
+
+#[derive(Default)]
+struct Tally {
+    out: Outbox<[u32; 2]>,
+    got: Vec<u64>,
+}
+
+fn tally(s: &mut TrusteeState) -> &mut Tally {
+    s.kernel::<Tally>(|_| Tally::default()).1
+}
+
+fn outbox(s: &mut TrusteeState) -> &mut Outbox<[u32; 2]> {
+    &mut tally(s).out
+}
+
+fn deliver(s: &mut TrusteeState, recs: &[[u32; 2]]) {
+    let t = tally(s);
+    for &[from, x] in recs {
+        t.got[from as usize] += u64::from(x);
+    }
+}
+
+#[test]
+fn the_outbox_delivers_every_record_once_and_keeps_its_buffers() {
+    for threads in [1, 2, 3] {
+        let list = graph();
+        let sums = gossamer::main(threads, move || {
+            let g = ShardedGraph::build(&list, PartitionKind::Block).unwrap();
+            g.on_trustees(move |mut ctx| {
+                let (me, t) = (ctx.me, threads);
+                ctx.local.apply(move |s| {
+                    *tally(s) = Tally {
+                        out: Outbox::new(t),
+                        got: vec![0; t],
+                    }
+                });
+                ctx.party.barrier();
+                // Three rounds: 20 000 records (several slots) to every trustee,
+                // through ship; then 10 through flush.
+                for round in 0..3u32 {
+                    let bufs = ctx.local.apply_returning(move |s| {
+                        let o = outbox(s);
+                        assert_eq!(o.queued(), 0, "buffers come back empty");
+                        for to in 0..t {
+                            for i in 0..20_000u32 {
+                                o.push(to, [me, i % 7 + round]);
+                            }
+                        }
+                        o.take()
+                    });
+                    assert!(ship(&ctx, bufs, deliver, outbox) as usize >= t);
+                }
+                let peers = ctx.peers.clone();
+                ctx.local.apply_with(
+                    move |s, peers: Vec<gossamer::Trust<TrusteeState>>| {
+                        let o = outbox(s);
+                        for to in 0..t {
+                            for _ in 0..10 {
+                                o.push(to, [me, 1000]);
+                            }
+                        }
+                        let (records, _) = o.flush(&peers, deliver);
+                        assert_eq!(records as usize, 10 * t);
+                        assert_eq!(o.queued(), 0);
+                    },
+                    peers,
+                );
+                ctx.party.barrier();
+                ctx.local.apply_returning(|s| tally(s).got.clone())
+            })
+        });
+        // Per sender: sum over rounds of sum_i (i % 7 + round), plus 10 000.
+        let per_round = |r: u64| (0..20_000u64).map(|i| i % 7 + r).sum::<u64>();
+        let want = per_round(0) + per_round(1) + per_round(2) + 10_000;
+        for got in sums {
+            assert_eq!(got, vec![want; threads]);
+        }
+    }
+}
