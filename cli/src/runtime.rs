@@ -35,7 +35,7 @@ pub fn threads(requested: Option<usize>) -> Result<usize> {
 pub fn check_job(ranks: usize, threads: Option<usize>) -> Result<()> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let t = threads.unwrap_or(cores).clamp(1, gossamer::MAX_THREADS);
-    let slot = kernel_slot_bytes(t, ranks * t);
+    let slot = graph_kernel::runtime::slot_bytes(t, ranks * t);
     gossamer::check_slot_memory(t, ranks, slot).map_err(CliError::new)?;
     let workers = ranks * t;
     if workers > cores {
@@ -49,16 +49,16 @@ pub fn check_job(ranks: usize, threads: Option<usize>) -> Result<()> {
 }
 
 /// Runs `body` inside a Gossamer runtime of `threads` workers per rank, with
-/// the kernels' slot size; returns the number of ranks and `body`'s answer.
+/// the kernels' slot size (`graph_kernel::runtime`, which a library caller
+/// uses the same way); returns the number of ranks and `body`'s answer.
 /// In a rack job (`--ranks N`, mpirun, srun) every rank joins here: rank 0
 /// runs `body`, the others serve their shards and exit when it is done.
 pub fn run<T: Send + 'static>(
     threads: usize,
     body: impl FnOnce() -> Result<T> + Send + 'static,
 ) -> Result<(usize, T)> {
-    let builder = gossamer::Builder::from_env()?.threads(threads);
+    let builder = graph_kernel::runtime::builder(threads)?;
     let ranks = builder.ranks();
-    let builder = builder.slot_size(kernel_slot_bytes(threads, ranks * threads));
     let answer = builder.run(body)??;
     Ok((ranks, answer))
 }
@@ -70,51 +70,4 @@ pub fn run_local<T: Send + 'static>(
     body: impl FnOnce() -> Result<T> + Send + 'static,
 ) -> Result<T> {
     gossamer::Runtime::builder().threads(threads).run(body)?
-}
-
-/// Slot size for the kernels. They send slot-filling batches of records,
-/// and 64 KiB slots measured 1.4-1.5x faster than the runtime's 1 KiB
-/// default for SSSP at SCALE 18 (results/kernels/delta.md, run C). Each rank
-/// holds 2 x threads x workers slots (its rows of the request and response
-/// squares, dissertation section 4.7), so on large racks the size shrinks to
-/// keep that under 256 MiB per rank, never below the runtime's default.
-fn kernel_slot_bytes(threads: usize, workers: usize) -> usize {
-    const MAX: usize = 64 << 10;
-    const MIN: usize = 1 << 10;
-    const BUDGET: usize = 256 << 20;
-    let per_rank_slots = 2 * threads.max(1) * workers.max(1);
-    (BUDGET / per_rank_slots)
-        .clamp(MIN, MAX)
-        .next_power_of_two()
-        .min(MAX)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::kernel_slot_bytes;
-
-    #[test]
-    fn slots_are_large_on_a_host_and_bounded_on_a_rack() {
-        assert_eq!(kernel_slot_bytes(2, 2), 64 << 10);
-        assert_eq!(kernel_slot_bytes(2, 8), 64 << 10);
-        // 8 hosts x 32 threads: 16K slots per rank of 16 KiB each (256 MiB).
-        assert_eq!(kernel_slot_bytes(32, 256), 16 << 10);
-        // 1024 workers in one process: 2M slots; the size floors at 1 KiB.
-        assert_eq!(kernel_slot_bytes(1024, 1024), 1 << 10);
-        for (t, w) in [
-            (1, 1),
-            (3, 3),
-            (4, 40),
-            (64, 64),
-            (2, 90),
-            (8, 200),
-            (16, 1000),
-        ] {
-            let s = kernel_slot_bytes(t, w);
-            assert!(
-                s.is_power_of_two() && (1 << 10..=64 << 10).contains(&s),
-                "{t}x{w}: {s}"
-            );
-        }
-    }
 }

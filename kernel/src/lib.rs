@@ -110,6 +110,7 @@ mod program;
 pub mod adjacency;
 pub mod doc;
 pub mod outbox;
+pub mod runtime;
 pub mod tutorial;
 
 pub use adjacency::{Adjacency, LightHeavy};

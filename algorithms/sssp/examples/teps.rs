@@ -8,7 +8,7 @@
 //!
 //! ```text
 //! cargo run --release -p sssp --example teps -- --scale 16,18 --threads 2 --roots 16 \
-//!     [--delta 0.05] [--kind cyclic|block] [--slot 65536] [--kernels sssp,bfs] [--mode do|td] [--csv out.csv]
+//!     [--delta 0.05] [--kind cyclic|block] [--slot BYTES] [--kernels sssp,bfs] [--mode do|td] [--csv out.csv]
 //!     [--digest]
 //! ```
 //!
@@ -31,7 +31,8 @@ struct Args {
     roots: usize,
     delta: f32,
     kind: PartitionKind,
-    slot: usize,
+    /// Request slot size; by default graph_kernel::runtime's choice.
+    slot: Option<usize>,
     kernels: Vec<String>,
     mode: BfsMode,
     csv: Option<String>,
@@ -46,7 +47,7 @@ fn parse() -> Result<Args, String> {
         roots: 16,
         delta: SsspConfig::default().delta,
         kind: PartitionKind::Cyclic,
-        slot: 64 * 1024,
+        slot: None,
         kernels: vec!["sssp".into(), "bfs".into()],
         mode: BfsMode::DirectionOptimizing,
         csv: None,
@@ -75,7 +76,7 @@ fn parse() -> Result<Args, String> {
             "--threads" => a.threads = v.parse().map_err(|e| bad(&e))?,
             "--roots" => a.roots = v.parse().map_err(|e| bad(&e))?,
             "--delta" => a.delta = v.parse().map_err(|e| bad(&e))?,
-            "--slot" => a.slot = v.parse().map_err(|e| bad(&e))?,
+            "--slot" => a.slot = Some(v.parse().map_err(|e| bad(&e))?),
             "--kind" => {
                 a.kind = match v.as_str() {
                     "block" => PartitionKind::Block,
@@ -161,9 +162,12 @@ fn main() {
             args.mode,
         );
         let r2 = roots.clone();
-        let outs = gossamer::Runtime::builder()
-            .threads(args.threads)
-            .slot_size(args.slot)
+        let mut builder =
+            graph_kernel::runtime::for_graphs(gossamer::Runtime::builder(), args.threads);
+        if let Some(bytes) = args.slot {
+            builder = builder.slot_size(bytes);
+        }
+        let outs = builder
             .run(move || {
                 let t1 = Instant::now();
                 let g = ShardedGraph::build(&l2, kind).expect("shardable");
