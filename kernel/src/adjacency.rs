@@ -15,7 +15,7 @@
 //! - trustee `o`'s vertex at position `r` has flat id `base(o) + r`, where
 //!   the bases are cumulative vertex counts rounded up to multiples of 64, so
 //!   each trustee's vertices fill whole words of a bitmap over flat ids (what
-//!   a dense replica exchanges) and the owner of a flat id is one
+//!   [`Replica`](crate::Replica) exchanges) and the owner of a flat id is one
 //!   comparison per trustee ([`owner_of`](Adjacency::owner_of)).
 //!
 //! Rows are in position order, their targets are flat ids sorted ascending
@@ -66,7 +66,10 @@
 //! ```
 
 use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+
+use gossamer::Op;
 
 use graph_core::sharded::{ShardedGraph, TrusteeCtx, TrusteeState};
 use graph_core::validate::NO_PARENT;
@@ -75,6 +78,9 @@ use graph_core::{Partition, Shard};
 /// "No vertex" in an array of flat ids (e.g. the parent of an unreached
 /// vertex).
 pub const NO_FLAT: u32 = u32::MAX;
+
+/// Draws for graph keys: unique within this process.
+static NEXT_KEY: AtomicU64 = AtomicU64::new(1);
 
 /// Positions per message while preparing (32 KiB of `u32`: half a 64 KiB slot).
 const RANK_PIECE: usize = 8192;
@@ -99,6 +105,7 @@ pub struct Adjacency {
     start: Vec<u64>,
     targets: Vec<u32>,
     merged: u64,
+    key: u64,
 }
 
 /// Where the prepared adjacency is kept in a trustee's property.
@@ -125,8 +132,9 @@ fn degree_ranks(shard: &Shard) -> Vec<u32> {
 /// Prepares the renumbered adjacency on every trustee of the graph, once:
 /// a collective step (every trustee's fiber must call it, e.g. first thing
 /// in [`ShardedGraph::on_trustees`](graph_core::sharded::ShardedGraph::on_trustees));
-/// returns at once when it is already prepared. Costs two barriers and one
-/// exchange of `4 B x vertices` per trustee the first time.
+/// returns at once when it is already prepared. Costs a barrier, an
+/// all-reduce and one exchange of `4 B x vertices` per trustee the first
+/// time.
 ///
 /// See the module docs for an example.
 pub fn prepare(ctx: &mut TrusteeCtx) {
@@ -161,11 +169,13 @@ pub fn prepare(ctx: &mut TrusteeCtx) {
         }
     }
     gossamer::wait_outstanding();
-    ctx.party.barrier();
-    ctx.local.apply(|s| {
+    // The barrier of this all-reduce is also the one after the exchange.
+    let draw = NEXT_KEY.fetch_add(1, Ordering::Relaxed);
+    let [key] = ctx.party.all_reduce([draw], [Op::Max]);
+    ctx.local.apply(move |s| {
         let rank = std::mem::take(&mut s.kernel::<Building>(|_| Building::default()).1 .0);
         s.drop_kernel::<Building>();
-        let adj = Adjacency::build(s.shard(), rank);
+        let adj = Adjacency::build(s.shard(), rank, key);
         s.kernel::<Prepared>(|_| Prepared::default()).1 .0 = Some(Arc::new(adj));
     });
 }
@@ -214,7 +224,7 @@ pub fn shared(s: &mut TrusteeState) -> Option<Arc<Adjacency>> {
 impl Adjacency {
     /// Builds the rows of `shard` once every trustee's positions (`rank`) are
     /// known.
-    fn build(shard: &Shard, rank: Vec<Vec<u32>>) -> Self {
+    fn build(shard: &Shard, rank: Vec<Vec<u32>>, key: u64) -> Self {
         let p = *shard.partition();
         let me = shard.trustee();
         let mut base = Vec::with_capacity(p.num_trustees() as usize + 1);
@@ -247,6 +257,7 @@ impl Adjacency {
             start: Vec::new(),
             targets: Vec::new(),
             merged: 0,
+            key,
         };
         let (mut start, mut targets, mut merged) = (Vec::with_capacity(n + 1), Vec::new(), 0);
         start.push(0);
@@ -269,6 +280,19 @@ impl Adjacency {
         }
         (adj.start, adj.targets, adj.merged) = (start, targets, merged);
         adj
+    }
+
+    /// A number that names the graph among those prepared in this process
+    /// (the same on every trustee of the graph): what
+    /// [`Replica`](crate::Replica)s are found by.
+    pub fn key(&self) -> u64 {
+        self.key
+    }
+
+    /// This trustee's words of a bitmap over flat ids.
+    pub fn own_words(&self) -> Range<usize> {
+        let first = (self.lo / 64) as usize;
+        first..first + self.n.div_ceil(64) as usize
     }
 
     /// The graph's partition.

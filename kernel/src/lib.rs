@@ -110,6 +110,7 @@ mod program;
 pub mod adjacency;
 pub mod doc;
 pub mod outbox;
+pub mod replica;
 pub mod runtime;
 pub mod tutorial;
 
@@ -119,5 +120,6 @@ pub use frontier::{Frontier, FrontierMode};
 pub use local::{KernelStats, Local};
 pub use outbox::Outbox;
 pub use program::Program;
+pub use replica::Replica;
 
 pub use gossamer::Op;

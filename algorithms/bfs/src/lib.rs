@@ -29,16 +29,17 @@
 //! bitmap words), rows sorted by flat id with parallel edges merged. One fiber
 //! per trustee drives the levels:
 //!
-//! - **top-down** ([`Search::top_down_pass`]): an unvisited neighbour owned by
+//! - **top-down** (`Search::top_down_pass`): an unvisited neighbour owned by
 //!   the same trustee is claimed directly (local shortcut); one owned
 //!   elsewhere becomes a [`Visit`] record `(position at the owner, parent)`
 //!   in the trustee's [`Outbox`], shipped as POD slices after each pass and
 //!   applied by a delegated closure on the owner (first claim wins); a sender
 //!   sends at most one visit per remote vertex per search (a bitmap);
-//! - **bottom-up** ([`Search::bottom_up`]): needs "is `u` in the frontier?"
-//!   for every neighbour `u`, so before such a level every trustee sends its
-//!   words of the frontier bitmap over flat ids (POD slices) to every other
-//!   trustee; the step itself is then purely local. Rows start with the hubs,
+//! - **bottom-up** (`Search::bottom_up`): needs "is `u` in the frontier?"
+//!   for every neighbour `u`, so before such a level every trustee writes its
+//!   words of the frontier bitmap over flat ids into a [`Replica`] (one per
+//!   process, shared by its trustees; published to other processes as POD
+//!   slices); the step itself is then purely local. Rows start with the hubs,
 //!   where a frontier neighbour is found soonest;
 //! - **agreement**: each fiber meets the others at a barrier, which is also a
 //!   flush (requests between two workers run in issue order and every party's
@@ -74,6 +75,7 @@ use gossamer::Op;
 use graph_core::sharded::{KernelError, ShardedGraph, TrusteeCtx, TrusteeState};
 use graph_kernel::adjacency::{self, gather_parents, Adjacency, NO_FLAT};
 use graph_kernel::outbox::{ship, Outbox};
+use graph_kernel::replica::{self, Replica};
 
 /// Which directions a BFS may use.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -151,9 +153,6 @@ gossamer::pod_struct! {
     pub struct Visit { pub v: u32, pub parent: u32 }
 }
 
-/// Bitmap words per bitmap message (fits a 64 KiB slot).
-const BITS_PIECE: usize = 4096;
-
 /// One trustee's kernel state: the shared adjacency and the search.
 #[derive(Default)]
 struct Trustee {
@@ -171,9 +170,10 @@ struct Search {
     cur: i32,
     frontier: Vec<u32>,
     next: Vec<u32>,
-    /// The current frontier of every trustee, as a bitmap over flat ids
-    /// (own words built here, the others received before a bottom-up level).
-    bits: Vec<u64>,
+    /// The current frontier of every trustee, as a bitmap over flat ids,
+    /// shared by the trustees of this process (own words written here
+    /// before a bottom-up level, those of other processes received).
+    bits: Option<Arc<Replica>>,
     /// Other trustees' vertices this trustee already sent a visit for during
     /// this search (a sender-side filter: the owner claimed them already).
     sent: Vec<u64>,
@@ -188,7 +188,7 @@ impl Search {
         let n = a.num_own() as usize;
         self.parent = vec![NO_FLAT; n];
         self.depth = vec![-1; n];
-        self.bits = vec![0u64; a.num_flat() as usize / 64];
+        self.bits = Some(Replica::bitmap(a, "bfs.frontier"));
         self.sent = vec![0u64; a.num_flat() as usize / 64];
         self.out = Outbox::new(a.num_trustees());
     }
@@ -250,12 +250,13 @@ impl Search {
 
     /// Bottom-up: every unvisited own vertex looks for a frontier neighbour.
     fn bottom_up(&mut self, a: &Adjacency) {
+        let bits = Arc::clone(self.bits.as_ref().expect("attached"));
         for v in 0..a.num_own() {
             if self.parent[v as usize] != NO_FLAT {
                 continue;
             }
             for &f in a.row(v) {
-                if self.bits[(f >> 6) as usize] & (1u64 << (f & 63)) != 0 {
+                if bits.bit(f) {
                     self.parent[v as usize] = f;
                     self.depth[v as usize] = self.cur;
                     self.next.push(v);
@@ -277,16 +278,16 @@ impl Search {
         [self.frontier.len() as u64, m_f, self.unexplored]
     }
 
-    /// Builds this trustee's words of the frontier bitmap; returns a copy of
-    /// them and the index of the first.
-    fn own_bits(&mut self, a: &Adjacency) -> (Vec<u64>, usize) {
-        let first = (a.flat(0) / 64) as usize;
-        let words = &mut self.bits[first..first + self.parent.len().div_ceil(64)];
-        words.fill(0);
+    /// Writes this trustee's words of the frontier bitmap; returns their
+    /// range.
+    fn own_bits(&mut self, a: &Adjacency) -> (usize, usize) {
+        let bits = self.bits.as_ref().expect("attached");
+        let words = a.own_words();
+        bits.clear(words.clone());
         for &v in &self.frontier {
-            words[(v >> 6) as usize] |= 1u64 << (v & 63);
+            bits.set_bit(a.flat(v));
         }
-        (words.to_vec(), first)
+        (words.start, words.end)
     }
 }
 
@@ -338,25 +339,18 @@ fn top_down(ctx: &TrusteeCtx, budget: usize) {
     }
 }
 
-/// Sends this trustee's frontier bitmap words to every other trustee.
+fn frontier(s: &mut TrusteeState) -> &Replica {
+    state(s).search.bits.as_deref().expect("attached")
+}
+
+/// Writes this trustee's part of the frontier bitmap, which the trustees of
+/// this process share, and publishes it to those of other processes.
 fn exchange_bits(ctx: &TrusteeCtx) {
-    let (words, first) = ctx.local.apply_returning(|s| {
+    let (a, b) = ctx.local.apply(|s| {
         let (a, t) = parts(s);
         t.own_bits(a)
     });
-    for (o, peer) in ctx.peers.iter().enumerate() {
-        if o == ctx.me as usize {
-            continue;
-        }
-        for (i, piece) in words.chunks(BITS_PIECE).enumerate() {
-            let at = first + i * BITS_PIECE;
-            peer.apply_slice_then(
-                move |s, w: &[u64]| state(s).search.bits[at..at + w.len()].copy_from_slice(w),
-                piece,
-                |()| {},
-            );
-        }
-    }
+    replica::publish(ctx, a..b, frontier);
 }
 
 /// The per-trustee driver: levels until every trustee's frontier is empty.

@@ -1,0 +1,204 @@
+//! [`Replica`]: a dense array over flat ids (a bitmap, or one 64-bit word per
+//! vertex), held once per rank and shared by the trustees of that rank; each
+//! trustee writes its own part and [`publish`] copies it to the other ranks.
+//!
+//! What it is for: a step that reads some state of *every* vertex, e.g.
+//! bottom-up BFS ("is my neighbour in the frontier?") or pull-style
+//! PageRank ("my neighbours' contributions"). Asking the owners edge by
+//! edge would cost a message per edge; a replica costs one bulk copy per
+//! step.
+//!
+//! How: the trustees of one process share one array (found through a
+//! per-process registry by the graph's [`key`](crate::Adjacency::key) and a
+//! name), of `AtomicU64` words read and written with relaxed ordering (a
+//! plain load or store on common hardware; the graph's barriers and
+//! all-reduces order the writes of one step before the reads of the next).
+//! Trustees of the same process need no copy at all; for trustees in other
+//! processes of a rack job, [`publish`] sends the own words as POD slices
+//! in slot-sized pieces, applied there by a closure that stores them into
+//! that process's array. Trustee `o`'s words are `base(o)..` over flat ids
+//! (whole words: the bases are multiples of 64), so no two trustees write
+//! the same word.
+//!
+//! ```
+//! use graph_core::sharded::{ShardedGraph, TrusteeState};
+//! use graph_kernel::{adjacency, replica::{self, Replica}};
+//! use std::sync::Arc;
+//! #[derive(Default)]
+//! struct Seen(Option<Arc<Replica>>);
+//! fn seen(s: &mut TrusteeState) -> &Replica { s.kernel::<Seen>(|_| Seen::default()).1 .0.as_deref().unwrap() }
+//! let list = graph_kernel::doc::path(200);
+//! let hits = gossamer::main(2, move || {
+//!     let g = ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
+//!     g.on_trustees(|mut ctx| {
+//!         adjacency::prepare(&mut ctx);
+//!         // Every trustee marks its even global ids in a shared bitmap...
+//!         let words = ctx.local.apply(|s| {
+//!             let a = adjacency::shared(s).unwrap();
+//!             let r = Replica::bitmap(&a, "doc.even");
+//!             for v in 0..a.num_own() {
+//!                 if a.global_of(a.flat(v)) % 2 == 0 { r.set_bit(a.flat(v)) }
+//!             }
+//!             s.kernel::<Seen>(|_| Seen::default()).1 .0 = Some(r);
+//!             let w = a.own_words();
+//!             (w.start, w.end)
+//!         });
+//!         replica::publish(&ctx, words.0..words.1, seen); // to other processes, if any
+//!         ctx.party.barrier();
+//!         // ...and then reads everyone's bits.
+//!         ctx.local.apply(|s| {
+//!             let a = adjacency::shared(s).unwrap();
+//!             (0..200).filter(|&g| seen(s).bit(a.flat_of(g))).count()
+//!         })
+//!     })
+//! });
+//! assert_eq!(hits, [100, 100]);
+//! ```
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex, Weak};
+
+use graph_core::sharded::{TrusteeCtx, TrusteeState};
+
+use crate::adjacency::Adjacency;
+
+/// 64-bit words per message of [`publish`] (32 KiB: half a 64 KiB slot).
+const WORDS_PIECE: usize = 4096;
+
+/// The replicas of this process: (graph key, name, array).
+type Registry = Vec<(u64, &'static str, Weak<Replica>)>;
+static REGISTRY: Mutex<Registry> = Mutex::new(Vec::new());
+
+/// A dense array of 64-bit words shared by this process's trustees; see the
+/// module docs.
+#[derive(Debug)]
+pub struct Replica {
+    words: Box<[AtomicU64]>,
+}
+
+impl Replica {
+    /// This process's replica `name` of the graph `adj` belongs to, with
+    /// `len` words (all zero when new). Every trustee of the process that
+    /// asks with the same graph and name gets the same array while any of
+    /// them holds it.
+    ///
+    /// # Panics
+    ///
+    /// When a live replica of that name has another length (two kernels
+    /// using one name for different arrays).
+    pub fn shared(adj: &Adjacency, name: &'static str, len: usize) -> Arc<Replica> {
+        let key = adj.key();
+        let mut reg = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+        reg.retain(|(_, _, w)| w.strong_count() > 0);
+        if let Some(r) = reg
+            .iter()
+            .find(|(k, n, _)| *k == key && *n == name)
+            .and_then(|(_, _, w)| w.upgrade())
+        {
+            assert_eq!(
+                r.words.len(),
+                len,
+                "graph-kernel: replica `{name}` already exists with another length"
+            );
+            return r;
+        }
+        let r = Arc::new(Replica {
+            words: (0..len).map(|_| AtomicU64::new(0)).collect(),
+        });
+        reg.push((key, name, Arc::downgrade(&r)));
+        r
+    }
+
+    /// A bitmap over the graph's flat ids (one bit per vertex).
+    pub fn bitmap(adj: &Adjacency, name: &'static str) -> Arc<Replica> {
+        Self::shared(adj, name, adj.num_flat() as usize / 64)
+    }
+
+    /// One word per flat id (e.g. an `f64`'s bits per vertex).
+    pub fn per_vertex(adj: &Adjacency, name: &'static str) -> Arc<Replica> {
+        Self::shared(adj, name, adj.num_flat() as usize)
+    }
+
+    /// Number of words.
+    pub fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    /// True when there are no words.
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    /// Word `i`.
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> u64 {
+        self.words[i].load(Relaxed)
+    }
+
+    /// Sets word `i` (only the trustee that owns it, see the module docs).
+    #[inline(always)]
+    pub fn set(&self, i: usize, x: u64) {
+        self.words[i].store(x, Relaxed)
+    }
+
+    /// Bit `f` of a bitmap.
+    #[inline(always)]
+    pub fn bit(&self, f: u32) -> bool {
+        self.get((f >> 6) as usize) & (1u64 << (f & 63)) != 0
+    }
+
+    /// Sets bit `f` of a bitmap (only its owner; not atomic with other
+    /// writers of the same word, which the ownership rule excludes).
+    #[inline(always)]
+    pub fn set_bit(&self, f: u32) {
+        let i = (f >> 6) as usize;
+        self.set(i, self.get(i) | (1u64 << (f & 63)));
+    }
+
+    /// Zeroes words `range`.
+    pub fn clear(&self, range: Range<usize>) {
+        for w in &self.words[range] {
+            w.store(0, Relaxed);
+        }
+    }
+
+    /// Copies `src` into the words from `at` on.
+    pub fn store(&self, at: usize, src: &[u64]) {
+        for (w, &x) in self.words[at..at + src.len()].iter().zip(src) {
+            w.store(x, Relaxed);
+        }
+    }
+
+    /// A copy of words `range`.
+    pub fn load(&self, range: Range<usize>) -> Vec<u64> {
+        self.words[range].iter().map(|w| w.load(Relaxed)).collect()
+    }
+}
+
+/// From a trustee's driver fiber, after it wrote its own words `range`:
+/// copies them to the replicas of the other processes of a rack job (sent
+/// to each trustee not in this process, whose closure stores them into its
+/// process's array, found by `home`). Nothing to do in a one-process run.
+/// The words are in place when the next barrier or all-reduce returns.
+/// Returns the number of requests sent.
+pub fn publish(
+    ctx: &TrusteeCtx,
+    range: Range<usize>,
+    home: fn(&mut TrusteeState) -> &Replica,
+) -> u64 {
+    if ctx.peers.iter().all(|p| p.is_local()) {
+        return 0;
+    }
+    let (a, b) = (range.start, range.end);
+    let words = ctx.local.apply_returning(move |s| home(s).load(a..b));
+    let mut sent = 0;
+    for peer in ctx.peers.iter().filter(|p| !p.is_local()) {
+        for (i, piece) in words.chunks(WORDS_PIECE).enumerate() {
+            let at = range.start + i * WORDS_PIECE;
+            peer.apply_slice_then(move |s, w: &[u64]| home(s).store(at, w), piece, |()| {});
+            sent += 1;
+        }
+    }
+    sent
+}
