@@ -260,9 +260,57 @@ impl<P: Program> Kernel<P> {
     /// ```
     pub fn end_superstep(&mut self) -> u64 {
         self.sync();
-        let n = self.ctx.local.apply(|s| core::<P>(s).1.advance());
+        let n = self.ctx.local.apply(|s| {
+            let c = core::<P>(s).1;
+            c.net.sent_since_mark();
+            c.advance()
+        });
         self.supersteps += 1;
         self.sum(n)
+    }
+
+    /// Ends the superstep in one collective round instead of the two of
+    /// [`end_superstep`](Self::end_superstep), for loops that only need to
+    /// know whether to go on. Returns false when no vertex is active
+    /// anywhere (every update sent has been applied and activated nothing
+    /// more): the same termination test. True can mean a superstep whose
+    /// frontier turns out empty (updates were in flight, but activated
+    /// nothing), which costs one more, empty, superstep. Collective.
+    ///
+    /// Why one round is enough: the all-reduce is also a flush (requests
+    /// between two workers run in issue order and every contribution
+    /// travels behind its sender's batches), so when it returns every
+    /// update of the superstep has been applied and the new frontier is
+    /// complete; only the count a trustee contributed may miss what landed
+    /// after it counted, so each trustee also reports whether it sent
+    /// anything.
+    ///
+    /// ```
+    /// # use graph_kernel::{doc, run};
+    /// # let list = doc::path(4);
+    /// # gossamer::main(2, move || {
+    /// # let g = graph_core::sharded::ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
+    /// let r = run(&g, doc::zeros, |k| {
+    ///     k.with(|l| if l.me() == 0 { l.send(3, 1) }); // doc::Sum activates 3
+    ///     let first = k.end_superstep_quick();
+    ///     let active = k.with(|l| l.frontier().len());
+    ///     let second = k.end_superstep_quick(); // nothing sent or activated
+    ///     (first, active, second)
+    /// });
+    /// assert_eq!(r, [(true, 0, false), (true, 1, false)]);
+    /// # });
+    /// ```
+    pub fn end_superstep_quick(&mut self) -> bool {
+        let (active, sent) = self.ctx.local.apply(|s| {
+            let c = core::<P>(s).1;
+            c.net.flush();
+            (c.next.len() as u64, c.net.sent_since_mark())
+        });
+        let [active, sent] = self.reduce([active, u64::from(sent)], [Op::Sum, Op::Or]);
+        // Every update of the superstep has landed: the frontier is complete.
+        self.ctx.local.apply(|s| core::<P>(s).1.advance());
+        self.supersteps += 1;
+        active > 0 || sent != 0
     }
 
     /// Chooses how this trustee keeps its frontiers from the next superstep on

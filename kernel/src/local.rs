@@ -37,6 +37,8 @@ pub(crate) struct Net<P: Program> {
     /// its vertices (see [`Combiner`]).
     comb: Vec<Combiner<P::Msg>>,
     pub(crate) stats: KernelStats,
+    /// `stats.sent` when the last superstep ended.
+    pub(crate) sent_mark: u64,
 }
 
 /// Counters of one trustee over one [`run`](crate::run); see
@@ -79,6 +81,7 @@ impl<P: Program> Core<P> {
                 out: Outbox::new(p.num_trustees() as usize),
                 comb,
                 stats: KernelStats::default(),
+                sent_mark: 0,
             },
             cur: Frontier::new(n, mode),
             next: Frontier::new(n, mode),
@@ -110,6 +113,13 @@ impl<P: Program> Core<P> {
 }
 
 impl<P: Program> Net<P> {
+    /// Whether records left since the last call (then marks the count).
+    pub(crate) fn sent_since_mark(&mut self) -> bool {
+        let sent = self.stats.sent != self.sent_mark;
+        self.sent_mark = self.stats.sent;
+        sent
+    }
+
     /// Sends every non-empty batch to its owner (non-blocking; the records are
     /// applied there by [`deliver`]).
     pub(crate) fn flush(&mut self) {

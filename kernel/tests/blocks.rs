@@ -210,3 +210,80 @@ fn the_outbox_delivers_every_record_once_and_keeps_its_buffers() {
         }
     }
 }
+
+/// Minimum global id per connected component, by label propagation.
+struct MinLabel(Vec<u32>);
+
+impl graph_kernel::Program for MinLabel {
+    type Msg = u32;
+    const COMBINE: bool = true;
+    fn receive(&mut self, v: u32, l: u32) -> bool {
+        let lower = l < self.0[v as usize];
+        if lower {
+            self.0[v as usize] = l;
+        }
+        lower
+    }
+    fn combine(acc: &mut u32, l: u32) {
+        *acc = (*acc).min(l);
+    }
+}
+
+#[test]
+fn one_round_supersteps_end_where_two_round_ones_do() {
+    let list = graph();
+    // Sequential reference: union-find.
+    let n = list.num_vertices() as usize;
+    let mut up: Vec<usize> = (0..n).collect();
+    fn find(up: &mut [usize], mut x: usize) -> usize {
+        while up[x] != x {
+            up[x] = up[up[x]];
+            x = up[x];
+        }
+        x
+    }
+    for e in list.edges() {
+        let (a, b) = (find(&mut up, e.u as usize), find(&mut up, e.v as usize));
+        up[a.max(b)] = a.min(b);
+    }
+    let mut want: Vec<u32> = (0..n).map(|v| find(&mut up, v) as u32).collect();
+    // The root of each set is its minimum (unions keep the smaller root).
+    for v in 0..n {
+        want[v] = want[want[v] as usize];
+    }
+    for threads in [1, 2, 3] {
+        for quick in [false, true] {
+            let l = list.clone();
+            let (labels, steps) = gossamer::main(threads, move || {
+                let g = ShardedGraph::build(&l, PartitionKind::Cyclic).unwrap();
+                let steps = graph_kernel::run(
+                    &g,
+                    |s| MinLabel(s.vertices().map(|(_, g)| g as u32).collect()),
+                    move |k| {
+                        k.with(|l| l.activate_all());
+                        let more = |k: &mut graph_kernel::Kernel<MinLabel>| {
+                            if quick {
+                                k.end_superstep_quick()
+                            } else {
+                                k.end_superstep() > 0
+                            }
+                        };
+                        while more(k) {
+                            k.for_each_active(|l, v| {
+                                let label = l.state().0[v as usize];
+                                for &u in l.neighbors(v) {
+                                    l.send(u, label)
+                                }
+                            });
+                        }
+                        k.supersteps()
+                    },
+                );
+                let labels = graph_kernel::gather(&g, 0, |m: &MinLabel| m.0.clone()).unwrap();
+                (labels, steps[0])
+            });
+            assert_eq!(labels, want, "{threads} threads, quick {quick}");
+            assert!(steps > 2 && steps < 40, "{steps} supersteps");
+        }
+    }
+}
