@@ -33,7 +33,25 @@
 //! | [`Local`] | the view of the own trustee inside a sweep: vertices, edges, state, [`send`](Local::send), [`activate`](Local::activate) |
 //! | [`Frontier`], [`FrontierMode`] | sparse (queue) and dense (bitmap) sets of active vertices |
 //! | [`gather`] | one value per vertex from every trustee, by global id |
-//! | [`tutorial`] | a step-by-step kernel (degree count, then BFS levels), compiled as tests |
+//! | [`tutorial`] | a step-by-step kernel (degree count, BFS levels, then the fast BFS from the blocks below), compiled as tests |
+//!
+//! # The blocks the fast kernels are made of
+//!
+//! `algorithms/bfs` (direction-optimizing BFS) and `algorithms/sssp`
+//! (delta-stepping) are written directly on these, one fiber per trustee
+//! ([`ShardedGraph::on_trustees`](graph_core::sharded::ShardedGraph::on_trustees)),
+//! without [`Program`]; step 5 of the [`tutorial`] builds a BFS from them.
+//!
+//! | module | role |
+//! | --- | --- |
+//! | [`adjacency`] | [`Adjacency`]: each trustee's rows renumbered by degree to flat ids (owner lookup, local/remote split, merged parallel edges), prepared once per graph and shared by every kernel; [`LightHeavy`]: the weighted rows split at a bucket width; `prepare_search`, `gather_parents` |
+//! | [`outbox`] | [`Outbox`]: POD records batched per destination, shipped in slot-sized pieces, buffers recycled |
+//! | [`replica`] | [`Replica`]: a dense bitmap or per-vertex array over flat ids, one per process, shared by its trustees and published to other processes |
+//! | [`runtime`] | starting the runtime configured for graph work (the slot size the kernels were measured with) |
+//!
+//! Tunables live in each kernel's config struct with measured defaults
+//! (`BfsConfig::{alpha, beta, send_budget}`, `SsspConfig::{delta,
+//! pass_budget, epoch_work}`).
 //!
 //! How updates travel: [`Local::send`] to a vertex the sender owns calls
 //! [`Program::receive`] at once; otherwise the record `(local index, msg)` is
@@ -54,15 +72,20 @@
 //!   arrays (as PageRank does).
 //! - [`Kernel::end_superstep`] costs two collective rounds (a barrier after
 //!   every trustee's batches were answered, then the frontier count), so that
-//!   the count it returns is exact; [`Kernel::sync`] costs one.
+//!   the count it returns is exact; [`Kernel::end_superstep_quick`] and
+//!   [`Kernel::sync`] cost one.
 //! - Combining keeps one pending value and one bit per vertex of every other
 //!   trustee on each trustee (allocated when first sent to).
 //! - Closures given to [`run`], [`Kernel::with`] and the sweeps capture and
 //!   return only plain values; per-vertex results come out with [`gather`].
-//! - Missing so far: replicating a dense per-vertex array to every trustee
-//!   (what a bottom-up BFS step or a pull-style PageRank would read), and a
-//!   kernel-ready renumbered adjacency (the hand-written BFS and SSSP build
-//!   one to avoid partition arithmetic per edge).
+//! - Missing so far: [`Program`] kernels do not use the blocks yet (a
+//!   [`Local`] sweep still reads the [`Shard`](graph_core::Shard) by global
+//!   id, pays a partition lookup per update, and has no pull step over a
+//!   [`Replica`]); components and PageRank are written on [`Program`], so they
+//!   do not get the blocks' speed until they move to them or [`Program`]
+//!   does. A [`Replica`] is published to every trustee of another process,
+//!   not once per process (a rank does not know which of its peers share a
+//!   process), so a rack job sends it `trustees per rank` times over.
 //!
 //! ```
 //! use graph_kernel::{gather, run, Program};
