@@ -18,10 +18,12 @@
 //!   [`Replica`](crate::Replica) exchanges) and the owner of a flat id is one
 //!   comparison per trustee ([`owner_of`](Adjacency::owner_of)).
 //!
-//! Rows are in position order, their targets are flat ids sorted ascending
-//! with parallel edges merged (the count merged stays available for
-//! statistics: [`entries_merged`](Adjacency::entries_merged); TEPS count the
-//! input edges, through the validator, not these rows). Hubs come first in
+//! [`Rows`] are in position order, their targets are flat ids sorted
+//! ascending with parallel edges merged (the count merged stays available for
+//! statistics: [`entries_merged`](Rows::entries_merged); TEPS count the
+//! input edges, through the validator, not these rows). They are built the
+//! first time a kernel asks ([`Adjacency::rows`]), so a kernel that uses only
+//! its own weighted copy ([`LightHeavy`]) does not pay their memory. Hubs come first in
 //! every row and their per-vertex state shares a few cache lines, which is
 //! where most edges of a Kronecker graph lead.
 //!
@@ -51,9 +53,10 @@
 //!         adjacency::prepare(&mut ctx);
 //!         ctx.local.apply_returning(|s| {
 //!             let a = adjacency::shared(s).expect("prepared");
+//!             let rows = a.rows(s.shard());
 //!             // Each row, by position, as global ids.
 //!             (0..a.num_own())
-//!                 .map(|v| a.row(v).iter().map(|&f| a.global_of(f)).collect::<Vec<u32>>())
+//!                 .map(|v| rows.row(v).iter().map(|&f| a.global_of(f)).collect::<Vec<u32>>())
 //!                 .collect::<Vec<_>>()
 //!         })
 //!     })
@@ -67,7 +70,7 @@
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use gossamer::Op;
 
@@ -101,11 +104,19 @@ pub struct Adjacency {
     order: Vec<u32>,
     /// Global id of every flat id (0 in the padding).
     global_of: Vec<u32>,
-    /// Row of position `v`: `targets[start[v]..start[v + 1]]`.
+    /// The unweighted rows, built on first use.
+    rows: OnceLock<Rows>,
+    key: u64,
+}
+
+/// The unweighted rows of an [`Adjacency`]: position `v`'s targets are
+/// `targets[start[v]..start[v + 1]]`, flat ids ascending, parallel edges
+/// merged.
+#[derive(Debug)]
+pub struct Rows {
     start: Vec<u64>,
     targets: Vec<u32>,
     merged: u64,
-    key: u64,
 }
 
 /// Where the prepared adjacency is kept in a trustee's property.
@@ -245,7 +256,7 @@ impl Adjacency {
         for (l, &r) in rank[me as usize].iter().enumerate() {
             order[r as usize] = l as u32;
         }
-        let mut adj = Adjacency {
+        Adjacency {
             partition: p,
             me,
             lo: base[me as usize],
@@ -254,32 +265,9 @@ impl Adjacency {
             rank,
             order,
             global_of,
-            start: Vec::new(),
-            targets: Vec::new(),
-            merged: 0,
+            rows: OnceLock::new(),
             key,
-        };
-        let (mut start, mut targets, mut merged) = (Vec::with_capacity(n + 1), Vec::new(), 0);
-        start.push(0);
-        let mut row: Vec<u32> = Vec::new();
-        for &l in &adj.order {
-            row.clear();
-            row.extend(
-                shard
-                    .adjacency(u64::from(l))
-                    .0
-                    .iter()
-                    .map(|&v| adj.flat_of(v)),
-            );
-            row.sort_unstable();
-            let before = row.len();
-            row.dedup();
-            merged += (before - row.len()) as u64;
-            targets.extend_from_slice(&row);
-            start.push(targets.len() as u64);
         }
-        (adj.start, adj.targets, adj.merged) = (start, targets, merged);
-        adj
     }
 
     /// A number that names the graph among those prepared in this process
@@ -382,45 +370,36 @@ impl Adjacency {
         self.global_of[f as usize]
     }
 
-    /// Entries of position `v` as a range of [`targets`](Self::targets).
-    #[inline(always)]
-    pub fn range(&self, v: u32) -> Range<usize> {
-        self.start[v as usize] as usize..self.start[v as usize + 1] as usize
-    }
-
-    /// Where each row starts in [`targets`](Self::targets) (`num_own() + 1`
-    /// offsets).
-    #[inline(always)]
-    pub fn starts(&self) -> &[u64] {
-        &self.start
-    }
-
-    /// Every row's targets (flat ids), row after row.
-    #[inline(always)]
-    pub fn targets(&self) -> &[u32] {
-        &self.targets
-    }
-
-    /// Targets of position `v` (flat ids, ascending, no repeats).
-    #[inline]
-    pub fn row(&self, v: u32) -> &[u32] {
-        &self.targets[self.range(v)]
-    }
-
-    /// Degree of position `v` after merging parallel edges.
-    #[inline(always)]
-    pub fn degree(&self, v: u32) -> u64 {
-        self.start[v as usize + 1] - self.start[v as usize]
-    }
-
-    /// Entries of all own rows (after merging).
-    pub fn num_entries(&self) -> u64 {
-        self.targets.len() as u64
-    }
-
-    /// Shard entries merged away as parallel edges (statistics).
-    pub fn entries_merged(&self) -> u64 {
-        self.merged
+    /// The unweighted rows (see [`Rows`]), built from `shard` (this
+    /// trustee's) the first time any kernel asks.
+    pub fn rows(&self, shard: &Shard) -> &Rows {
+        self.rows.get_or_init(|| {
+            let n = self.n as usize;
+            let (mut start, mut targets, mut merged) = (Vec::with_capacity(n + 1), Vec::new(), 0);
+            start.push(0);
+            let mut row: Vec<u32> = Vec::new();
+            for &l in &self.order {
+                row.clear();
+                row.extend(
+                    shard
+                        .adjacency(u64::from(l))
+                        .0
+                        .iter()
+                        .map(|&v| self.flat_of(v)),
+                );
+                row.sort_unstable();
+                let before = row.len();
+                row.dedup();
+                merged += (before - row.len()) as u64;
+                targets.extend_from_slice(&row);
+                start.push(targets.len() as u64);
+            }
+            Rows {
+                start,
+                targets,
+                merged,
+            }
+        })
     }
 
     /// One value per own vertex by original local index, from a function of
@@ -433,7 +412,9 @@ impl Adjacency {
     /// The weighted rows split at `delta` (see [`LightHeavy`]). Reads the
     /// weights from `shard`, this trustee's shard.
     pub fn light_heavy(&self, shard: &Shard, delta: f32) -> LightHeavy {
-        let mut entries = Vec::with_capacity(self.targets.len());
+        let mut entries = Vec::new();
+        let mut start = Vec::with_capacity(self.n as usize + 1);
+        start.push(0);
         let mut row: Vec<Weighted> = Vec::new();
         for &l in &self.order {
             row.clear();
@@ -445,14 +426,15 @@ impl Adjacency {
             row.sort_unstable_by(|a, b| a.f.cmp(&b.f).then(a.w.total_cmp(&b.w)));
             row.dedup_by_key(|e| e.f);
             entries.extend_from_slice(&row);
+            start.push(entries.len() as u64);
         }
-        debug_assert_eq!(entries.len(), self.targets.len());
         let mut lh = LightHeavy {
             delta: f32::NAN,
+            start,
             split: vec![0; self.n as usize],
             entries,
         };
-        lh.resplit(self, delta);
+        lh.resplit(delta);
         lh
     }
 }
@@ -509,6 +491,49 @@ pub fn gather_parents(
     out
 }
 
+impl Rows {
+    /// Entries of position `v` as a range of [`targets`](Self::targets).
+    #[inline(always)]
+    pub fn range(&self, v: u32) -> Range<usize> {
+        self.start[v as usize] as usize..self.start[v as usize + 1] as usize
+    }
+
+    /// Where each row starts in [`targets`](Self::targets) (`num_own() + 1`
+    /// offsets).
+    #[inline(always)]
+    pub fn starts(&self) -> &[u64] {
+        &self.start
+    }
+
+    /// Every row's targets (flat ids), row after row.
+    #[inline(always)]
+    pub fn targets(&self) -> &[u32] {
+        &self.targets
+    }
+
+    /// Targets of position `v` (flat ids, ascending, no repeats).
+    #[inline]
+    pub fn row(&self, v: u32) -> &[u32] {
+        &self.targets[self.range(v)]
+    }
+
+    /// Degree of position `v` after merging parallel edges.
+    #[inline(always)]
+    pub fn degree(&self, v: u32) -> u64 {
+        self.start[v as usize + 1] - self.start[v as usize]
+    }
+
+    /// Entries of all own rows (after merging).
+    pub fn num_entries(&self) -> u64 {
+        self.targets.len() as u64
+    }
+
+    /// Shard entries merged away as parallel edges (statistics).
+    pub fn entries_merged(&self) -> u64 {
+        self.merged
+    }
+}
+
 /// One weighted entry: target flat id and weight (the lightest of merged
 /// parallel edges).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -521,9 +546,8 @@ pub struct Weighted {
 
 /// The rows of an [`Adjacency`] with weights, each split into *light*
 /// entries (`w <= delta`) then *heavy* ones, both parts in ascending flat
-/// order: what delta-stepping relaxes in its two phases. Rows have the
-/// adjacency's boundaries ([`Adjacency::range`]). A kernel owns its split
-/// (it depends on its Δ) and re-splits in place when Δ changes.
+/// order: what delta-stepping relaxes in its two phases. A kernel owns its
+/// split (it depends on its Δ) and re-splits in place when Δ changes.
 ///
 /// ```
 /// use graph_core::sharded::ShardedGraph;
@@ -542,7 +566,8 @@ pub struct Weighted {
 ///             let lh = a.light_heavy(s.shard(), 0.5);
 ///             let v = a.position(0);
 ///             let w = |r: std::ops::Range<usize>| lh.entries()[r].iter().map(|e| e.w).collect::<Vec<f32>>();
-///             (w(lh.light(&a, v)), w(lh.heavy(&a, v)), a.entries_merged())
+///             let merged = a.rows(s.shard()).entries_merged();
+///             (w(lh.light(v)), w(lh.heavy(v)), merged)
 ///         })
 ///     })
 /// });
@@ -552,6 +577,8 @@ pub struct Weighted {
 #[derive(Debug)]
 pub struct LightHeavy {
     delta: f32,
+    /// Row of position `v`: `entries[start[v]..start[v + 1]]`.
+    start: Vec<u64>,
     split: Vec<u64>,
     entries: Vec<Weighted>,
 }
@@ -564,13 +591,13 @@ impl LightHeavy {
 
     /// Orders every row light first for bucket width `delta` (stable: both
     /// parts keep their ascending flat order).
-    pub fn resplit(&mut self, adj: &Adjacency, delta: f32) {
-        for v in 0..adj.num_own() {
-            let r = adj.range(v);
+    pub fn resplit(&mut self, delta: f32) {
+        for v in 0..self.split.len() {
+            let r = self.start[v] as usize..self.start[v + 1] as usize;
             let a = r.start;
             let row = &mut self.entries[r];
             row.sort_by_key(|e| e.w > delta);
-            self.split[v as usize] = (a + row.partition_point(|e| e.w <= delta)) as u64;
+            self.split[v] = (a + row.partition_point(|e| e.w <= delta)) as u64;
         }
         self.delta = delta;
     }
@@ -590,13 +617,13 @@ impl LightHeavy {
 
     /// Light entries of position `v`.
     #[inline(always)]
-    pub fn light(&self, adj: &Adjacency, v: u32) -> Range<usize> {
-        adj.start[v as usize] as usize..self.split(v)
+    pub fn light(&self, v: u32) -> Range<usize> {
+        self.start[v as usize] as usize..self.split(v)
     }
 
     /// Heavy entries of position `v`.
     #[inline(always)]
-    pub fn heavy(&self, adj: &Adjacency, v: u32) -> Range<usize> {
-        self.split(v)..adj.start[v as usize + 1] as usize
+    pub fn heavy(&self, v: u32) -> Range<usize> {
+        self.split(v)..self.start[v as usize + 1] as usize
     }
 }

@@ -59,6 +59,7 @@ fn prepared_rows_match_the_shards() {
                     ctx.local.apply_returning(move |s| {
                         let a = adjacency::shared(s).unwrap();
                         let lh = a.light_heavy(s.shard(), delta);
+                        let adj_rows = a.rows(s.shard());
                         let p = *a.partition();
                         let mut rows = Vec::new();
                         let mut last_degree = u64::MAX;
@@ -75,7 +76,7 @@ fn prepared_rows_match_the_shards() {
                             let d = s.shard().degree(u64::from(l));
                             assert!(d <= last_degree, "degree order");
                             last_degree = d;
-                            let row = a.row(v);
+                            let row = adj_rows.row(v);
                             assert!(row.windows(2).all(|w| w[0] < w[1]), "sorted, distinct");
                             for &t in row {
                                 let (o, at) = a.locate(t);
@@ -94,11 +95,11 @@ fn prepared_rows_match_the_shards() {
                             rows.push((
                                 g,
                                 row.iter().map(|&t| a.global_of(t)).collect(),
-                                ent(lh.light(&a, v)),
-                                ent(lh.heavy(&a, v)),
+                                ent(lh.light(v)),
+                                ent(lh.heavy(v)),
                             ));
                         }
-                        (rows, a.entries_merged())
+                        (rows, adj_rows.entries_merged())
                     })
                 })
             });

@@ -73,7 +73,7 @@ use std::time::{Duration, Instant};
 
 use gossamer::Op;
 use graph_core::sharded::{KernelError, ShardedGraph, TrusteeCtx, TrusteeState};
-use graph_kernel::adjacency::{self, gather_parents, Adjacency, NO_FLAT};
+use graph_kernel::adjacency::{self, gather_parents, Adjacency, Rows, NO_FLAT};
 use graph_kernel::outbox::{ship, Outbox};
 use graph_kernel::replica::{self, Replica};
 
@@ -194,14 +194,14 @@ impl Search {
     }
 
     /// Clears per-root state and seeds the root (a position) if it is ours.
-    fn reset(&mut self, a: &Adjacency, root: Option<u32>) {
+    fn reset(&mut self, a: &Adjacency, entries: u64, root: Option<u32>) {
         self.parent.fill(NO_FLAT);
         self.depth.fill(-1);
         self.sent.fill(0);
         self.frontier.clear();
         self.next.clear();
         self.cur = 0;
-        self.unexplored = a.num_entries();
+        self.unexplored = entries;
         if let Some(r) = root {
             self.parent[r as usize] = a.flat(r);
             self.depth[r as usize] = 0;
@@ -221,8 +221,14 @@ impl Search {
 
     /// Top-down over the frontier from position `*pos`, until `budget` visits
     /// are queued for other trustees. True when stopped early.
-    fn top_down_pass(&mut self, a: &Adjacency, pos: &mut usize, mut budget: usize) -> bool {
-        let (starts, targets) = (a.starts(), a.targets());
+    fn top_down_pass(
+        &mut self,
+        a: &Adjacency,
+        rows: &Rows,
+        pos: &mut usize,
+        mut budget: usize,
+    ) -> bool {
+        let (starts, targets) = (rows.starts(), rows.targets());
         while *pos < self.frontier.len() {
             let u = self.frontier[*pos];
             *pos += 1;
@@ -249,13 +255,13 @@ impl Search {
     }
 
     /// Bottom-up: every unvisited own vertex looks for a frontier neighbour.
-    fn bottom_up(&mut self, a: &Adjacency) {
+    fn bottom_up(&mut self, rows: &Rows) {
         let bits = Arc::clone(self.bits.as_ref().expect("attached"));
-        for v in 0..a.num_own() {
+        for v in 0..self.parent.len() as u32 {
             if self.parent[v as usize] != NO_FLAT {
                 continue;
             }
-            for &f in a.row(v) {
+            for &f in rows.row(v) {
                 if bits.bit(f) {
                     self.parent[v as usize] = f;
                     self.depth[v as usize] = self.cur;
@@ -269,11 +275,11 @@ impl Search {
     /// Makes the discovered vertices the frontier and moves to the next depth
     /// (before the reduction that ends the level, so no visit of the next level
     /// can arrive first); returns `(n_f, m_f, m_u)`.
-    fn advance(&mut self, a: &Adjacency) -> [u64; 3] {
+    fn advance(&mut self, rows: &Rows) -> [u64; 3] {
         self.cur += 1;
         std::mem::swap(&mut self.frontier, &mut self.next);
         self.next.clear();
-        let m_f: u64 = self.frontier.iter().map(|&v| a.degree(v)).sum();
+        let m_f: u64 = self.frontier.iter().map(|&v| rows.degree(v)).sum();
         self.unexplored -= m_f;
         [self.frontier.len() as u64, m_f, self.unexplored]
     }
@@ -296,15 +302,13 @@ fn state(s: &mut TrusteeState) -> &mut Trustee {
     s.kernel::<Trustee>(|_| Trustee::default()).1
 }
 
-/// The adjacency and the search of this trustee (after [`bfs`] attached them).
+/// The adjacency, its rows and the search of this trustee (after [`bfs`]
+/// attached them).
 #[inline(always)]
-fn parts(s: &mut TrusteeState) -> (&Adjacency, &mut Search) {
-    let t = state(s);
-    let a = t
-        .adj
-        .as_deref()
-        .expect("bfs: adjacency attached before the search");
-    (a, &mut t.search)
+fn parts(s: &mut TrusteeState) -> (&Adjacency, &Rows, &mut Search) {
+    let (shard, t) = s.kernel::<Trustee>(|_| Trustee::default());
+    let a = t.adj.as_deref().expect("bfs: adjacency attached");
+    (a, a.rows(shard), &mut t.search)
 }
 
 fn outbox(s: &mut TrusteeState) -> &mut Outbox<Visit> {
@@ -325,9 +329,9 @@ fn top_down(ctx: &TrusteeCtx, budget: usize) {
     let mut pos = 0usize;
     loop {
         let (out, more, p) = ctx.local.apply_returning(move |s| {
-            let (a, t) = parts(s);
+            let (a, rows, t) = parts(s);
             let mut p = pos;
-            let more = t.top_down_pass(a, &mut p, budget);
+            let more = t.top_down_pass(a, rows, &mut p, budget);
             (t.out.take(), more, p)
         });
         pos = p;
@@ -347,7 +351,7 @@ fn frontier(s: &mut TrusteeState) -> &Replica {
 /// this process share, and publishes it to those of other processes.
 fn exchange_bits(ctx: &TrusteeCtx) {
     let (a, b) = ctx.local.apply(|s| {
-        let (a, t) = parts(s);
+        let (a, _, t) = parts(s);
         t.own_bits(a)
     });
     replica::publish(ctx, a..b, frontier);
@@ -356,8 +360,8 @@ fn exchange_bits(ctx: &TrusteeCtx) {
 /// The per-trustee driver: levels until every trustee's frontier is empty.
 fn run_trustee(mut ctx: TrusteeCtx, cfg: BfsConfig, n: u64) -> u32 {
     let advance = |s: &mut TrusteeState| {
-        let (a, t) = parts(s);
-        t.advance(a)
+        let (_, rows, t) = parts(s);
+        t.advance(rows)
     };
     let mut stats = ctx.party.all_reduce(ctx.local.apply(advance), [Op::Sum; 3]);
     let mut bottom_up = false;
@@ -378,8 +382,8 @@ fn run_trustee(mut ctx: TrusteeCtx, cfg: BfsConfig, n: u64) -> u32 {
             exchange_bits(&ctx);
             ctx.party.barrier();
             ctx.local.apply(|s| {
-                let (a, t) = parts(s);
-                t.bottom_up(a)
+                let (_, rows, t) = parts(s);
+                t.bottom_up(rows)
             });
         } else {
             top_down(&ctx, cfg.send_budget);
@@ -397,11 +401,12 @@ pub fn bfs(graph: &ShardedGraph, root: u64, cfg: &BfsConfig) -> Result<BfsOutput
     graph.check_root(root)?;
     cfg.check()?;
     adjacency::prepare_search(graph, root, |s, a, root| {
+        let entries = a.rows(s.shard()).num_entries();
         let t = state(s);
         if !t.adj.as_ref().is_some_and(|b| Arc::ptr_eq(b, &a)) {
             t.search.attach(&a);
         }
-        t.search.reset(&a, root);
+        t.search.reset(&a, entries, root);
         t.adj = Some(a);
     });
     let (cfg, n) = (*cfg, graph.num_vertices());
@@ -409,12 +414,12 @@ pub fn bfs(graph: &ShardedGraph, root: u64, cfg: &BfsConfig) -> Result<BfsOutput
     let bu = graph.on_trustees(move |ctx| run_trustee(ctx, cfg, n));
     let kernel_time = t0.elapsed();
     let parent = gather_parents(graph, |s| {
-        let (a, t) = parts(s);
+        let (a, _, t) = parts(s);
         (a, &t.parent)
     });
     let level = graph
         .gather(-1i32, |s| {
-            let (a, t) = parts(s);
+            let (a, _, t) = parts(s);
             a.by_local(|v| t.depth[v as usize])
         })
         .into_iter()

@@ -420,7 +420,7 @@ impl Search {
             }
             self.settled.push(v);
             self.light_done[i] = d;
-            let r = lh.light(a, v);
+            let r = lh.light(v);
             let work = r.len();
             let q = self.relax_range(a, &lh.entries()[r], d, a.flat(v));
             self.scanned += work as u64;
@@ -440,7 +440,7 @@ impl Search {
                 continue;
             }
             self.heavy_done[i] = d;
-            let r = lh.heavy(a, v);
+            let r = lh.heavy(v);
             let work = r.len();
             let q = self.relax_range(a, &lh.entries()[r], d, a.flat(v));
             self.scanned += work as u64;
@@ -612,7 +612,7 @@ pub fn sssp(graph: &ShardedGraph, root: u64, cfg: &SsspConfig) -> Result<SsspOut
         let lh = match state(s).split.take() {
             Some(mut lh) if state(s).adj.as_ref().is_some_and(|b| Arc::ptr_eq(b, &a)) => {
                 if lh.delta() != delta {
-                    lh.resplit(&a, delta);
+                    lh.resplit(delta);
                 }
                 lh
             }
