@@ -57,10 +57,7 @@ impl Engine {
 
     /// Delta-stepping shortest paths from `root`; `None` keeps the kernel's delta.
     pub fn sssp(&self, root: u64, delta: Option<f32>) -> Result<SsspRun> {
-        let cfg = SsspConfig {
-            delta: delta.unwrap_or(sssp::DEFAULT_DELTA),
-            ..SsspConfig::default()
-        };
+        let cfg = SsspConfig::with_delta(delta.unwrap_or(sssp::DEFAULT_DELTA));
         let out = sssp::sssp(&self.graph, root, &cfg)?;
         Ok(SsspRun {
             dist: out.dist,

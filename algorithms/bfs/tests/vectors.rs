@@ -102,7 +102,7 @@ fn scale12_matches_oracle_and_goes_bottom_up() {
 #[test]
 fn bad_arguments_are_errors() {
     let list = load(10);
-    let (e1, e2) = gossamer::main(2, move || {
+    let (e1, e2, e3) = gossamer::main(2, move || {
         let g = ShardedGraph::build(&list, PartitionKind::Block).unwrap();
         let e1 = bfs(&g, 5000, &BfsConfig::default()).unwrap_err();
         let e2 = bfs(
@@ -114,8 +114,21 @@ fn bad_arguments_are_errors() {
             },
         )
         .unwrap_err();
-        (e1, e2)
+        let e3 = bfs(
+            &g,
+            0,
+            &BfsConfig {
+                send_budget: 0,
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
+        (e1, e2, e3)
     });
+    assert!(
+        matches!(e3, KernelError::Config(ref m) if m.contains("send_budget")),
+        "{e3}"
+    );
     assert_eq!(
         e1,
         KernelError::RootOutOfRange {

@@ -179,7 +179,7 @@ fn main() {
                     for &root in &r2 {
                         match k.as_str() {
                             "sssp" => {
-                                let o = sssp(&g, root, &SsspConfig { delta, ..Default::default() }).expect("root ok");
+                                let o = sssp(&g, root, &SsspConfig::with_delta(delta)).expect("root ok");
                                 rounds.push(o.rounds as f64);
                                 scanned.push(o.scanned as f64);
                                 per.push((

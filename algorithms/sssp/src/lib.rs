@@ -173,6 +173,19 @@ impl Default for SsspConfig {
 }
 
 impl SsspConfig {
+    /// The defaults with bucket width `delta`.
+    ///
+    /// ```
+    /// let c = sssp::SsspConfig::with_delta(0.01);
+    /// assert_eq!((c.delta, c.pass_budget), (0.01, sssp::SsspConfig::default().pass_budget));
+    /// ```
+    pub fn with_delta(delta: f32) -> Self {
+        SsspConfig {
+            delta,
+            ..Default::default()
+        }
+    }
+
     /// Checks the settings; the error says which is wrong and what to give.
     fn check(&self) -> Result<(), KernelError> {
         if let Err(why) = check_delta(self.delta) {

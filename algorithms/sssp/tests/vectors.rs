@@ -46,17 +46,7 @@ fn check_scale(scale: u32, deltas: &[f32]) {
                 let mut outs = Vec::new();
                 for &delta in &d {
                     for &root in &r {
-                        outs.push(
-                            sssp(
-                                &g,
-                                root,
-                                &SsspConfig {
-                                    delta,
-                                    ..Default::default()
-                                },
-                            )
-                            .unwrap(),
-                        );
+                        outs.push(sssp(&g, root, &SsspConfig::with_delta(delta)).unwrap());
                     }
                 }
                 outs
@@ -113,17 +103,7 @@ fn bad_deltas_are_errors_that_say_why() {
         let g = ShardedGraph::build(&list, PartitionKind::Block).unwrap();
         let errs: Vec<KernelError> = [f32::NAN, -1.0, 0.0, f32::INFINITY, 1e-40]
             .into_iter()
-            .map(|delta| {
-                sssp(
-                    &g,
-                    0,
-                    &SsspConfig {
-                        delta,
-                        ..Default::default()
-                    },
-                )
-                .unwrap_err()
-            })
+            .map(|delta| sssp(&g, 0, &SsspConfig::with_delta(delta)).unwrap_err())
             .collect();
         assert!(sssp(&g, roots(10)[0], &SsspConfig::default()).is_ok());
         errs
@@ -149,22 +129,31 @@ fn bad_deltas_are_errors_that_say_why() {
 #[test]
 fn bad_arguments_are_errors() {
     let list = load(10);
-    let (e1, e2) = gossamer::main(2, move || {
+    let (e1, e2, e3) = gossamer::main(2, move || {
         let g = ShardedGraph::build(&list, PartitionKind::Block).unwrap();
         let e1 = sssp(&g, 1024, &SsspConfig::default()).unwrap_err();
-        let e2 = sssp(
-            &g,
-            0,
-            &SsspConfig {
-                delta: 0.0,
+        let e2 = sssp(&g, 0, &SsspConfig::with_delta(0.0)).unwrap_err();
+        let e3 = [
+            SsspConfig {
+                pass_budget: 0,
                 ..Default::default()
             },
-        )
-        .unwrap_err();
+            SsspConfig {
+                epoch_work: 0,
+                ..Default::default()
+            },
+        ]
+        .map(|c| sssp(&g, 0, &c).unwrap_err());
         // The graph is still usable afterwards.
         assert!(sssp(&g, roots(10)[0], &SsspConfig::default()).is_ok());
-        (e1, e2)
+        (e1, e2, e3)
     });
+    for e in e3 {
+        assert!(
+            matches!(e, KernelError::Config(ref m) if m.contains("pass_budget") && m.contains("at least 1")),
+            "{e}"
+        );
+    }
     assert_eq!(
         e1,
         KernelError::RootOutOfRange {
@@ -190,15 +179,7 @@ fn sparse_buckets_share_agreements() {
     let delta = 0.01f32;
     let out = gossamer::main(2, move || {
         let g = ShardedGraph::build(&list, PartitionKind::Cyclic).unwrap();
-        sssp(
-            &g,
-            root,
-            &SsspConfig {
-                delta,
-                ..Default::default()
-            },
-        )
-        .unwrap()
+        sssp(&g, root, &SsspConfig::with_delta(delta)).unwrap()
     });
     let oracle = oracle(12, root);
     assert!(out.dist.iter().zip(&oracle).all(|(&a, &b)| close(a, b)));
