@@ -199,6 +199,9 @@ fn launch(ranks: usize, test: &str) -> (i32, String, u32) {
         .args(["launcher", "--exact", "--nocapture", "--test-threads=1"])
         .env("GOSSAMER_TEST_LAUNCH", format!("{ranks}:{test}"))
         .env_remove("GOSSAMER_RANK")
+        // The ranks' stderr is read line by line: no backtrace may interleave
+        // with the launcher's messages (RUST_BACKTRACE may be set outside).
+        .env("RUST_BACKTRACE", "0")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

@@ -170,6 +170,7 @@ pub fn launch_local(ranks: usize, args: &[OsString]) -> Result<i32, LaunchError>
     }
     let mut first_failure: Option<(usize, ExitStatus)> = None;
     let mut kill_at: Option<Instant> = None;
+    let mut killed = false;
     let mut running = ranks;
     while running > 0 {
         for (r, slot) in children.iter_mut().enumerate() {
@@ -178,10 +179,19 @@ pub fn launch_local(ranks: usize, args: &[OsString]) -> Result<i32, LaunchError>
                 Ok(Some(st)) => {
                     running -= 1;
                     *slot = None;
-                    if !st.success() && first_failure.is_none() {
+                    // The cause of a failed job is the first rank that failed,
+                    // except that a rank killed by a signal (before we killed
+                    // anyone) wins over ranks that exited with an error: those
+                    // are usually reacting to its death and may be seen first.
+                    let cause = match &first_failure {
+                        _ if st.success() => false,
+                        None => true,
+                        Some((_, f)) => !killed && st.signal().is_some() && f.signal().is_none(),
+                    };
+                    if cause {
                         eprintln!("gossamer: rank {r} {}", describe(st));
                         first_failure = Some((r, st));
-                        kill_at = Some(Instant::now() + GRACE);
+                        kill_at.get_or_insert(Instant::now() + GRACE);
                     }
                 }
                 Ok(None) => {}
@@ -196,6 +206,7 @@ pub fn launch_local(ranks: usize, args: &[OsString]) -> Result<i32, LaunchError>
                     if let Some(ch) = ch {
                         eprintln!("gossamer: rank {r} did not stop by itself; killing it");
                         let _ = ch.kill();
+                        killed = true;
                     }
                 }
                 kill_at = None;
