@@ -473,6 +473,29 @@ fn cpu_offset(allowed: usize, host: usize, local: Option<(usize, bool)>, threads
     }
 }
 
+/// True when this host runs more workers than this process may use cores:
+/// `local` workers here, times the ranks the launcher put on this host
+/// (`OMPI_COMM_WORLD_LOCAL_SIZE`, `MPI_LOCALNRANKS`, or the built-in
+/// launcher's `GOSSAMER_SIZE`, all of whose ranks share this host).
+pub(crate) fn crowded(local: usize) -> bool {
+    let var = |k: &str| std::env::var(k).ok()?.trim().parse::<usize>().ok();
+    let ranks_here = [
+        "OMPI_COMM_WORLD_LOCAL_SIZE",
+        "MPI_LOCALNRANKS",
+        "GOSSAMER_SIZE",
+    ]
+    .iter()
+    .find_map(|k| var(k))
+    .unwrap_or(1);
+    // The CPUs this process may use (a launcher may have bound it to a few)
+    // and the host's.
+    let allowed = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // SAFETY: sysconf only reads a system setting.
+    let host = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    let host = usize::try_from(host).unwrap_or(allowed).max(allowed);
+    local > allowed || local.saturating_mul(ranks_here.max(1)) > host
+}
+
 /// This process's index among the ranks on its host, from the launcher's
 /// variables, and whether the built-in launcher started it.
 fn local_rank() -> Option<(usize, bool)> {
