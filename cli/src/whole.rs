@@ -35,6 +35,8 @@ struct Report<T: Serialize> {
     validated: bool,
     #[serde(flatten)]
     result: T,
+    /// Every trustee of every rank (see `runtime::TrusteeReport`).
+    trustees: Vec<crate::runtime::TrusteeReport>,
 }
 
 #[derive(Serialize)]
@@ -166,6 +168,7 @@ pub fn run_cc(args: &CcArgs) -> Result<()> {
         construction_time_s: construction,
         kernel_time_s: out.kernel_time.as_secs_f64(),
         validated,
+        trustees: crate::runtime::trustee_reports(),
         result: CcResult {
             components: out.components,
             largest_component: sizes.iter().copied().max().unwrap_or(0),
@@ -239,6 +242,7 @@ pub fn run_pagerank(args: &PageRankArgs) -> Result<()> {
         construction_time_s: construction,
         kernel_time_s: out.kernel_time.as_secs_f64(),
         validated,
+        trustees: crate::runtime::trustee_reports(),
         result: PageRankResult {
             damping: cfg.damping,
             max_iterations: cfg.max_iterations,

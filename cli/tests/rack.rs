@@ -165,3 +165,44 @@ fn a_rack_whose_slots_cannot_fit_is_refused_before_any_rank_starts() {
     // No rank was started: nothing but the launcher's own message.
     assert!(!err.contains("rank 0"), "{err}");
 }
+
+#[test]
+fn json_reports_show_every_ranks_trustees() {
+    let sssp = [
+        "--ranks",
+        "2",
+        "sssp",
+        "--scale",
+        "10",
+        "--threads",
+        "1",
+        "--roots",
+        "2",
+        "--json",
+    ];
+    let cc = [
+        "--ranks",
+        "2",
+        "cc",
+        "--scale",
+        "10",
+        "--threads",
+        "1",
+        "--json",
+    ];
+    for args in [&sssp[..], &cc[..]] {
+        let out = ok(&run(args));
+        let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+        let t = v["trustees"].as_array().expect("a trustees array");
+        assert_eq!(
+            t.len(),
+            2,
+            "{args:?}: one entry per worker of both ranks: {v}"
+        );
+        assert_eq!(t[1]["worker"], 1);
+        // Rank 1's trustee served requests from rank 0: its counters came
+        // from the other process, not zeros.
+        assert!(t[1]["requests"].as_u64().unwrap() > 0, "{args:?}: {v}");
+        assert!(t[1]["batches"].as_u64().unwrap() > 0, "{args:?}: {v}");
+    }
+}

@@ -580,12 +580,32 @@ pub fn wait_outstanding() {
     }
 }
 
-/// Statistics of every trustee of the running runtime, indexed by worker. In a rack
-/// run only this rank's trustees have numbers (the others read as zero).
+/// Statistics of every trustee of the running runtime, indexed by worker, on
+/// every rank of a rack run. In a rack run the other ranks' counters are
+/// fetched by delegation, so call it from a fiber (it waits for them).
 pub fn stats() -> Vec<TrusteeStats> {
     let w = worker("stats");
-    (0..w.n())
-        .map(|i| w.shared.stats[i].snapshot(WorkerId(i)))
+    if !w.shared.place.rack {
+        return (0..w.n())
+            .map(|i| w.shared.stats[i].snapshot(WorkerId(i)))
+            .collect();
+    }
+    // One fiber per worker reads its own counters (a plain fn: no captures).
+    fn own(_: ()) -> [u64; 4] {
+        let w = worker("stats");
+        let s = w.shared.stats[w.id].snapshot(WorkerId(w.id));
+        [s.requests, s.batches, s.idle_ns, s.busy_ns]
+    }
+    on_every_worker_with(own, ())
+        .into_iter()
+        .enumerate()
+        .map(|(i, [requests, batches, idle_ns, busy_ns])| TrusteeStats {
+            worker: WorkerId(i),
+            requests,
+            batches,
+            idle_ns,
+            busy_ns,
+        })
         .collect()
 }
 

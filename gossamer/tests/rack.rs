@@ -61,6 +61,16 @@ fn counter(t: TransportKind) {
             let back: Vec<u64> = c.apply_returning(|x| (0..3000).map(|i| i + *x).collect());
             assert_eq!(back.len(), 3000);
             assert_eq!(back[2999], 2999 + want);
+            // Statistics cover every rank: the counter's trustee is on rank 1
+            // and served requests from every worker of every rank.
+            let st = gossamer::stats();
+            assert_eq!(st.len(), n);
+            assert_eq!(st[THREADS].worker, WorkerId(THREADS));
+            assert!(
+                st[THREADS].requests >= (n - 1) as u64 * per,
+                "rank 1's trustee served {} requests",
+                st[THREADS].requests
+            );
             want
         })
         .expect("rack run");
