@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::{invalid, FormatError, RawEdge, RawGraph, ReadOptions};
+use super::{invalid, Edges, FormatError, RawEdge, RawGraph, ReadOptions};
 
 /// Vertices per parallel piece.
 const BLOCK: usize = 1 << 16;
@@ -112,10 +112,10 @@ pub(crate) fn parse(
     }
     let keep_weights = weighted && !opts.ignore_weights;
     let done = AtomicU64::new(0);
-    let pieces: Vec<Result<Vec<RawEdge>, FormatError>> = (0..n.div_ceil(BLOCK))
+    let pieces: Vec<Result<Edges, FormatError>> = (0..n.div_ceil(BLOCK))
         .into_par_iter()
         .map(|b| {
-            let mut out = Vec::new();
+            let mut out = Edges::with_capacity(0);
             let (lo, hi) = (b * BLOCK, ((b + 1) * BLOCK).min(n));
             for u in lo..hi {
                 let mut loops = 0u64;
@@ -204,7 +204,11 @@ mod tests {
     }
 
     fn flat(g: &RawGraph) -> Vec<(u64, u64, f32)> {
-        g.edges.iter().flatten().map(|e| (e.u, e.v, e.w)).collect()
+        g.edges
+            .iter()
+            .flat_map(Edges::to_vec)
+            .map(|e| (e.u, e.v, e.w))
+            .collect()
     }
 
     #[test]

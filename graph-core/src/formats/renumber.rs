@@ -3,7 +3,7 @@
 
 use rayon::prelude::*;
 
-use super::{invalid, FormatError, RawEdge};
+use super::{invalid, Edges, FormatError};
 use crate::edge_list::{EdgeList, PackedEdge, MAX_VERTICES};
 use crate::meta::IdMap;
 
@@ -13,13 +13,17 @@ const SMALL_RANGE: u64 = 1024;
 /// The packed edge list and the id map for `chunks` (ids already minus
 /// `base`). `declared`: the file's own vertex count, which is kept.
 pub(crate) fn finish(
-    chunks: Vec<Vec<RawEdge>>,
+    chunks: Vec<Edges>,
     declared: Option<u64>,
     base: u64,
 ) -> Result<(EdgeList<'static>, IdMap), FormatError> {
     let max = chunks
         .par_iter()
-        .flat_map_iter(|c| c.iter().map(|e| e.u.max(e.v)))
+        .filter_map(|c| {
+            let mut m = None;
+            c.for_each(|e| m = m.max(Some(e.u.max(e.v))));
+            m
+        })
         .max();
     if let Some(n) = declared {
         if n > MAX_VERTICES {
@@ -53,7 +57,11 @@ pub(crate) fn finish(
     // Ids beyond 32 bits: sort the distinct ones.
     let mut ids: Vec<u64> = chunks
         .par_iter()
-        .flat_map_iter(|c| c.iter().flat_map(|e| [e.u, e.v]))
+        .flat_map_iter(|c| {
+            let mut v = Vec::with_capacity(2 * c.len());
+            c.for_each(|e| v.extend([e.u, e.v]));
+            v
+        })
         .collect();
     ids.par_sort_unstable();
     ids.dedup();
@@ -73,11 +81,11 @@ pub(crate) fn finish(
 /// Packs the chunks into one list of `n` vertices, mapping ids with `map`
 /// (in parallel, each chunk freed once packed).
 fn pack(
-    chunks: Vec<Vec<RawEdge>>,
+    chunks: Vec<Edges>,
     n: u64,
     map: impl Fn(u64) -> u64 + Sync,
 ) -> Result<EdgeList<'static>, FormatError> {
-    let total: usize = chunks.iter().map(Vec::len).sum();
+    let total: usize = chunks.iter().map(Edges::len).sum();
     let mut out = vec![PackedEdge::default(); total];
     let mut slices = Vec::with_capacity(chunks.len());
     let mut rest = out.as_mut_slice();
@@ -90,9 +98,12 @@ fn pack(
         .into_par_iter()
         .zip(slices)
         .for_each(|(chunk, slice)| {
-            for (e, o) in chunk.into_iter().zip(slice.iter_mut()) {
-                *o = PackedEdge::from_wide(map(e.u), map(e.v), e.w);
-            }
+            let mut out = slice.iter_mut();
+            chunk.for_each(|e| {
+                if let Some(o) = out.next() {
+                    *o = PackedEdge::from_wide(map(e.u), map(e.v), e.w);
+                }
+            });
         });
     EdgeList::from_edges(n, out).map_err(|e| invalid(e.to_string()))
 }
@@ -103,28 +114,28 @@ struct Bitset {
 }
 
 impl Bitset {
-    fn of(chunks: &[Vec<RawEdge>], len: u64) -> Bitset {
+    /// One shared bitset filled in parallel (`fetch_or`): a single
+    /// allocation of `len / 8` bytes, however many threads.
+    fn of(chunks: &[Edges], len: u64) -> Bitset {
+        use std::sync::atomic::{AtomicU64, Ordering};
         let nwords = len.div_ceil(64) as usize;
-        let words = chunks
-            .par_iter()
-            .fold(
-                || vec![0u64; nwords],
-                |mut w, c| {
-                    for e in c {
-                        w[(e.u / 64) as usize] |= 1 << (e.u % 64);
-                        w[(e.v / 64) as usize] |= 1 << (e.v % 64);
-                    }
-                    w
-                },
-            )
-            .reduce(
-                || vec![0u64; nwords],
-                |mut a, b| {
-                    a.iter_mut().zip(b).for_each(|(x, y)| *x |= y);
-                    a
-                },
-            );
-        Bitset { words }
+        let words: Vec<AtomicU64> = (0..nwords).map(|_| AtomicU64::new(0)).collect();
+        let set = |x: u64| {
+            let bit = 1u64 << (x % 64);
+            let w = &words[(x / 64) as usize];
+            if w.load(Ordering::Relaxed) & bit == 0 {
+                w.fetch_or(bit, Ordering::Relaxed);
+            }
+        };
+        chunks.par_iter().for_each(|c| {
+            c.for_each(|e| {
+                set(e.u);
+                set(e.v);
+            })
+        });
+        Bitset {
+            words: words.into_iter().map(AtomicU64::into_inner).collect(),
+        }
     }
 
     fn count(&self) -> u64 {
@@ -167,13 +178,15 @@ impl Bitset {
 
 #[cfg(test)]
 mod tests {
+    use super::super::RawEdge;
     use super::*;
 
-    fn raw(pairs: &[(u64, u64)]) -> Vec<Vec<RawEdge>> {
-        vec![pairs
+    fn raw(pairs: &[(u64, u64)]) -> Vec<Edges> {
+        let mut e = Edges::with_capacity(0);
+        pairs
             .iter()
-            .map(|&(u, v)| RawEdge { u, v, w: 1.0 })
-            .collect()]
+            .for_each(|&(u, v)| e.push(RawEdge { u, v, w: 1.0 }));
+        vec![e]
     }
 
     #[test]

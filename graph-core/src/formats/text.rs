@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::{invalid, Format, FormatError, RawEdge, RawGraph, ReadOptions};
+use super::{invalid, Edges, Format, FormatError, RawEdge, RawGraph, ReadOptions};
 
 /// Bytes per parallel piece of the body.
 const CHUNK: usize = 4 << 20;
@@ -145,7 +145,7 @@ fn split_at_newlines(body: &[u8], target: usize) -> Vec<&[u8]> {
 }
 
 struct Piece {
-    edges: Vec<RawEdge>,
+    edges: Edges,
     /// Newlines in the piece.
     lines: u64,
     /// First error: line within the piece (from 1) and message.
@@ -153,7 +153,7 @@ struct Piece {
 }
 
 fn parse_piece(range: &[u8], spec: &LineSpec) -> Piece {
-    let mut edges = Vec::with_capacity(range.len() / 12);
+    let mut edges = Edges::with_capacity(range.len() / 12);
     let mut lines = 0;
     for (i, line) in range.split(|&b| b == b'\n').enumerate() {
         if let Err(message) = parse_line(line, spec, &mut edges) {
@@ -202,7 +202,7 @@ fn is_comment(line: &[u8], format: Format) -> bool {
     }
 }
 
-fn parse_line(line: &[u8], spec: &LineSpec, out: &mut Vec<RawEdge>) -> Result<(), String> {
+fn parse_line(line: &[u8], spec: &LineSpec, out: &mut Edges) -> Result<(), String> {
     let line = trim(line);
     if is_comment(line, spec.format) {
         return Ok(());
@@ -465,8 +465,8 @@ mod tests {
     fn edges(text: &str, format: Format) -> Vec<(u64, u64, f32)> {
         let g = parse(text.as_bytes(), format, &ReadOptions::default(), &|_| {}).unwrap();
         g.edges
-            .into_iter()
-            .flatten()
+            .iter()
+            .flat_map(Edges::to_vec)
             .map(|e| (e.u, e.v, e.w))
             .collect()
     }
