@@ -36,6 +36,7 @@ pub fn run(args: &ConvertArgs) -> Result<()> {
         )));
     }
     // Refuse a bad target before reading a possibly large input.
+    crate::files::check_writable(&args.output)?;
     file::check_write_target(&args.output)?;
     runtime::threads(args.threads)?;
     let opts = formats::ReadOptions {

@@ -434,7 +434,12 @@ pub fn read_foreign(
     let bar = Progress::bytes("reading", total);
     let read = formats::read(path, format, opts, &|done| bar.set(done));
     bar.finish();
-    let read = read.map_err(|e| CliError::new(format!("{} ({format}): {e}", path.display())))?;
+    let read = read.map_err(|e| match e {
+        formats::FormatError::Line { .. } | formats::FormatError::Invalid { .. } => {
+            CliError::new(format!("{} (read as .{format}): {e}", path.display()))
+        }
+        e => CliError::new(e.to_string()),
+    })?;
     for note in &read.notes {
         eprintln!("note: {note}");
     }

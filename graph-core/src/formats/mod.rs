@@ -286,6 +286,12 @@ pub fn parse(
         (true, _) => false,
         (false, d) => d.unwrap_or(true),
     };
+    if read.num_vertices.is_none() && read.edges.iter().all(|c| c.len() == 0) {
+        return Err(invalid(format!(
+            "the input has no edges (only comments or blank lines, or nothing): nothing to convert; is it a .{} file?",
+            format.name()
+        )));
+    }
     let weighted = read.weighted && !opts.ignore_weights;
     let (edges, ids) = renumber::finish(read.edges, read.num_vertices, format.base())?;
     if !read.weighted && opts.ignore_weights {
@@ -399,4 +405,36 @@ pub(crate) struct RawGraph {
     pub file_undirected: bool,
     /// Why, in words ("symmetric").
     pub why_undirected: &'static str,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_input_without_edges_is_refused_unless_its_header_declares_vertices() {
+        let none = |text: &[u8], f| parse(text, f, &ReadOptions::default(), &|_| {});
+        for text in [&b""[..], b"# only a comment\n\n"] {
+            let e = none(text, Format::El).unwrap_err().to_string();
+            assert!(e.starts_with("the input has no edges"), "{e}");
+        }
+        // A Matrix Market file declaring 3 vertices and no entries is a graph.
+        let g = none(
+            b"%%MatrixMarket matrix coordinate pattern general\n3 3 0\n",
+            Format::Mtx,
+        )
+        .unwrap();
+        assert_eq!(g.edges.num_vertices(), 3);
+    }
+
+    #[test]
+    fn formats_come_from_extensions_and_names() {
+        assert_eq!(Format::from_path(Path::new("a/b.WEL")), Some(Format::Wel));
+        assert_eq!(Format::from_path(Path::new("roadNet-CA.txt")), None);
+        assert_eq!("wsg".parse::<Format>(), Ok(Format::Wsg));
+        assert!("csv"
+            .parse::<Format>()
+            .unwrap_err()
+            .contains("el, wel, mtx, gr, sg, wsg"));
+    }
 }
