@@ -92,6 +92,8 @@ impl LoadedGraph {
 
     /// The graph with every weight 1.0 (`--unit-weights`): unchanged when
     /// it is unweighted (its records already carry 1.0), else a copy.
+    /// Choose the roots first: the copy no longer knows a generated
+    /// graph's Graph500 roots.
     pub fn with_unit_weights(self) -> LoadedGraph {
         if !self.meta().weighted {
             return self;
@@ -107,8 +109,11 @@ impl LoadedGraph {
             weighted: false,
             ..self.meta().clone()
         };
-        let list = EdgeList::from_edges(n, edges)
-            .expect("the vertex count was valid for the same records");
+        let list = match self.params() {
+            Some(p) => EdgeList::from_graph500(p, edges),
+            None => EdgeList::from_edges(n, edges),
+        }
+        .expect("the counts were valid for the same records");
         LoadedGraph {
             storage: Storage::Parsed { list, meta },
             generation_time: self.generation_time,

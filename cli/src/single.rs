@@ -41,10 +41,10 @@ pub fn run(req: Request<'_>) -> Result<()> {
     let mut loaded = graph::load(req.input, req.gen, threads, req.run.force)?;
     let needs_weights = matches!(req.spec.kernel, crate::record::Kernel::Sssp { .. });
     loaded.check_kernel(req.spec.kernel.name(), needs_weights, req.unit_weights)?;
+    let roots = loaded.choose_roots(req.roots)?;
     if req.unit_weights {
         loaded = loaded.with_unit_weights();
     }
-    let roots = loaded.choose_roots(req.roots)?;
     let loaded = Arc::new(loaded);
     let plan = Plan {
         threads,

@@ -283,6 +283,20 @@ fn unit_weights_override_real_weights() {
         .map(|l| if l < 0 { f32::INFINITY } else { l as f32 })
         .collect();
     assert_eq!(read_f32s(&dist), hops);
+    // A generated graph keeps its Graph500 roots and parameters.
+    let roots = |extra: &[&str]| {
+        let mut a = vec!["sssp", "--scale", "6", "--roots", "3", "--json"];
+        a.extend_from_slice(extra);
+        let json: serde_json::Value = serde_json::from_str(&ok(&run(&a))).unwrap();
+        assert_eq!(json["scale"], 6);
+        json["roots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["root"].as_u64().unwrap())
+            .collect::<Vec<u64>>()
+    };
+    assert_eq!(roots(&["--unit-weights"]), roots(&[]));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
