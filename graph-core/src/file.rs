@@ -37,7 +37,10 @@
 //!
 //! Version 1 (before `convert`) has no meta: its flags hold only bit 0 and
 //! bytes 600.. are zero. It still opens, as an undirected, weighted graph
-//! with ids as they are ([`GraphMeta::default`]). This build writes v2.
+//! with ids as they are ([`GraphMeta::default`]). This build writes such
+//! graphs (every generated one) as v1, byte for byte as before, so older
+//! readers (the C baselines' `ggfile.h`) still read them; a directed,
+//! unweighted or renumbered graph is written as v2.
 //!
 //! ```
 //! use graph_core::{file, EdgeList, PackedEdge};
@@ -565,6 +568,18 @@ pub fn parse_with(bytes: &[u8], opts: ReadOptions) -> Result<ParsedGraph<'_>, Gr
     })
 }
 
+/// The oldest version that can say `meta`: 1 for an undirected, weighted
+/// graph with its own ids (every generated graph, byte-identical to what
+/// earlier builds and the C converter of `mpi-baselines/` write, so their
+/// readers keep working), [`FORMAT_VERSION`] otherwise.
+fn version_for(meta: &GraphMeta) -> u32 {
+    if *meta == GraphMeta::default() {
+        OLDEST_READABLE_VERSION
+    } else {
+        FORMAT_VERSION
+    }
+}
+
 /// Encodes the header for `list` with the given data checksum, roots and meta.
 fn encode_header(
     list: &EdgeList<'_>,
@@ -580,7 +595,7 @@ fn encode_header(
         h[off..off + 8].copy_from_slice(&x.to_le_bytes())
     };
     h[..8].copy_from_slice(&MAGIC);
-    put32(&mut h, OFF_VERSION, FORMAT_VERSION);
+    put32(&mut h, OFF_VERSION, version_for(meta));
     put32(&mut h, OFF_HEADER_LEN, HEADER_LEN as u32);
     put32(&mut h, OFF_RECORD_LEN, PackedEdge::BYTES as u32);
     let mut flags = 0;

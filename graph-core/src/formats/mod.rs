@@ -16,10 +16,11 @@
 //! Self-loops and repeated edges are kept as records (the CSR build drops
 //! self-loops; duplicates count in TEPS as Graph500 counts them).
 //!
-//! Sparse or huge ids (an edge list whose ids use less than half of
-//! `0..=max id` and more than 1024 of them, or any id >= 2^32) are
-//! renumbered densely in increasing order; the [`IdMap`] keeps the file's
-//! ids. Text is parsed in parallel over byte ranges split at newlines,
+//! Sparse or huge ids (an edge list without a declared vertex count whose
+//! id range `0..=max id` is longer than 1024 and less than half used, or
+//! any id >= 2^32) are renumbered densely in increasing order; the
+//! [`IdMap`] keeps the file's ids. Files that declare their vertex count
+//! (`.mtx`, `.gr`, `.sg`) keep their ids. Text is parsed in parallel over byte ranges split at newlines,
 //! from a mapping of the file (never copied into memory); only the edges
 //! are held. Malformed input gives a [`FormatError`] with the line number
 //! and what was expected.
