@@ -9,6 +9,7 @@
 //! - [`single`]: the shared body of `sssp` and `bfs`.
 //! - [`graph500`]: the `graph500` subcommand (BFS and SSSP, reference output).
 //! - [`whole`]: the `cc` and `pagerank` subcommands (whole-graph kernels).
+//! - [`convert`]: the `convert` subcommand (other tools' formats in).
 //! - [`graph`]: the input graph (generated or read), memory check, roots.
 //! - [`runtime`]: worker threads, slot size, starting the Gossamer runtime.
 //! - [`search`]: running and validating searches from roots.
@@ -24,6 +25,7 @@
 mod args;
 mod bfs;
 mod cfmt;
+mod convert;
 mod engine;
 mod error;
 mod files;
@@ -111,6 +113,7 @@ fn kernel_threads(command: &Command) -> Option<usize> {
         Command::Graph500(a) => a.run.threads,
         Command::Cc(a) => a.run.threads,
         Command::Pagerank(a) => a.run.threads,
+        Command::Convert(_) => None,
     }
 }
 
@@ -166,6 +169,7 @@ fn main() {
         Command::Graph500(a) => graph500::run(a),
         Command::Cc(a) => whole::run_cc(a),
         Command::Pagerank(a) => whole::run_pagerank(a),
+        Command::Convert(a) => convert::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");

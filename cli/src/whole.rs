@@ -135,6 +135,7 @@ pub fn run_cc(args: &CcArgs) -> Result<()> {
         &args.run,
         args.dump_labels.as_deref(),
     )?;
+    s.graph.check_kernel("cc", false, false)?;
     let (ranks, construction, out) = in_runtime(&s, |g| {
         Ok(::components::cc(g, &::components::CcConfig::default())?)
     })?;
@@ -201,6 +202,7 @@ pub fn run_pagerank(args: &PageRankArgs) -> Result<()> {
         &args.run,
         args.dump_scores.as_deref(),
     )?;
+    s.graph.check_kernel("pagerank", false, false)?;
     let (ranks, construction, out) = in_runtime(&s, move |g| Ok(::pagerank::pagerank(g, &cfg)?))?;
     let validated = !args.out.skip_validation;
     if validated {
