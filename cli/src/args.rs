@@ -40,6 +40,12 @@ pub enum Command {
     /// PageRank (GAPBS's formulation: damping 0.85, at most 20 iterations,
     /// tolerance 1e-4; a graph-kernel example).
     Pagerank(PageRankArgs),
+    /// Betweenness centrality (Brandes from the first 4 Graph500 roots, as
+    /// GAPBS's bc; scores divided by the largest; a graph-kernel example).
+    Bc(BcArgs),
+    /// Triangle counting (ordered by degree, as GAPBS's tc; self-loops and
+    /// repeated edges ignored; a graph-kernel example).
+    Tc(TcArgs),
 }
 
 /// Parameters of a generated graph (with --graph they come from the file).
@@ -244,6 +250,37 @@ pub struct PageRankArgs {
     /// Write every vertex's score: N x f64 little-endian.
     #[arg(long, value_name = "FILE")]
     pub dump_scores: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct BcArgs {
+    #[command(flatten)]
+    pub input: Input,
+    #[command(flatten)]
+    pub gen: GenParams,
+    #[command(flatten)]
+    pub run: RunOptions,
+    #[command(flatten)]
+    pub out: SearchOptions,
+    /// Sources: the first N Graph500 search roots (1..=64; with --graph, at
+    /// most the number of roots stored in the file).
+    #[arg(long, default_value_t = 4, value_name = "N")]
+    pub roots: usize,
+    /// Write every vertex's normalised score: N x f64 little-endian.
+    #[arg(long, value_name = "FILE")]
+    pub dump_scores: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct TcArgs {
+    #[command(flatten)]
+    pub input: Input,
+    #[command(flatten)]
+    pub gen: GenParams,
+    #[command(flatten)]
+    pub run: RunOptions,
+    #[command(flatten)]
+    pub out: SearchOptions,
 }
 
 /// Vertex partition over trustees.

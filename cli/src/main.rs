@@ -8,7 +8,7 @@
 //! - [`bfs`]: the `bfs` subcommand.
 //! - [`single`]: the shared body of `sssp` and `bfs`.
 //! - [`graph500`]: the `graph500` subcommand (BFS and SSSP, reference output).
-//! - [`whole`]: the `cc` and `pagerank` subcommands (whole-graph kernels).
+//! - [`whole`]: the `cc`, `pagerank`, `bc` and `tc` subcommands (graph-kernel kernels).
 //! - [`graph`]: the input graph (generated or read), memory check, roots.
 //! - [`runtime`]: worker threads, slot size, starting the Gossamer runtime.
 //! - [`search`]: running and validating searches from roots.
@@ -111,6 +111,8 @@ fn kernel_threads(command: &Command) -> Option<usize> {
         Command::Graph500(a) => a.run.threads,
         Command::Cc(a) => a.run.threads,
         Command::Pagerank(a) => a.run.threads,
+        Command::Bc(a) => a.run.threads,
+        Command::Tc(a) => a.run.threads,
     }
 }
 
@@ -166,6 +168,8 @@ fn main() {
         Command::Graph500(a) => graph500::run(a),
         Command::Cc(a) => whole::run_cc(a),
         Command::Pagerank(a) => whole::run_pagerank(a),
+        Command::Bc(a) => whole::run_bc(a),
+        Command::Tc(a) => whole::run_tc(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");
