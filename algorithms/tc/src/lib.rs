@@ -7,8 +7,8 @@
 //! by id: `a ≺ b` when `(deg a, a) < (deg b, b)`. Each edge is *oriented* from
 //! its lower end to its higher end, so every vertex keeps only its neighbours
 //! of higher degree (its *out-list*, sorted by id). A triangle `a ≺ b ≺ c` is
-//! then found exactly once: at the edge `a → b`, as the common element `c` of
-//! the out-lists of `a` and `b`, by a merge of the two sorted lists. Counting
+//! then found exactly once: at the edge `a → b`, as a common element `c` of
+//! the out-lists of `a` and `b`. Counting
 //! towards higher degree keeps the out-lists short: a vertex with `k` out
 //! neighbours has `k` neighbours of degree at least `k`, so no out-list is
 //! longer than about `sqrt(2m)`, and the hubs of a Kronecker graph, whose
@@ -29,8 +29,17 @@
 //! 3. **out-lists**: each trustee orients its vertices' lists, then sends the
 //!    out-list of each vertex `b` to every other trustee that owns a
 //!    lower-ordered neighbour `a` of `b` (one record per entry and trustee);
-//! 4. **count**: a dense sweep merges, for each local `a` and each `b` in its
-//!    out-list, the two out-lists; the trustees' counts are summed.
+//! 4. **count**: a dense sweep takes each local `a`, marks its out-list in a
+//!    bitmap over ranks, and looks up every element of the out-list of every
+//!    `b` in it; the trustees' counts are summed.
+//!
+//! Every trustee ranks the vertices by `(degree, id)` from the same degrees,
+//! so out-lists travel and are stored as sorted ranks. The lookup in a bitmap
+//! costs one probe per element of `out(b)`; a merge of the two sorted lists
+//! (GAPBS's way, and [`tc_sequential`]'s) also walks `out(a)` for every `b`
+//! and branches on every step: measured on the SCALE 16 graph, one trustee,
+//! the count took 1.35 s with the merge (even starting after `b`) and 0.32 s
+//! with the bitmap.
 //!
 //! Records between trustees are `[u32; 2]` pairs (a vertex and a degree, or a
 //! vertex and one out-neighbour) addressed to the receiving trustee's first
@@ -62,6 +71,9 @@ use std::time::{Duration, Instant};
 use graph_core::sharded::{KernelError, ShardedGraph};
 use graph_core::{build_whole, EdgeList, Shard};
 use graph_kernel::{run, Program};
+
+/// Rank of a vertex without edges (it is in no list).
+const NO_RANK: u32 = u32::MAX;
 
 /// Result of one run.
 ///
@@ -99,16 +111,21 @@ struct Triangles {
     /// Degree in the simple graph of every vertex, by global id: this
     /// trustee's own at the start, the others' once their owners sent them.
     deg: Vec<u32>,
+    /// Position of every vertex with edges in the degree order, by global id
+    /// (computed by every trustee from the same degrees, so all agree).
+    rank: Vec<u32>,
     /// Records received and not yet read.
     inbox: Vec<[u32; 2]>,
     /// Out-lists of this trustee's vertices, by local index (phase 3).
     mine_off: Vec<usize>,
     mine: Vec<u32>,
     /// Every out-list this trustee reads (its own and those received), by
-    /// global id (phase 4).
+    /// rank, as sorted ranks (phase 4).
     all_off: Vec<usize>,
     all: Vec<u32>,
     triangles: u64,
+    /// One bit per rank: the out-list of the vertex being counted.
+    mark: Vec<u64>,
 }
 
 impl Program for Triangles {
@@ -135,25 +152,42 @@ impl Triangles {
             off,
             nbr,
             deg,
+            rank: Vec::new(),
             inbox: Vec::new(),
             mine_off: Vec::new(),
             mine: Vec::new(),
             all_off: Vec::new(),
             all: Vec::new(),
             triangles: 0,
+            mark: vec![0; (shard.partition().num_vertices() as usize).div_ceil(64)],
         }
     }
 
-    /// True when `a ≺ b` in the degree order.
+    /// True when `a ≺ b` in the degree order (global ids of vertices with edges).
     #[inline]
     fn before(&self, a: u32, b: u32) -> bool {
-        (self.deg[a as usize], a) < (self.deg[b as usize], b)
+        self.rank[a as usize] < self.rank[b as usize]
     }
 
-    /// The out-list of global vertex `g` (phase 4).
+    /// Ranks every vertex with edges by `(degree, id)`.
+    fn rank_by_degree(&mut self) {
+        let mut keys: Vec<u64> = (0..self.deg.len() as u32)
+            .filter(|&v| self.deg[v as usize] > 0)
+            .map(|v| u64::from(self.deg[v as usize]) << 32 | u64::from(v))
+            .collect();
+        keys.sort_unstable();
+        let mut rank = vec![NO_RANK; self.deg.len()];
+        for (r, k) in keys.into_iter().enumerate() {
+            rank[(k & 0xffff_ffff) as usize] = r as u32;
+        }
+        self.rank = rank;
+        self.deg = Vec::new();
+    }
+
+    /// The out-list of the vertex of rank `r` (phase 4).
     #[inline]
-    fn out_of(&self, g: u32) -> &[u32] {
-        &self.all[self.all_off[g as usize]..self.all_off[g as usize + 1]]
+    fn out_of(&self, r: u32) -> &[u32] {
+        &self.all[self.all_off[r as usize]..self.all_off[r as usize + 1]]
     }
 }
 
@@ -241,7 +275,9 @@ pub fn tc(graph: &ShardedGraph) -> Result<TcOutput, KernelError> {
             for [g, d] in std::mem::take(&mut s.inbox) {
                 s.deg[g as usize] = d;
             }
-            // 3a. Orient: keep the neighbours that come after the vertex.
+            s.rank_by_degree();
+            // 3a. Orient: keep the neighbours that come after the vertex, as
+            // sorted ranks.
             let n = s.off.len() - 1;
             let mut mine_off = Vec::with_capacity(n + 1);
             let mut mine = Vec::with_capacity(s.nbr.len() / 2);
@@ -249,11 +285,13 @@ pub fn tc(graph: &ShardedGraph) -> Result<TcOutput, KernelError> {
             for v in 0..n {
                 let g = l.global(v as u32) as u32;
                 let s = l.state();
+                let start = mine.len();
                 for &u in &s.nbr[s.off[v]..s.off[v + 1]] {
                     if s.before(g, u) {
-                        mine.push(u);
+                        mine.push(s.rank[u as usize]);
                     }
                 }
+                mine[start..].sort_unstable();
                 mine_off.push(mine.len());
             }
             let s = l.state();
@@ -279,23 +317,31 @@ pub fn tc(graph: &ShardedGraph) -> Result<TcOutput, KernelError> {
                 .collect();
             to.sort_unstable();
             to.dedup();
+            let r = s.rank[g as usize];
             for t in to {
                 let dest = p.global(t, 0) as u32;
                 for i in a..b {
                     let w = l.state().mine[i];
-                    l.send(dest, [g, w]);
+                    l.send(dest, [r, w]);
                 }
             }
         });
         k.sync();
-        // 3c. One table of out-lists by global id: own and received.
+        // 3c. One table of out-lists by rank: own and received.
         let oriented = k.with(|l| {
             let n = l.partition().num_vertices() as usize;
-            let locals: Vec<u32> = (0..l.num_local()).map(|v| l.global(v) as u32).collect();
+            let globals: Vec<u32> = (0..l.num_local()).map(|v| l.global(v) as u32).collect();
             let s = l.state();
+            // Vertices without edges have no rank and an empty list.
+            let locals: Vec<(usize, u32)> = globals
+                .iter()
+                .enumerate()
+                .map(|(v, &g)| (v, s.rank[g as usize]))
+                .filter(|&(_, r)| r != NO_RANK)
+                .collect();
             let mut count = vec![0usize; n + 1];
-            for (v, &g) in locals.iter().enumerate() {
-                count[g as usize] = s.mine_off[v + 1] - s.mine_off[v];
+            for &(v, r) in &locals {
+                count[r as usize] = s.mine_off[v + 1] - s.mine_off[v];
             }
             for &[g, _] in &s.inbox {
                 count[g as usize] += 1;
@@ -308,11 +354,11 @@ pub fn tc(graph: &ShardedGraph) -> Result<TcOutput, KernelError> {
             }
             let mut fill = count.clone();
             let mut all = vec![0u32; total];
-            for (v, &g) in locals.iter().enumerate() {
+            for &(v, r) in &locals {
                 let list = &s.mine[s.mine_off[v]..s.mine_off[v + 1]];
-                let at = fill[g as usize];
+                let at = fill[r as usize];
                 all[at..at + list.len()].copy_from_slice(list);
-                fill[g as usize] += list.len();
+                fill[r as usize] += list.len();
             }
             for &[g, w] in &s.inbox {
                 all[fill[g as usize]] = w;
@@ -320,8 +366,8 @@ pub fn tc(graph: &ShardedGraph) -> Result<TcOutput, KernelError> {
             }
             // Received lists arrive in order from one sender, but batches may
             // be applied out of order: sort each (cheap when already sorted).
-            for g in 0..n {
-                all[count[g]..count[g + 1]].sort_unstable();
+            for r in 0..n {
+                all[count[r]..count[r + 1]].sort_unstable();
             }
             let oriented = s.mine.len() as u64;
             s.all_off = count;
@@ -333,13 +379,29 @@ pub fn tc(graph: &ShardedGraph) -> Result<TcOutput, KernelError> {
             s.off = Vec::new();
             oriented
         });
-        // 4. Count: every local a, every b in out(a), |out(a) ∩ out(b)|.
+        // 4. Count: for every local a, mark out(a), then look every element of
+        // out(b) up in the marks, for every b in out(a).
         let t = Instant::now();
         k.for_each_vertex(|l, v| {
             let g = l.global(v) as u32;
             let s = l.state();
-            let a = s.out_of(g);
-            let found: u64 = a.iter().map(|&b| common(a, s.out_of(b))).sum();
+            let r = s.rank[g as usize];
+            if r == NO_RANK {
+                return;
+            }
+            let (lo, hi) = (s.all_off[r as usize], s.all_off[r as usize + 1]);
+            for &w in &s.all[lo..hi] {
+                s.mark[(w >> 6) as usize] |= 1 << (w & 63);
+            }
+            let mut found = 0u64;
+            for &b in &s.all[lo..hi] {
+                for &w in s.out_of(b) {
+                    found += (s.mark[(w >> 6) as usize] >> (w & 63)) & 1;
+                }
+            }
+            for &w in &s.all[lo..hi] {
+                s.mark[(w >> 6) as usize] = 0;
+            }
             s.triangles += found;
         });
         let local = k.with(|l| l.state().triangles);
