@@ -41,9 +41,10 @@
 //! the count took 1.35 s with the merge (even starting after `b`) and 0.32 s
 //! with the bitmap.
 //!
-//! Records between trustees are `[u32; 2]` pairs (a vertex and a degree, or a
-//! vertex and one out-neighbour) addressed to the receiving trustee's first
-//! vertex and queued there; each phase ends with a [`graph_kernel::Kernel::sync`]
+//! Records between trustees are `[u32; 2]` pairs (a vertex and its degree, or
+//! the ranks of a vertex and of one of its out-neighbours) addressed to the
+//! receiving trustee's first vertex (the API sends to vertices, not to
+//! trustees) and queued there; each phase ends with a [`graph_kernel::Kernel::sync`]
 //! before the queue is read, and with another one after, so that the next
 //! phase's records never mix with this one's.
 //!
