@@ -170,16 +170,29 @@ impl Triangles {
         self.rank[a as usize] < self.rank[b as usize]
     }
 
-    /// Ranks every vertex with edges by `(degree, id)`.
+    /// Ranks every vertex with edges by `(degree, id)` (a counting sort by
+    /// degree: vertices visited by id land in their degree's bucket in id order).
     fn rank_by_degree(&mut self) {
-        let mut keys: Vec<u64> = (0..self.deg.len() as u32)
-            .filter(|&v| self.deg[v as usize] > 0)
-            .map(|v| u64::from(self.deg[v as usize]) << 32 | u64::from(v))
-            .collect();
-        keys.sort_unstable();
+        let top = self.deg.iter().copied().max().unwrap_or(0) as usize;
+        let mut next = vec![0u32; top + 1];
+        for &d in &self.deg {
+            next[d as usize] += 1;
+        }
+        let mut total = 0;
+        for (d, c) in next.iter_mut().enumerate() {
+            let here = *c;
+            // Vertices without edges get no rank: ranks start after them.
+            *c = if d == 0 { 0 } else { total };
+            if d > 0 {
+                total += here;
+            }
+        }
         let mut rank = vec![NO_RANK; self.deg.len()];
-        for (r, k) in keys.into_iter().enumerate() {
-            rank[(k & 0xffff_ffff) as usize] = r as u32;
+        for (v, &d) in self.deg.iter().enumerate() {
+            if d > 0 {
+                rank[v] = next[d as usize];
+                next[d as usize] += 1;
+            }
         }
         self.rank = rank;
         self.deg = Vec::new();
