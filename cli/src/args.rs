@@ -43,6 +43,12 @@ pub enum Command {
     /// Convert a graph from another tool's format (.el, .wel, .mtx, .gr,
     /// GAPBS .sg/.wsg) into a gossamer-graph file.
     Convert(ConvertArgs),
+    /// Betweenness centrality (Brandes from the first 4 Graph500 roots, as
+    /// GAPBS's bc; scores divided by the largest; a graph-kernel example).
+    Bc(BcArgs),
+    /// Triangle counting (ordered by degree, as GAPBS's tc; self-loops and
+    /// repeated edges ignored; a graph-kernel example).
+    Tc(TcArgs),
 }
 
 /// Parameters of a generated graph (with --graph they come from the file).
@@ -345,6 +351,37 @@ pub struct ConvertArgs {
     /// Parser threads. Default: all cores.
     #[arg(long, value_name = "T")]
     pub threads: Option<usize>,
+}
+
+#[derive(Args, Debug)]
+pub struct BcArgs {
+    #[command(flatten)]
+    pub input: Input,
+    #[command(flatten)]
+    pub gen: GenParams,
+    #[command(flatten)]
+    pub run: RunOptions,
+    #[command(flatten)]
+    pub out: SearchOptions,
+    /// Sources: the first N Graph500 search roots (1..=64; with --graph, at
+    /// most the number of roots stored in the file).
+    #[arg(long, default_value_t = 4, value_name = "N")]
+    pub roots: usize,
+    /// Write every vertex's normalised score: N x f64 little-endian.
+    #[arg(long, value_name = "FILE")]
+    pub dump_scores: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct TcArgs {
+    #[command(flatten)]
+    pub input: Input,
+    #[command(flatten)]
+    pub gen: GenParams,
+    #[command(flatten)]
+    pub run: RunOptions,
+    #[command(flatten)]
+    pub out: SearchOptions,
 }
 
 /// Vertex partition over trustees.

@@ -8,7 +8,7 @@
 //! - [`bfs`]: the `bfs` subcommand.
 //! - [`single`]: the shared body of `sssp` and `bfs`.
 //! - [`graph500`]: the `graph500` subcommand (BFS and SSSP, reference output).
-//! - [`whole`]: the `cc` and `pagerank` subcommands (whole-graph kernels).
+//! - [`whole`]: the `cc`, `pagerank`, `bc` and `tc` subcommands (graph-kernel kernels).
 //! - [`convert`]: the `convert` subcommand (other tools' formats in).
 //! - [`graph`]: the input graph (generated or read), memory check, roots.
 //! - [`runtime`]: worker threads, slot size, starting the Gossamer runtime.
@@ -114,6 +114,8 @@ fn kernel_threads(command: &Command) -> Option<usize> {
         Command::Cc(a) => a.run.threads,
         Command::Pagerank(a) => a.run.threads,
         Command::Convert(_) => None,
+        Command::Bc(a) => a.run.threads,
+        Command::Tc(a) => a.run.threads,
     }
 }
 
@@ -170,6 +172,8 @@ fn main() {
         Command::Cc(a) => whole::run_cc(a),
         Command::Pagerank(a) => whole::run_pagerank(a),
         Command::Convert(a) => convert::run(a),
+        Command::Bc(a) => whole::run_bc(a),
+        Command::Tc(a) => whole::run_tc(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");
