@@ -56,5 +56,5 @@ pub use csr::{build_rank, build_trustees, build_whole, CsrError, Shard};
 pub use edge_list::{EdgeList, EdgeListError, Graph500Params, PackedEdge, MAX_SCALE, MAX_VERTICES};
 
 pub use file::{GraphFileError, MappedGraph};
-pub use memory::MemoryEstimate;
+pub use memory::{MemoryEstimate, OutOfMemory};
 pub use partition::{Owner, Partition, PartitionError, PartitionKind};
