@@ -160,6 +160,10 @@ fn main() {
             eprintln!("error: {e}");
             std::process::exit(1);
         }
+        if let Err(e) = plan::check_colocated(&cli.command, n) {
+            eprintln!("error: {e}");
+            std::process::exit(1);
+        }
         let hint = plan::hint(&cli.command, n);
         match gossamer::rack::launch_local_with_hint(n, &argv[1..], hint.as_deref()) {
             Ok(code) => std::process::exit(code),

@@ -47,26 +47,84 @@ pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
     Ok(bytes as u64)
 }
 
+/// What a run command asks for, as the memory model needs it: the
+/// command's profile, the generated SCALE (`None` for `--graph`), the
+/// edgefactor, `--threads` and `--force`.
+fn requested(
+    command: &crate::args::Command,
+) -> Option<(Workload, Option<u32>, u32, Option<usize>, bool)> {
+    use crate::args::Command;
+    let (workload, input, gen, run) = match command {
+        Command::Sssp(a) => (Workload::Sssp, &a.input, &a.gen, &a.run),
+        Command::Bfs(a) => (Workload::Bfs, &a.input, &a.gen, &a.run),
+        Command::Graph500(a) => (Workload::Graph500, &a.input, &a.gen, &a.run),
+        Command::Cc(a) => (Workload::Cc, &a.input, &a.gen, &a.run),
+        Command::Pagerank(a) => (Workload::PageRank, &a.input, &a.gen, &a.run),
+        _ => return None,
+    };
+    Some((
+        workload,
+        input.scale,
+        gen.edgefactor,
+        run.threads,
+        run.force,
+    ))
+}
+
 /// The `plan` command line describing `command` run on `ranks` ranks,
 /// for the launcher's note on a rank killed by SIGKILL (`None` for a
 /// command without a generated graph).
 pub fn hint(command: &crate::args::Command, ranks: usize) -> Option<String> {
-    use crate::args::Command;
-    let (workload, input, gen, threads) = match command {
-        Command::Sssp(a) => (Workload::Sssp, &a.input, &a.gen, a.run.threads),
-        Command::Bfs(a) => (Workload::Bfs, &a.input, &a.gen, a.run.threads),
-        Command::Graph500(a) => (Workload::Graph500, &a.input, &a.gen, a.run.threads),
-        Command::Cc(a) => (Workload::Cc, &a.input, &a.gen, a.run.threads),
-        Command::Pagerank(a) => (Workload::PageRank, &a.input, &a.gen, a.run.threads),
-        _ => return None,
-    };
-    let scale = input.scale?;
+    let (workload, scale, edgefactor, threads, _) = requested(command)?;
+    let scale = scale?;
     let threads = threads.map_or(String::new(), |t| format!(" --threads {t}"));
     Some(format!(
-        "gossamer-graph plan --command {} --scale {scale} --edgefactor {} --ranks {ranks}{threads}",
+        "gossamer-graph plan --command {} --scale {scale} --edgefactor {edgefactor} --ranks {ranks}{threads}",
         workload.name(),
-        gen.edgefactor
     ))
+}
+
+/// Before the built-in launcher starts `ranks` ranks on this host: they
+/// share its memory, so the sum of their estimates must fit (each rank
+/// alone would see all of `MemAvailable` free when it checks). Generated
+/// graphs only (a graph file's SCALE is checked by every rank).
+pub fn check_colocated(command: &crate::args::Command, ranks: usize) -> Result<()> {
+    let Some((workload, Some(scale), edgefactor, threads, force)) = requested(command) else {
+        return Ok(());
+    };
+    if !(1..=graph_core::MAX_SCALE).contains(&scale) {
+        return Ok(()); // every rank refuses it with the full message
+    }
+    let Some(avail) = crate::graph::available_memory() else {
+        return Ok(());
+    };
+    let t = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let ranks32 = u32::try_from(ranks).unwrap_or(u32::MAX);
+    let e = memory::estimate(
+        workload,
+        scale,
+        edgefactor,
+        ranks32,
+        u32::try_from(t).unwrap_or(u32::MAX),
+    );
+    if e.total_bytes <= avail {
+        return Ok(());
+    }
+    let what = format!(
+        "{ranks} ranks of {} at SCALE {scale} on this host need about {} together (the largest {}), but only {} is available here (MemAvailable): ranks started by --ranks share this host's memory, and today every rank holds the whole edge list, so more ranks on one host need more memory, not less. Use fewer ranks or a smaller SCALE here, or one rank per host (docs/rack.md); per phase: gossamer-graph plan --command {} --scale {scale} --edgefactor {edgefactor} --ranks {ranks} --threads {t}",
+        workload.name(),
+        human_bytes(e.total_bytes),
+        human_bytes(e.per_rank_bytes),
+        human_bytes(avail),
+        workload.name(),
+    );
+    if force {
+        eprintln!("warning: --force: starting anyway although {what}");
+        return Ok(());
+    }
+    Err(CliError::new(format!(
+        "{what}. Pass --force to try anyway."
+    )))
 }
 
 /// Runs `plan`.

@@ -139,3 +139,35 @@ fn refusal_names_a_rank_count_that_then_passes() {
     ]));
     assert!(out.contains("verdict: fits"), "{out}");
 }
+
+#[test]
+fn ranks_on_one_host_are_checked_together() {
+    // 80 MB "available": SSSP at SCALE 16 fits one rank (about 58 MiB) and
+    // each of 2 ranks alone (45 and 39 MiB), but not both on this host.
+    let env = [("GOSSAMER_GRAPH_AVAILABLE_BYTES", "80000000")];
+    let err = fails(&run_env(
+        &[
+            "--ranks",
+            "2",
+            "sssp",
+            "--scale",
+            "16",
+            "--threads",
+            "1",
+            "--roots",
+            "1",
+        ],
+        &env,
+    ));
+    assert!(
+        err.contains("2 ranks of sssp at SCALE 16 on this host need about"),
+        "{err}"
+    );
+    assert!(err.contains("share this host's memory"), "{err}");
+    assert!(err.contains("--force"), "{err}");
+    let out = ok(&run_env(
+        &["sssp", "--scale", "16", "--threads", "1", "--roots", "1"],
+        &env,
+    ));
+    assert!(out.contains("1 searches"), "{out}");
+}
