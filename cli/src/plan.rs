@@ -50,9 +50,9 @@ pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
 /// What a run command asks for, as the memory model needs it: the
 /// command's profile, the generated SCALE (`None` for `--graph`), the
 /// edgefactor, `--threads` and `--force`.
-fn requested(
-    command: &crate::args::Command,
-) -> Option<(Workload, Option<u32>, u32, Option<usize>, bool)> {
+type Requested = (Workload, Option<u32>, u32, Option<usize>, bool);
+
+fn requested(command: &crate::args::Command) -> Option<Requested> {
     use crate::args::Command;
     let (workload, input, gen, run) = match command {
         Command::Sssp(a) => (Workload::Sssp, &a.input, &a.gen, &a.run),
