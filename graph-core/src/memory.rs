@@ -507,6 +507,12 @@ pub fn ranks_needed(
 
 /// Why no rank count fits: what rank 0 holds however many ranks there are.
 pub fn why_no_rank_count_fits(workload: Workload, shape: Shape) -> String {
+    if workload == Workload::Generate {
+        return format!(
+            "every rank generates the whole edge list ({})",
+            human_bytes(edge_list_bytes(shape, 0))
+        );
+    }
     let least = (0..=16)
         .map(|k| {
             estimate(
@@ -879,6 +885,17 @@ mod tests {
         let e = try_reserve(&mut v, usize::MAX - 8, "more bytes").unwrap_err();
         assert!(e.to_string().contains("allocating more bytes"), "{e}");
         assert_eq!(try_vec(4, 2u16, "four").unwrap(), [2, 2, 2, 2]);
+    }
+
+    #[test]
+    fn generate_refusal_blames_only_the_edge_list() {
+        let e = estimate_rank(Workload::Generate, shape(26, 1, 2), 0);
+        let text = check_fits(&e, 1 << 30).unwrap_err().to_string();
+        assert!(
+            text.contains("every rank generates the whole edge list (12.0 GiB)"),
+            "{text}"
+        );
+        assert!(!text.contains("shard"), "{text}");
     }
 
     #[test]
