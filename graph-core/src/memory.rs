@@ -582,9 +582,14 @@ impl fmt::Display for MemoryRefusal {
             None => write!(f, " No SCALE fits in this much memory.")?,
         }
         match self.ranks_needed {
+            Some(1) => write!(
+                f,
+                " SCALE {} fits on 1 rank with this much memory.",
+                e.scale
+            )?,
             Some(r) => write!(
                 f,
-                " SCALE {} fits on {r} ranks with this much memory each (--ranks {r}).",
+                " SCALE {} fits on {r} ranks with this much memory each (--ranks {r}), on separate hosts: ranks started on one host share its memory.",
                 e.scale
             )?,
             None => write!(
