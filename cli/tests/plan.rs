@@ -171,3 +171,26 @@ fn ranks_on_one_host_are_checked_together() {
     ));
     assert!(out.contains("1 searches"), "{out}");
 }
+
+#[test]
+fn the_plans_in_the_rack_guide_are_what_plan_prints() {
+    let guide = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/rack.md"))
+        .expect("docs/rack.md");
+    let mut checked = 0;
+    for block in guide.split("$ gossamer-graph plan ").skip(1) {
+        let (args, rest) = block.split_once('\n').unwrap();
+        let shown = rest
+            .split("\n\n")
+            .next()
+            .unwrap()
+            .split("\n```")
+            .next()
+            .unwrap();
+        let mut argv = vec!["plan"];
+        argv.extend(args.split_whitespace());
+        let out = ok(&run(&argv));
+        assert_eq!(out.trim_end(), shown, "docs/rack.md: plan {args}");
+        checked += 1;
+    }
+    assert_eq!(checked, 4, "the guide shows four plans");
+}
