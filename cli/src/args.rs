@@ -49,6 +49,9 @@ pub enum Command {
     /// Triangle counting (ordered by degree, as GAPBS's tc; self-loops and
     /// repeated edges ignored; a graph-kernel example).
     Tc(TcArgs),
+    /// Memory per rank, phase by phase, for a run of the current
+    /// implementation, and whether it fits (nothing is allocated).
+    Plan(PlanArgs),
 }
 
 /// Parameters of a generated graph (with --graph they come from the file).
@@ -382,6 +385,33 @@ pub struct TcArgs {
     pub run: RunOptions,
     #[command(flatten)]
     pub out: SearchOptions,
+}
+
+#[derive(Args, Debug)]
+pub struct PlanArgs {
+    /// The graph has 2^SCALE vertices (1..=32).
+    #[arg(long, value_name = "S")]
+    pub scale: u32,
+    /// Edges per vertex: the graph has EDGEFACTOR x 2^SCALE edges.
+    #[arg(long, default_value_t = 16, value_name = "E")]
+    pub edgefactor: u32,
+    /// Ranks (processes, usually one per machine) of the planned run.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub ranks: u32,
+    /// Worker threads (trustees) per rank. Default: all cores of this machine.
+    #[arg(long, value_name = "T")]
+    pub threads: Option<usize>,
+    /// Memory per rank, e.g. 188GiB, 64GiB, 24G (K/M/G/T and KiB/MiB/GiB/TiB:
+    /// powers of 1024; kB/MB/GB/TB: powers of 1000). Default: this machine's
+    /// available memory.
+    #[arg(long, value_name = "M", value_parser = crate::plan::parse_size)]
+    pub memory: Option<u64>,
+    /// The command to plan: generate, sssp, bfs, graph500, cc or pagerank.
+    #[arg(long, default_value = "sssp", value_name = "CMD")]
+    pub command: graph_core::memory::Workload,
+    /// Print sizes in bytes instead of MiB/GiB (for scripts).
+    #[arg(long)]
+    pub bytes: bool,
 }
 
 /// Vertex partition over trustees.

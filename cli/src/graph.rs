@@ -319,12 +319,46 @@ fn non_isolated(list: &EdgeList<'_>) -> VertexSet {
         )
 }
 
-/// Refuses a run whose memory estimate exceeds the available memory,
-/// before anything large is allocated; with `force`, says on stderr that it
-/// goes ahead anyway.
+/// What the memory check needs to know about this process: the command
+/// it runs and its place in the job (rank `rank` of `ranks`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryContext {
+    /// The command's memory profile.
+    pub workload: memory::Workload,
+    /// This process's rank.
+    pub rank: u32,
+    /// Ranks in the job.
+    pub ranks: u32,
+}
+
+static MEMORY_CONTEXT: std::sync::OnceLock<MemoryContext> = std::sync::OnceLock::new();
+
+/// Sets the memory check's context (once, in `main`, before any graph).
+pub fn set_memory_context(ctx: MemoryContext) {
+    let _ = MEMORY_CONTEXT.set(ctx);
+}
+
+/// The context set in `main`; unset, the largest profile on one rank.
+fn memory_context() -> MemoryContext {
+    MEMORY_CONTEXT.get().copied().unwrap_or(MemoryContext {
+        workload: memory::Workload::Graph500,
+        rank: 0,
+        ranks: 1,
+    })
+}
+
+/// Refuses a run whose memory estimate for this rank (see
+/// [`MemoryContext`]) exceeds the available memory, before anything large
+/// is allocated; with `force`, says on stderr that it goes ahead anyway.
 pub fn check_memory(scale: u32, edgefactor: u32, threads: usize, force: bool) -> Result<()> {
-    let threads = u32::try_from(threads).unwrap_or(u32::MAX);
-    let estimate = memory::estimate(scale, edgefactor, 1, threads);
+    let ctx = memory_context();
+    let shape = memory::Shape {
+        scale,
+        edgefactor,
+        ranks: ctx.ranks,
+        threads_per_rank: u32::try_from(threads).unwrap_or(u32::MAX),
+    };
+    let estimate = memory::estimate_rank(ctx.workload, shape, ctx.rank);
     let Some(avail) = available_memory() else {
         return Ok(());
     };
@@ -346,7 +380,7 @@ pub fn check_memory(scale: u32, edgefactor: u32, threads: usize, force: bool) ->
 
 /// Available memory: `MemAvailable`, unless the hidden test hook
 /// `GOSSAMER_GRAPH_AVAILABLE_BYTES` overrides it.
-fn available_memory() -> Option<u64> {
+pub fn available_memory() -> Option<u64> {
     std::env::var("GOSSAMER_GRAPH_AVAILABLE_BYTES")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -385,6 +419,7 @@ pub fn generate(
     params.num_edges()?; // SCALE <= 32 and a representable edge count
     check_memory(scale, edgefactor, threads, force)?;
     let start = Instant::now();
+    crate::memtrace::start();
     let mut list = EdgeList::zeroed(params)?;
     const STEPS: usize = 64;
     let edges = list.edges_mut();
@@ -397,6 +432,7 @@ pub fn generate(
         bar.tick();
     }
     bar.finish();
+    crate::memtrace::end("generation");
     let elapsed = start.elapsed().as_secs_f64();
     Ok((list, kron, elapsed))
 }

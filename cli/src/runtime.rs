@@ -120,14 +120,8 @@ pub fn run_local<T: Send + 'static>(
 /// squares, dissertation section 4.7), so on large racks the size shrinks to
 /// keep that under 256 MiB per rank, never below the runtime's default.
 fn kernel_slot_bytes(threads: usize, workers: usize) -> usize {
-    const MAX: usize = 64 << 10;
-    const MIN: usize = 1 << 10;
-    const BUDGET: usize = 256 << 20;
-    let per_rank_slots = 2 * threads.max(1) * workers.max(1);
-    (BUDGET / per_rank_slots)
-        .clamp(MIN, MAX)
-        .next_power_of_two()
-        .min(MAX)
+    // One definition, shared with the memory estimate.
+    graph_core::memory::kernel_slot_bytes(threads, workers)
 }
 
 #[cfg(test)]

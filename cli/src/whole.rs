@@ -112,9 +112,14 @@ fn in_runtime<T: Send + 'static>(
     let (ranks, (construction, answer)) = runtime::run(s.threads, move || {
         let list = graph.edge_list();
         let start = Instant::now();
+        crate::memtrace::start();
         let sharded = ShardedGraph::build(&list, partition)?;
         let construction = start.elapsed().as_secs_f64();
-        Ok((construction, kernel(&sharded)?))
+        crate::memtrace::end("construction");
+        crate::memtrace::start();
+        let answer = kernel(&sharded)?;
+        crate::memtrace::end("kernel");
+        Ok((construction, answer))
     })?;
     Ok((ranks, construction, answer))
 }
@@ -164,9 +169,11 @@ pub fn run_cc(args: &CcArgs) -> Result<()> {
     })?;
     let validated = !args.out.skip_validation;
     if validated {
+        crate::memtrace::start();
         ::components::verify_cc(&s.graph.edge_list(), &out.labels).map_err(|e| {
             CliError::new(format!("cc: the component labels failed verification: {e}"))
         })?;
+        crate::memtrace::end("validation");
     }
     if let Some(p) = &args.dump_labels {
         files::write_with(p, |w| {
@@ -229,6 +236,7 @@ pub fn run_pagerank(args: &PageRankArgs) -> Result<()> {
     let (ranks, construction, out) = in_runtime(&s, move |g| Ok(::pagerank::pagerank(g, &cfg)?))?;
     let validated = !args.out.skip_validation;
     if validated {
+        crate::memtrace::start();
         let residual = ::pagerank::verify_pagerank(&s.graph.edge_list(), &out.scores, &cfg)
             .map_err(|e| CliError::new(format!("pagerank: the scores failed verification: {e}")))?;
         // One more iteration changes converged scores by at most d x the last
@@ -239,6 +247,7 @@ pub fn run_pagerank(args: &PageRankArgs) -> Result<()> {
                 cfg.damping, out.residual
             )));
         }
+        crate::memtrace::end("validation");
     }
     if let Some(p) = &args.dump_scores {
         files::write_with(p, |w| {

@@ -274,7 +274,10 @@ fn a_killed_rank_stops_every_rank_with_its_name() {
     for test in ["rank_killed_shm", "rank_killed_tcp"] {
         let (code, text, pid) = launch(4, test);
         assert_eq!(code, 137, "the launcher reports rank 1's SIGKILL:\n{text}");
-        assert!(text.contains("rank 1 was killed by signal 9"), "{text}");
+        assert!(
+            text.contains("rank 1 was killed by SIGKILL (signal 9; likely the out-of-memory killer: see `dmesg`)"),
+            "{text}"
+        );
         assert!(
             text.contains("rank 0 stopped with: gossamer: rank 1 failed"),
             "rank 0's error names rank 1:\n{text}"

@@ -62,6 +62,6 @@ pub use csr::{build_rank, build_trustees, build_whole, CsrError, Shard};
 pub use edge_list::{EdgeList, EdgeListError, Graph500Params, PackedEdge, MAX_SCALE, MAX_VERTICES};
 
 pub use file::{GraphFileError, MappedGraph};
-pub use memory::MemoryEstimate;
+pub use memory::{MemoryEstimate, OutOfMemory};
 pub use meta::{GraphMeta, IdMap};
 pub use partition::{Owner, Partition, PartitionError, PartitionKind};

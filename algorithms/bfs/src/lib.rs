@@ -66,6 +66,7 @@
 use std::time::{Duration, Instant};
 
 use gossamer::Op;
+use graph_core::memory::{reserve_or_exit, vec_or_exit};
 use graph_core::sharded::{KernelError, ShardedGraph, TrusteeCtx, TrusteeState};
 use graph_core::validate::NO_PARENT;
 use graph_core::{Partition, Shard};
@@ -209,7 +210,7 @@ impl Trustee {
         let me = shard.trustee() as usize;
         self.me = me;
         self.lo = base[me];
-        self.global_of = vec![0; acc as usize];
+        self.global_of = vec_or_exit(acc as usize, 0, "BFS flat-id map");
         for (o, ranks) in self.rank.iter().enumerate() {
             for (l, &r) in ranks.iter().enumerate() {
                 self.global_of[(base[o] + r) as usize] = p.global(o as u32, l as u64) as u32;
@@ -219,8 +220,11 @@ impl Trustee {
         for (l, &r) in self.rank[me].iter().enumerate() {
             order[r as usize] = l as u32;
         }
-        self.start = Vec::with_capacity(n + 1);
+        self.start = Vec::new();
+        reserve_or_exit(&mut self.start, n + 1, "BFS row offsets");
         self.start.push(0);
+        // At most one entry per CSR entry: reserved once, not grown by doubling.
+        reserve_or_exit(&mut self.adj, shard.num_entries() as usize, "BFS adjacency");
         let mut row: Vec<u32> = Vec::new();
         for &l in &order {
             row.clear();
@@ -240,10 +244,10 @@ impl Trustee {
                 *r = Vec::new();
             }
         }
-        self.parent = vec![NONE; n];
-        self.depth = vec![-1; n];
-        self.bits = vec![0u64; acc as usize / 64];
-        self.sent = vec![0u64; acc as usize / 64];
+        self.parent = vec_or_exit(n, NONE, "BFS parents");
+        self.depth = vec_or_exit(n, -1, "BFS depths");
+        self.bits = vec_or_exit(acc as usize / 64, 0u64, "BFS frontier bits");
+        self.sent = vec_or_exit(acc as usize / 64, 0u64, "BFS sent bits");
         self.out = (0..p.num_trustees()).map(|_| Vec::new()).collect();
         self.base = base;
     }

@@ -88,6 +88,7 @@ use gossamer::Op;
 mod buckets;
 use buckets::{Buckets, MAX_BUCKET, NO_BUCKET};
 
+use graph_core::memory::{reserve_or_exit, vec_or_exit};
 use graph_core::sharded::{KernelError, ShardedGraph, TrusteeCtx, TrusteeState};
 use graph_core::validate::NO_PARENT;
 use graph_core::{Partition, Shard};
@@ -306,7 +307,7 @@ impl Trustee {
         self.me = me;
         self.lo = base[me];
         self.hi = base[me] + n as u32;
-        self.global_of = vec![0; acc as usize];
+        self.global_of = vec_or_exit(acc as usize, 0, "SSSP flat-id map");
         for (o, ranks) in self.rank.iter().enumerate() {
             for (l, &r) in ranks.iter().enumerate() {
                 self.global_of[(base[o] + r) as usize] = p.global(o as u32, l as u64) as u32;
@@ -317,8 +318,15 @@ impl Trustee {
         for (l, &r) in self.rank[me].iter().enumerate() {
             order[r as usize] = l as u32;
         }
-        self.start = Vec::with_capacity(n + 1);
+        self.start = Vec::new();
+        reserve_or_exit(&mut self.start, n + 1, "SSSP row offsets");
         self.start.push(0);
+        // At most one entry per CSR entry: reserved once, not grown by doubling.
+        reserve_or_exit(
+            &mut self.adj,
+            shard.num_entries() as usize,
+            "SSSP adjacency",
+        );
         let mut row: Vec<Entry> = Vec::new();
         for &l in &order {
             row.clear();
@@ -338,12 +346,12 @@ impl Trustee {
                 *r = Vec::new();
             }
         }
-        self.split = vec![0; n];
+        self.split = vec_or_exit(n, 0, "SSSP light/heavy split");
         self.resplit(delta);
-        self.best = vec![f32::INFINITY; acc as usize];
-        self.parent = vec![NONE; n];
-        self.light_done = vec![f32::NAN; n];
-        self.heavy_done = vec![f32::NAN; n];
+        self.best = vec_or_exit(acc as usize, f32::INFINITY, "SSSP distances");
+        self.parent = vec_or_exit(n, NONE, "SSSP parents");
+        self.light_done = vec_or_exit(n, f32::NAN, "SSSP relaxation marks");
+        self.heavy_done = vec_or_exit(n, f32::NAN, "SSSP relaxation marks");
         self.out = (0..p.num_trustees()).map(|_| Vec::new()).collect();
         self.base = base;
     }
