@@ -40,6 +40,18 @@ pub enum Command {
     /// PageRank (GAPBS's formulation: damping 0.85, at most 20 iterations,
     /// tolerance 1e-4; a graph-kernel example).
     Pagerank(PageRankArgs),
+    /// Convert a graph from another tool's format (.el, .wel, .mtx, .gr,
+    /// GAPBS .sg/.wsg) into a gossamer-graph file.
+    Convert(ConvertArgs),
+    /// Betweenness centrality (Brandes from the first 4 Graph500 roots, as
+    /// GAPBS's bc; scores divided by the largest; a graph-kernel example).
+    Bc(BcArgs),
+    /// Triangle counting (ordered by degree, as GAPBS's tc; self-loops and
+    /// repeated edges ignored; a graph-kernel example).
+    Tc(TcArgs),
+    /// Memory per rank, phase by phase, for a run of the current
+    /// implementation, and whether it fits (nothing is allocated).
+    Plan(PlanArgs),
 }
 
 /// Parameters of a generated graph (with --graph they come from the file).
@@ -58,15 +70,69 @@ pub struct GenParams {
 
 /// Where the input graph comes from: generated, or read from a file.
 #[derive(Args, Debug, Clone)]
-#[group(required = true, multiple = false, id = "input")]
+#[group(skip)]
+#[command(group(clap::ArgGroup::new("input").args(["scale", "graph"]).required(true).multiple(false)))]
 pub struct Input {
     /// Generate the Graph500 graph with 2^SCALE vertices (1..=32).
     #[arg(long, value_name = "S")]
     pub scale: Option<u32>,
-    /// Read a graph file written by `gossamer-graph generate -o FILE`
-    /// (memory-mapped, checksums verified).
+    /// Read a graph file written by `gossamer-graph generate -o FILE` or
+    /// `convert` (memory-mapped, checksums verified), or a text or GAPBS
+    /// file directly by its extension (.el .wel .mtx .gr .sg .wsg; slower
+    /// than converting it once).
     #[arg(long, value_name = "FILE")]
     pub graph: Option<PathBuf>,
+    #[command(flatten)]
+    pub text: TextInput,
+}
+
+/// How to read a `--graph` file in another tool's format (as `convert` does).
+#[derive(Args, Debug, Clone, Default)]
+#[group(skip)]
+pub struct TextInput {
+    /// The --graph file's format, when its extension does not say.
+    #[arg(
+        long = "format",
+        value_enum,
+        value_name = "FMT",
+        conflicts_with = "scale"
+    )]
+    pub format: Option<FormatArg>,
+    /// Read the --graph text file as undirected (a directed input is
+    /// symmetrized: each edge is followed both ways).
+    #[arg(long, conflicts_with = "scale")]
+    pub undirected: bool,
+}
+
+/// The input formats `convert` and `--graph` read.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FormatArg {
+    /// Text edge list: `src dst` per line, 0-based ids.
+    El,
+    /// Weighted text edge list: `src dst weight` per line.
+    Wel,
+    /// Matrix Market coordinate file (1-based).
+    Mtx,
+    /// DIMACS shortest-path file: `p sp N M`, `a u v w` (1-based).
+    Gr,
+    /// GAPBS serialized graph.
+    Sg,
+    /// GAPBS serialized weighted graph.
+    Wsg,
+}
+
+impl FormatArg {
+    pub fn format(self) -> graph_core::formats::Format {
+        use graph_core::formats::Format;
+        match self {
+            FormatArg::El => Format::El,
+            FormatArg::Wel => Format::Wel,
+            FormatArg::Mtx => Format::Mtx,
+            FormatArg::Gr => Format::Gr,
+            FormatArg::Sg => Format::Sg,
+            FormatArg::Wsg => Format::Wsg,
+        }
+    }
 }
 
 /// Options shared by every command that runs kernels.
@@ -92,9 +158,15 @@ pub struct RootChoice {
     pub root: Option<u64>,
     /// Search from the first N Graph500 roots (generated graph: any N >= 1;
     /// graph file: at most the number of roots stored in it). Default: 64
-    /// (with --graph: all roots stored in the file).
+    /// (with --graph: all roots stored in the file, or 64 picked at random
+    /// when it stores none).
     #[arg(long, value_name = "N")]
     pub roots: Option<usize>,
+    /// Seed for picking roots on graphs that store none (converted
+    /// graphs): uniform random vertices with at least one edge, as GAPBS
+    /// picks its sources.
+    #[arg(long, value_name = "S", default_value_t = crate::graph::DEFAULT_ROOT_SEED)]
+    pub seed: u64,
 }
 
 /// Options of the single-kernel commands.
@@ -164,6 +236,9 @@ pub struct SsspArgs {
     /// number works; smaller widths take more rounds.
     #[arg(long, value_name = "D", default_value_t = ::sssp::DEFAULT_DELTA, allow_negative_numbers = true)]
     pub delta: f32,
+    /// Give every edge weight 1.0 (needed to run SSSP on an unweighted graph).
+    #[arg(long)]
+    pub unit_weights: bool,
     /// Write the distances from the first root: N x f32 little-endian, +inf
     /// for unreached vertices (the reference vectors' .dist format).
     #[arg(long, value_name = "FILE")]
@@ -203,6 +278,12 @@ pub struct Graph500Args {
     /// weights are in [0, 1]); the default is the kernel's measured best.
     #[arg(long, value_name = "D", default_value_t = ::sssp::DEFAULT_DELTA, allow_negative_numbers = true)]
     pub delta: f32,
+    /// Give every edge weight 1.0 (needed for SSSP on an unweighted graph).
+    #[arg(long)]
+    pub unit_weights: bool,
+    /// Seed for picking the 64 roots of a graph that stores none.
+    #[arg(long, value_name = "S", default_value_t = crate::graph::DEFAULT_ROOT_SEED)]
+    pub seed: u64,
 }
 
 #[derive(Args, Debug)]
@@ -244,6 +325,93 @@ pub struct PageRankArgs {
     /// Write every vertex's score: N x f64 little-endian.
     #[arg(long, value_name = "FILE")]
     pub dump_scores: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct ConvertArgs {
+    /// The input file (.el .wel .mtx .gr .sg .wsg, or any name with --format).
+    #[arg(value_name = "IN")]
+    pub input: PathBuf,
+    /// The gossamer-graph file to write (replaced only when the whole input
+    /// was read without error).
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    pub output: PathBuf,
+    /// The input's format. Default: from its extension.
+    #[arg(long, value_enum, value_name = "FMT")]
+    pub format: Option<FormatArg>,
+    /// The edges are arcs (the default for .el, .wel, .gr and general .mtx;
+    /// a symmetric .mtx or undirected .sg stays undirected, as its header says).
+    #[arg(long, conflicts_with = "undirected")]
+    pub directed: bool,
+    /// The edges are undirected: a directed input is symmetrized (each edge
+    /// is followed both ways; needed by today's kernels).
+    #[arg(long)]
+    pub undirected: bool,
+    /// Drop the input's weights: the graph is unweighted (for inputs whose
+    /// values are negative or are not distances).
+    #[arg(long)]
+    pub ignore_weights: bool,
+    /// Parser threads. Default: all cores.
+    #[arg(long, value_name = "T")]
+    pub threads: Option<usize>,
+}
+
+#[derive(Args, Debug)]
+pub struct BcArgs {
+    #[command(flatten)]
+    pub input: Input,
+    #[command(flatten)]
+    pub gen: GenParams,
+    #[command(flatten)]
+    pub run: RunOptions,
+    #[command(flatten)]
+    pub out: SearchOptions,
+    /// Sources: the first N Graph500 search roots (1..=64; with --graph, at
+    /// most the number of roots stored in the file).
+    #[arg(long, default_value_t = 4, value_name = "N")]
+    pub roots: usize,
+    /// Write every vertex's normalised score: N x f64 little-endian.
+    #[arg(long, value_name = "FILE")]
+    pub dump_scores: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct TcArgs {
+    #[command(flatten)]
+    pub input: Input,
+    #[command(flatten)]
+    pub gen: GenParams,
+    #[command(flatten)]
+    pub run: RunOptions,
+    #[command(flatten)]
+    pub out: SearchOptions,
+}
+
+#[derive(Args, Debug)]
+pub struct PlanArgs {
+    /// The graph has 2^SCALE vertices (1..=32).
+    #[arg(long, value_name = "S")]
+    pub scale: u32,
+    /// Edges per vertex: the graph has EDGEFACTOR x 2^SCALE edges.
+    #[arg(long, default_value_t = 16, value_name = "E")]
+    pub edgefactor: u32,
+    /// Ranks (processes, usually one per machine) of the planned run.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub ranks: u32,
+    /// Worker threads (trustees) per rank. Default: all cores of this machine.
+    #[arg(long, value_name = "T")]
+    pub threads: Option<usize>,
+    /// Memory per rank, e.g. 188GiB, 64GiB, 24G (K/M/G/T and KiB/MiB/GiB/TiB:
+    /// powers of 1024; kB/MB/GB/TB: powers of 1000). Default: this machine's
+    /// available memory.
+    #[arg(long, value_name = "M", value_parser = crate::plan::parse_size)]
+    pub memory: Option<u64>,
+    /// The command to plan: generate, sssp, bfs, graph500, cc or pagerank.
+    #[arg(long, default_value = "sssp", value_name = "CMD")]
+    pub command: graph_core::memory::Workload,
+    /// Print sizes in bytes instead of MiB/GiB (for scripts).
+    #[arg(long)]
+    pub bytes: bool,
 }
 
 /// Vertex partition over trustees.

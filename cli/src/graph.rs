@@ -1,19 +1,26 @@
-//! Getting the input graph: generated in memory (after a memory check) or
-//! memory-mapped from a graph file; and its search roots.
+//! Getting the input graph: generated in memory (after a memory check),
+//! memory-mapped from a graph file, or parsed from another tool's format;
+//! what it is (directed, weighted: what each kernel accepts); and its
+//! search roots.
 
 use std::path::Path;
 use std::time::Instant;
 
 use generators::{Graph500Config, Kronecker, VertexSet};
-use graph_core::{file, memory, EdgeList, Graph500Params, MappedGraph, PackedEdge};
+use graph_core::formats::{self, Format};
+use graph_core::{file, memory, EdgeList, Graph500Params, GraphMeta, MappedGraph, PackedEdge};
 use rayon::prelude::*;
 
-use crate::args::{GenParams, Input, RootChoice};
+use crate::args::{GenParams, Input, RootChoice, TextInput};
 use crate::error::{CliError, Result};
 use crate::progress::Progress;
 
 /// Number of search roots Graph500 uses.
 pub const GRAPH500_ROOTS: usize = 64;
+
+/// Default `--seed` for picking roots of graphs that store none (GAPBS's
+/// fixed seed, though the pick is not GAPBS's sequence).
+pub const DEFAULT_ROOT_SEED: u64 = 27491095;
 
 /// The input graph and where it came from.
 pub struct LoadedGraph {
@@ -29,7 +36,16 @@ enum Storage {
         kron: Box<Kronecker>,
     },
     Mapped(MappedGraph),
+    /// Read from another tool's format (or re-weighted by `--unit-weights`).
+    Parsed {
+        list: EdgeList<'static>,
+        meta: GraphMeta,
+    },
 }
+
+/// The Graph500 generator's graphs: undirected, weighted, ids as they are.
+static GENERATED_META: std::sync::LazyLock<GraphMeta> =
+    std::sync::LazyLock::new(GraphMeta::default);
 
 impl LoadedGraph {
     /// The edge list (borrowed, zero-copy).
@@ -37,6 +53,70 @@ impl LoadedGraph {
         match &self.storage {
             Storage::Generated { list, .. } => list.clone_view(),
             Storage::Mapped(m) => m.edge_list(),
+            Storage::Parsed { list, .. } => list.clone_view(),
+        }
+    }
+
+    /// Directed or not, weighted or not, the input file's ids.
+    pub fn meta(&self) -> &GraphMeta {
+        match &self.storage {
+            Storage::Generated { .. } => &GENERATED_META,
+            Storage::Mapped(m) => m.meta(),
+            Storage::Parsed { meta, .. } => meta,
+        }
+    }
+
+    /// Refuses what `kernel` cannot run on yet: directed graphs (all
+    /// kernels, until they follow arcs), and unweighted graphs when it
+    /// needs weights (SSSP) unless `--unit-weights` was given (then call
+    /// [`LoadedGraph::with_unit_weights`]).
+    pub fn check_kernel(
+        &self,
+        kernel: &str,
+        needs_weights: bool,
+        unit_weights: bool,
+    ) -> Result<()> {
+        let meta = self.meta();
+        if meta.directed {
+            return Err(CliError::new(format!(
+                "directed graphs are not supported by {kernel} yet; convert with --undirected to symmetrize (or pass --undirected with a text --graph file)"
+            )));
+        }
+        if needs_weights && !meta.weighted && !unit_weights {
+            return Err(CliError::new(format!(
+                "the graph is unweighted, and {kernel} needs edge weights: pass --unit-weights to give every edge weight 1.0"
+            )));
+        }
+        Ok(())
+    }
+
+    /// The graph with every weight 1.0 (`--unit-weights`): unchanged when
+    /// it is unweighted (its records already carry 1.0), else a copy.
+    /// Choose the roots first: the copy no longer knows a generated
+    /// graph's Graph500 roots.
+    pub fn with_unit_weights(self) -> LoadedGraph {
+        if !self.meta().weighted {
+            return self;
+        }
+        let n = self.num_vertices();
+        let edges: Vec<PackedEdge> = self
+            .edge_list()
+            .edges()
+            .par_iter()
+            .map(|e| PackedEdge::new(e.u, e.v, 1.0))
+            .collect();
+        let meta = GraphMeta {
+            weighted: false,
+            ..self.meta().clone()
+        };
+        let list = match self.params() {
+            Some(p) => EdgeList::from_graph500(p, edges),
+            None => EdgeList::from_edges(n, edges),
+        }
+        .expect("the counts were valid for the same records");
+        LoadedGraph {
+            storage: Storage::Parsed { list, meta },
+            generation_time: self.generation_time,
         }
     }
 
@@ -45,6 +125,7 @@ impl LoadedGraph {
         match &self.storage {
             Storage::Generated { list, .. } => list.num_vertices(),
             Storage::Mapped(m) => m.header().num_vertices,
+            Storage::Parsed { list, .. } => list.num_vertices(),
         }
     }
 
@@ -53,6 +134,7 @@ impl LoadedGraph {
         match &self.storage {
             Storage::Generated { list, .. } => list.num_edges(),
             Storage::Mapped(m) => m.header().num_edges,
+            Storage::Parsed { list, .. } => list.num_edges(),
         }
     }
 
@@ -61,6 +143,7 @@ impl LoadedGraph {
         match &self.storage {
             Storage::Generated { list, .. } => list.params(),
             Storage::Mapped(m) => m.header().params,
+            Storage::Parsed { list, .. } => list.params(),
         }
     }
 
@@ -82,12 +165,40 @@ impl LoadedGraph {
         })
     }
 
-    /// The roots to search from, checked against the graph.
+    /// The roots to search from (dense ids), checked against the graph.
+    /// `--root` is in the input file's ids.
     pub fn choose_roots(&self, choice: &RootChoice) -> Result<Vec<u64>> {
         let n = self.num_vertices();
         if let Some(r) = choice.root {
-            check_root(r, n)?;
-            return Ok(vec![r]);
+            let ids = &self.meta().ids;
+            if ids.is_identity() {
+                check_root(r, n)?;
+                return Ok(vec![r]);
+            }
+            return match ids.dense_id_in(r, n) {
+                Some(v) => Ok(vec![v]),
+                None if ids.table().is_some() => Err(CliError::new(format!(
+                    "root {r} is not a vertex: no edge of the input file names vertex {r}"
+                ))),
+                None => Err(CliError::new(format!(
+                    "root {r} is out of range: the input file's vertices are {}..={}",
+                    ids.file_id(0),
+                    ids.file_id(n.saturating_sub(1))
+                ))),
+            };
+        }
+        let stored = match &self.storage {
+            Storage::Mapped(m) => m.roots(),
+            _ => &[],
+        };
+        if stored.is_empty() && !matches!(self.storage, Storage::Generated { .. }) {
+            let count = choice.roots.unwrap_or(GRAPH500_ROOTS);
+            if count == 0 {
+                return Err(CliError::new(
+                    "--roots 0 asks for no search: give at least 1 root",
+                ));
+            }
+            return random_roots(&self.edge_list(), count, choice.seed);
         }
         match &self.storage {
             Storage::Generated { list, kron } => {
@@ -99,14 +210,8 @@ impl LoadedGraph {
                 }
                 Ok(graph500_roots(kron, list, count))
             }
-            Storage::Mapped(m) => {
-                let stored = m.roots();
+            Storage::Mapped(_) | Storage::Parsed { .. } => {
                 let count = choice.roots.unwrap_or(stored.len());
-                if stored.is_empty() {
-                    return Err(CliError::new(
-                        "the graph file stores no search roots: pass --root R",
-                    ));
-                }
                 if count == 0 || count > stored.len() {
                     return Err(CliError::new(format!(
                         "--roots {count}: the graph file stores {} roots; ask for 1..={} or pass --root R",
@@ -155,6 +260,34 @@ impl CloneView for EdgeList<'static> {
     }
 }
 
+/// `count` roots picked as GAPBS picks its sources: uniformly at random
+/// among the vertices with at least one edge to another vertex
+/// (duplicates possible), from `seed`.
+fn random_roots(list: &EdgeList<'_>, count: usize, seed: u64) -> Result<Vec<u64>> {
+    let live = non_isolated(list);
+    let candidates: Vec<u64> = (0..list.num_vertices())
+        .filter(|&v| live.contains(v))
+        .collect();
+    if candidates.is_empty() {
+        return Err(CliError::new(
+            "the graph has no edge between two distinct vertices: there is no root to search from",
+        ));
+    }
+    let mut state = seed;
+    Ok((0..count)
+        .map(|_| {
+            // splitmix64, then Lemire's multiply-shift onto 0..len.
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^= z >> 31;
+            let i = ((u128::from(z) * candidates.len() as u128) >> 64) as usize;
+            candidates[i]
+        })
+        .collect())
+}
+
 /// The reference's first `count` search roots of a generated graph.
 pub fn graph500_roots(kron: &Kronecker, list: &EdgeList<'_>, count: usize) -> Vec<u64> {
     let live = non_isolated(list);
@@ -186,12 +319,46 @@ fn non_isolated(list: &EdgeList<'_>) -> VertexSet {
         )
 }
 
-/// Refuses a run whose memory estimate exceeds the available memory,
-/// before anything large is allocated; with `force`, says on stderr that it
-/// goes ahead anyway.
+/// What the memory check needs to know about this process: the command
+/// it runs and its place in the job (rank `rank` of `ranks`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryContext {
+    /// The command's memory profile.
+    pub workload: memory::Workload,
+    /// This process's rank.
+    pub rank: u32,
+    /// Ranks in the job.
+    pub ranks: u32,
+}
+
+static MEMORY_CONTEXT: std::sync::OnceLock<MemoryContext> = std::sync::OnceLock::new();
+
+/// Sets the memory check's context (once, in `main`, before any graph).
+pub fn set_memory_context(ctx: MemoryContext) {
+    let _ = MEMORY_CONTEXT.set(ctx);
+}
+
+/// The context set in `main`; unset, the largest profile on one rank.
+fn memory_context() -> MemoryContext {
+    MEMORY_CONTEXT.get().copied().unwrap_or(MemoryContext {
+        workload: memory::Workload::Graph500,
+        rank: 0,
+        ranks: 1,
+    })
+}
+
+/// Refuses a run whose memory estimate for this rank (see
+/// [`MemoryContext`]) exceeds the available memory, before anything large
+/// is allocated; with `force`, says on stderr that it goes ahead anyway.
 pub fn check_memory(scale: u32, edgefactor: u32, threads: usize, force: bool) -> Result<()> {
-    let threads = u32::try_from(threads).unwrap_or(u32::MAX);
-    let estimate = memory::estimate(scale, edgefactor, 1, threads);
+    let ctx = memory_context();
+    let shape = memory::Shape {
+        scale,
+        edgefactor,
+        ranks: ctx.ranks,
+        threads_per_rank: u32::try_from(threads).unwrap_or(u32::MAX),
+    };
+    let estimate = memory::estimate_rank(ctx.workload, shape, ctx.rank);
     let Some(avail) = available_memory() else {
         return Ok(());
     };
@@ -213,7 +380,7 @@ pub fn check_memory(scale: u32, edgefactor: u32, threads: usize, force: bool) ->
 
 /// Available memory: `MemAvailable`, unless the hidden test hook
 /// `GOSSAMER_GRAPH_AVAILABLE_BYTES` overrides it.
-fn available_memory() -> Option<u64> {
+pub fn available_memory() -> Option<u64> {
     std::env::var("GOSSAMER_GRAPH_AVAILABLE_BYTES")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -252,6 +419,7 @@ pub fn generate(
     params.num_edges()?; // SCALE <= 32 and a representable edge count
     check_memory(scale, edgefactor, threads, force)?;
     let start = Instant::now();
+    crate::memtrace::start();
     let mut list = EdgeList::zeroed(params)?;
     const STEPS: usize = 64;
     let edges = list.edges_mut();
@@ -264,6 +432,7 @@ pub fn generate(
         bar.tick();
     }
     bar.finish();
+    crate::memtrace::end("generation");
     let elapsed = start.elapsed().as_secs_f64();
     Ok((list, kron, elapsed))
 }
@@ -273,15 +442,76 @@ pub fn open(path: &Path, threads: usize, force: bool) -> Result<MappedGraph> {
     let bar = Progress::spinner("reading");
     let g = file::open(path);
     bar.finish();
-    let g = g?;
+    let g = g.map_err(|e| match e {
+        graph_core::GraphFileError::NotAGraphFile => CliError::new(format!(
+            "{}: {e}; for another tool's format give the file its extension (.el .wel .mtx .gr .sg .wsg) or pass --format",
+            path.display()
+        )),
+        e => e.into(),
+    })?;
     if let Some(p) = g.header().params {
         check_memory(p.scale, p.edgefactor, threads, force)?;
     }
     Ok(g)
 }
 
+/// The format of a `--graph` file that is not a gossamer-graph file: from
+/// `--format`, else from its extension (a `.ggraph` or unknown extension
+/// is read as a graph file).
+fn text_format(path: &Path, text: &TextInput) -> Option<Format> {
+    text.format
+        .map(|f| f.format())
+        .or_else(|| Format::from_path(path))
+}
+
+/// Reads an input in another tool's format, with a progress bar in bytes
+/// and the reader's notes on stderr.
+pub fn read_foreign(
+    path: &Path,
+    format: Format,
+    opts: &formats::ReadOptions,
+) -> Result<formats::Converted> {
+    let total = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let bar = Progress::bytes("reading", total);
+    let read = formats::read(path, format, opts, &|done| bar.set(done));
+    bar.finish();
+    let read = read.map_err(|e| match e {
+        formats::FormatError::Line { .. } | formats::FormatError::Invalid { .. } => {
+            CliError::new(format!("{} (read as .{format}): {e}", path.display()))
+        }
+        e => CliError::new(e.to_string()),
+    })?;
+    for note in &read.notes {
+        eprintln!("note: {note}");
+    }
+    Ok(read)
+}
+
 /// The input graph of a run: generated (`--scale`) or from `--graph`.
 pub fn load(input: &Input, gen: &GenParams, threads: usize, force: bool) -> Result<LoadedGraph> {
+    if let (None, Some(path)) = (&input.scale, &input.graph) {
+        if let Some(format) = text_format(path, &input.text) {
+            eprintln!(
+                "note: reading {} as a .{format} file on every run; `gossamer-graph convert {}{} -o GRAPH.ggraph` once, then `--graph GRAPH.ggraph`, is faster",
+                path.display(),
+                path.display(),
+                if input.text.undirected { " --undirected" } else { "" }
+            );
+            let start = Instant::now();
+            let opts = formats::ReadOptions {
+                directed: input.text.undirected.then_some(false),
+                ignore_weights: false,
+            };
+            let read = read_foreign(path, format, &opts)?;
+            return Ok(LoadedGraph {
+                storage: Storage::Parsed {
+                    list: read.edges,
+                    meta: read.meta,
+                },
+                generation_time: start.elapsed().as_secs_f64(),
+            });
+        }
+    }
     match (&input.scale, &input.graph) {
         (Some(scale), None) => {
             let (list, kron, generation_time) =

@@ -22,11 +22,16 @@ pub const INVALID_RUN: &str = "No results printed for invalid run.";
 pub fn run(args: &Graph500Args) -> Result<()> {
     crate::sssp::check_delta_arg(args.delta)?;
     let threads = runtime::threads(args.run.threads)?;
-    let loaded = graph::load(&args.input, &args.gen, threads, args.run.force)?;
+    let mut loaded = graph::load(&args.input, &args.gen, threads, args.run.force)?;
+    loaded.check_kernel("graph500", true, args.unit_weights)?;
     let roots = loaded.choose_roots(&RootChoice {
         root: None,
         roots: None,
+        seed: args.seed,
     })?;
+    if args.unit_weights {
+        loaded = loaded.with_unit_weights();
+    }
     let loaded = Arc::new(loaded);
     let specs = vec![
         KernelSpec {

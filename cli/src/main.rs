@@ -8,7 +8,9 @@
 //! - [`bfs`]: the `bfs` subcommand.
 //! - [`single`]: the shared body of `sssp` and `bfs`.
 //! - [`graph500`]: the `graph500` subcommand (BFS and SSSP, reference output).
-//! - [`whole`]: the `cc` and `pagerank` subcommands (whole-graph kernels).
+//! - [`whole`]: the `cc`, `pagerank`, `bc` and `tc` subcommands (graph-kernel kernels).
+//! - [`convert`]: the `convert` subcommand (other tools' formats in).
+//! - [`plan`]: the `plan` subcommand (memory per rank and phase).
 //! - [`graph`]: the input graph (generated or read), memory check, roots.
 //! - [`runtime`]: worker threads, slot size, starting the Gossamer runtime.
 //! - [`search`]: running and validating searches from roots.
@@ -19,18 +21,22 @@
 //! - [`stats`]: Graph500 statistics (quartiles, harmonic means).
 //! - [`cfmt`]: numbers formatted like C's `%g`.
 //! - [`progress`]: progress bars on stderr.
+//! - [`memtrace`]: per-phase peak memory on stderr (measurement hook).
 //! - [`error`]: the one error type, a message for the user.
 
 mod args;
 mod bfs;
 mod cfmt;
+mod convert;
 mod engine;
 mod error;
 mod files;
 mod generate;
 mod graph;
 mod graph500;
+mod memtrace;
 mod output;
+mod plan;
 mod progress;
 mod record;
 mod runtime;
@@ -111,15 +117,44 @@ fn kernel_threads(command: &Command) -> Option<usize> {
         Command::Graph500(a) => a.run.threads,
         Command::Cc(a) => a.run.threads,
         Command::Pagerank(a) => a.run.threads,
+        Command::Convert(_) => None,
+        Command::Bc(a) => a.run.threads,
+        Command::Tc(a) => a.run.threads,
+        Command::Plan(_) => None,
+    }
+}
+
+/// The memory profile of a command (see `graph_core::memory`).
+fn workload(command: &Command) -> graph_core::memory::Workload {
+    use graph_core::memory::Workload;
+    match command {
+        Command::Generate(_) => Workload::Generate,
+        Command::Sssp(_) => Workload::Sssp,
+        Command::Bfs(_) => Workload::Bfs,
+        Command::Graph500(_) => Workload::Graph500,
+        Command::Cc(_) => Workload::Cc,
+        Command::Pagerank(_) => Workload::PageRank,
+        // Not calibrated separately: bc and tc are whole-graph kernels like
+        // cc, converting holds what generating does.
+        Command::Convert(_) => Workload::Generate,
+        Command::Bc(_) => Workload::Cc,
+        Command::Tc(_) => Workload::Cc,
+        Command::Plan(a) => a.command,
     }
 }
 
 fn main() {
-    let (ranks, transport, argv) =
-        take_rack_flags(std::env::args_os().collect()).unwrap_or_else(|e| {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // `plan --ranks N` describes a run; it starts nothing.
+    let planning = args.get(1).is_some_and(|a| a == "plan");
+    let (ranks, transport, argv) = if planning {
+        (None, None, args)
+    } else {
+        take_rack_flags(args).unwrap_or_else(|e| {
             eprintln!("error: {e}");
             std::process::exit(2);
-        });
+        })
+    };
     if let Some(t) = transport {
         if ranks.unwrap_or(1) <= 1 && !launched_as_a_rank() {
             eprintln!(
@@ -135,7 +170,12 @@ fn main() {
             eprintln!("error: {e}");
             std::process::exit(1);
         }
-        match gossamer::rack::launch_local(n, &argv[1..]) {
+        if let Err(e) = plan::check_colocated(&cli.command, n) {
+            eprintln!("error: {e}");
+            std::process::exit(1);
+        }
+        let hint = plan::hint(&cli.command, n);
+        match gossamer::rack::launch_local_with_hint(n, &argv[1..], hint.as_deref()) {
             Ok(code) => std::process::exit(code),
             Err(e) => {
                 eprintln!("error: {e}");
@@ -144,14 +184,20 @@ fn main() {
         }
     }
     // A rank of a rack job re-executes itself here with ASLR off (once).
-    let in_job = match gossamer::Builder::from_env() {
-        Ok(b) => b.ranks() > 1,
+    let (rank, ranks) = match gossamer::Builder::from_env() {
+        Ok(b) => (b.rank(), b.ranks()),
         Err(e) => {
             eprintln!("error: {e}");
             std::process::exit(1);
         }
     };
+    let in_job = ranks > 1;
     let cli = Cli::parse_from(argv);
+    graph::set_memory_context(graph::MemoryContext {
+        workload: workload(&cli.command),
+        rank: u32::try_from(rank).unwrap_or(u32::MAX),
+        ranks: u32::try_from(ranks).unwrap_or(u32::MAX),
+    });
     // A rack job was checked by whoever launched it (or spans hosts).
     if !in_job {
         if let Err(e) = runtime::check_job(1, kernel_threads(&cli.command)) {
@@ -166,6 +212,10 @@ fn main() {
         Command::Graph500(a) => graph500::run(a),
         Command::Cc(a) => whole::run_cc(a),
         Command::Pagerank(a) => whole::run_pagerank(a),
+        Command::Convert(a) => convert::run(a),
+        Command::Bc(a) => whole::run_bc(a),
+        Command::Tc(a) => whole::run_tc(a),
+        Command::Plan(a) => plan::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");

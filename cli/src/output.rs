@@ -54,6 +54,8 @@ pub struct JsonReport {
     pub harmonic_stddev_teps: f64,
     pub median_time_s: f64,
     pub mean_time_s: f64,
+    /// Every trustee of every rank: requests served, batches, busy and idle time.
+    pub trustees: Vec<crate::runtime::TrusteeReport>,
 }
 
 /// Time and TEPS statistics over a kernel's searches.
@@ -113,6 +115,7 @@ pub fn json_report(
         harmonic_stddev_teps: teps.harmonic_stddev,
         median_time_s: time.median,
         mean_time_s: time.mean,
+        trustees: crate::runtime::trustee_reports(),
     }
 }
 

@@ -59,8 +59,49 @@ pub fn run<T: Send + 'static>(
 ) -> Result<(usize, T)> {
     let builder = graph_kernel::runtime::builder(threads)?;
     let ranks = builder.ranks();
-    let answer = builder.run(body)??;
+    let answer = builder.run(move || {
+        let answer = body();
+        // Every rank's trustees, for the JSON reports (rank 0 runs `body`).
+        let stats = gossamer::stats();
+        *LAST_STATS.lock().unwrap_or_else(|p| p.into_inner()) = stats;
+        answer
+    })??;
     Ok((ranks, answer))
+}
+
+/// The trustee statistics of the last [`run`] (every rank's trustees).
+static LAST_STATS: std::sync::Mutex<Vec<gossamer::TrusteeStats>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// One trustee's work in the last [`run`], as the JSON reports show it.
+#[derive(serde::Serialize)]
+pub struct TrusteeReport {
+    /// Global worker index (`rank * threads + thread`).
+    pub worker: usize,
+    /// Requests served from slots (the local shortcut is not counted).
+    pub requests: u64,
+    /// Request batches served.
+    pub batches: u64,
+    /// Seconds spent running request batches.
+    pub busy_s: f64,
+    /// Seconds of worker-loop passes that found nothing to do.
+    pub idle_s: f64,
+}
+
+/// Every trustee's statistics from the last [`run`] on every rank.
+pub fn trustee_reports() -> Vec<TrusteeReport> {
+    LAST_STATS
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .iter()
+        .map(|s| TrusteeReport {
+            worker: s.worker.index(),
+            requests: s.requests,
+            batches: s.batches,
+            busy_s: s.busy_ns as f64 * 1e-9,
+            idle_s: s.idle_ns as f64 * 1e-9,
+        })
+        .collect()
 }
 
 /// Runs `body` in a runtime of `threads` workers in this process alone, with

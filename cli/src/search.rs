@@ -77,8 +77,10 @@ fn run_inside(
     let list = graph.edge_list();
     let bar = Progress::spinner("constructing");
     let start = Instant::now();
+    crate::memtrace::start();
     let engine = Engine::build(&list, plan.partition);
     let construction_time = start.elapsed().as_secs_f64();
+    crate::memtrace::end("construction");
     bar.finish();
     let engine = engine?;
     let mut runs = Vec::with_capacity(specs.len());
@@ -175,7 +177,10 @@ fn run_kernel(
     let mut results = Vec::with_capacity(roots.len());
     let mut failure = None;
     for (i, &root) in roots.iter().enumerate() {
+        crate::memtrace::start();
         let mut answer = Answer::search(engine, spec.kernel, root)?;
+        crate::memtrace::end(&format!("{} kernel", spec.kernel.name()));
+        crate::memtrace::start();
         if corrupt_for_tests() {
             answer.corrupt(root);
         }
@@ -201,6 +206,7 @@ fn run_kernel(
             let (reached, traversed) = count_component(list, answer.parent());
             (reached, traversed, None)
         };
+        crate::memtrace::end(&format!("{} validation", spec.kernel.name()));
         results.push(RootResult {
             root,
             time_s: answer.time_s(),

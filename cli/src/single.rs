@@ -22,6 +22,8 @@ pub struct Request<'a> {
     /// For the reports: delta (SSSP) or mode (BFS).
     pub delta: Option<f32>,
     pub mode: Option<&'static str>,
+    /// `--unit-weights` (SSSP on an unweighted graph).
+    pub unit_weights: bool,
 }
 
 /// Runs the command; output goes to stdout.
@@ -36,8 +38,13 @@ pub fn run(req: Request<'_>) -> Result<()> {
     if let Some(path) = &req.spec.dump {
         files::check_writable(path)?;
     }
-    let loaded = graph::load(req.input, req.gen, threads, req.run.force)?;
+    let mut loaded = graph::load(req.input, req.gen, threads, req.run.force)?;
+    let needs_weights = matches!(req.spec.kernel, crate::record::Kernel::Sssp { .. });
+    loaded.check_kernel(req.spec.kernel.name(), needs_weights, req.unit_weights)?;
     let roots = loaded.choose_roots(req.roots)?;
+    if req.unit_weights {
+        loaded = loaded.with_unit_weights();
+    }
     let loaded = Arc::new(loaded);
     let plan = Plan {
         threads,
@@ -46,11 +53,37 @@ pub fn run(req: Request<'_>) -> Result<()> {
         warmup: false,
     };
     let outcome = search::run(loaded.clone(), roots, vec![req.spec.clone()], plan)?;
-    let run = outcome
+    let mut run = outcome
         .runs
         .into_iter()
         .next()
         .expect("one kernel spec gives one run");
+    // Reports speak the input file's ids (converted graphs may be 1-based
+    // or renumbered).
+    let ids = &loaded.meta().ids;
+    if !ids.is_identity() {
+        for r in &mut run.results {
+            r.root = ids.file_id(r.root);
+        }
+        if let Some((root, _)) = &mut run.failure {
+            *root = ids.file_id(*root);
+        }
+        // The dump is indexed by dense id: say which file id each entry is.
+        if let Some(path) = req.spec.dump.as_ref().filter(|_| run.failure.is_none()) {
+            let mut side = path.clone().into_os_string();
+            side.push(".ids");
+            let side = std::path::PathBuf::from(side);
+            let n = loaded.num_vertices();
+            files::write_with(&side, |w| {
+                (0..n).try_for_each(|v| w.write_all(&ids.file_id(v).to_le_bytes()))
+            })?;
+            eprintln!(
+                "note: {} is indexed by dense vertex number; {} holds each entry's id in the input file (N x u64)",
+                path.display(),
+                side.display()
+            );
+        }
+    }
     if let Some((root, e)) = &run.failure {
         return Err(search::validation_error(run.kernel, *root, e));
     }

@@ -1,5 +1,5 @@
-//! `gossamer-graph cc` and `gossamer-graph pagerank`: the whole-graph kernels
-//! written on the graph-kernel API (no roots). Load the graph, shard it, run
+//! `gossamer-graph cc`, `pagerank`, `bc` and `tc`: the kernels written on the
+//! graph-kernel API (whole-graph; bc from a few sources). Load the graph, shard it, run
 //! the kernel once, verify the answer against the edge list, report.
 
 use std::path::Path;
@@ -10,7 +10,9 @@ use graph_core::sharded::ShardedGraph;
 use graph_core::PartitionKind;
 use serde::Serialize;
 
-use crate::args::{CcArgs, GenParams, Input, PageRankArgs, RunOptions, SearchOptions};
+use crate::args::{
+    BcArgs, CcArgs, GenParams, Input, PageRankArgs, RootChoice, RunOptions, SearchOptions, TcArgs,
+};
 use crate::error::{CliError, Result};
 use crate::files;
 use crate::graph::{self, LoadedGraph};
@@ -35,6 +37,8 @@ struct Report<T: Serialize> {
     validated: bool,
     #[serde(flatten)]
     result: T,
+    /// Every trustee of every rank (see `runtime::TrusteeReport`).
+    trustees: Vec<crate::runtime::TrusteeReport>,
 }
 
 #[derive(Serialize)]
@@ -55,6 +59,27 @@ struct PageRankResult {
     records: u64,
     /// The ten highest-scoring vertices, best first.
     top: Vec<(u64, f64)>,
+}
+
+#[derive(Serialize)]
+struct BcResult {
+    sources: Vec<u64>,
+    /// BFS levels reached from each source.
+    levels: Vec<u32>,
+    records: u64,
+    /// Largest difference from the sequential reference (when verified).
+    max_difference: Option<f64>,
+    /// The ten highest-scoring vertices, best first.
+    top: Vec<(u64, f64)>,
+}
+
+#[derive(Serialize)]
+struct TcResult {
+    triangles: u64,
+    /// Edges of the simple graph (self-loops and repeated edges dropped).
+    simple_edges: u64,
+    records: u64,
+    count_time_s: f64,
 }
 
 /// The common steps: threads, input graph, output checks.
@@ -87,9 +112,14 @@ fn in_runtime<T: Send + 'static>(
     let (ranks, (construction, answer)) = runtime::run(s.threads, move || {
         let list = graph.edge_list();
         let start = Instant::now();
+        crate::memtrace::start();
         let sharded = ShardedGraph::build(&list, partition)?;
         let construction = start.elapsed().as_secs_f64();
-        Ok((construction, kernel(&sharded)?))
+        crate::memtrace::end("construction");
+        crate::memtrace::start();
+        let answer = kernel(&sharded)?;
+        crate::memtrace::end("kernel");
+        Ok((construction, answer))
     })?;
     Ok((ranks, construction, answer))
 }
@@ -133,14 +163,17 @@ pub fn run_cc(args: &CcArgs) -> Result<()> {
         &args.run,
         args.dump_labels.as_deref(),
     )?;
+    s.graph.check_kernel("cc", false, false)?;
     let (ranks, construction, out) = in_runtime(&s, |g| {
         Ok(::components::cc(g, &::components::CcConfig::default())?)
     })?;
     let validated = !args.out.skip_validation;
     if validated {
+        crate::memtrace::start();
         ::components::verify_cc(&s.graph.edge_list(), &out.labels).map_err(|e| {
             CliError::new(format!("cc: the component labels failed verification: {e}"))
         })?;
+        crate::memtrace::end("validation");
     }
     if let Some(p) = &args.dump_labels {
         files::write_with(p, |w| {
@@ -166,6 +199,7 @@ pub fn run_cc(args: &CcArgs) -> Result<()> {
         construction_time_s: construction,
         kernel_time_s: out.kernel_time.as_secs_f64(),
         validated,
+        trustees: crate::runtime::trustee_reports(),
         result: CcResult {
             components: out.components,
             largest_component: sizes.iter().copied().max().unwrap_or(0),
@@ -198,9 +232,11 @@ pub fn run_pagerank(args: &PageRankArgs) -> Result<()> {
         &args.run,
         args.dump_scores.as_deref(),
     )?;
+    s.graph.check_kernel("pagerank", false, false)?;
     let (ranks, construction, out) = in_runtime(&s, move |g| Ok(::pagerank::pagerank(g, &cfg)?))?;
     let validated = !args.out.skip_validation;
     if validated {
+        crate::memtrace::start();
         let residual = ::pagerank::verify_pagerank(&s.graph.edge_list(), &out.scores, &cfg)
             .map_err(|e| CliError::new(format!("pagerank: the scores failed verification: {e}")))?;
         // One more iteration changes converged scores by at most d x the last
@@ -211,6 +247,7 @@ pub fn run_pagerank(args: &PageRankArgs) -> Result<()> {
                 cfg.damping, out.residual
             )));
         }
+        crate::memtrace::end("validation");
     }
     if let Some(p) = &args.dump_scores {
         files::write_with(p, |w| {
@@ -219,13 +256,7 @@ pub fn run_pagerank(args: &PageRankArgs) -> Result<()> {
                 .try_for_each(|x| w.write_all(&x.to_le_bytes()))
         })?;
     }
-    let mut order: Vec<u64> = (0..out.scores.len() as u64).collect();
-    order.sort_by(|&a, &b| out.scores[b as usize].total_cmp(&out.scores[a as usize]));
-    let top = order
-        .iter()
-        .take(10)
-        .map(|&v| (v, out.scores[v as usize]))
-        .collect();
+    let top = top_ten(&out.scores);
     let report = Report {
         kernel: "pagerank",
         scale: s.graph.scale(),
@@ -239,6 +270,7 @@ pub fn run_pagerank(args: &PageRankArgs) -> Result<()> {
         construction_time_s: construction,
         kernel_time_s: out.kernel_time.as_secs_f64(),
         validated,
+        trustees: crate::runtime::trustee_reports(),
         result: PageRankResult {
             damping: cfg.damping,
             max_iterations: cfg.max_iterations,
@@ -267,5 +299,139 @@ pub fn run_pagerank(args: &PageRankArgs) -> Result<()> {
         human.push_str(&format!(" {v} ({x:.4e})"));
     }
     human.push('\n');
+    print(&args.out, &report, human)
+}
+
+/// The ten highest scores with their vertices, best first (ties: lower id).
+fn top_ten(scores: &[f64]) -> Vec<(u64, f64)> {
+    let mut order: Vec<u64> = (0..scores.len() as u64).collect();
+    order.sort_by(|&a, &b| scores[b as usize].total_cmp(&scores[a as usize]));
+    order
+        .iter()
+        .take(10)
+        .map(|&v| (v, scores[v as usize]))
+        .collect()
+}
+
+/// Runs the `bc` command.
+pub fn run_bc(args: &BcArgs) -> Result<()> {
+    // Refuse a bad source count before generating the graph.
+    if args.roots == 0 || args.roots > ::bc::MAX_SOURCES {
+        return Err(CliError::new(format!(
+            "--roots {}: betweenness runs from 1 to {} sources (GAPBS's bc uses 4)",
+            args.roots,
+            ::bc::MAX_SOURCES
+        )));
+    }
+    let s = setup(
+        &args.input,
+        &args.gen,
+        &args.run,
+        args.dump_scores.as_deref(),
+    )?;
+    s.graph.check_kernel("bc", false, false)?;
+    let sources = s.graph.choose_roots(&RootChoice {
+        root: None,
+        roots: Some(args.roots),
+        seed: crate::graph::DEFAULT_ROOT_SEED,
+    })?;
+    let src = sources.clone();
+    let (ranks, construction, out) = in_runtime(&s, move |g| Ok(::bc::bc(g, &src)?))?;
+    let validated = !args.out.skip_validation;
+    let max_difference = if validated {
+        Some(
+            ::bc::verify_bc(&s.graph.edge_list(), &sources, &out.scores)
+                .map_err(|e| CliError::new(format!("bc: the scores failed verification: {e}")))?,
+        )
+    } else {
+        None
+    };
+    if let Some(p) = &args.dump_scores {
+        files::write_with(p, |w| {
+            out.scores
+                .iter()
+                .try_for_each(|x| w.write_all(&x.to_le_bytes()))
+        })?;
+    }
+    let report = Report {
+        kernel: "bc",
+        scale: s.graph.scale(),
+        edgefactor: s.graph.edgefactor(),
+        vertices: s.graph.num_vertices(),
+        edges: s.graph.num_edges(),
+        ranks,
+        threads: s.threads,
+        partition: partition_name(args.run.partition),
+        generation_time_s: s.graph.generation_time,
+        construction_time_s: construction,
+        kernel_time_s: out.kernel_time.as_secs_f64(),
+        validated,
+        trustees: crate::runtime::trustee_reports(),
+        result: BcResult {
+            sources: out.sources.clone(),
+            levels: out.levels.clone(),
+            records: out.records,
+            max_difference,
+            top: top_ten(&out.scores),
+        },
+    };
+    let list = |xs: &[u64]| {
+        xs.iter()
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut human = format!(
+        "{}sources {} ({} BFS levels)\ntop vertices:",
+        header(&report, &format!(", {} sources", sources.len())),
+        list(&sources),
+        list(&out.levels.iter().map(|&d| u64::from(d)).collect::<Vec<_>>()),
+    );
+    for (v, x) in &report.result.top {
+        human.push_str(&format!(" {v} ({x:.4})"));
+    }
+    human.push('\n');
+    print(&args.out, &report, human)
+}
+
+/// Runs the `tc` command.
+pub fn run_tc(args: &TcArgs) -> Result<()> {
+    let s = setup(&args.input, &args.gen, &args.run, None)?;
+    s.graph.check_kernel("tc", false, false)?;
+    let (ranks, construction, out) = in_runtime(&s, |g| Ok(::tc::tc(g)?))?;
+    let validated = !args.out.skip_validation;
+    if validated {
+        ::tc::verify_tc(&s.graph.edge_list(), out.triangles).map_err(|e| {
+            CliError::new(format!("tc: the triangle count failed verification: {e}"))
+        })?;
+    }
+    let report = Report {
+        kernel: "tc",
+        scale: s.graph.scale(),
+        edgefactor: s.graph.edgefactor(),
+        vertices: s.graph.num_vertices(),
+        edges: s.graph.num_edges(),
+        ranks,
+        threads: s.threads,
+        partition: partition_name(args.run.partition),
+        generation_time_s: s.graph.generation_time,
+        construction_time_s: construction,
+        kernel_time_s: out.kernel_time.as_secs_f64(),
+        validated,
+        trustees: crate::runtime::trustee_reports(),
+        result: TcResult {
+            triangles: out.triangles,
+            simple_edges: out.oriented_edges,
+            records: out.records,
+            count_time_s: out.count_time.as_secs_f64(),
+        },
+    };
+    let human = format!(
+        "{}{} triangles ({} edges without self-loops and repeats; counting {:.6} s)\n",
+        header(&report, ""),
+        out.triangles,
+        out.oriented_edges,
+        out.count_time.as_secs_f64()
+    );
     print(&args.out, &report, human)
 }

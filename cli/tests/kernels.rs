@@ -1,4 +1,4 @@
-//! `gossamer-graph cc` and `gossamer-graph pagerank` on the SCALE 10 reference
+//! `gossamer-graph cc`, `pagerank`, `bc` and `tc` on the SCALE 10 reference
 //! vectors' graph (generated, byte-identical to them): the reported numbers
 //! match the library's sequential references, dumps have the documented
 //! format, and bad settings are refused.
@@ -146,4 +146,178 @@ fn both_kernels_run_across_two_ranks_unchanged() {
         (2.into(), true.into())
     );
     assert_eq!(out["iterations"], seq.iterations);
+}
+
+fn first_roots(count: usize) -> Vec<u64> {
+    let roots = graph_core::vectors::Vectors::at(vectors_dir())
+        .roots(10)
+        .unwrap();
+    roots[..count].to_vec()
+}
+
+fn read_f64s(path: &std::path::Path) -> Vec<f64> {
+    std::fs::read(path)
+        .unwrap()
+        .chunks_exact(8)
+        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+fn worst_difference(a: &[f64], b: &[f64]) -> f64 {
+    assert_eq!(a.len(), b.len());
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn bc_matches_the_sequential_reference_and_dumps_scores() {
+    let dir = scratch("cli_bc");
+    let dump = dir.join("scores");
+    let out = json(&ok(&run(&[
+        "bc",
+        "--scale",
+        "10",
+        "--threads",
+        "2",
+        "--json",
+        "--dump-scores",
+        arg(&dump),
+    ])));
+    let sources = first_roots(4);
+    let want = bc::bc_sequential(&vectors_list(), &sources).unwrap();
+    assert_eq!(out["kernel"], "bc");
+    assert_eq!(out["validated"], true);
+    assert_eq!(out["sources"], serde_json::json!(sources));
+    assert_eq!(out["levels"].as_array().unwrap().len(), 4);
+    assert!(out["max_difference"].as_f64().unwrap() < 1e-12);
+    let scores = read_f64s(&dump);
+    assert!(worst_difference(&scores, &want) < 1e-12);
+    let best = (0..want.len()).find(|&v| want[v] == 1.0).unwrap();
+    assert_eq!(out["top"][0][0], best as u64);
+    // Another source count, human-readable report.
+    let human = ok(&run(&[
+        "bc",
+        "--scale",
+        "10",
+        "--threads",
+        "2",
+        "--roots",
+        "2",
+    ]));
+    assert!(
+        human.contains(&format!("sources {}, {}", sources[0], sources[1])),
+        "{human}"
+    );
+}
+
+#[test]
+fn tc_matches_the_sequential_reference() {
+    let out = json(&ok(&run(&[
+        "tc",
+        "--scale",
+        "10",
+        "--threads",
+        "2",
+        "--json",
+    ])));
+    let want = tc::tc_sequential(&vectors_list()).unwrap();
+    assert_eq!(out["kernel"], "tc");
+    assert_eq!(out["triangles"], want);
+    assert_eq!(out["validated"], true);
+    let human = ok(&run(&["tc", "--scale", "10", "--threads", "1"]));
+    assert!(human.contains(&format!("{want} triangles")), "{human}");
+}
+
+#[test]
+fn bc_and_tc_read_a_graph_file() {
+    let dir = scratch("cli_bc_tc_file");
+    let file = dir.join("g10.gg");
+    ok(&run(&["generate", "--scale", "10", "-o", arg(&file)]));
+    let tri = json(&ok(&run(&[
+        "tc",
+        "--graph",
+        arg(&file),
+        "--threads",
+        "2",
+        "--json",
+    ])));
+    assert_eq!(
+        tri["triangles"],
+        tc::tc_sequential(&vectors_list()).unwrap()
+    );
+    let dump = dir.join("scores");
+    let out = json(&ok(&run(&[
+        "bc",
+        "--graph",
+        arg(&file),
+        "--threads",
+        "2",
+        "--partition",
+        "cyclic",
+        "--json",
+        "--dump-scores",
+        arg(&dump),
+    ])));
+    assert_eq!(out["validated"], true);
+    let want = bc::bc_sequential(&vectors_list(), &first_roots(4)).unwrap();
+    assert!(worst_difference(&read_f64s(&dump), &want) < 1e-12);
+    // The file stores 64 roots: more sources than that are refused.
+    let err = fails(&run(&["bc", "--graph", arg(&file), "--roots", "65"]));
+    assert!(err.contains("--roots 65"), "{err}");
+}
+
+#[test]
+fn bc_refuses_bad_source_counts_before_generating() {
+    for n in ["0", "65"] {
+        let err = fails(&run(&["bc", "--scale", "30", "--roots", n]));
+        assert!(
+            err.contains(&format!("--roots {n}: betweenness runs from 1 to 64")),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn bc_and_tc_across_two_ranks_give_the_one_rank_answers() {
+    let dir = scratch("cli_bc_tc_ranks");
+    let (one, two) = (dir.join("one"), dir.join("two"));
+    let mut answers = vec![];
+    for (ranks, dump) in [("1", &one), ("2", &two)] {
+        let b = json(&ok(&run(&[
+            "--ranks",
+            ranks,
+            "bc",
+            "--scale",
+            "10",
+            "--threads",
+            "1",
+            "--json",
+            "--dump-scores",
+            arg(dump),
+        ])));
+        let t = json(&ok(&run(&[
+            "--ranks",
+            ranks,
+            "tc",
+            "--scale",
+            "10",
+            "--threads",
+            "2",
+            "--json",
+        ])));
+        assert_eq!(b["ranks"], ranks.parse::<u64>().unwrap());
+        assert_eq!(
+            (b["validated"].clone(), t["validated"].clone()),
+            (true.into(), true.into())
+        );
+        answers.push((
+            b["levels"].clone(),
+            b["top"][0][0].clone(),
+            t["triangles"].clone(),
+        ));
+    }
+    assert_eq!(answers[0], answers[1]);
+    assert!(worst_difference(&read_f64s(&one), &read_f64s(&two)) < 1e-12);
 }

@@ -93,3 +93,116 @@ fn a_bad_rank_count_is_a_clear_error() {
     ]));
     assert!(e.contains("unknown transport"), "{e}");
 }
+
+/// Runs the binary with `args`, killing it if it has not finished after
+/// `guard` (a hang guard only, far above the expected time).
+fn run_guarded(args: &[&str], guard: std::time::Duration) -> std::process::Output {
+    use std::process::{Command, Stdio};
+    let child = Command::new(env!("CARGO_BIN_EXE_gossamer-graph"))
+        .args(args)
+        .env("RUST_BACKTRACE", "0")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the gossamer-graph binary runs");
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(guard) {
+        Ok(out) => out.expect("output"),
+        Err(_) => {
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            panic!("hang: gossamer-graph {args:?} did not finish in {guard:?}");
+        }
+    }
+}
+
+#[test]
+fn oversubscribed_ranks_finish_with_a_warning() {
+    // 2 ranks x 16 threads = 32 workers on this 2-core box: slow, but they
+    // must finish (1024 threads used to run for more than ten minutes).
+    let out = run_guarded(
+        &[
+            "--ranks",
+            "2",
+            "sssp",
+            "--scale",
+            "8",
+            "--threads",
+            "16",
+            "--roots",
+            "2",
+        ],
+        std::time::Duration::from_secs(300),
+    );
+    let text = ok(&out);
+    assert!(text.contains("sssp"), "{text}");
+    let err = stderr(&out);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cores < 32 {
+        assert!(
+            err.contains("2 rank(s) x 16 thread(s) = 32 workers on"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn a_rack_whose_slots_cannot_fit_is_refused_before_any_rank_starts() {
+    let out = run_guarded(
+        &["--ranks", "1000", "sssp", "--scale", "10", "--threads", "1"],
+        std::time::Duration::from_secs(120),
+    );
+    let err = fails(&out);
+    assert!(
+        err.contains("1000 rank(s) x 1 thread(s) = 1000 workers need"),
+        "{err}"
+    );
+    assert!(err.contains("GiB"), "{err}");
+    assert!(err.contains("use fewer ranks or threads"), "{err}");
+    // No rank was started: nothing but the launcher's own message.
+    assert!(!err.contains("rank 0"), "{err}");
+}
+
+#[test]
+fn json_reports_show_every_ranks_trustees() {
+    let sssp = [
+        "--ranks",
+        "2",
+        "sssp",
+        "--scale",
+        "10",
+        "--threads",
+        "1",
+        "--roots",
+        "2",
+        "--json",
+    ];
+    let cc = [
+        "--ranks",
+        "2",
+        "cc",
+        "--scale",
+        "10",
+        "--threads",
+        "1",
+        "--json",
+    ];
+    for args in [&sssp[..], &cc[..]] {
+        let out = ok(&run(args));
+        let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+        let t = v["trustees"].as_array().expect("a trustees array");
+        assert_eq!(
+            t.len(),
+            2,
+            "{args:?}: one entry per worker of both ranks: {v}"
+        );
+        assert_eq!(t[1]["worker"], 1);
+        // Rank 1's trustee served requests from rank 0: its counters came
+        // from the other process, not zeros.
+        assert!(t[1]["requests"].as_u64().unwrap() > 0, "{args:?}: {v}");
+        assert!(t[1]["batches"].as_u64().unwrap() > 0, "{args:?}: {v}");
+    }
+}

@@ -202,6 +202,11 @@ impl Party {
         }
         let parties = self.mailboxes.len();
         let mut polls = 0u32;
+        // On a crowded host (more workers than cores) the parties this round
+        // waits for need the core: yield the thread after every poll. Spinning
+        // 64 polls per turn cost about a millisecond per worker per turn, so
+        // a round on 1024 workers took seconds.
+        let crowded = crate::worker::worker("all_reduce").shared.crowded;
         loop {
             let got = self.mailboxes[self.me].apply(move |m: &mut Mailbox| {
                 let s = &mut m.slots[slot];
@@ -222,7 +227,7 @@ impl Party {
             // another thread (a peer worker on an oversubscribed machine,
             // which is often the one this round is waiting for).
             polls += 1;
-            if polls > SPIN_POLLS {
+            if polls > SPIN_POLLS || crowded {
                 std::thread::yield_now();
             }
         }

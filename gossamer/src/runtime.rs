@@ -473,6 +473,29 @@ fn cpu_offset(allowed: usize, host: usize, local: Option<(usize, bool)>, threads
     }
 }
 
+/// True when this host runs more workers than this process may use cores:
+/// `local` workers here, times the ranks the launcher put on this host
+/// (`OMPI_COMM_WORLD_LOCAL_SIZE`, `MPI_LOCALNRANKS`, or the built-in
+/// launcher's `GOSSAMER_SIZE`, all of whose ranks share this host).
+pub(crate) fn crowded(local: usize) -> bool {
+    let var = |k: &str| std::env::var(k).ok()?.trim().parse::<usize>().ok();
+    let ranks_here = [
+        "OMPI_COMM_WORLD_LOCAL_SIZE",
+        "MPI_LOCALNRANKS",
+        "GOSSAMER_SIZE",
+    ]
+    .iter()
+    .find_map(|k| var(k))
+    .unwrap_or(1);
+    // The CPUs this process may use (a launcher may have bound it to a few)
+    // and the host's.
+    let allowed = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // SAFETY: sysconf only reads a system setting.
+    let host = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    let host = usize::try_from(host).unwrap_or(allowed).max(allowed);
+    local > allowed || local.saturating_mul(ranks_here.max(1)) > host
+}
+
 /// This process's index among the ranks on its host, from the launcher's
 /// variables, and whether the built-in launcher started it.
 fn local_rank() -> Option<(usize, bool)> {
@@ -557,12 +580,32 @@ pub fn wait_outstanding() {
     }
 }
 
-/// Statistics of every trustee of the running runtime, indexed by worker. In a rack
-/// run only this rank's trustees have numbers (the others read as zero).
+/// Statistics of every trustee of the running runtime, indexed by worker, on
+/// every rank of a rack run. In a rack run the other ranks' counters are
+/// fetched by delegation, so call it from a fiber (it waits for them).
 pub fn stats() -> Vec<TrusteeStats> {
     let w = worker("stats");
-    (0..w.n())
-        .map(|i| w.shared.stats[i].snapshot(WorkerId(i)))
+    if !w.shared.place.rack {
+        return (0..w.n())
+            .map(|i| w.shared.stats[i].snapshot(WorkerId(i)))
+            .collect();
+    }
+    // One fiber per worker reads its own counters (a plain fn: no captures).
+    fn own(_: ()) -> [u64; 4] {
+        let w = worker("stats");
+        let s = w.shared.stats[w.id].snapshot(WorkerId(w.id));
+        [s.requests, s.batches, s.idle_ns, s.busy_ns]
+    }
+    on_every_worker_with(own, ())
+        .into_iter()
+        .enumerate()
+        .map(|(i, [requests, batches, idle_ns, busy_ns])| TrusteeStats {
+            worker: WorkerId(i),
+            requests,
+            batches,
+            idle_ns,
+            busy_ns,
+        })
         .collect()
 }
 

@@ -61,6 +61,16 @@ fn counter(t: TransportKind) {
             let back: Vec<u64> = c.apply_returning(|x| (0..3000).map(|i| i + *x).collect());
             assert_eq!(back.len(), 3000);
             assert_eq!(back[2999], 2999 + want);
+            // Statistics cover every rank: the counter's trustee is on rank 1
+            // and served requests from every worker of every rank.
+            let st = gossamer::stats();
+            assert_eq!(st.len(), n);
+            assert_eq!(st[THREADS].worker, WorkerId(THREADS));
+            assert!(
+                st[THREADS].requests >= (n - 1) as u64 * per,
+                "rank 1's trustee served {} requests",
+                st[THREADS].requests
+            );
             want
         })
         .expect("rack run");
@@ -199,6 +209,9 @@ fn launch(ranks: usize, test: &str) -> (i32, String, u32) {
         .args(["launcher", "--exact", "--nocapture", "--test-threads=1"])
         .env("GOSSAMER_TEST_LAUNCH", format!("{ranks}:{test}"))
         .env_remove("GOSSAMER_RANK")
+        // The ranks' stderr is read line by line: no backtrace may interleave
+        // with the launcher's messages (RUST_BACKTRACE may be set outside).
+        .env("RUST_BACKTRACE", "0")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -261,7 +274,10 @@ fn a_killed_rank_stops_every_rank_with_its_name() {
     for test in ["rank_killed_shm", "rank_killed_tcp"] {
         let (code, text, pid) = launch(4, test);
         assert_eq!(code, 137, "the launcher reports rank 1's SIGKILL:\n{text}");
-        assert!(text.contains("rank 1 was killed by signal 9"), "{text}");
+        assert!(
+            text.contains("rank 1 was killed by SIGKILL (signal 9; likely the out-of-memory killer: see `dmesg`)"),
+            "{text}"
+        );
         assert!(
             text.contains("rank 0 stopped with: gossamer: rank 1 failed"),
             "rank 0's error names rank 1:\n{text}"

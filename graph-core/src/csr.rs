@@ -77,6 +77,8 @@ pub enum CsrError {
         /// The entry count.
         entries: u64,
     },
+    /// An array of the shards could not be allocated.
+    OutOfMemory(crate::memory::OutOfMemory),
 }
 
 impl fmt::Display for CsrError {
@@ -96,6 +98,7 @@ impl fmt::Display for CsrError {
                 f,
                 "a shard would hold {entries} adjacency entries, more than this platform can address: use more trustees"
             ),
+            CsrError::OutOfMemory(e) => write!(f, "{e}"),
         }
     }
 }
@@ -395,10 +398,18 @@ where
     F: Fn(u32) -> Option<(usize, usize)> + Sync,
 {
     let locate = &locate;
-    let mut offsets: Vec<Vec<u64>> = counts.iter().map(|&c| zeroed(c + 1)).collect();
+    let mut offsets: Vec<Vec<u64>> = counts
+        .iter()
+        .map(|&c| zeroed(c + 1, "CSR offsets"))
+        .collect::<Result<_, _>>()?;
     let mut cursors: Vec<Vec<Vec<u32>>> = (1..parts.len())
-        .map(|_| counts.iter().map(|&c| zeroed(c)).collect())
-        .collect();
+        .map(|_| {
+            counts
+                .iter()
+                .map(|&c| zeroed(c, "CSR sorting cursors"))
+                .collect::<Result<_, _>>()
+        })
+        .collect::<Result<_, _>>()?;
     let Some((last, rest)) = parts.split_last() else {
         unreachable!("at least one chunk")
     };
@@ -434,8 +445,14 @@ where
     }
 
     // 3. Scatter.
-    let mut targets: Vec<Vec<u32>> = totals.iter().map(|&m| zeroed(m)).collect();
-    let mut weights: Vec<Vec<f32>> = totals.iter().map(|&m| zeroed(m)).collect();
+    let mut targets: Vec<Vec<u32>> = totals
+        .iter()
+        .map(|&m| zeroed(m, "CSR targets"))
+        .collect::<Result<_, _>>()?;
+    let mut weights: Vec<Vec<f32>> = totals
+        .iter()
+        .map(|&m| zeroed(m, "CSR weights"))
+        .collect::<Result<_, _>>()?;
     {
         let t_out: Vec<&[AtomicU32]> = targets.iter_mut().map(|t| atomic_view::of_u32(t)).collect();
         let w_out: Vec<&[AtomicU32]> = weights.iter_mut().map(|w| atomic_view::of_f32(w)).collect();
@@ -456,11 +473,12 @@ where
 }
 
 /// A zeroed array of `n` elements whose big interior the kernel is asked
-/// to back with huge pages (see [`huge_pages`]) before anything touches it.
-fn zeroed<T: Clone + Default>(n: usize) -> Vec<T> {
-    let mut v = vec![T::default(); n];
+/// to back with huge pages (see [`huge_pages`]) before anything touches it;
+/// a failed allocation is an error naming `what`.
+fn zeroed<T: Clone + Default>(n: usize, what: &'static str) -> Result<Vec<T>, CsrError> {
+    let mut v = crate::memory::try_vec(n, T::default(), what).map_err(CsrError::OutOfMemory)?;
     huge_pages::advise(&mut v);
-    v
+    Ok(v)
 }
 
 /// A per-vertex counter that later serves as a write cursor.
@@ -848,6 +866,18 @@ mod tests {
         // Too few edges for a second chunk.
         let small = EdgeList::from_edges(n, vec![PackedEdge::new(0, 1, 1.0); 100]).unwrap();
         assert_eq!(chunk_count(&small, &p, &(0..1), 8), 1);
+    }
+
+    #[test]
+    fn an_unallocatable_shard_array_is_an_error() {
+        let e = zeroed::<u64>(usize::MAX / 16, "CSR offsets").unwrap_err();
+        assert!(matches!(e, CsrError::OutOfMemory(_)), "{e:?}");
+        let text = e.to_string();
+        assert!(
+            text.starts_with("out of memory while allocating CSR offsets ("),
+            "{text}"
+        );
+        assert_eq!(zeroed::<u32>(5, "CSR targets").unwrap(), [0; 5]);
     }
 
     #[test]

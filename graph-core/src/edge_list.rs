@@ -190,6 +190,8 @@ pub enum EdgeListError {
         /// The weight found.
         w: f32,
     },
+    /// The list's memory could not be allocated.
+    OutOfMemory(crate::memory::OutOfMemory),
 }
 
 impl fmt::Display for EdgeListError {
@@ -219,6 +221,7 @@ impl fmt::Display for EdgeListError {
                 f,
                 "edge {index} has weight {w}, but weights must be non-negative numbers: the edge data is corrupt"
             ),
+            EdgeListError::OutOfMemory(e) => write!(f, "{e}"),
         }
     }
 }
@@ -272,6 +275,8 @@ impl EdgeList<'static> {
         let m = params.num_edges()?;
         let m = usize::try_from(m).map_err(|_| EdgeListError::TooManyEdges { edges: m.into() })?;
         let mut edges: Vec<PackedEdge> = Vec::new();
+        crate::memory::try_reserve(&mut edges, m, "the edge list")
+            .map_err(EdgeListError::OutOfMemory)?;
         edges.par_extend(rayon::iter::repeat_n(PackedEdge::default(), m));
         Ok(EdgeList {
             num_vertices: n,

@@ -1,8 +1,9 @@
 //! The versioned binary graph file.
 //!
 //! A graph file holds one [`EdgeList`] (plus, optionally, up to 64 search
-//! roots) so that a generated graph can be reused and memory-mapped without
-//! copying. All integers are little-endian.
+//! roots) and its [`GraphMeta`] (directed or not, weighted or not, the input
+//! file's vertex ids) so that a generated or converted graph can be reused
+//! and memory-mapped without copying. All integers are little-endian.
 //!
 //! | offset | size | field |
 //! |---:|---:|---|
@@ -10,7 +11,7 @@
 //! | 8 | 4 | format version (`u32`, currently [`FORMAT_VERSION`]) |
 //! | 12 | 4 | header length in bytes (`u32`, 1024) |
 //! | 16 | 4 | record length in bytes (`u32`, 12) |
-//! | 20 | 4 | flags (`u32`): bit 0 = Graph500 parameters present |
+//! | 20 | 4 | flags (`u32`): bit 0 = Graph500 parameters present; v2 only: bit 1 = directed, bit 2 = unweighted (all weights 1.0), bit 3 = id table present |
 //! | 24 | 4 | scale (`u32`) |
 //! | 28 | 4 | edgefactor (`u32`) |
 //! | 32 | 8 | seed1 (`u64`) |
@@ -22,13 +23,24 @@
 //! | 80 | 4 | root count (`u32`, <= 64) |
 //! | 84 | 4 | reserved, 0 |
 //! | 88 | 512 | roots: 64 x `u64` (unused slots 0) |
-//! | 600 | 416 | reserved, 0 |
+//! | 600 | 8 | v2: id base (`u64`): without an id table, file id = dense id + base |
+//! | 608 | 8 | v2: id table checksum (`u64`, [`checksum64`] of the table bytes; 0 without one) |
+//! | 616 | 400 | reserved, 0 |
 //! | 1016 | 8 | header checksum (`u64`, [`checksum64`] of bytes 0..1016) |
 //! | 1024 | 12 x edges | records `u32 u, u32 v, f32 w` ([`PackedEdge`]) |
+//! | 1024 + 12 x edges | 8 x vertices | v2, flag bit 3 only: id table, `u64` file id of each vertex, strictly increasing |
 //!
-//! The file is exactly `1024 + 12 * edges` bytes. The data starts at a
-//! multiple of 4 (and the mapping at a page), so the records are viewed in
-//! place as `&[PackedEdge]` after validation.
+//! The file is exactly `1024 + 12 * edges` bytes, plus `8 * vertices` with
+//! an id table. The data starts at a multiple of 4 (and the mapping at a
+//! page), so the records are viewed in place as `&[PackedEdge]` after
+//! validation; the id table is decoded into memory.
+//!
+//! Version 1 (before `convert`) has no meta: its flags hold only bit 0 and
+//! bytes 600.. are zero. It still opens, as an undirected, weighted graph
+//! with ids as they are ([`GraphMeta::default`]). This build writes such
+//! graphs (every generated one) as v1, byte for byte as before, so older
+//! readers (the C baselines' `ggfile.h`) still read them; a directed,
+//! unweighted or renumbered graph is written as v2.
 //!
 //! ```
 //! use graph_core::{file, EdgeList, PackedEdge};
@@ -41,7 +53,7 @@
 //! ```
 
 mod checksum;
-mod mapped;
+pub(crate) mod mapped;
 
 use std::fmt;
 use std::fs::File;
@@ -49,18 +61,26 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use crate::edge_list::{EdgeList, EdgeListError, Graph500Params, PackedEdge, MAX_VERTICES};
+use crate::meta::{GraphMeta, IdMap};
 pub use checksum::checksum64;
 
 /// Identifies a gossamer-graph file.
 pub const MAGIC: [u8; 8] = *b"GOSGRAPH";
-/// Format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+/// Format version this build writes (it reads this one and
+/// [`OLDEST_READABLE_VERSION`]..).
+pub const FORMAT_VERSION: u32 = 2;
+/// The oldest format version this build still opens.
+pub const OLDEST_READABLE_VERSION: u32 = 1;
 /// Header length in bytes (records start here).
 pub const HEADER_LEN: usize = 1024;
 /// Maximum number of search roots stored in the header.
 pub const MAX_ROOTS: usize = 64;
 
 const FLAG_GRAPH500: u32 = 1;
+const FLAG_DIRECTED: u32 = 2;
+const FLAG_UNWEIGHTED: u32 = 4;
+const FLAG_ID_TABLE: u32 = 8;
+const V2_FLAGS: u32 = FLAG_GRAPH500 | FLAG_DIRECTED | FLAG_UNWEIGHTED | FLAG_ID_TABLE;
 const OFF_VERSION: usize = 8;
 const OFF_HEADER_LEN: usize = 12;
 const OFF_RECORD_LEN: usize = 16;
@@ -75,6 +95,8 @@ const OFF_DATA: usize = 64;
 const OFF_DATA_SUM: usize = 72;
 const OFF_NROOTS: usize = 80;
 const OFF_ROOTS: usize = 88;
+const OFF_ID_BASE: usize = 600;
+const OFF_IDS_SUM: usize = 608;
 const OFF_HEADER_SUM: usize = HEADER_LEN - 8;
 
 const REGENERATE: &str = "regenerate it with `gossamer-graph generate`";
@@ -150,6 +172,13 @@ pub enum GraphFileError {
         /// Actual file length.
         actual: u64,
     },
+    /// The id table bytes do not match their checksum.
+    CorruptIds {
+        /// Stored checksum.
+        stored: u64,
+        /// Checksum of the bytes read.
+        computed: u64,
+    },
     /// The record bytes do not match the data checksum.
     CorruptData {
         /// Stored checksum.
@@ -197,7 +226,11 @@ impl fmt::Display for GraphFileError {
             ),
             WrongVersion { found } => write!(
                 f,
-                "the graph file was written by format v{found}, this build reads v{FORMAT_VERSION}: {REGENERATE}"
+                "the graph file was written by format v{found}, this build reads v{OLDEST_READABLE_VERSION} to v{FORMAT_VERSION}: {REGENERATE}"
+            ),
+            CorruptIds { stored, computed } => write!(
+                f,
+                "the graph file's vertex id table is corrupt (checksum {computed:#018x}, stored {stored:#018x}); {REGENERATE}"
             ),
             CorruptHeader { stored, computed } => write!(
                 f,
@@ -251,7 +284,7 @@ impl Default for ReadOptions {
 /// The decoded header.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GraphHeader {
-    /// Format version (always [`FORMAT_VERSION`] once parsed).
+    /// Format version ([`OLDEST_READABLE_VERSION`]..=[`FORMAT_VERSION`]).
     pub version: u32,
     /// Graph500 parameters, if the graph came from the generator.
     pub params: Option<Graph500Params>,
@@ -263,6 +296,28 @@ pub struct GraphHeader {
     pub data_checksum: u64,
     /// Stored search roots (at most 64; may be empty).
     pub roots: Vec<u64>,
+    /// The records are arcs (v2 flag; v1: false).
+    pub directed: bool,
+    /// The records carry real weights (v2 flag; v1: true).
+    pub weighted: bool,
+    /// File id = dense id + this, when there is no id table (v1: 0).
+    pub id_base: u64,
+    /// An id table of `num_vertices` entries follows the records.
+    pub has_id_table: bool,
+    /// Stored checksum of the id table bytes (0 without one).
+    pub ids_checksum: u64,
+}
+
+impl GraphHeader {
+    /// Length of the whole file these counts imply, if representable.
+    pub fn file_len(&self) -> Option<u64> {
+        let ids = if self.has_id_table {
+            self.num_vertices.checked_mul(8)?
+        } else {
+            0
+        };
+        expected_len(self.num_edges)?.checked_add(ids)
+    }
 }
 
 fn u32_at(b: &[u8], off: usize) -> u32 {
@@ -291,7 +346,7 @@ pub fn parse_header(bytes: &[u8]) -> Result<GraphHeader, GraphFileError> {
     }
     if bytes.len() >= OFF_VERSION + 4 {
         let found = u32_at(bytes, OFF_VERSION);
-        if found != FORMAT_VERSION {
+        if !(OLDEST_READABLE_VERSION..=FORMAT_VERSION).contains(&found) {
             return Err(GraphFileError::WrongVersion { found });
         }
     }
@@ -324,9 +379,32 @@ pub fn parse_header(bytes: &[u8]) -> Result<GraphHeader, GraphFileError> {
             u64_at(h, OFF_DATA)
         )));
     }
+    let version = u32_at(h, OFF_VERSION);
     let flags = u32_at(h, OFF_FLAGS);
-    if flags & !FLAG_GRAPH500 != 0 {
-        return Err(bad(format!("unknown flags {flags:#x}")));
+    let known = if version == 1 {
+        FLAG_GRAPH500
+    } else {
+        V2_FLAGS
+    };
+    if flags & !known != 0 {
+        return Err(bad(format!(
+            "unknown flags {flags:#x} for format v{version}"
+        )));
+    }
+    let (id_base, ids_checksum) = if version == 1 {
+        (0, 0)
+    } else {
+        (u64_at(h, OFF_ID_BASE), u64_at(h, OFF_IDS_SUM))
+    };
+    let has_id_table = flags & FLAG_ID_TABLE != 0;
+    if has_id_table && id_base != 0 {
+        return Err(bad("both an id table and an id base"));
+    }
+    if flags & FLAG_GRAPH500 != 0 && flags & (FLAG_DIRECTED | FLAG_UNWEIGHTED | FLAG_ID_TABLE) != 0
+    {
+        return Err(bad(
+            "a Graph500 graph marked directed, unweighted or renumbered",
+        ));
     }
     let num_vertices = u64_at(h, OFF_VERTICES);
     let num_edges = u64_at(h, OFF_EDGES);
@@ -367,12 +445,17 @@ pub fn parse_header(bytes: &[u8]) -> Result<GraphHeader, GraphFileError> {
         )));
     }
     Ok(GraphHeader {
-        version: FORMAT_VERSION,
+        version,
         params,
         num_vertices,
         num_edges,
         data_checksum: u64_at(h, OFF_DATA_SUM),
         roots,
+        directed: flags & FLAG_DIRECTED != 0,
+        weighted: flags & FLAG_UNWEIGHTED == 0,
+        id_base,
+        has_id_table,
+        ids_checksum,
     })
 }
 
@@ -391,6 +474,8 @@ pub struct ParsedGraph<'a> {
     pub header: GraphHeader,
     /// The edges.
     pub edges: EdgeList<'a>,
+    /// Directed, weighted, the file's ids.
+    pub meta: GraphMeta,
 }
 
 /// Parses a whole graph file held in memory, with full verification.
@@ -408,7 +493,7 @@ pub fn parse(bytes: &[u8]) -> Result<ParsedGraph<'_>, GraphFileError> {
 pub fn parse_with(bytes: &[u8], opts: ReadOptions) -> Result<ParsedGraph<'_>, GraphFileError> {
     let header = parse_header(bytes)?;
     let actual = bytes.len() as u64;
-    let expected = match expected_len(header.num_edges) {
+    let expected = match header.file_len() {
         Some(e) => e,
         None => {
             return Err(GraphFileError::SizeMismatch {
@@ -423,7 +508,29 @@ pub fn parse_with(bytes: &[u8], opts: ReadOptions) -> Result<ParsedGraph<'_>, Gr
     if actual > expected {
         return Err(GraphFileError::SizeMismatch { expected, actual });
     }
-    let data = &bytes[HEADER_LEN..];
+    // Both fit: the length was checked against their sum.
+    let data_end = HEADER_LEN + header.num_edges as usize * PackedEdge::BYTES;
+    let data = &bytes[HEADER_LEN..data_end];
+    let ids = if header.has_id_table {
+        let table = &bytes[data_end..];
+        let computed = checksum64(table);
+        if computed != header.ids_checksum {
+            return Err(GraphFileError::CorruptIds {
+                stored: header.ids_checksum,
+                computed,
+            });
+        }
+        let t = IdMap::Table(table.chunks_exact(8).map(|c| u64_at(c, 0)).collect());
+        t.check(header.num_vertices).map_err(bad)?;
+        t
+    } else {
+        IdMap::Offset(header.id_base)
+    };
+    let meta = GraphMeta {
+        directed: header.directed,
+        weighted: header.weighted,
+        ids,
+    };
     if opts.verify_data_checksum {
         let computed = checksum64(data);
         if computed != header.data_checksum {
@@ -454,11 +561,32 @@ pub fn parse_with(bytes: &[u8], opts: ReadOptions) -> Result<ParsedGraph<'_>, Gr
     }
     .map_err(GraphFileError::BadEdge)?;
     edges.validate().map_err(GraphFileError::BadEdge)?;
-    Ok(ParsedGraph { header, edges })
+    Ok(ParsedGraph {
+        header,
+        edges,
+        meta,
+    })
 }
 
-/// Encodes the header for `list` with the given data checksum and roots.
-fn encode_header(list: &EdgeList<'_>, data_checksum: u64, roots: &[u64]) -> [u8; HEADER_LEN] {
+/// The oldest version that can say `meta`: 1 for an undirected, weighted
+/// graph with its own ids (every generated graph, byte-identical to what
+/// earlier builds and the C converter of `mpi-baselines/` write, so their
+/// readers keep working), [`FORMAT_VERSION`] otherwise.
+fn version_for(meta: &GraphMeta) -> u32 {
+    if *meta == GraphMeta::default() {
+        OLDEST_READABLE_VERSION
+    } else {
+        FORMAT_VERSION
+    }
+}
+
+/// Encodes the header for `list` with the given data checksum, roots and meta.
+fn encode_header(
+    list: &EdgeList<'_>,
+    data_checksum: u64,
+    roots: &[u64],
+    meta: &GraphMeta,
+) -> [u8; HEADER_LEN] {
     let mut h = [0u8; HEADER_LEN];
     let put32 = |h: &mut [u8; HEADER_LEN], off: usize, x: u32| {
         h[off..off + 4].copy_from_slice(&x.to_le_bytes())
@@ -467,16 +595,31 @@ fn encode_header(list: &EdgeList<'_>, data_checksum: u64, roots: &[u64]) -> [u8;
         h[off..off + 8].copy_from_slice(&x.to_le_bytes())
     };
     h[..8].copy_from_slice(&MAGIC);
-    put32(&mut h, OFF_VERSION, FORMAT_VERSION);
+    put32(&mut h, OFF_VERSION, version_for(meta));
     put32(&mut h, OFF_HEADER_LEN, HEADER_LEN as u32);
     put32(&mut h, OFF_RECORD_LEN, PackedEdge::BYTES as u32);
+    let mut flags = 0;
+    if meta.directed {
+        flags |= FLAG_DIRECTED;
+    }
+    if !meta.weighted {
+        flags |= FLAG_UNWEIGHTED;
+    }
+    match &meta.ids {
+        IdMap::Offset(base) => put64(&mut h, OFF_ID_BASE, *base),
+        IdMap::Table(t) => {
+            flags |= FLAG_ID_TABLE;
+            put64(&mut h, OFF_IDS_SUM, checksum64(&id_table_bytes(t)));
+        }
+    }
     if let Some(p) = list.params() {
-        put32(&mut h, OFF_FLAGS, FLAG_GRAPH500);
+        flags |= FLAG_GRAPH500;
         put32(&mut h, OFF_SCALE, p.scale);
         put32(&mut h, OFF_EDGEFACTOR, p.edgefactor);
         put64(&mut h, OFF_SEED1, p.seed1);
         put64(&mut h, OFF_SEED2, p.seed2);
     }
+    put32(&mut h, OFF_FLAGS, flags);
     put64(&mut h, OFF_VERTICES, list.num_vertices());
     put64(&mut h, OFF_EDGES, list.num_edges());
     put64(&mut h, OFF_DATA, HEADER_LEN as u64);
@@ -493,16 +636,49 @@ fn encode_header(list: &EdgeList<'_>, data_checksum: u64, roots: &[u64]) -> [u8;
 /// The whole file as bytes (header + records), for tests, fuzz seeds and
 /// small graphs. Fails like [`write_with_roots`] on invalid input.
 pub fn to_bytes(list: &EdgeList<'_>, roots: &[u64]) -> Result<Vec<u8>, GraphFileError> {
-    check_writable(list, roots)?;
+    to_bytes_with_meta(list, roots, &GraphMeta::default())
+}
+
+/// [`to_bytes`] with a [`GraphMeta`] (see [`write_graph`]).
+pub fn to_bytes_with_meta(
+    list: &EdgeList<'_>,
+    roots: &[u64],
+    meta: &GraphMeta,
+) -> Result<Vec<u8>, GraphFileError> {
+    check_writable(list, roots, meta)?;
     let data = record_bytes(list);
-    let mut out = Vec::with_capacity(HEADER_LEN + data.len());
-    out.extend_from_slice(&encode_header(list, checksum64(&data), roots));
+    let ids = id_section(meta);
+    let mut out = Vec::with_capacity(HEADER_LEN + data.len() + ids.len());
+    out.extend_from_slice(&encode_header(list, checksum64(&data), roots, meta));
     out.extend_from_slice(&data);
+    out.extend_from_slice(&ids);
     Ok(out)
 }
 
-fn check_writable(list: &EdgeList<'_>, roots: &[u64]) -> Result<(), GraphFileError> {
+fn id_table_bytes(t: &[u64]) -> Vec<u8> {
+    t.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// The bytes after the records: the id table, if any.
+fn id_section(meta: &GraphMeta) -> Vec<u8> {
+    match &meta.ids {
+        IdMap::Table(t) => id_table_bytes(t),
+        IdMap::Offset(_) => Vec::new(),
+    }
+}
+
+fn check_writable(
+    list: &EdgeList<'_>,
+    roots: &[u64],
+    meta: &GraphMeta,
+) -> Result<(), GraphFileError> {
     list.validate().map_err(GraphFileError::BadEdge)?;
+    meta.ids.check(list.num_vertices()).map_err(bad)?;
+    if list.params().is_some() && *meta != GraphMeta::default() {
+        return Err(bad(
+            "a Graph500 graph is undirected, weighted and keeps its ids",
+        ));
+    }
     if roots.len() > MAX_ROOTS {
         return Err(bad(format!(
             "{} roots given, at most {MAX_ROOTS} fit",
@@ -628,11 +804,25 @@ pub fn write_with_roots(
     list: &EdgeList<'_>,
     roots: &[u64],
 ) -> Result<(), GraphFileError> {
+    write_graph(path, list, roots, &GraphMeta::default())
+}
+
+/// [`write_with_roots`] for any graph: `meta` says whether it is directed
+/// and weighted and which ids its input file used (stored in the header
+/// and, for an id table, after the records). An unweighted graph's records
+/// should carry weight 1.0 (the readers of the `convert` formats do so).
+pub fn write_graph(
+    path: impl AsRef<Path>,
+    list: &EdgeList<'_>,
+    roots: &[u64],
+    meta: &GraphMeta,
+) -> Result<(), GraphFileError> {
     let path = path.as_ref();
-    check_writable(list, roots)?;
+    check_writable(list, roots, meta)?;
     check_write_target(path)?;
     let data = record_bytes(list);
-    let header = encode_header(list, checksum64(&data), roots);
+    let ids = id_section(meta);
+    let header = encode_header(list, checksum64(&data), roots, meta);
     let io_err = |action: &'static str| {
         let p = path.to_path_buf();
         move |source| GraphFileError::Io {
@@ -646,6 +836,7 @@ pub fn write_with_roots(
         let mut f = io::BufWriter::with_capacity(1 << 20, file);
         f.write_all(&header).map_err(io_err("write"))?;
         f.write_all(&data).map_err(io_err("write"))?;
+        f.write_all(&ids).map_err(io_err("write"))?;
         let f = f
             .into_inner()
             .map_err(|e| io_err("write")(e.into_error()))?;
@@ -669,6 +860,7 @@ pub fn write_with_roots(
 /// write-once; [`write()`] replaces files by rename, which is safe).
 pub struct MappedGraph {
     header: GraphHeader,
+    meta: GraphMeta,
     storage: Storage,
 }
 
@@ -693,6 +885,11 @@ impl MappedGraph {
         &self.header
     }
 
+    /// Directed or not, weighted or not, and the input file's ids.
+    pub fn meta(&self) -> &GraphMeta {
+        &self.meta
+    }
+
     /// Stored search roots (possibly empty).
     pub fn roots(&self) -> &[u64] {
         &self.header.roots
@@ -703,7 +900,10 @@ impl MappedGraph {
         match &self.storage {
             // Length, alignment and byte order were checked by `open`, so
             // the view exists; an empty slice is unreachable in practice.
-            Storage::Mapped(m) => mapped::records_from_bytes(&m[HEADER_LEN..]).unwrap_or(&[]),
+            Storage::Mapped(m) => {
+                let end = HEADER_LEN + self.header.num_edges as usize * PackedEdge::BYTES;
+                mapped::records_from_bytes(&m[HEADER_LEN..end]).unwrap_or(&[])
+            }
             Storage::Owned(v) => v,
         }
     }
@@ -780,16 +980,20 @@ pub fn open_with(path: impl AsRef<Path>, opts: ReadOptions) -> Result<MappedGrap
         return Err(GraphFileError::TruncatedHeader { len });
     }
     let map = mapped::map_file(&file).map_err(io_err("map"))?;
-    let (header, decoded) = {
+    let (header, meta, decoded) = {
         let parsed = parse_with(&map, opts)?;
         let decoded = (!parsed.edges.is_borrowed()).then(|| parsed.edges.edges().to_vec());
-        (parsed.header, decoded)
+        (parsed.header, parsed.meta, decoded)
     };
     let storage = match decoded {
         None => Storage::Mapped(map),
         Some(v) => Storage::Owned(v),
     };
-    Ok(MappedGraph { header, storage })
+    Ok(MappedGraph {
+        header,
+        meta,
+        storage,
+    })
 }
 
 #[cfg(test)]
@@ -841,7 +1045,7 @@ mod tests {
         v[OFF_VERSION] = 7;
         let e = parse(&v).unwrap_err();
         assert!(matches!(e, GraphFileError::WrongVersion { found: 7 }));
-        assert!(e.to_string().contains("written by format v7, this build reads v1: regenerate it with `gossamer-graph generate`"));
+        assert!(e.to_string().contains("written by format v7, this build reads v1 to v2: regenerate it with `gossamer-graph generate`"));
 
         let mut v = good.clone();
         v[OFF_EDGES] ^= 1;

@@ -8,12 +8,15 @@
 //! | input graph: packed 12-byte edge records, owned or zero-copy | [`edge_list`] | [`EdgeList`], [`PackedEdge`], [`Graph500Params`] |
 //! | who owns which vertex: (rank, trustee, local index) | [`partition`] | [`Partition`], [`PartitionKind`], [`Owner`] |
 //! | per-trustee adjacency (undirected, no self-loops, duplicates kept) | [`csr`] | [`Shard`], [`build_rank`], [`build_whole`] |
-//! | versioned, checksummed binary graph file, memory-mapped | [`mod@file`] | [`file::write`], [`file::open`], [`MappedGraph`], [`file::parse`] |
+//! | versioned, checksummed binary graph file, memory-mapped | [`mod@file`] | [`file::write`], [`file::write_graph`], [`file::open`], [`MappedGraph`], [`file::parse`] |
+//! | what the records mean: directed, weighted, the input file's vertex ids | [`meta`] | [`GraphMeta`], [`IdMap`] |
+//! | other tools' formats in: `.el`, `.wel`, `.mtx`, `.gr`, GAPBS `.sg`/`.wsg` | [`formats`] | [`formats::read`], [`formats::Format`], [`formats::FormatError`] |
 //! | how much memory a run needs, and the refusal text | [`memory`] | [`memory::estimate`], [`MemoryEstimate`] |
 //! | Graph500 check of a BFS/SSSP result and its TEPS edge count | [`validate`] | [`validate::validate_bfs_list`], [`validate::validate_sssp_list`] |
 //! | the official reference's vectors (edges, weights, roots, oracle distances and levels) | [`vectors`] | [`vectors::Vectors`] |
 //!
-//! The flow: the generator (or a file) gives an [`EdgeList`]; a
+//! The flow: the generator (or a file, or another tool's format read by
+//! [`formats`]) gives an [`EdgeList`] (with its [`GraphMeta`]); a
 //! [`Partition`] over `(ranks, threads per rank)` decides ownership; each
 //! rank builds the [`Shard`]s of its trustees from the edge list; algorithms
 //! run on the shards; [`validate`] checks their answers against the edge
@@ -34,7 +37,8 @@
 //! ```
 //!
 //! `unsafe` lives in four small private modules, each block with a `SAFETY`
-//! comment: `file/mapped.rs` (the mapping and the byte <-> record casts) and,
+//! comment: `file/mapped.rs` (the mappings of graph files and of
+//! [`formats`]' inputs, and the byte <-> record casts) and,
 //! in `csr.rs`, `atomic_view` (relaxed atomic stores during the parallel
 //! fill), `huge_pages` (`madvise`) and `prefetch` (x86_64 prefetch hints).
 //!
@@ -46,7 +50,9 @@
 pub mod csr;
 pub mod edge_list;
 pub mod file;
+pub mod formats;
 pub mod memory;
+pub mod meta;
 pub mod partition;
 pub mod sharded;
 pub mod validate;
@@ -56,5 +62,6 @@ pub use csr::{build_rank, build_trustees, build_whole, CsrError, Shard};
 pub use edge_list::{EdgeList, EdgeListError, Graph500Params, PackedEdge, MAX_SCALE, MAX_VERTICES};
 
 pub use file::{GraphFileError, MappedGraph};
-pub use memory::MemoryEstimate;
+pub use memory::{MemoryEstimate, OutOfMemory};
+pub use meta::{GraphMeta, IdMap};
 pub use partition::{Owner, Partition, PartitionError, PartitionKind};

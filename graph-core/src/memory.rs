@@ -1,20 +1,34 @@
-//! Memory estimates for a run, and the refusal text when it will not fit.
+//! Memory estimates for a run, per rank, and the refusal text when it will
+//! not fit; and [`try_vec`], the fallible allocation of the large arrays.
 //!
-//! The model (per rank, conservative; all shares assume an even split,
-//! which the partitions give up to one vertex):
-//! * edge list: `12 B x M / ranks` (the rank's share of packed records);
-//! * CSR: `2 x 8 B x M / ranks` (two adjacency entries per edge, `u32`
-//!   neighbour + `f32` weight; self-loops are not subtracted) plus
-//!   `8 B x (n / ranks + threads)` offsets;
-//! * per-vertex kernel state: `dist f32` (4 B) + `parent` (4 B while
-//!   n <= 2^32) + bucket/frontier bits (two bitmaps: 2 bits) per owned
-//!   vertex;
-//! * construction scratch is the offsets array itself (counted in CSR).
+//! The model follows what the code does today, phase by phase, for rank `r`
+//! of `R` ranks with `T` trustees each (`W = R x T`), `n = 2^SCALE`
+//! vertices and `m = edgefactor x n` edge records. Adjacency counts are
+//! upper bounds (`2m` entries: self-loops and duplicates are not
+//! subtracted); per-vertex sizes are the arrays the kernels allocate, with
+//! the queues' share calibrated against measured peaks
+//! (results/memory/estimate.md). A process also holds [`BASE_BYTES`].
 //!
-//! `per_rank_bytes` is the sum (the edge list is kept during the run: it is
-//! the input of validation). Measured construction peak on one rank matches
-//! edge list + CSR (see `examples/build_memory.rs`).
+//! 1. *generation*: every rank generates (or maps) the whole edge list,
+//!    `12 B x m` ([`edge_list_bytes`]: the one function to change when each
+//!    rank generates only its share).
+//! 2. *construction*: rank 0 builds the CSR shards of all `W` trustees
+//!    (`8 B` per adjacency entry, `8 B` per vertex of offsets) with a `u32`
+//!    cursor per vertex per extra sorting chunk as scratch
+//!    ([`construction_bytes`]); the other ranks wait.
+//! 3. *exchange*: rank 0 ships every remote shard, one at a time, as a
+//!    serialized copy (about two shard sizes at once, measured); every
+//!    rank then keeps its own `T` shards.
+//! 4. *kernel state*: per command (see [`Workload`]): SSSP and BFS build a
+//!    private adjacency copy per trustee (8 B and 4 B per entry) and
+//!    whole-graph per-vertex arrays on every trustee; rank 0 gathers the
+//!    answer (O(n)).
+//! 5. *validation*: on rank 0, over the edge list, with the answer and
+//!    per-vertex scratch; `cc` and `pagerank` drop the shards first.
+//!
+//! A rank's need is the largest resident size over the phases.
 
+use std::collections::TryReserveError;
 use std::fmt;
 
 use crate::edge_list::MAX_SCALE;
@@ -23,10 +37,124 @@ use crate::edge_list::MAX_SCALE;
 pub const ENTRY_BYTES: u64 = 8;
 /// Bytes per edge record.
 pub const RECORD_BYTES: u64 = 12;
+/// What a process holds before any graph: code, runtime, threads, slots.
+pub const BASE_BYTES: u64 = 8 << 20;
+
+/// The request-slot size, in bytes, the commands give a runtime of
+/// `threads` workers per rank and `workers` in all: 256 MiB of slots per
+/// rank, between 1 KiB and 64 KiB each, rounded up to a power of two.
+pub fn kernel_slot_bytes(threads: usize, workers: usize) -> usize {
+    const MAX: usize = 64 << 10;
+    const MIN: usize = 1 << 10;
+    const BUDGET: usize = 256 << 20;
+    let per_rank_slots = 2 * threads.max(1) * workers.max(1);
+    (BUDGET / per_rank_slots)
+        .clamp(MIN, MAX)
+        .next_power_of_two()
+        .min(MAX)
+}
+
+/// The request and response slots one rank holds: one pair per local
+/// worker and worker of the job.
+pub fn slot_bytes(shape: Shape) -> u64 {
+    let t = shape.threads_per_rank.max(1) as usize;
+    let w = t.saturating_mul(shape.ranks.max(1) as usize);
+    let slot = kernel_slot_bytes(t, w) as u128;
+    clamp(2 * t as u128 * w as u128 * slot)
+}
+
+/// What a run does with the graph: each command's kernel state differs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Workload {
+    /// `generate`: the edge list and the roots, no kernel.
+    Generate,
+    /// `sssp`: delta-stepping from each root, validated.
+    Sssp,
+    /// `bfs`: BFS from each root, validated.
+    Bfs,
+    /// `graph500`: BFS, then SSSP, on the same shards (both states kept).
+    Graph500,
+    /// `cc`: connected components (graph-kernel).
+    Cc,
+    /// `pagerank`: PageRank (graph-kernel).
+    PageRank,
+}
+
+impl Workload {
+    /// Every workload, in the CLI's order.
+    pub const ALL: [Workload; 6] = [
+        Workload::Generate,
+        Workload::Sssp,
+        Workload::Bfs,
+        Workload::Graph500,
+        Workload::Cc,
+        Workload::PageRank,
+    ];
+
+    /// The command's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Workload::Generate => "generate",
+            Workload::Sssp => "sssp",
+            Workload::Bfs => "bfs",
+            Workload::Graph500 => "graph500",
+            Workload::Cc => "cc",
+            Workload::PageRank => "pagerank",
+        }
+    }
+}
+
+impl std::str::FromStr for Workload {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Workload::ALL
+            .into_iter()
+            .find(|w| w.name() == s)
+            .ok_or_else(|| {
+                format!("unknown command {s:?}: expected one of generate, sssp, bfs, graph500, cc, pagerank")
+            })
+    }
+}
+
+/// The phases, in the order they run today.
+pub const PHASES: [&str; 5] = [
+    "generation",
+    "construction",
+    "exchange",
+    "kernel state",
+    "validation",
+];
+
+/// One phase of a rank's run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Phase {
+    /// Its name (one of [`PHASES`]).
+    pub name: &'static str,
+    /// Bytes this phase allocates on this rank (held and transient).
+    pub allocates: u64,
+    /// Resident bytes of the rank at the phase's peak (everything held
+    /// from earlier phases plus what this phase allocates).
+    pub peak: u64,
+}
+
+/// The shape of a run: graph size and how it is spread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// Graph500 SCALE.
+    pub scale: u32,
+    /// Edges per vertex.
+    pub edgefactor: u32,
+    /// Ranks the graph is spread over (at least 1).
+    pub ranks: u32,
+    /// Trustees per rank (at least 1).
+    pub threads_per_rank: u32,
+}
 
 /// Per-rank memory needs of a run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MemoryEstimate {
+    /// The command.
+    pub workload: Workload,
     /// Graph500 SCALE.
     pub scale: u32,
     /// Edges per vertex.
@@ -35,53 +163,292 @@ pub struct MemoryEstimate {
     pub ranks: u32,
     /// Trustees per rank.
     pub threads_per_rank: u32,
-    /// The rank's share of the packed edge list.
-    pub edge_list_bytes: u64,
-    /// The rank's CSR shards (adjacency + offsets).
-    pub csr_bytes: u64,
-    /// Per-vertex kernel state (distance, parent, bucket/frontier bits).
-    pub vertex_state_bytes: u64,
-    /// Sum of the above: bytes one rank needs.
+    /// The rank this estimate is for.
+    pub rank: u32,
+    /// The rank's phases, in [`PHASES`] order.
+    pub phases: [Phase; 5],
+    /// The rank's peak: the largest phase peak. This is what must fit.
     pub per_rank_bytes: u64,
-    /// `per_rank_bytes x ranks`.
+    /// Sum of every rank's peak.
     pub total_bytes: u64,
 }
 
-/// Estimates the memory a SCALE/edgefactor graph needs over `ranks` ranks of
-/// `threads_per_rank` trustees. Zero ranks or threads count as one.
+impl MemoryEstimate {
+    /// The phase that sets the peak.
+    pub fn peak_phase(&self) -> &Phase {
+        let mut best = &self.phases[0];
+        for p in &self.phases {
+            if p.peak > best.peak {
+                best = p;
+            }
+        }
+        best
+    }
+}
+
+type Wide = u128;
+
+fn clamp(x: Wide) -> u64 {
+    u64::try_from(x).unwrap_or(u64::MAX)
+}
+
+/// Sizes the phases use, for one shape.
+struct Sizes {
+    n: Wide,
+    m: Wide,
+    ranks: Wide,
+    threads: Wide,
+    trustees: Wide,
+}
+
+impl Sizes {
+    fn new(s: Shape) -> Sizes {
+        let ranks = Wide::from(s.ranks.max(1));
+        let threads = Wide::from(s.threads_per_rank.max(1));
+        let n: Wide = 1 << s.scale.min(100);
+        Sizes {
+            n,
+            m: n * Wide::from(s.edgefactor),
+            ranks,
+            threads,
+            trustees: ranks * threads,
+        }
+    }
+    /// Vertices one rank owns (the partitions split evenly up to one).
+    fn n_rank(&self) -> Wide {
+        self.n.div_ceil(self.ranks)
+    }
+    /// Adjacency entries one rank owns (at most 2 per record).
+    fn entries_rank(&self) -> Wide {
+        (2 * self.m).div_ceil(self.ranks)
+    }
+    /// The CSR of `shards` trustees holding `entries` entries and
+    /// `vertices` vertices: targets and weights, offsets (`n + 1` each).
+    fn csr(&self, entries: Wide, vertices: Wide, shards: Wide) -> Wide {
+        Wide::from(ENTRY_BYTES) * entries + 8 * (vertices + shards)
+    }
+}
+
+/// The edge list rank `rank` holds: today the whole list on every rank
+/// (each rank generates or maps all of it). The one place to change when
+/// each rank generates only its share.
+pub fn edge_list_bytes(shape: Shape, rank: u32) -> u64 {
+    let _ = rank;
+    clamp(Wide::from(RECORD_BYTES) * Sizes::new(shape).m)
+}
+
+/// Construction on rank `rank`: today rank 0 builds every trustee's shard
+/// (and its sorting scratch), the others build nothing. Returns (held,
+/// scratch).
+pub fn construction_bytes(shape: Shape, rank: u32) -> (u64, u64) {
+    let z = Sizes::new(shape);
+    if rank != 0 {
+        return (0, 0);
+    }
+    let held = z.csr(2 * z.m, z.n, z.trustees);
+    // One u32 cursor per vertex for each sorting chunk but the last (one
+    // chunk per rayon thread), capped at 1 B per edge by the builder.
+    let scratch = (4 * z.n * (z.threads - 1)).min(z.m);
+    (clamp(held), clamp(scratch))
+}
+
+/// Estimates rank `rank`'s memory for `workload` on `shape` (rank 0, which
+/// gathers the answers, is the largest today).
 ///
 /// ```
-/// use graph_core::memory::estimate;
-/// let one = estimate(20, 16, 1, 2);
-/// let two = estimate(20, 16, 2, 2);
-/// assert!(two.per_rank_bytes < one.per_rank_bytes);
-/// assert_eq!(one.edge_list_bytes, 12 * 16 << 20);
+/// use graph_core::memory::{estimate_rank, Shape, Workload};
+/// let one = Shape { scale: 20, edgefactor: 16, ranks: 1, threads_per_rank: 2 };
+/// let e = estimate_rank(Workload::Sssp, one, 0);
+/// // Edge list (12 B), shards (16 B) and SSSP's adjacency copy (16 B) per edge.
+/// assert!(e.per_rank_bytes > 44 * (16 << 20));
+/// assert_eq!(e.phases[0].name, "generation");
 /// ```
-pub fn estimate(scale: u32, edgefactor: u32, ranks: u32, threads_per_rank: u32) -> MemoryEstimate {
-    let ranks_u = u128::from(ranks.max(1));
-    let threads = u128::from(threads_per_rank.max(1));
-    let n: u128 = 1u128 << scale.min(127);
-    let m = n * u128::from(edgefactor);
-    let div_up = |x: u128| x.div_ceil(ranks_u);
-    let n_rank = div_up(n);
-    let m_rank = div_up(m);
-    let edge_list = u128::from(RECORD_BYTES) * m_rank;
-    let csr = 2 * u128::from(ENTRY_BYTES) * m_rank + 8 * (n_rank + threads);
-    let parent = if scale <= MAX_SCALE { 4 } else { 8 };
-    let vertex_state = n_rank * (4 + parent) + (2 * n_rank).div_ceil(8);
-    let clamp = |x: u128| u64::try_from(x).unwrap_or(u64::MAX);
-    let per_rank = edge_list + csr + vertex_state;
+pub fn estimate_rank(workload: Workload, shape: Shape, rank: u32) -> MemoryEstimate {
+    let z = Sizes::new(shape);
+    let (n, t) = (z.n, z.threads);
+    let nr = z.n_rank();
+    let root_rank = rank == 0;
+    let list = Wide::from(edge_list_bytes(shape, rank));
+
+    // 1. Generation (the roots' vertex sets: one bit per vertex for each
+    //    piece rayon's fold splits the list into, about two per thread).
+    let mut held = Wide::from(BASE_BYTES) + list;
+    let roots = if workload == Workload::Generate || root_rank {
+        n.div_ceil(8) * 2 * (t + 1)
+    } else {
+        0
+    };
+    let generation = (list + roots, held + roots);
+
+    if workload == Workload::Generate {
+        // Writing the graph file: a 1 MiB write buffer, and scratch of
+        // about 1 B per vertex (calibrated: 5 MiB more than the same
+        // generation inside `sssp` at SCALE 22).
+        let write = (1 << 20) + n;
+        let generation = (generation.0 + write, generation.1 + write);
+        let zero = (0, held);
+        return finish(workload, shape, rank, [generation, zero, zero, zero, zero]);
+    }
+
+    // The runtime starts: its request/response slots.
+    held += Wide::from(slot_bytes(shape));
+
+    // 2. Construction.
+    let (all_shards, scratch) = construction_bytes(shape, rank);
+    let (all_shards, scratch) = (Wide::from(all_shards), Wide::from(scratch));
+    let construction = (all_shards + scratch, held + all_shards + scratch);
+    held += all_shards;
+
+    // 3. Exchange: each remote shard travels as one serialized copy.
+    let own = z.csr(z.entries_rank(), nr, t);
+    // Measured (SCALE 20, 2 ranks x 1 thread): sending one shard costs
+    // about two copies of it (the serialized bytes as they grow, and the
+    // pieces in flight), so two are counted.
+    let one_shard = if z.ranks > 1 {
+        2 * z.csr((2 * z.m).div_ceil(z.trustees), n.div_ceil(z.trustees), 1)
+    } else {
+        0
+    };
+    let exchange = if z.ranks == 1 {
+        (0, held)
+    } else if root_rank {
+        let peak = held + one_shard;
+        held = held - all_shards + own;
+        (one_shard, peak)
+    } else {
+        held += own;
+        (own + one_shard, held + one_shard)
+    };
+
+    // 4. Kernel state: (held per rank, transient, gathered on rank 0).
+    let er = z.entries_rank();
+    let gather = |bytes_per_vertex: Wide| if root_rank { bytes_per_vertex * n } else { 0 };
+    // SSSP: 8 B entries; per trustee a whole-graph `best` and flat-id map
+    // (4 B + 4 B per vertex) and, while preparing, every trustee's degree
+    // ranks (4 B per vertex); per own vertex offsets, split, parent, two
+    // done marks and the queues (64 B); rank 0 gathers 16 B per vertex.
+    let sssp = (8 * er + 8 * n * t + 64 * nr, 4 * n * t, gather(16));
+    // BFS: 4 B entries; per trustee the flat-id map and two frontier bit
+    // maps (4.25 B per vertex) and the ranks while preparing (4 B); per own
+    // vertex offsets, parent, depth and the queues (48 B); rank 0 gathers
+    // parents and levels (8 B + 8 B) from 4 B + 4 B per vertex.
+    let bfs = (
+        4 * er + (4 * n + n.div_ceil(4)) * t + 48 * nr,
+        4 * n * t,
+        gather(24),
+    );
+    // cc and pagerank (graph-kernel): pagerank's message combiner per
+    // trustee over the whole graph, per own vertex state, and the outgoing message
+    // buffers, which grow with the edges a sweep sends before the peers
+    // drain them (timing-dependent; calibrated: 4.5 B and 5 B per edge).
+    let cc = (9 * z.m / (2 * z.ranks), 0, gather(8));
+    let pagerank = (5 * z.m / z.ranks + 8 * n * t + 48 * nr, 0, gather(8));
+    let (k_held, k_transient, k_gather) = match workload {
+        Workload::Sssp => sssp,
+        Workload::Bfs => bfs,
+        // Both states stay; over 64 roots the queues keep their largest
+        // capacities (32 B per own vertex more, calibrated).
+        Workload::Graph500 => (bfs.0 + sssp.0 + 32 * nr, sssp.1, sssp.2),
+        Workload::Cc => cc,
+        Workload::PageRank => pagerank,
+        Workload::Generate => unreachable!("returned above"),
+    };
+    let kernel = (
+        k_held + k_transient + k_gather,
+        held + k_held + k_transient + k_gather,
+    );
+    held += k_held + k_gather;
+
+    // 5. Validation (rank 0): SSSP/BFS: tree depths (4 B) and confirmed
+    //    marks (1 B) per vertex next to everything held; cc/pagerank run
+    //    after the shards are dropped: labels / scores and the checker's
+    //    per-vertex arrays, pagerank's checker also a per-edge copy.
+    let validation = if !root_rank {
+        (0, held)
+    } else {
+        match workload {
+            Workload::Sssp | Workload::Bfs | Workload::Graph500 => (5 * n, held + 5 * n),
+            Workload::Cc => {
+                let v = 32 * n;
+                (v, Wide::from(BASE_BYTES) + list + v)
+            }
+            Workload::PageRank => {
+                let v = 16 * z.m + 40 * n;
+                (v, Wide::from(BASE_BYTES) + list + v)
+            }
+            Workload::Generate => unreachable!("returned above"),
+        }
+    };
+    finish(
+        workload,
+        shape,
+        rank,
+        [generation, construction, exchange, kernel, validation],
+    )
+}
+
+fn finish(workload: Workload, shape: Shape, rank: u32, parts: [(Wide, Wide); 5]) -> MemoryEstimate {
+    let mut phases = [Phase {
+        name: "",
+        allocates: 0,
+        peak: 0,
+    }; 5];
+    for (i, (p, (allocates, peak))) in phases.iter_mut().zip(parts).enumerate() {
+        *p = Phase {
+            name: PHASES[i],
+            allocates: clamp(allocates),
+            peak: clamp(peak),
+        };
+    }
+    let per_rank = phases.iter().map(|p| p.peak).max().unwrap_or(0);
     MemoryEstimate {
+        workload,
+        scale: shape.scale,
+        edgefactor: shape.edgefactor,
+        ranks: shape.ranks.max(1),
+        threads_per_rank: shape.threads_per_rank.max(1),
+        rank,
+        phases,
+        per_rank_bytes: per_rank,
+        total_bytes: 0,
+    }
+}
+
+/// The estimate for the largest rank of a run (rank 0 today) with the sum
+/// over all ranks in `total_bytes`. Zero ranks or threads count as one.
+///
+/// ```
+/// use graph_core::memory::{estimate, Workload};
+/// let one = estimate(Workload::Sssp, 20, 16, 1, 2);
+/// let two = estimate(Workload::Sssp, 20, 16, 2, 2);
+/// assert!(two.per_rank_bytes < one.per_rank_bytes);
+/// ```
+pub fn estimate(
+    workload: Workload,
+    scale: u32,
+    edgefactor: u32,
+    ranks: u32,
+    threads_per_rank: u32,
+) -> MemoryEstimate {
+    let shape = Shape {
         scale,
         edgefactor,
         ranks: ranks.max(1),
         threads_per_rank: threads_per_rank.max(1),
-        edge_list_bytes: clamp(edge_list),
-        csr_bytes: clamp(csr),
-        vertex_state_bytes: clamp(vertex_state),
-        per_rank_bytes: clamp(per_rank),
-        total_bytes: clamp(per_rank * ranks_u),
+    };
+    let zero = estimate_rank(workload, shape, 0);
+    let other = (shape.ranks > 1).then(|| estimate_rank(workload, shape, 1));
+    let mut worst = zero;
+    if let Some(o) = other {
+        if o.per_rank_bytes > worst.per_rank_bytes {
+            worst = o;
+        }
     }
+    let others = other.map_or(0, |o| {
+        u128::from(o.per_rank_bytes) * u128::from(shape.ranks - 1)
+    });
+    worst.total_bytes = clamp(u128::from(zero.per_rank_bytes) + others);
+    worst
 }
 
 /// Available memory from `/proc/meminfo` (`MemAvailable`), in bytes; `None`
@@ -102,56 +469,92 @@ pub fn parse_meminfo(text: &str) -> Option<u64> {
     }
 }
 
-/// Largest SCALE (<= 32) whose per-rank estimate fits `available` bytes,
-/// or `None` if not even SCALE 1 fits.
+/// Largest SCALE (<= 32) whose estimate on the largest rank fits
+/// `available` bytes, or `None` if not even SCALE 1 fits.
 pub fn largest_fitting_scale(
+    workload: Workload,
     edgefactor: u32,
     ranks: u32,
     threads_per_rank: u32,
     available: u64,
 ) -> Option<u32> {
-    (1..=MAX_SCALE)
-        .rev()
-        .find(|&s| estimate(s, edgefactor, ranks, threads_per_rank).per_rank_bytes <= available)
+    (1..=MAX_SCALE).rev().find(|&s| {
+        estimate(workload, s, edgefactor, ranks, threads_per_rank).per_rank_bytes <= available
+    })
 }
 
-/// Fewest ranks, each with `available` bytes, on which the graph fits
-/// (`None` beyond 2^20 ranks).
+/// Most ranks [`ranks_needed`] tries.
+pub const MAX_RANKS: u32 = 1 << 16;
+
+/// Fewest ranks, each with `available` bytes, on which every rank's
+/// estimate fits (`None` when no count up to [`MAX_RANKS`] does: today
+/// every rank holds the whole edge list and rank 0 builds every shard, so
+/// adding ranks stops helping once those alone exceed `available`).
 pub fn ranks_needed(
+    workload: Workload,
     scale: u32,
     edgefactor: u32,
     threads_per_rank: u32,
     available: u64,
 ) -> Option<u32> {
-    let fits =
-        |r: u32| estimate(scale, edgefactor, r, threads_per_rank).per_rank_bytes <= available;
-    let limit = 1u32 << 20;
-    if !fits(limit) {
+    let need = |r: u32| estimate(workload, scale, edgefactor, r, threads_per_rank).per_rank_bytes;
+    // Rank 0's floor does not depend on the rank count: stop early.
+    let shape = Shape {
+        scale,
+        edgefactor,
+        ranks: 1,
+        threads_per_rank: threads_per_rank.max(1),
+    };
+    let floor = BASE_BYTES
+        .saturating_add(edge_list_bytes(shape, 0))
+        .saturating_add(construction_bytes(shape, 0).0);
+    if workload != Workload::Generate && floor > available {
         return None;
     }
-    // per_rank_bytes is non-increasing in ranks: binary search.
-    let (mut lo, mut hi) = (1u32, limit);
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if fits(mid) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
+    // Not monotone: more ranks shrink the kernel state but add slots.
+    (1..=MAX_RANKS).find(|&r| need(r) <= available)
+}
+
+/// Why no rank count fits: what rank 0 holds however many ranks there are.
+pub fn why_no_rank_count_fits(workload: Workload, shape: Shape) -> String {
+    if workload == Workload::Generate {
+        return format!(
+            "every rank generates the whole edge list ({})",
+            human_bytes(edge_list_bytes(shape, 0))
+        );
     }
-    Some(lo)
+    let least = (0..=16)
+        .map(|k| {
+            estimate(
+                workload,
+                shape.scale,
+                shape.edgefactor,
+                1 << k,
+                shape.threads_per_rank,
+            )
+            .per_rank_bytes
+        })
+        .min()
+        .unwrap_or(0);
+    format!(
+        "more ranks do not bring the largest rank below about {}: every rank holds the whole edge list ({}), rank 0 builds every shard ({}), and per-vertex arrays of the whole graph on each of the {} trustees of a rank and the gathered answers do not shrink with ranks",
+        human_bytes(least),
+        human_bytes(edge_list_bytes(shape, 0)),
+        human_bytes(construction_bytes(shape, 0).0),
+        shape.threads_per_rank.max(1),
+    )
 }
 
 /// A run that does not fit: everything the refusal message needs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MemoryRefusal {
-    /// What the run needs.
-    pub estimate: MemoryEstimate,
+    /// What this rank needs (boxed: the phases make it large).
+    pub estimate: Box<MemoryEstimate>,
     /// Bytes available per rank.
     pub available: u64,
     /// Largest SCALE that fits here with the same shape.
     pub largest_scale: Option<u32>,
-    /// Ranks with this much memory the requested SCALE would need.
+    /// Fewest ranks with this much memory each that the requested SCALE fits on.
     pub ranks_needed: Option<u32>,
 }
 
@@ -170,16 +573,18 @@ pub fn human_bytes(bytes: u64) -> String {
 impl fmt::Display for MemoryRefusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let e = &self.estimate;
+        let peak = e.peak_phase();
         write!(
             f,
-            "SCALE {} (edgefactor {}) needs about {} per rank on {} rank(s) (edge list {}, CSR {}, vertex state {}), but only {} is available here (MemAvailable).",
+            "{} at SCALE {} (edgefactor {}) needs about {} on rank {} of {} ({} thread(s) per rank; the peak is in {}), but only {} is available here (MemAvailable).",
+            e.workload.name(),
             e.scale,
             e.edgefactor,
             human_bytes(e.per_rank_bytes),
+            e.rank,
             e.ranks,
-            human_bytes(e.edge_list_bytes),
-            human_bytes(e.csr_bytes),
-            human_bytes(e.vertex_state_bytes),
+            e.threads_per_rank,
+            peak.name,
             human_bytes(self.available),
         )?;
         match self.largest_scale {
@@ -187,31 +592,56 @@ impl fmt::Display for MemoryRefusal {
             None => write!(f, " No SCALE fits in this much memory.")?,
         }
         match self.ranks_needed {
+            Some(1) => write!(
+                f,
+                " SCALE {} fits on 1 rank with this much memory.",
+                e.scale
+            )?,
             Some(r) => write!(
                 f,
-                " SCALE {} would need at least {r} ranks with this much memory each.",
+                " SCALE {} fits on {r} ranks with this much memory each (--ranks {r}), on separate hosts: ranks started on one host share its memory.",
                 e.scale
-            ),
+            )?,
             None => write!(
                 f,
-                " SCALE {} needs more than 2^20 ranks of this size.",
-                e.scale
-            ),
+                " No number of ranks with this much memory each fits SCALE {} today: {}.",
+                e.scale,
+                why_no_rank_count_fits(
+                    e.workload,
+                    Shape {
+                        scale: e.scale,
+                        edgefactor: e.edgefactor,
+                        ranks: e.ranks,
+                        threads_per_rank: e.threads_per_rank
+                    }
+                ),
+            )?,
         }
+        write!(
+            f,
+            " Per phase: gossamer-graph plan --scale {} --edgefactor {} --ranks {} --threads {} --memory {}.",
+            e.scale,
+            e.edgefactor,
+            e.ranks,
+            e.threads_per_rank,
+            self.available
+        )
     }
 }
 
 impl std::error::Error for MemoryRefusal {}
 
-/// Checks the estimate against `available` bytes per rank; `Err` carries the
-/// user-facing refusal (its `Display` is the message).
+/// Checks `estimate` (one rank's) against `available` bytes per rank;
+/// `Err` carries the user-facing refusal (its `Display` is the message),
+/// whose advice is consistent: a rank count it names fits on every rank.
 ///
 /// ```
-/// use graph_core::memory::{check_fits, estimate};
-/// let e = estimate(26, 16, 1, 2);
+/// use graph_core::memory::{check_fits, estimate_rank, Shape, Workload};
+/// let shape = Shape { scale: 26, edgefactor: 16, ranks: 1, threads_per_rank: 2 };
+/// let e = estimate_rank(Workload::Sssp, shape, 0);
 /// let refusal = check_fits(&e, 1 << 30).unwrap_err();
 /// let text = refusal.to_string();
-/// assert!(text.contains("SCALE 26 (edgefactor 16) needs about"));
+/// assert!(text.contains("sssp at SCALE 26 (edgefactor 16) needs about"));
 /// assert!(text.contains("The largest SCALE that fits here is"));
 /// assert!(check_fits(&e, u64::MAX).is_ok());
 /// ```
@@ -220,21 +650,111 @@ pub fn check_fits(estimate: &MemoryEstimate, available: u64) -> Result<(), Memor
         return Ok(());
     }
     Err(MemoryRefusal {
-        estimate: *estimate,
+        estimate: Box::new(*estimate),
         available,
         largest_scale: largest_fitting_scale(
+            estimate.workload,
             estimate.edgefactor,
             estimate.ranks,
             estimate.threads_per_rank,
             available,
         ),
         ranks_needed: ranks_needed(
+            estimate.workload,
             estimate.scale,
             estimate.edgefactor,
             estimate.threads_per_rank,
             available,
         ),
     })
+}
+
+/// A failed allocation of one of the large arrays: what, how large, why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutOfMemory {
+    /// What was being allocated ("the edge list", "CSR targets", ...).
+    pub what: &'static str,
+    /// Bytes asked for.
+    pub bytes: u128,
+    /// The allocator's reason.
+    pub reason: String,
+}
+
+impl fmt::Display for OutOfMemory {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "out of memory while allocating {} ({}): {}; `gossamer-graph plan` shows what a run needs per rank",
+            self.what,
+            human_bytes(clamp(self.bytes)),
+            self.reason
+        )
+    }
+}
+
+impl std::error::Error for OutOfMemory {}
+
+fn oom<T>(what: &'static str, len: usize, e: TryReserveError) -> OutOfMemory {
+    OutOfMemory {
+        what,
+        bytes: std::mem::size_of::<T>() as u128 * len as u128,
+        reason: e.to_string(),
+    }
+}
+
+/// Reserves room for `additional` more elements in `v`, or says what
+/// could not be allocated.
+pub fn try_reserve<T>(
+    v: &mut Vec<T>,
+    additional: usize,
+    what: &'static str,
+) -> Result<(), OutOfMemory> {
+    v.try_reserve_exact(additional)
+        .map_err(|e| oom::<T>(what, v.len().saturating_add(additional), e))
+}
+
+/// `vec![value; len]`, but a failed allocation is an [`OutOfMemory`]
+/// error instead of an abort.
+///
+/// The size is first reserved with `try_reserve_exact` (which reports
+/// failure) and released, then allocated by `vec!`, which for zeros asks
+/// the allocator for zeroed memory (`calloc`): its pages stay untouched,
+/// and so unbacked, until used, where filling a reservation would write
+/// every byte. The allocator has just granted the same size, so the
+/// second request succeeds unless memory vanished in between.
+///
+/// ```
+/// use graph_core::memory::try_vec;
+/// assert_eq!(try_vec(3, 7u8, "a test").unwrap(), [7, 7, 7]);
+/// let e = try_vec(usize::MAX / 4, 0u64, "an absurd array").unwrap_err();
+/// assert!(e.to_string().starts_with("out of memory while allocating an absurd array ("));
+/// ```
+pub fn try_vec<T: Clone>(len: usize, value: T, what: &'static str) -> Result<Vec<T>, OutOfMemory> {
+    let mut probe: Vec<T> = Vec::new();
+    probe
+        .try_reserve_exact(len)
+        .map_err(|e| oom::<T>(what, len, e))?;
+    drop(probe);
+    Ok(vec![value; len])
+}
+
+/// [`try_vec`] for code that cannot return an error (kernel state built
+/// inside a trustee): a failed allocation prints the error and ends the
+/// process with status 1, not an abort with a backtrace.
+pub fn vec_or_exit<T: Clone>(len: usize, value: T, what: &'static str) -> Vec<T> {
+    try_vec(len, value, what).unwrap_or_else(|e| exit_out_of_memory(&e))
+}
+
+/// [`try_reserve`] for code that cannot return an error; see [`vec_or_exit`].
+pub fn reserve_or_exit<T>(v: &mut Vec<T>, additional: usize, what: &'static str) {
+    if let Err(e) = try_reserve(v, additional, what) {
+        exit_out_of_memory(&e)
+    }
+}
+
+fn exit_out_of_memory(e: &OutOfMemory) -> ! {
+    eprintln!("error: {e}");
+    std::process::exit(1)
 }
 
 /// [`check_fits`] against this machine's `MemAvailable`; passes when it
@@ -250,57 +770,158 @@ pub fn check_fits_here(estimate: &MemoryEstimate) -> Result<(), MemoryRefusal> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn grows_with_scale_and_edgefactor_shrinks_with_ranks() {
-        for s in 1..40 {
-            let a = estimate(s, 16, 2, 2);
-            let b = estimate(s + 1, 16, 2, 2);
-            assert!(b.per_rank_bytes > a.per_rank_bytes, "scale {s}");
-            assert!(estimate(s, 32, 2, 2).per_rank_bytes > a.per_rank_bytes);
-            assert!(estimate(s, 16, 4, 2).per_rank_bytes <= a.per_rank_bytes);
-            assert_eq!(
-                a.per_rank_bytes,
-                a.edge_list_bytes + a.csr_bytes + a.vertex_state_bytes
-            );
+    fn shape(scale: u32, ranks: u32, threads: u32) -> Shape {
+        Shape {
+            scale,
+            edgefactor: 16,
+            ranks,
+            threads_per_rank: threads,
         }
     }
 
     #[test]
-    fn scale_20_numbers() {
-        let e = estimate(20, 16, 1, 1);
-        let m = 16u64 << 20;
-        assert_eq!(e.edge_list_bytes, 12 * m);
-        assert_eq!(e.csr_bytes, 16 * m + 8 * ((1 << 20) + 1));
-        assert_eq!(e.vertex_state_bytes, 8 * (1 << 20) + (1 << 18));
-        // About 28.5 bytes per edge plus per-vertex state.
-        let per_edge = e.per_rank_bytes as f64 / m as f64;
-        assert!((28.5..29.1).contains(&per_edge), "{per_edge}");
+    fn grows_with_scale_and_edgefactor() {
+        for w in Workload::ALL {
+            for s in 1..32 {
+                let a = estimate(w, s, 16, 2, 2);
+                let b = estimate(w, s + 1, 16, 2, 2);
+                assert!(b.per_rank_bytes > a.per_rank_bytes, "{w:?} scale {s}");
+                assert!(estimate(w, s, 32, 2, 2).per_rank_bytes > a.per_rank_bytes);
+                assert_eq!(
+                    a.per_rank_bytes,
+                    a.phases.iter().map(|p| p.peak).max().unwrap()
+                );
+            }
+        }
     }
 
     #[test]
-    fn refusal_text_names_need_availability_and_ways_out() {
-        let e = estimate(30, 16, 1, 2);
-        let avail = 20u64 << 30;
-        let r = check_fits(&e, avail).unwrap_err();
-        let largest = r.largest_scale.unwrap();
-        assert!(estimate(largest, 16, 1, 2).per_rank_bytes <= avail);
-        assert!(estimate(largest + 1, 16, 1, 2).per_rank_bytes > avail);
-        let need = r.ranks_needed.unwrap();
-        assert!(estimate(30, 16, need, 2).per_rank_bytes <= avail);
-        assert!(estimate(30, 16, need - 1, 2).per_rank_bytes > avail);
-        let text = r.to_string();
+    fn scale_20_sssp_phases() {
+        let e = estimate_rank(Workload::Sssp, shape(20, 1, 2), 0);
+        let (n, m) = (1u64 << 20, 16u64 << 20);
+        let names: Vec<_> = e.phases.iter().map(|p| p.name).collect();
+        assert_eq!(names, PHASES);
+        assert_eq!(e.phases[0].peak, BASE_BYTES + 12 * m + (n / 8) * 6);
+        // Shards: 8 B x 2 entries per edge, offsets; scratch 4 B per vertex.
+        assert_eq!(e.phases[1].allocates, 16 * m + 8 * (n + 2) + 4 * n);
+        assert_eq!(e.phases[2].allocates, 0, "one rank ships nothing");
+        // The kernel state is the peak: 44 B per edge plus per-vertex state.
+        assert_eq!(e.peak_phase().name, "kernel state");
+        let per_edge = e.per_rank_bytes as f64 / m as f64;
+        assert!((50.0..53.0).contains(&per_edge), "{per_edge}");
+    }
+
+    #[test]
+    fn today_rank_0_holds_the_whole_list_and_every_shard() {
+        let one = estimate_rank(Workload::Sssp, shape(24, 1, 2), 0);
+        let four = estimate_rank(Workload::Sssp, shape(24, 4, 2), 0);
+        let other = estimate_rank(Workload::Sssp, shape(24, 4, 2), 3);
+        assert_eq!(one.phases[0].allocates, four.phases[0].allocates);
+        let list = edge_list_bytes(shape(24, 4, 2), 3);
+        assert_eq!(list, 12 * (16 << 24));
+        assert_eq!(other.phases[0].allocates, list);
+        assert!(one.phases[1].allocates.abs_diff(four.phases[1].allocates) < 1024);
+        assert_eq!(other.phases[1].allocates, 0);
+        assert!(four.per_rank_bytes < one.per_rank_bytes);
+        assert!(other.per_rank_bytes < four.per_rank_bytes);
+        let total = estimate(Workload::Sssp, 24, 16, 4, 2).total_bytes;
+        assert_eq!(total, four.per_rank_bytes + 3 * other.per_rank_bytes);
+    }
+
+    #[test]
+    fn refusal_advice_names_a_rank_count_that_passes() {
+        for w in Workload::ALL {
+            for (scale, avail) in [(22u32, 3u64 << 30), (24, 12 << 30), (20, 600 << 20)] {
+                let e = estimate_rank(w, shape(scale, 1, 2), 0);
+                let Err(r) = check_fits(&e, avail) else {
+                    continue;
+                };
+                let text = r.to_string();
+                assert!(
+                    text.contains(&format!(
+                        "{} at SCALE {scale} (edgefactor 16) needs about",
+                        w.name()
+                    )),
+                    "{text}"
+                );
+                if let Some(k) = r.largest_scale {
+                    assert!(estimate(w, k, 16, 1, 2).per_rank_bytes <= avail);
+                    assert!(estimate(w, k + 1, 16, 1, 2).per_rank_bytes > avail);
+                    assert!(text.contains(&format!("The largest SCALE that fits here is {k}.")));
+                }
+                match r.ranks_needed {
+                    Some(need) => {
+                        assert!(text.contains(&format!("--ranks {need}")), "{text}");
+                        for rank in 0..need {
+                            let mine = estimate_rank(w, shape(scale, need, 2), rank);
+                            assert!(
+                                check_fits(&mine, avail).is_ok(),
+                                "{w:?} rank {rank} of {need}"
+                            );
+                        }
+                        for fewer in 1..need {
+                            assert!(estimate(w, scale, 16, fewer, 2).per_rank_bytes > avail);
+                        }
+                    }
+                    None => {
+                        assert!(text.contains("No number of ranks"), "{text}");
+                        for ranks in [1, 2, 3, 8, 64, 1024] {
+                            assert!(estimate(w, scale, 16, ranks, 2).per_rank_bytes > avail);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn some_refusals_are_cured_by_more_ranks() {
+        // SSSP at SCALE 22 (about 3.1 GiB on one rank): the edge list and
+        // the shards (1.8 GiB) fit in 2.5 GiB, the kernel state must spread.
+        let e = estimate_rank(Workload::Sssp, shape(22, 1, 2), 0);
+        let r = check_fits(&e, 5 << 29).unwrap_err();
+        let need = r.ranks_needed.expect("more ranks help");
+        assert!(need >= 2, "{need}");
+        assert!(r
+            .to_string()
+            .contains(&format!("SCALE 22 fits on {need} ranks")));
+    }
+
+    #[test]
+    fn absurd_allocations_are_errors_not_aborts() {
+        let e = try_vec(usize::MAX / 2, 0u32, "the test's array").unwrap_err();
+        let text = e.to_string();
         assert!(
-            text.contains("SCALE 30 (edgefactor 16) needs about"),
+            text.starts_with("out of memory while allocating the test's array ("),
             "{text}"
         );
-        assert!(text.contains("only 20.0 GiB is available here"), "{text}");
+        assert!(text.contains("gossamer-graph plan"), "{text}");
+        let mut v = vec![1u8];
+        let e = try_reserve(&mut v, usize::MAX - 8, "more bytes").unwrap_err();
+        assert!(e.to_string().contains("allocating more bytes"), "{e}");
+        assert_eq!(try_vec(4, 2u16, "four").unwrap(), [2, 2, 2, 2]);
+    }
+
+    #[test]
+    fn generate_refusal_blames_only_the_edge_list() {
+        let e = estimate_rank(Workload::Generate, shape(26, 1, 2), 0);
+        let text = check_fits(&e, 1 << 30).unwrap_err().to_string();
         assert!(
-            text.contains(&format!("The largest SCALE that fits here is {largest}.")),
+            text.contains("every rank generates the whole edge list (12.0 GiB)"),
             "{text}"
         );
-        assert!(text.contains(&format!("at least {need} ranks")), "{text}");
-        let tiny = check_fits(&e, 10).unwrap_err();
-        assert!(tiny.to_string().contains("No SCALE fits"));
+        assert!(!text.contains("shard"), "{text}");
+    }
+
+    #[test]
+    fn workload_names_parse() {
+        for w in Workload::ALL {
+            assert_eq!(w.name().parse::<Workload>(), Ok(w));
+        }
+        assert!("dfs"
+            .parse::<Workload>()
+            .unwrap_err()
+            .contains("expected one of"));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use graph_core::file::{self, GraphFileError, ReadOptions};
-use graph_core::{EdgeList, Graph500Params, PackedEdge};
+use graph_core::{EdgeList, Graph500Params, GraphMeta, IdMap, PackedEdge};
 
 struct TempFile(PathBuf);
 
@@ -84,12 +84,12 @@ fn wrong_magic() {
 #[test]
 fn wrong_version() {
     let (t, mut bytes) = written("version");
-    bytes[8..12].copy_from_slice(&2u32.to_le_bytes());
+    bytes[8..12].copy_from_slice(&3u32.to_le_bytes());
     std::fs::write(&t.0, &bytes).unwrap();
     let e = file::open(&t.0).unwrap_err();
     assert!(
         e.to_string()
-            .contains("written by format v2, this build reads v1: regenerate it with `gossamer-graph generate`"),
+            .contains("written by format v3, this build reads v1 to v2: regenerate it with `gossamer-graph generate`"),
         "{e}"
     );
 }
@@ -225,4 +225,113 @@ fn layout_table_matches_independently_written_files() {
     assert_eq!(g.header.params, None);
     assert_eq!(g.edges.num_vertices(), 5);
     assert_eq!(g.edges.edges()[1], PackedEdge::new(1, 2, 0.25));
+}
+
+/// A version-1 file written by the `gossamer-graph generate --scale 3
+/// --edgefactor 2 -o` of the commit before format v2 (kept as it was
+/// written): it still opens, as an undirected, weighted Graph500 graph.
+#[test]
+fn version_1_files_still_open() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/v1-scale3.ggraph");
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(
+        &bytes[8..12],
+        &1u32.to_le_bytes(),
+        "the fixture is a v1 file"
+    );
+    let g = file::open(&path).unwrap();
+    assert_eq!(g.header().version, 1);
+    let p = Graph500Params {
+        scale: 3,
+        edgefactor: 2,
+        seed1: 2,
+        seed2: 3,
+    };
+    assert_eq!(g.header().params, Some(p));
+    assert_eq!(g.edge_list().num_edges(), 16);
+    assert_eq!(g.roots().len(), 64);
+    assert_eq!(*g.meta(), GraphMeta::default());
+    assert!(!g.meta().directed && g.meta().weighted);
+    // Rewritten by this build: still v1, byte for byte (older readers such
+    // as the C baselines keep reading generated graphs).
+    let t = TempFile::new("v1-rewritten");
+    file::write_with_roots(&t.0, &g.edge_list(), g.roots()).unwrap();
+    assert_eq!(std::fs::read(&t.0).unwrap(), bytes);
+    // A v1 file may not carry the v2 flags.
+    let mut v1 = bytes.clone();
+    v1[20] |= 2;
+    let sum = file::checksum64(&v1[..1016]);
+    v1[1016..1024].copy_from_slice(&sum.to_le_bytes());
+    let e = file::parse(&v1).unwrap_err();
+    assert!(
+        e.to_string().contains("unknown flags 0x3 for format v1"),
+        "{e}"
+    );
+}
+
+fn converted() -> (EdgeList<'static>, GraphMeta) {
+    let edges = vec![
+        PackedEdge::new(0, 1, 1.0),
+        PackedEdge::new(2, 1, 1.0),
+        PackedEdge::new(2, 2, 1.0),
+    ];
+    let meta = GraphMeta {
+        directed: true,
+        weighted: false,
+        ids: IdMap::Table(vec![5, 1 << 33, 1 << 40]),
+    };
+    (EdgeList::from_edges(3, edges).unwrap(), meta)
+}
+
+#[test]
+fn version_2_keeps_directed_weighted_and_ids() {
+    let (list, meta) = converted();
+    let t = TempFile::new("v2-meta");
+    file::write_graph(&t.0, &list, &[2], &meta).unwrap();
+    let bytes = std::fs::read(&t.0).unwrap();
+    assert_eq!(bytes.len(), 1024 + 3 * 12 + 3 * 8);
+    assert_eq!(&bytes[8..12], &2u32.to_le_bytes());
+    let g = file::open(&t.0).unwrap();
+    assert_eq!(*g.meta(), meta);
+    assert_eq!(g.edge_list(), list);
+    assert_eq!(g.roots(), [2]);
+    assert_eq!(g.meta().ids.dense_id(1 << 40), Some(2));
+    // An offset map is stored in the header alone.
+    let base = GraphMeta {
+        directed: false,
+        weighted: true,
+        ids: IdMap::Offset(1),
+    };
+    file::write_graph(&t.0, &list, &[], &base).unwrap();
+    assert_eq!(std::fs::metadata(&t.0).unwrap().len(), 1024 + 3 * 12);
+    assert_eq!(*file::open(&t.0).unwrap().meta(), base);
+}
+
+#[test]
+fn version_2_id_table_damage_is_caught() {
+    let (list, meta) = converted();
+    let good = file::to_bytes_with_meta(&list, &[], &meta).unwrap();
+    // A flipped bit in the table.
+    let mut b = good.clone();
+    let last = b.len() - 3;
+    b[last] ^= 1;
+    let e = file::parse(&b).unwrap_err();
+    assert!(matches!(e, GraphFileError::CorruptIds { .. }), "{e:?}");
+    assert!(e.to_string().contains("vertex id table is corrupt"), "{e}");
+    // The table cut off.
+    let e = file::parse(&good[..good.len() - 8]).unwrap_err();
+    assert!(matches!(e, GraphFileError::TruncatedData { .. }), "{e:?}");
+    // A table that is not increasing is refused by the writer.
+    let bad = GraphMeta {
+        ids: IdMap::Table(vec![5, 5, 6]),
+        ..meta
+    };
+    let e = file::to_bytes_with_meta(&list, &[], &bad).unwrap_err();
+    assert!(e.to_string().contains("not strictly increasing"), "{e}");
+    // A Graph500 graph cannot be marked directed.
+    let directed = GraphMeta {
+        directed: true,
+        ..GraphMeta::default()
+    };
+    assert!(file::to_bytes_with_meta(&sample(), &[], &directed).is_err());
 }

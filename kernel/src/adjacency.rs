@@ -74,6 +74,7 @@ use std::sync::{Arc, OnceLock};
 
 use gossamer::Op;
 
+use graph_core::memory::{reserve_or_exit, vec_or_exit};
 use graph_core::sharded::{ShardedGraph, TrusteeCtx, TrusteeState};
 use graph_core::validate::NO_PARENT;
 use graph_core::{Partition, Shard};
@@ -245,7 +246,7 @@ impl Adjacency {
             acc += (p.local_count(o) as u32).div_ceil(64) * 64;
         }
         base.push(acc);
-        let mut global_of = vec![0u32; acc as usize];
+        let mut global_of = vec_or_exit(acc as usize, 0u32, "flat-id map");
         for (o, ranks) in rank.iter().enumerate() {
             for (l, &r) in ranks.iter().enumerate() {
                 global_of[(base[o] + r) as usize] = p.global(o as u32, l as u64) as u32;
@@ -375,7 +376,10 @@ impl Adjacency {
     pub fn rows(&self, shard: &Shard) -> &Rows {
         self.rows.get_or_init(|| {
             let n = self.n as usize;
-            let (mut start, mut targets, mut merged) = (Vec::with_capacity(n + 1), Vec::new(), 0);
+            let (mut start, mut targets, mut merged) = (Vec::new(), Vec::new(), 0);
+            reserve_or_exit(&mut start, n + 1, "row offsets");
+            // At most one entry per shard entry: reserved once, not grown by doubling.
+            reserve_or_exit(&mut targets, shard.num_entries() as usize, "adjacency rows");
             start.push(0);
             let mut row: Vec<u32> = Vec::new();
             for &l in &self.order {
@@ -412,8 +416,13 @@ impl Adjacency {
     /// The weighted rows split at `delta` (see [`LightHeavy`]). Reads the
     /// weights from `shard`, this trustee's shard.
     pub fn light_heavy(&self, shard: &Shard, delta: f32) -> LightHeavy {
-        let mut entries = Vec::new();
-        let mut start = Vec::with_capacity(self.n as usize + 1);
+        let (mut entries, mut start) = (Vec::new(), Vec::new());
+        reserve_or_exit(
+            &mut entries,
+            shard.num_entries() as usize,
+            "weighted adjacency",
+        );
+        reserve_or_exit(&mut start, self.n as usize + 1, "weighted row offsets");
         start.push(0);
         let mut row: Vec<Weighted> = Vec::new();
         for &l in &self.order {
@@ -431,7 +440,7 @@ impl Adjacency {
         let mut lh = LightHeavy {
             delta: f32::NAN,
             start,
-            split: vec![0; self.n as usize],
+            split: vec_or_exit(self.n as usize, 0, "light/heavy split"),
             entries,
         };
         lh.resplit(delta);

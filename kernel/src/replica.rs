@@ -187,13 +187,14 @@ pub fn publish(
     range: Range<usize>,
     home: fn(&mut TrusteeState) -> &Replica,
 ) -> u64 {
-    if ctx.peers.iter().all(|p| p.is_local()) {
+    let elsewhere = |p: &&gossamer::Trust<TrusteeState>| !gossamer::is_local_worker(p.trustee());
+    if !ctx.peers.iter().any(|p| elsewhere(&p)) {
         return 0;
     }
     let (a, b) = (range.start, range.end);
     let words = ctx.local.apply_returning(move |s| home(s).load(a..b));
     let mut sent = 0;
-    for peer in ctx.peers.iter().filter(|p| !p.is_local()) {
+    for peer in ctx.peers.iter().filter(elsewhere) {
         for (i, piece) in words.chunks(WORDS_PIECE).enumerate() {
             let at = range.start + i * WORDS_PIECE;
             peer.apply_slice_then(move |s, w: &[u64]| home(s).store(at, w), piece, |()| {});

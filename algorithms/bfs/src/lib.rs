@@ -72,6 +72,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use gossamer::Op;
+use graph_core::memory::vec_or_exit;
 use graph_core::sharded::{KernelError, ShardedGraph, TrusteeCtx, TrusteeState};
 use graph_kernel::adjacency::{self, gather_parents, Adjacency, Rows, NO_FLAT};
 use graph_kernel::outbox::{ship, Outbox};
@@ -186,10 +187,10 @@ impl Search {
     /// Sizes the state for `a` (first search on this graph).
     fn attach(&mut self, a: &Adjacency) {
         let n = a.num_own() as usize;
-        self.parent = vec![NO_FLAT; n];
-        self.depth = vec![-1; n];
+        self.parent = vec_or_exit(n, NO_FLAT, "BFS parents");
+        self.depth = vec_or_exit(n, -1, "BFS depths");
         self.bits = Some(Replica::bitmap(a, "bfs.frontier"));
-        self.sent = vec![0u64; a.num_flat() as usize / 64];
+        self.sent = vec_or_exit(a.num_flat() as usize / 64, 0u64, "BFS sent bits");
         self.out = Outbox::new(a.num_trustees());
     }
 

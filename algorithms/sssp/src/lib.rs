@@ -93,6 +93,7 @@ use gossamer::Op;
 mod buckets;
 use buckets::{Buckets, MAX_BUCKET, NO_BUCKET};
 
+use graph_core::memory::vec_or_exit;
 use graph_core::sharded::{KernelError, ShardedGraph, TrusteeCtx, TrusteeState};
 use graph_kernel::adjacency::{self, gather_parents, Adjacency, LightHeavy, Weighted, NO_FLAT};
 use graph_kernel::outbox::{ship, Outbox};
@@ -290,10 +291,10 @@ impl Search {
     /// Sizes the state for `a` (first search on this graph).
     fn attach(&mut self, a: &Adjacency) {
         let n = a.num_own() as usize;
-        self.best = vec![f32::INFINITY; a.num_flat() as usize];
-        self.parent = vec![NO_FLAT; n];
-        self.light_done = vec![f32::NAN; n];
-        self.heavy_done = vec![f32::NAN; n];
+        self.best = vec_or_exit(a.num_flat() as usize, f32::INFINITY, "SSSP distances");
+        self.parent = vec_or_exit(n, NO_FLAT, "SSSP parents");
+        self.light_done = vec_or_exit(n, f32::NAN, "SSSP relaxation marks");
+        self.heavy_done = vec_or_exit(n, f32::NAN, "SSSP relaxation marks");
         self.out = Outbox::new(a.num_trustees());
     }
 

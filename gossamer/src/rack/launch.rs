@@ -64,6 +64,20 @@ fn memfd() -> Result<OwnedFd, LaunchError> {
     Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
+/// Describes how a rank ended. A SIGKILL nobody asked for is most often
+/// the kernel's out-of-memory killer, so that case says so and where to
+/// look; `oom_hint` (if any) is appended, e.g. the command that shows the
+/// run's memory estimate.
+pub fn describe_with_hint(status: ExitStatus, oom_hint: Option<&str>) -> String {
+    if status.signal() == Some(libc::SIGKILL) {
+        let hint = oom_hint.map_or(String::new(), |h| format!("; the estimate: {h}"));
+        return format!(
+            "was killed by SIGKILL (signal 9; likely the out-of-memory killer: see `dmesg`{hint})"
+        );
+    }
+    describe(status)
+}
+
 /// Describes how a rank ended.
 pub fn describe(status: ExitStatus) -> String {
     if let Some(sig) = status.signal() {
@@ -93,6 +107,16 @@ fn code_of(status: ExitStatus) -> i32 {
 /// the code of the first rank that failed (128 + signal for a signal). The failed
 /// rank and its cause are printed to stderr.
 pub fn launch_local(ranks: usize, args: &[OsString]) -> Result<i32, LaunchError> {
+    launch_local_with_hint(ranks, args, None)
+}
+
+/// [`launch_local`], naming `oom_hint` (a command that shows the run's
+/// memory estimate) when a rank is killed by SIGKILL.
+pub fn launch_local_with_hint(
+    ranks: usize,
+    args: &[OsString],
+    oom_hint: Option<&str>,
+) -> Result<i32, LaunchError> {
     if ranks == 0 || ranks > 4096 {
         return Err(LaunchError(format!("--ranks {ranks}: expected 1..=4096")));
     }
@@ -170,6 +194,7 @@ pub fn launch_local(ranks: usize, args: &[OsString]) -> Result<i32, LaunchError>
     }
     let mut first_failure: Option<(usize, ExitStatus)> = None;
     let mut kill_at: Option<Instant> = None;
+    let mut killed = false;
     let mut running = ranks;
     while running > 0 {
         for (r, slot) in children.iter_mut().enumerate() {
@@ -178,10 +203,19 @@ pub fn launch_local(ranks: usize, args: &[OsString]) -> Result<i32, LaunchError>
                 Ok(Some(st)) => {
                     running -= 1;
                     *slot = None;
-                    if !st.success() && first_failure.is_none() {
-                        eprintln!("gossamer: rank {r} {}", describe(st));
+                    // The cause of a failed job is the first rank that failed,
+                    // except that a rank killed by a signal (before we killed
+                    // anyone) wins over ranks that exited with an error: those
+                    // are usually reacting to its death and may be seen first.
+                    let cause = match &first_failure {
+                        _ if st.success() => false,
+                        None => true,
+                        Some((_, f)) => !killed && st.signal().is_some() && f.signal().is_none(),
+                    };
+                    if cause {
+                        eprintln!("gossamer: rank {r} {}", describe_with_hint(st, oom_hint));
                         first_failure = Some((r, st));
-                        kill_at = Some(Instant::now() + GRACE);
+                        kill_at.get_or_insert(Instant::now() + GRACE);
                     }
                 }
                 Ok(None) => {}
@@ -196,6 +230,7 @@ pub fn launch_local(ranks: usize, args: &[OsString]) -> Result<i32, LaunchError>
                     if let Some(ch) = ch {
                         eprintln!("gossamer: rank {r} did not stop by itself; killing it");
                         let _ = ch.kill();
+                        killed = true;
                     }
                 }
                 kill_at = None;
@@ -222,6 +257,19 @@ mod tests {
             "exited with status 3"
         );
         assert_eq!(code_of(ExitStatus::from_raw(9)), 137);
+        let killed = describe_with_hint(
+            ExitStatus::from_raw(9),
+            Some("gossamer-graph plan --scale 9"),
+        );
+        assert_eq!(
+            killed,
+            "was killed by SIGKILL (signal 9; likely the out-of-memory killer: see `dmesg`; the estimate: gossamer-graph plan --scale 9)"
+        );
+        assert!(describe_with_hint(ExitStatus::from_raw(9), None).ends_with("see `dmesg`)"));
+        assert_eq!(
+            describe_with_hint(ExitStatus::from_raw(3 << 8), Some("x")),
+            "exited with status 3"
+        );
         assert_eq!(code_of(ExitStatus::from_raw(3 << 8)), 3);
     }
 

@@ -27,7 +27,7 @@ mod tcp;
 mod wire;
 
 pub use env::RankEnv;
-pub use launch::{launch_local, LaunchError};
+pub use launch::{launch_local, launch_local_with_hint, LaunchError};
 pub use shm::remove_job_files;
 
 pub(crate) use control::run_rank;

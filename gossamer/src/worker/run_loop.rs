@@ -26,6 +26,9 @@ impl Worker {
         // Start of the current run of idle iterations (the clock is read only when
         // the loop switches between idle and busy).
         let mut idle_since: Option<Instant> = None;
+        // On a crowded host a spinning worker holds a core that a peer with
+        // work (often the one it waits for) needs: give it away at once.
+        let spin_iters = if sh.crowded { 0 } else { SPIN_ITERS };
         loop {
             let mut progress = self.drain_inbox();
             progress |= self.run_fibers();
@@ -65,7 +68,7 @@ impl Worker {
                 // Spin briefly, then yield: when workers outnumber free cores, a
                 // spinning worker would otherwise hold the core its peer needs for
                 // a whole time slice (sched_yield is cheap when nobody waits).
-                if idle_iters < SPIN_ITERS {
+                if idle_iters < spin_iters {
                     std::hint::spin_loop();
                 } else if idle_iters < YIELD_ITERS {
                     std::thread::yield_now();

@@ -30,6 +30,9 @@ pub(crate) struct Shared {
     pub main_done: AtomicBool,
     pub stop: AtomicBool,
     pub fate: Arc<Fate>,
+    /// More workers on this host than cores: waiting workers and fibers give
+    /// their core away at once instead of spinning (see `runtime::crowded`).
+    pub crowded: bool,
 }
 
 impl Shared {
@@ -53,6 +56,7 @@ impl Shared {
         fate: Arc<Fate>,
     ) -> Self {
         let n = place.n;
+        let local = place.local;
         Shared {
             rt,
             n,
@@ -68,6 +72,7 @@ impl Shared {
             main_done: AtomicBool::new(false),
             stop: AtomicBool::new(false),
             fate,
+            crowded: crate::runtime::crowded(local),
         }
     }
 

@@ -27,6 +27,23 @@ pub(crate) fn map_file(file: &File) -> io::Result<Mmap> {
     unsafe { MmapOptions::new().populate().map(file) }
 }
 
+/// Maps `file` read-only without pre-faulting, for one sequential pass
+/// over an input file of any size (the text and GAPBS readers of
+/// `formats`): pages are read as the parser reaches them and the kernel may
+/// drop them again, so the text is never held in memory as a whole.
+///
+/// The same write-once caveat as [`map_file`] applies: the input must not
+/// be truncated while it is read.
+pub(crate) fn map_input(file: &File) -> io::Result<Mmap> {
+    // SAFETY: as in `map_file`: read-only, private, and every byte is only
+    // read as `u8` (any value is valid) and parsed with bounds checks. A
+    // concurrent truncation by another process could fault (SIGBUS); that
+    // is the documented caveat of reading an input through a mapping.
+    let map = unsafe { MmapOptions::new().map(file) }?;
+    let _ = map.advise(memmap2::Advice::Sequential);
+    Ok(map)
+}
+
 /// Views `bytes` as records when that is possible without copying: the
 /// host is little-endian (the file's byte order), the length is a multiple
 /// of 12 and the start is 4-byte aligned. Otherwise `None` (the caller

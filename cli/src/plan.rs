@@ -1,0 +1,387 @@
+//! `gossamer-graph plan`: what a run needs per rank, phase by phase, for
+//! the current implementation (the model of `graph_core::memory`), and
+//! whether it fits a given memory per rank.
+
+use graph_core::memory::{self, human_bytes, MemoryEstimate, Shape, Workload, PHASES};
+
+use crate::args::PlanArgs;
+use crate::error::{CliError, Result};
+use crate::output;
+use crate::runtime;
+
+/// Parses a memory size: a number with an optional unit. `K`, `M`, `G`,
+/// `T` and `KiB`, `MiB`, `GiB`, `TiB` are powers of 1024; `kB`, `KB`, `MB`,
+/// `GB`, `TB` powers of 1000; `B` or nothing is bytes.
+pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let unit = unit.trim();
+    let scale: f64 = match unit {
+        "" | "B" => 1.0,
+        "K" | "KiB" | "k" => 1024.0,
+        "M" | "MiB" => 1024f64.powi(2),
+        "G" | "GiB" => 1024f64.powi(3),
+        "T" | "TiB" => 1024f64.powi(4),
+        "kB" | "KB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        "TB" => 1e12,
+        _ => {
+            return Err(format!(
+                "{text:?}: unknown unit {unit:?}; use a number with B, KiB, MiB, GiB, TiB (or K, M, G, T: powers of 1024) or kB, MB, GB, TB (powers of 1000), e.g. 188GiB"
+            ))
+        }
+    };
+    let x: f64 = num
+        .parse()
+        .map_err(|_| format!("{text:?}: expected a size such as 64GiB, 188GB or 24G"))?;
+    let bytes = x * scale;
+    if !(bytes.is_finite() && bytes >= 1.0 && bytes < u64::MAX as f64) {
+        return Err(format!(
+            "{text:?}: the size must be at least 1 byte and below 16 EiB"
+        ));
+    }
+    Ok(bytes as u64)
+}
+
+/// What a run command asks for, as the memory model needs it: the
+/// command's profile, the generated SCALE (`None` for `--graph`), the
+/// edgefactor, `--threads` and `--force`.
+type Requested = (Workload, Option<u32>, u32, Option<usize>, bool);
+
+fn requested(command: &crate::args::Command) -> Option<Requested> {
+    use crate::args::Command;
+    let (workload, input, gen, run) = match command {
+        Command::Sssp(a) => (Workload::Sssp, &a.input, &a.gen, &a.run),
+        Command::Bfs(a) => (Workload::Bfs, &a.input, &a.gen, &a.run),
+        Command::Graph500(a) => (Workload::Graph500, &a.input, &a.gen, &a.run),
+        Command::Cc(a) => (Workload::Cc, &a.input, &a.gen, &a.run),
+        Command::Pagerank(a) => (Workload::PageRank, &a.input, &a.gen, &a.run),
+        _ => return None,
+    };
+    Some((
+        workload,
+        input.scale,
+        gen.edgefactor,
+        run.threads,
+        run.force,
+    ))
+}
+
+/// The `plan` command line describing `command` run on `ranks` ranks,
+/// for the launcher's note on a rank killed by SIGKILL (`None` for a
+/// command without a generated graph).
+pub fn hint(command: &crate::args::Command, ranks: usize) -> Option<String> {
+    let (workload, scale, edgefactor, threads, _) = requested(command)?;
+    let scale = scale?;
+    let threads = threads.map_or(String::new(), |t| format!(" --threads {t}"));
+    Some(format!(
+        "gossamer-graph plan --command {} --scale {scale} --edgefactor {edgefactor} --ranks {ranks}{threads}",
+        workload.name(),
+    ))
+}
+
+/// Before the built-in launcher starts `ranks` ranks on this host: they
+/// share its memory, so the sum of their estimates must fit (each rank
+/// alone would see all of `MemAvailable` free when it checks). Generated
+/// graphs only (a graph file's SCALE is checked by every rank).
+pub fn check_colocated(command: &crate::args::Command, ranks: usize) -> Result<()> {
+    let Some((workload, Some(scale), edgefactor, threads, force)) = requested(command) else {
+        return Ok(());
+    };
+    if !(1..=graph_core::MAX_SCALE).contains(&scale) {
+        return Ok(()); // every rank refuses it with the full message
+    }
+    let Some(avail) = crate::graph::available_memory() else {
+        return Ok(());
+    };
+    let t = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let ranks32 = u32::try_from(ranks).unwrap_or(u32::MAX);
+    let e = memory::estimate(
+        workload,
+        scale,
+        edgefactor,
+        ranks32,
+        u32::try_from(t).unwrap_or(u32::MAX),
+    );
+    if e.total_bytes <= avail {
+        return Ok(());
+    }
+    let what = format!(
+        "{ranks} ranks of {} at SCALE {scale} on this host need about {} together (the largest {}), but only {} is available here (MemAvailable): ranks started by --ranks share this host's memory, and today every rank holds the whole edge list, so more ranks on one host need more memory, not less. Use fewer ranks or a smaller SCALE here, or one rank per host (docs/rack.md); per phase: gossamer-graph plan --command {} --scale {scale} --edgefactor {edgefactor} --ranks {ranks} --threads {t}",
+        workload.name(),
+        human_bytes(e.total_bytes),
+        human_bytes(e.per_rank_bytes),
+        human_bytes(avail),
+        workload.name(),
+    );
+    if force {
+        eprintln!("warning: --force: starting anyway although {what}");
+        return Ok(());
+    }
+    Err(CliError::new(format!(
+        "{what}. Pass --force to try anyway."
+    )))
+}
+
+/// Runs `plan`.
+pub fn run(args: &PlanArgs) -> Result<()> {
+    let threads = runtime::threads(args.threads)?;
+    if !(1..=graph_core::MAX_SCALE).contains(&args.scale) {
+        return Err(CliError::new(format!(
+            "SCALE {} is out of range: use 1..={}",
+            args.scale,
+            graph_core::MAX_SCALE
+        )));
+    }
+    if args.edgefactor == 0 {
+        return Err(CliError::new(
+            "--edgefactor 0: give at least 1 edge per vertex",
+        ));
+    }
+    if args.ranks == 0 {
+        return Err(CliError::new("--ranks 0: give at least 1 rank"));
+    }
+    let (memory, source) = match args.memory {
+        Some(m) => (m, "given"),
+        None => match crate::graph::available_memory() {
+            Some(m) => (m, "MemAvailable here"),
+            None => {
+                return Err(CliError::new(
+                    "cannot read this machine's available memory: pass --memory M (e.g. 64GiB)",
+                ))
+            }
+        },
+    };
+    let shape = Shape {
+        scale: args.scale,
+        edgefactor: args.edgefactor,
+        ranks: args.ranks,
+        threads_per_rank: u32::try_from(threads).unwrap_or(u32::MAX),
+    };
+    output::print_stdout(&render(args.command, shape, memory, source, args.bytes))
+}
+
+/// The report (separate for tests).
+pub fn render(workload: Workload, shape: Shape, memory: u64, source: &str, bytes: bool) -> String {
+    let size = |b: u64| if bytes { b.to_string() } else { human_bytes(b) };
+    let zero = memory::estimate_rank(workload, shape, 0);
+    let other = (shape.ranks > 1).then(|| memory::estimate_rank(workload, shape, 1));
+    let n = 1u64 << shape.scale;
+    let mut out = format!(
+        "plan: {} at SCALE {}, edgefactor {} ({} vertices, {} edges) on {} rank(s) x {} thread(s), {} per rank ({}), current implementation\n",
+        workload.name(),
+        shape.scale,
+        shape.edgefactor,
+        n,
+        n.saturating_mul(u64::from(shape.edgefactor)),
+        shape.ranks,
+        shape.threads_per_rank,
+        human_bytes(memory),
+        source,
+    );
+    let others = if shape.ranks == 2 {
+        "rank 1".to_string()
+    } else {
+        format!("ranks 1-{}", shape.ranks.saturating_sub(1))
+    };
+    out.push_str(&format!(
+        "{:<14} {:>12} {:>12}{} {:>5}\n",
+        "phase",
+        "allocates",
+        "rank 0",
+        if other.is_some() {
+            format!(" {others:>12}")
+        } else {
+            String::new()
+        },
+        "fits"
+    ));
+    for (i, name) in PHASES.iter().enumerate() {
+        let p0 = zero.phases[i];
+        let worst = other.map_or(p0.peak, |o| o.phases[i].peak.max(p0.peak));
+        out.push_str(&format!(
+            "{:<14} {:>12} {:>12}{} {:>5}\n",
+            name,
+            size(p0.allocates),
+            size(p0.peak),
+            other.map_or(String::new(), |o| format!(
+                " {:>12}",
+                size(o.phases[i].peak)
+            )),
+            if worst <= memory { "yes" } else { "no" }
+        ));
+    }
+    let worst = other.map_or(zero.per_rank_bytes, |o| {
+        o.per_rank_bytes.max(zero.per_rank_bytes)
+    });
+    out.push_str(&format!(
+        "{:<14} {:>12} {:>12}{} {:>5}\n",
+        "peak",
+        "",
+        size(zero.per_rank_bytes),
+        other.map_or(String::new(), |o| format!(
+            " {:>12}",
+            size(o.per_rank_bytes)
+        )),
+        if worst <= memory { "yes" } else { "no" }
+    ));
+    out.push_str("(\"allocates\": what the phase adds on rank 0; the rank columns: resident at the phase's peak)\n");
+    out.push_str(&verdict(workload, shape, memory, &zero, worst));
+    out
+}
+
+fn verdict(
+    workload: Workload,
+    shape: Shape,
+    memory: u64,
+    zero: &MemoryEstimate,
+    worst: u64,
+) -> String {
+    if worst <= memory {
+        return format!(
+            "verdict: fits; the largest rank peaks at {} in {} ({:.0}% of {})\n",
+            human_bytes(worst),
+            zero.peak_phase().name,
+            100.0 * worst as f64 / memory as f64,
+            human_bytes(memory)
+        );
+    }
+    let mut text = format!(
+        "verdict: does not fit; the largest rank needs {} ({} over)",
+        human_bytes(worst),
+        human_bytes(worst - memory)
+    );
+    match memory::ranks_needed(
+        workload,
+        shape.scale,
+        shape.edgefactor,
+        shape.threads_per_rank,
+        memory,
+    ) {
+        Some(r) => text.push_str(&format!(
+            "; it fits on {r} ranks of {} each (--ranks {r})",
+            human_bytes(memory)
+        )),
+        None => text.push_str(&format!(
+            "; no number of ranks of {} fits it today: {}",
+            human_bytes(memory),
+            memory::why_no_rank_count_fits(workload, shape)
+        )),
+    }
+    if let Some(s) = memory::largest_fitting_scale(
+        workload,
+        shape.edgefactor,
+        shape.ranks,
+        shape.threads_per_rank,
+        memory,
+    ) {
+        text.push_str(&format!("; the largest SCALE that fits this shape is {s}"));
+    }
+    text.push('\n');
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_launcher_hint_is_a_plan_command_line() {
+        use clap::Parser;
+        let cli = crate::args::Cli::parse_from([
+            "gossamer-graph",
+            "sssp",
+            "--scale",
+            "25",
+            "--threads",
+            "1",
+            "--edgefactor",
+            "32",
+        ]);
+        assert_eq!(
+            hint(&cli.command, 2).as_deref(),
+            Some("gossamer-graph plan --command sssp --scale 25 --edgefactor 32 --ranks 2 --threads 1")
+        );
+        let cli = crate::args::Cli::parse_from(["gossamer-graph", "bfs", "--graph", "g.ggraph"]);
+        assert_eq!(hint(&cli.command, 2), None);
+    }
+
+    #[test]
+    fn sizes_parse_with_units() {
+        assert_eq!(parse_size("188GiB"), Ok(188 << 30));
+        assert_eq!(parse_size("64GiB"), Ok(64 << 30));
+        assert_eq!(parse_size("24G"), Ok(24 << 30));
+        assert_eq!(parse_size("188GB"), Ok(188_000_000_000));
+        assert_eq!(parse_size("1.5 TiB"), Ok(3 << 39));
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size("512MiB"), Ok(512 << 20));
+        assert!(parse_size("lots").unwrap_err().contains("unknown unit"));
+        assert!(parse_size("G").unwrap_err().contains("expected a size"));
+        assert!(parse_size("5 parsecs")
+            .unwrap_err()
+            .contains("unknown unit"));
+        assert!(parse_size("0").is_err());
+    }
+
+    fn shape(scale: u32, edgefactor: u32, ranks: u32, threads: u32) -> Shape {
+        Shape {
+            scale,
+            edgefactor,
+            ranks,
+            threads_per_rank: threads,
+        }
+    }
+
+    #[test]
+    fn report_has_every_phase_and_a_verdict() {
+        let text = render(
+            Workload::Sssp,
+            shape(20, 16, 1, 2),
+            24 << 30,
+            "given",
+            false,
+        );
+        for p in PHASES {
+            assert!(text.lines().any(|l| l.starts_with(p)), "{p}: {text}");
+        }
+        assert!(text.contains("sssp at SCALE 20, edgefactor 16 (1048576 vertices, 16777216 edges) on 1 rank(s) x 2 thread(s), 24.0 GiB per rank"), "{text}");
+        assert!(text.contains("verdict: fits"), "{text}");
+        assert!(!text.contains("ranks 1-"), "{text}");
+    }
+
+    #[test]
+    fn a_run_that_does_not_fit_names_ranks_that_do() {
+        // SSSP at SCALE 22 on 2.5 GiB ranks: more ranks spread the kernel state.
+        let avail = 5 << 29;
+        let text = render(Workload::Sssp, shape(22, 16, 1, 2), avail, "given", false);
+        assert!(text.contains("verdict: does not fit"), "{text}");
+        let r: u32 = text
+            .split("(--ranks ")
+            .nth(1)
+            .and_then(|t| t.split(')').next())
+            .and_then(|t| t.parse().ok())
+            .unwrap_or_else(|| panic!("no rank advice: {text}"));
+        let again = render(Workload::Sssp, shape(22, 16, r, 2), avail, "given", false);
+        assert!(again.contains("verdict: fits"), "{again}");
+        assert!(
+            again.contains(&format!("ranks 1-{}", r - 1)) || r == 2,
+            "{again}"
+        );
+    }
+
+    #[test]
+    fn the_dissertation_shape_and_a_smaller_rack() {
+        let text = render(Workload::Sssp, shape(27, 32, 12, 32), 188 << 30, "", false);
+        assert!(text.contains("ranks 1-11"), "{text}");
+        assert!(text.contains("verdict: fits"), "{text}");
+        let text = render(Workload::Sssp, shape(27, 16, 4, 32), 64 << 30, "", false);
+        assert!(text.contains("ranks 1-3"), "{text}");
+        let want = "no number of ranks of 64.0 GiB fits it today";
+        assert!(text.contains(want), "{text}");
+        assert!(text.contains("rank 0 builds every shard"), "{text}");
+    }
+}
