@@ -37,16 +37,25 @@ pub fn write_with(
     w.flush().map_err(|e| io_error("write", path, e))
 }
 
-/// `xs` as little-endian `f32`s (the `.dist` and `.weights` formats).
-pub fn write_f32s(path: &Path, xs: &[f32]) -> Result<()> {
-    write_with(path, |w| {
-        xs.iter().try_for_each(|x| w.write_all(&x.to_le_bytes()))
-    })
+/// A number the dump formats hold little-endian (`.dist` f32, `.level`
+/// i64, component labels u32, PageRank and betweenness scores f64).
+pub trait LittleEndian: Copy {
+    /// Writes the value's little-endian bytes.
+    fn put(self, w: &mut dyn Write) -> std::io::Result<()>;
 }
 
-/// `xs` as little-endian `i64`s (the `.level` format).
-pub fn write_i64s(path: &Path, xs: &[i64]) -> Result<()> {
-    write_with(path, |w| {
-        xs.iter().try_for_each(|x| w.write_all(&x.to_le_bytes()))
-    })
+macro_rules! little_endian {
+    ($($t:ty),*) => {$(
+        impl LittleEndian for $t {
+            fn put(self, w: &mut dyn Write) -> std::io::Result<()> {
+                w.write_all(&self.to_le_bytes())
+            }
+        }
+    )*};
+}
+little_endian!(u32, u64, i64, f32, f64);
+
+/// Writes `xs` to `path` as consecutive little-endian values, no header.
+pub fn write_le<T: LittleEndian>(path: &Path, xs: &[T]) -> Result<()> {
+    write_with(path, |w| xs.iter().try_for_each(|&x| x.put(w)))
 }

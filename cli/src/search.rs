@@ -155,8 +155,8 @@ impl Answer {
 
     fn dump(&self, path: &std::path::Path) -> Result<()> {
         match self {
-            Answer::Sssp(a) => files::write_f32s(path, &a.dist),
-            Answer::Bfs(a) => files::write_i64s(path, &a.level),
+            Answer::Sssp(a) => files::write_le(path, &a.dist),
+            Answer::Bfs(a) => files::write_le(path, &a.level),
         }
     }
 }

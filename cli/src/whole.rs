@@ -87,6 +87,38 @@ struct Setup {
     threads: usize,
     graph: Arc<LoadedGraph>,
     partition: PartitionKind,
+    partition_name: &'static str,
+}
+
+impl Setup {
+    /// The report of one run on this set-up: the fields every whole-graph
+    /// command shares, and the kernel's own `result`.
+    fn report<T: Serialize>(
+        &self,
+        kernel: &'static str,
+        ranks: usize,
+        construction: f64,
+        kernel_time: std::time::Duration,
+        validated: bool,
+        result: T,
+    ) -> Report<T> {
+        Report {
+            kernel,
+            scale: self.graph.scale(),
+            edgefactor: self.graph.edgefactor(),
+            vertices: self.graph.num_vertices(),
+            edges: self.graph.num_edges(),
+            ranks,
+            threads: self.threads,
+            partition: self.partition_name,
+            generation_time_s: self.graph.generation_time,
+            construction_time_s: construction,
+            kernel_time_s: kernel_time.as_secs_f64(),
+            validated,
+            trustees: crate::runtime::trustee_reports(),
+            result,
+        }
+    }
 }
 
 fn setup(input: &Input, gen: &GenParams, run: &RunOptions, dump: Option<&Path>) -> Result<Setup> {
@@ -99,6 +131,7 @@ fn setup(input: &Input, gen: &GenParams, run: &RunOptions, dump: Option<&Path>) 
         threads,
         graph,
         partition: run.partition.kind(),
+        partition_name: partition_name(run.partition),
     })
 }
 
@@ -176,37 +209,25 @@ pub fn run_cc(args: &CcArgs) -> Result<()> {
         crate::memtrace::end("validation");
     }
     if let Some(p) = &args.dump_labels {
-        files::write_with(p, |w| {
-            out.labels
-                .iter()
-                .try_for_each(|x| w.write_all(&x.to_le_bytes()))
-        })?;
+        files::write_le(p, &out.labels)?;
     }
     let mut sizes = vec![0u64; out.labels.len()];
     for &l in &out.labels {
         sizes[l as usize] += 1;
     }
-    let report = Report {
-        kernel: "cc",
-        scale: s.graph.scale(),
-        edgefactor: s.graph.edgefactor(),
-        vertices: s.graph.num_vertices(),
-        edges: s.graph.num_edges(),
+    let report = s.report(
+        "cc",
         ranks,
-        threads: s.threads,
-        partition: partition_name(args.run.partition),
-        generation_time_s: s.graph.generation_time,
-        construction_time_s: construction,
-        kernel_time_s: out.kernel_time.as_secs_f64(),
+        construction,
+        out.kernel_time,
         validated,
-        trustees: crate::runtime::trustee_reports(),
-        result: CcResult {
+        CcResult {
             components: out.components,
             largest_component: sizes.iter().copied().max().unwrap_or(0),
             sweeps: out.sweeps,
             records: out.records,
         },
-    };
+    );
     let human = format!(
         "{}{} components (largest: {} vertices) after {} label sweeps\n",
         header(&report, ""),
@@ -250,28 +271,16 @@ pub fn run_pagerank(args: &PageRankArgs) -> Result<()> {
         crate::memtrace::end("validation");
     }
     if let Some(p) = &args.dump_scores {
-        files::write_with(p, |w| {
-            out.scores
-                .iter()
-                .try_for_each(|x| w.write_all(&x.to_le_bytes()))
-        })?;
+        files::write_le(p, &out.scores)?;
     }
     let top = top_ten(&out.scores);
-    let report = Report {
-        kernel: "pagerank",
-        scale: s.graph.scale(),
-        edgefactor: s.graph.edgefactor(),
-        vertices: s.graph.num_vertices(),
-        edges: s.graph.num_edges(),
+    let report = s.report(
+        "pagerank",
         ranks,
-        threads: s.threads,
-        partition: partition_name(args.run.partition),
-        generation_time_s: s.graph.generation_time,
-        construction_time_s: construction,
-        kernel_time_s: out.kernel_time.as_secs_f64(),
+        construction,
+        out.kernel_time,
         validated,
-        trustees: crate::runtime::trustee_reports(),
-        result: PageRankResult {
+        PageRankResult {
             damping: cfg.damping,
             max_iterations: cfg.max_iterations,
             tolerance: cfg.tolerance,
@@ -280,7 +289,7 @@ pub fn run_pagerank(args: &PageRankArgs) -> Result<()> {
             records: out.records,
             top,
         },
-    };
+    );
     let mut human = format!(
         "{}{} iterations, last residual {:.3e}{}\ntop vertices:",
         header(
@@ -347,34 +356,22 @@ pub fn run_bc(args: &BcArgs) -> Result<()> {
         None
     };
     if let Some(p) = &args.dump_scores {
-        files::write_with(p, |w| {
-            out.scores
-                .iter()
-                .try_for_each(|x| w.write_all(&x.to_le_bytes()))
-        })?;
+        files::write_le(p, &out.scores)?;
     }
-    let report = Report {
-        kernel: "bc",
-        scale: s.graph.scale(),
-        edgefactor: s.graph.edgefactor(),
-        vertices: s.graph.num_vertices(),
-        edges: s.graph.num_edges(),
+    let report = s.report(
+        "bc",
         ranks,
-        threads: s.threads,
-        partition: partition_name(args.run.partition),
-        generation_time_s: s.graph.generation_time,
-        construction_time_s: construction,
-        kernel_time_s: out.kernel_time.as_secs_f64(),
+        construction,
+        out.kernel_time,
         validated,
-        trustees: crate::runtime::trustee_reports(),
-        result: BcResult {
+        BcResult {
             sources: out.sources.clone(),
             levels: out.levels.clone(),
             records: out.records,
             max_difference,
             top: top_ten(&out.scores),
         },
-    };
+    );
     let list = |xs: &[u64]| {
         xs.iter()
             .map(|x| x.to_string())
@@ -405,27 +402,19 @@ pub fn run_tc(args: &TcArgs) -> Result<()> {
             CliError::new(format!("tc: the triangle count failed verification: {e}"))
         })?;
     }
-    let report = Report {
-        kernel: "tc",
-        scale: s.graph.scale(),
-        edgefactor: s.graph.edgefactor(),
-        vertices: s.graph.num_vertices(),
-        edges: s.graph.num_edges(),
+    let report = s.report(
+        "tc",
         ranks,
-        threads: s.threads,
-        partition: partition_name(args.run.partition),
-        generation_time_s: s.graph.generation_time,
-        construction_time_s: construction,
-        kernel_time_s: out.kernel_time.as_secs_f64(),
+        construction,
+        out.kernel_time,
         validated,
-        trustees: crate::runtime::trustee_reports(),
-        result: TcResult {
+        TcResult {
             triangles: out.triangles,
             simple_edges: out.oriented_edges,
             records: out.records,
             count_time_s: out.count_time.as_secs_f64(),
         },
-    };
+    );
     let human = format!(
         "{}{} triangles ({} edges without self-loops and repeats; counting {:.6} s)\n",
         header(&report, ""),
