@@ -202,6 +202,28 @@ fn launcher() {
     std::process::exit(code);
 }
 
+/// Waits (at most `GUARD`) until none of `ranks` is alive (zombies count as
+/// gone): ranks must die with their launcher.
+fn wait_until_gone(ranks: &[u32]) {
+    let t0 = Instant::now();
+    loop {
+        let alive: Vec<u32> = ranks
+            .iter()
+            .copied()
+            .filter(|r| {
+                std::fs::read_to_string(format!("/proc/{r}/stat"))
+                    .map(|st| !st.contains(") Z "))
+                    .unwrap_or(false)
+            })
+            .collect();
+        if alive.is_empty() {
+            return;
+        }
+        assert!(t0.elapsed() < GUARD, "orphaned ranks {alive:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// Runs `ranks` ranks of rank test `test` through the launcher; returns its exit
 /// code, all output, and the launcher's pid (the job's shm files carry it).
 fn launch(ranks: usize, test: &str) -> (i32, String, u32) {
@@ -690,23 +712,7 @@ fn a_launcher_killed_during_bootstrap_leaves_no_shm_file() {
     }
     child.kill().unwrap(); // SIGKILL: the launcher cannot clean up
     child.wait().unwrap();
-    let t1 = Instant::now();
-    loop {
-        let alive: Vec<u32> = ranks
-            .iter()
-            .copied()
-            .filter(|r| {
-                std::fs::read_to_string(format!("/proc/{r}/stat"))
-                    .map(|st| !st.contains(") Z "))
-                    .unwrap_or(false)
-            })
-            .collect();
-        if alive.is_empty() {
-            break;
-        }
-        assert!(t1.elapsed() < GUARD, "orphaned ranks {alive:?}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_until_gone(&ranks);
     assert!(shm_files_of(pid).is_empty(), "{:?}", shm_files_of(pid));
 }
 
@@ -822,23 +828,7 @@ fn ranks_die_with_their_launcher_and_leave_no_shm_file() {
     }
     child.kill().unwrap(); // SIGKILL: the launcher cannot clean up
     child.wait().unwrap();
-    let t1 = Instant::now();
-    loop {
-        let alive: Vec<u32> = ranks
-            .iter()
-            .copied()
-            .filter(|r| {
-                std::fs::read_to_string(format!("/proc/{r}/stat"))
-                    .map(|st| !st.contains(") Z "))
-                    .unwrap_or(false)
-            })
-            .collect();
-        if alive.is_empty() {
-            break;
-        }
-        assert!(t1.elapsed() < GUARD, "orphaned ranks {alive:?}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_until_gone(&ranks);
     assert!(shm_files_of(pid).is_empty());
 }
 
