@@ -149,6 +149,27 @@ impl Shard {
         self.trustee
     }
 
+    /// A shard from its arrays (`offsets` has one entry per owned vertex
+    /// plus one, non-decreasing, ending at `targets.len() == weights.len()`).
+    pub(crate) fn from_parts(
+        partition: Partition,
+        trustee: u32,
+        offsets: Vec<u64>,
+        targets: Vec<u32>,
+        weights: Vec<f32>,
+    ) -> Shard {
+        debug_assert_eq!(offsets.len() as u64, partition.local_count(trustee) + 1);
+        debug_assert_eq!(offsets.last().copied(), Some(targets.len() as u64));
+        debug_assert_eq!(targets.len(), weights.len());
+        Shard {
+            partition,
+            trustee,
+            offsets,
+            targets,
+            weights,
+        }
+    }
+
     /// Number of vertices this shard owns.
     #[inline]
     pub fn num_local_vertices(&self) -> u64 {

@@ -8,6 +8,7 @@
 //! | input graph: packed 12-byte edge records, owned or zero-copy | [`edge_list`] | [`EdgeList`], [`PackedEdge`], [`Graph500Params`] |
 //! | who owns which vertex: (rank, trustee, local index) | [`partition`] | [`Partition`], [`PartitionKind`], [`Owner`] |
 //! | per-trustee adjacency (undirected, no self-loops, duplicates kept) | [`csr`] | [`Shard`], [`build_rank`], [`build_whole`] |
+//! | distributed construction: each trustee reads its slice, entries sent to their owners | [`construct`] | [`construct::EdgeSource`], [`ShardedGraph::build_from`](sharded::ShardedGraph::build_from) |
 //! | versioned, checksummed binary graph file, memory-mapped | [`mod@file`] | [`file::write`], [`file::write_graph`], [`file::open`], [`MappedGraph`], [`file::parse`] |
 //! | what the records mean: directed, weighted, the input file's vertex ids | [`meta`] | [`GraphMeta`], [`IdMap`] |
 //! | other tools' formats in: `.el`, `.wel`, `.mtx`, `.gr`, GAPBS `.sg`/`.wsg` | [`formats`] | [`formats::read`], [`formats::Format`], [`formats::FormatError`] |
@@ -47,6 +48,7 @@
 
 #![warn(missing_docs)]
 
+pub mod construct;
 pub mod csr;
 pub mod edge_list;
 pub mod file;

@@ -134,6 +134,21 @@ impl TrusteeState {
     pub fn drop_kernel<S: Any + Send>(&mut self) {
         self.kernels.retain(|k| !k.is::<S>());
     }
+
+    /// A trustee's state holding `shard` and no kernel state yet.
+    pub(crate) fn new(shard: Shard) -> Self {
+        TrusteeState {
+            shard,
+            kernels: Vec::new(),
+        }
+    }
+
+    /// Puts `shard` in place of this trustee's shard (the last step of a
+    /// distributed build), dropping every kernel state made for the old one.
+    pub(crate) fn replace_shard(&mut self, shard: Shard) {
+        self.kernels.clear();
+        self.shard = shard;
+    }
 }
 
 /// What a kernel fiber on one trustee gets from [`ShardedGraph::on_trustees`].
@@ -182,6 +197,16 @@ impl ShardedGraph {
         let workers = in_fiber("ShardedGraph::build")?;
         let partition = Partition::new(kind, list.num_vertices(), 1, workers as u32)?;
         let shards = build_rank(list, &partition, 0)?;
+        Ok(Self::entrust(partition, list.num_edges(), shards))
+    }
+
+    /// Entrusts `shards[t]` to worker `t` (shipping the shards of other
+    /// ranks' workers there) and wraps them as a graph.
+    pub(crate) fn entrust(
+        partition: Partition,
+        num_edges_input: u64,
+        shards: impl IntoIterator<Item = Shard>,
+    ) -> Self {
         let trustees = shards
             .into_iter()
             .enumerate()
@@ -211,12 +236,26 @@ impl ShardedGraph {
                 }
             })
             .collect();
-        Ok(ShardedGraph {
+        ShardedGraph {
             partition,
-            num_edges_input: list.num_edges(),
+            num_edges_input,
             trustees,
             collective: Collective::new(),
-        })
+        }
+    }
+
+    /// A graph of already entrusted trustee states (`trustees[t]` on worker `t`).
+    pub(crate) fn from_trusts(
+        partition: Partition,
+        num_edges_input: u64,
+        trustees: Vec<Trust<TrusteeState>>,
+    ) -> Self {
+        ShardedGraph {
+            partition,
+            num_edges_input,
+            trustees,
+            collective: Collective::new(),
+        }
     }
 
     /// Vertex count.
@@ -270,18 +309,35 @@ impl ShardedGraph {
     where
         R: Send + serde::Serialize + serde::de::DeserializeOwned + 'static,
     {
+        self.on_trustees_with((), move |ctx, ()| f(ctx))
+    }
+
+    /// [`on_trustees`](Self::on_trustees) with a `payload` every fiber
+    /// gets a clone of (serialized to trustees in other processes): for
+    /// what a plain `Copy` closure cannot capture, such as a file path.
+    pub fn on_trustees_with<P, R>(
+        &self,
+        payload: P,
+        f: impl Fn(TrusteeCtx, P) -> R + Copy + Send + Sync + 'static,
+    ) -> Vec<R>
+    where
+        P: Clone + Send + serde::Serialize + serde::de::DeserializeOwned + 'static,
+        R: Send + serde::Serialize + serde::de::DeserializeOwned + 'static,
+    {
         let handles: Vec<_> = (0..self.trustees.len())
             .map(|t| {
                 let peers = self.trustees.clone();
                 let collective = self.collective.clone();
                 let partition = self.partition;
+                let payload = payload.clone();
                 if !gossamer::is_local_worker(WorkerId(t)) {
                     return gossamer::spawn_on_with(
                         WorkerId(t),
-                        move |(peers, collective, partition): (
+                        move |(peers, collective, partition, payload): (
                             Vec<Trust<TrusteeState>>,
                             Collective,
                             Partition,
+                            P,
                         )| {
                             let ctx = TrusteeCtx {
                                 me: t as u32,
@@ -290,9 +346,9 @@ impl ShardedGraph {
                                 party: collective.party(),
                                 peers,
                             };
-                            f(ctx)
+                            f(ctx, payload)
                         },
-                        (peers, collective, partition),
+                        (peers, collective, partition, payload),
                     );
                 }
                 gossamer::spawn_on(WorkerId(t), move || {
@@ -303,7 +359,7 @@ impl ShardedGraph {
                         party: collective.party(),
                         peers,
                     };
-                    f(ctx)
+                    f(ctx, payload)
                 })
             })
             .collect();
@@ -329,7 +385,7 @@ impl ShardedGraph {
 }
 
 /// The worker count when called from a plain fiber of a gossamer runtime.
-fn in_fiber(what: &str) -> Result<usize, KernelError> {
+pub(crate) fn in_fiber(what: &str) -> Result<usize, KernelError> {
     let ok = std::panic::catch_unwind(gossamer::num_workers).ok();
     match ok {
         Some(n) => Ok(n),

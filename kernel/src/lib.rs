@@ -48,6 +48,7 @@
 //! | [`outbox`] | [`Outbox`]: POD records batched per destination, shipped in slot-sized pieces, buffers recycled |
 //! | [`replica`] | [`Replica`]: a dense bitmap or per-vertex array over flat ids, one per process, shared by its trustees and published to other processes |
 //! | [`runtime`] | starting the runtime configured for graph work (the slot size the kernels were measured with) |
+//! | [`source`] | [`Graph500Source`]: the Graph500 generator read slice by slice, for [`ShardedGraph::build_from`](graph_core::sharded::ShardedGraph::build_from) (every trustee generates its own share) |
 //!
 //! Tunables live in each kernel's config struct with measured defaults
 //! (`BfsConfig::{alpha, beta, send_budget}`, `SsspConfig::{delta,
@@ -135,6 +136,7 @@ pub mod doc;
 pub mod outbox;
 pub mod replica;
 pub mod runtime;
+pub mod source;
 pub mod tutorial;
 
 pub use adjacency::{Adjacency, LightHeavy};
@@ -144,5 +146,6 @@ pub use local::{KernelStats, Local};
 pub use outbox::Outbox;
 pub use program::Program;
 pub use replica::Replica;
+pub use source::Graph500Source;
 
 pub use gossamer::Op;

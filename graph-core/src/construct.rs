@@ -1,0 +1,658 @@
+//! Distributed construction: every trustee reads its own slice of the edge
+//! stream and sends each adjacency entry once, in bulk, to the trustee that
+//! owns it, so no process ever holds the whole edge list.
+//!
+//! [`ShardedGraph::build_from`] takes an [`EdgeSource`]: something every
+//! trustee can open in its own process and read any range of (the Graph500
+//! generator, a graph file on a shared filesystem, a list every process
+//! holds). Trustee `t` of `W` reads edges `t*M/W .. (t+1)*M/W` of the `M`
+//! input edges; the source decides what the edge at an index is, so the
+//! graph is the same for any number of ranks and threads.
+//!
+//! Two passes over the slice, so that every array is allocated once, at its
+//! final size, and nothing grows by doubling:
+//!
+//! 1. **count**: each non-loop edge `(u, v)` sends `u`'s local index to
+//!    `u`'s owner and `v`'s to `v`'s; owners count degrees;
+//! 2. **fill**: after a prefix sum every owner allocates its rows exactly;
+//!    the slice is read again and each edge sends `(local u, v, w)` to
+//!    `u`'s owner and `(local v, u, w)` to `v`'s, written at a cursor.
+//!
+//! Records travel as POD slices in slot-sized pieces
+//! ([`Trust::apply_slice_chunked_then`](gossamer::Trust::apply_slice_chunked_then)),
+//! pipelined, with no round trip per piece. Entries arrive in no fixed
+//! order, so each row is finally sorted by (target, weight): the shards are
+//! the same whatever the timing, and the kernels (which renumber and sort
+//! rows anyway) see the same graph for any rank count.
+//!
+//! Peak memory per trustee: its shard (8 bytes per entry, 16 per owned
+//! non-loop edge), its offsets and cursors (16 bytes per owned vertex), and
+//! a few hundred KiB of send buffers and read chunks; the source's own
+//! footprint (a memory-mapped file's touched pages) comes on top.
+//!
+//! ```
+//! use graph_core::construct::LocalSource;
+//! use graph_core::sharded::ShardedGraph;
+//! use graph_core::{EdgeList, PackedEdge, PartitionKind};
+//! let list = EdgeList::from_edges(4, vec![
+//!     PackedEdge::new(0, 1, 0.5),
+//!     PackedEdge::new(2, 1, 0.25),
+//!     PackedEdge::new(3, 3, 1.0), // self-loop: not in the shards
+//! ]).unwrap();
+//! let source = LocalSource::publish_list(list);
+//! let degrees = gossamer::main(2, move || {
+//!     let (g, _) = ShardedGraph::build_from(source, PartitionKind::Cyclic).unwrap();
+//!     g.gather(0u64, |s| {
+//!         let sh = s.shard();
+//!         (0..sh.num_local_vertices()).map(|l| sh.degree(l)).collect()
+//!     })
+//! });
+//! assert_eq!(degrees, [1, 2, 1, 0]);
+//! ```
+
+use std::ops::Range;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use gossamer::{Op, Trust, WorkerId};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::csr::Shard;
+use crate::edge_list::{EdgeList, PackedEdge};
+use crate::file::MappedGraph;
+use crate::memory::{try_reserve, try_vec};
+use crate::partition::{Partition, PartitionKind};
+use crate::sharded::{in_fiber, KernelError, ShardedGraph, TrusteeCtx, TrusteeState};
+
+/// Edges read from the source at a time, per trustee.
+const READ_CHUNK: usize = 1 << 14;
+
+/// Records queued for one destination before they are sent (a few slots'
+/// worth: large enough to fill slots, small enough to stay in cache).
+const SEND_BATCH: usize = 1 << 13;
+
+/// Where a distributed build reads its edges. Cloned (and serialized, for
+/// trustees in other processes) to every trustee, which opens it in its own
+/// process and reads its slice.
+pub trait EdgeSource: Clone + Send + Sync + Serialize + DeserializeOwned + 'static {
+    /// The source opened in one process (a generator, a mapping).
+    type Reader;
+    /// Vertex count.
+    fn num_vertices(&self) -> u64;
+    /// Input edge records (self-loops and duplicates included).
+    fn num_edges(&self) -> u64;
+    /// Opens the source in this process; the message says what failed.
+    fn open(&self) -> Result<Self::Reader, String>;
+    /// Writes edges `start .. start + out.len()` into `out`.
+    fn read(&self, reader: &Self::Reader, start: u64, out: &mut [PackedEdge]);
+}
+
+/// Time a trustee spent on its part of a build.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BuildTimes {
+    /// Seconds reading (generating) edges, both passes, on the slowest trustee.
+    pub read_s: f64,
+    /// Seconds of the whole build.
+    pub total_s: f64,
+}
+
+gossamer::pod_struct! {
+    /// One adjacency entry on its way to its owner: the row (local index
+    /// there), the neighbour's global id and the weight.
+    struct Entry { row: u32, target: u32, weight: f32 }
+}
+
+/// A trustee's shard while it is being received.
+#[derive(Default)]
+struct Building {
+    /// Pass 1: degrees at `[l + 1]`; then offsets.
+    offsets: Vec<u64>,
+    /// Pass 2: where the next entry of each row goes.
+    cursor: Vec<u64>,
+    targets: Vec<u32>,
+    weights: Vec<f32>,
+    /// An entry named a row this trustee does not have (never with a sound
+    /// source; reported instead of trusted).
+    stray: u64,
+}
+
+fn building(s: &mut TrusteeState) -> &mut Building {
+    s.kernel::<Building>(|_| Building::default()).1
+}
+
+impl ShardedGraph {
+    /// Builds the graph from `source` with every trustee reading its own
+    /// slice and sending each entry to its owner (see the module docs).
+    /// Call from a fiber inside the gossamer runtime (in a rack job: rank
+    /// 0's); every rank must be able to open the source.
+    pub fn build_from<S: EdgeSource>(
+        source: S,
+        kind: PartitionKind,
+    ) -> Result<(Self, BuildTimes), KernelError> {
+        let start = Instant::now();
+        let workers = in_fiber("ShardedGraph::build_from")?;
+        let n = source.num_vertices();
+        if n > u64::from(u32::MAX) + 1 {
+            return Err(KernelError::Config(format!(
+                "the graph has {n} vertices; vertex ids are 32-bit, so at most 2^32"
+            )));
+        }
+        let partition = Partition::new(kind, n, 1, workers as u32)?;
+        let trustees: Vec<Trust<TrusteeState>> = (0..workers)
+            .map(|t| {
+                let make = move |p: Partition| TrusteeState::new(placeholder(p, t as u32));
+                if gossamer::is_local_worker(WorkerId(t)) {
+                    gossamer::entrust_on(WorkerId(t), make(partition))
+                } else {
+                    gossamer::spawn_on_with(
+                        WorkerId(t),
+                        move |p: Partition| gossamer::entrust(make(p)),
+                        partition,
+                    )
+                    .join()
+                }
+            })
+            .collect();
+        let graph = ShardedGraph::from_trusts(partition, source.num_edges(), trustees);
+        let outcomes = graph.on_trustees_with(source, build_on_trustee::<S>);
+        let mut times = BuildTimes::default();
+        let mut echo = None;
+        for o in outcomes {
+            match o {
+                Ok(s) => times.read_s = times.read_s.max(s),
+                // Report the trustee that failed, not one that heard of it.
+                Err(m) if m.starts_with(ANOTHER) => echo = echo.or(Some(m)),
+                Err(m) => return Err(KernelError::Runtime(m)),
+            }
+        }
+        if let Some(m) = echo {
+            return Err(KernelError::Runtime(m));
+        }
+        times.total_s = start.elapsed().as_secs_f64();
+        Ok((graph, times))
+    }
+}
+
+/// An empty shard of the right shape, until the build installs the real one.
+fn placeholder(p: Partition, t: u32) -> Shard {
+    let n = p.local_count(t) as usize;
+    Shard::from_parts(p, t, vec![0; n + 1], Vec::new(), Vec::new())
+}
+
+/// Every trustee's part of the build; returns its seconds spent reading.
+/// Each step ends with an all-reduce of "did anyone fail?", so a failure
+/// anywhere ends the build everywhere instead of leaving peers waiting.
+fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64, String> {
+    let opened = source.open();
+    agree(
+        &mut ctx,
+        opened.as_ref().err().cloned(),
+        "open the graph source",
+    )?;
+    let reader = opened.expect("checked by agree");
+    let w = ctx.partition.num_trustees() as u64;
+    let m = source.num_edges();
+    let me = u64::from(ctx.me);
+    let slice = m * me / w..m * (me + 1) / w;
+    let mut chunk = vec![PackedEdge::default(); READ_CHUNK];
+    let mut read_s = 0.0;
+
+    // Pass 1: degrees.
+    let n = source.num_vertices();
+    let mut bad = None;
+    let mut out: Vec<Vec<u32>> = vec![Vec::new(); w as usize];
+    for_each_edge(
+        &source,
+        &reader,
+        slice.clone(),
+        &mut chunk,
+        &mut read_s,
+        |i, e| {
+            if u64::from(e.u) >= n || u64::from(e.v) >= n {
+                bad.get_or_insert_with(|| {
+                    format!(
+                        "edge {i} ({}, {}) names a vertex outside the graph's {n} vertices",
+                        e.u, e.v
+                    )
+                });
+                return;
+            }
+            if e.u == e.v {
+                return;
+            }
+            for x in [e.u, e.v] {
+                let o = ctx.partition.owner(u64::from(x));
+                let buf = &mut out[o.trustee as usize];
+                buf.push(o.local as u32);
+                if buf.len() >= SEND_BATCH {
+                    send(&ctx.peers[o.trustee as usize], buf, count_degrees);
+                }
+            }
+        },
+    );
+    for (t, buf) in out.iter_mut().enumerate() {
+        send(&ctx.peers[t], buf, count_degrees);
+    }
+    drop(out);
+    gossamer::wait_outstanding();
+    agree(&mut ctx, bad, "read the edges")?;
+
+    // Offsets and rows, allocated once at their final size.
+    let allocated = ctx.local.apply_returning(|s| {
+        let n = s.shard().num_local_vertices() as usize;
+        let b = building(s);
+        if b.offsets.is_empty() {
+            b.offsets = try_vec(n + 1, 0u64, "CSR offsets").map_err(|e| e.to_string())?;
+        }
+        let mut acc = 0;
+        for d in b.offsets.iter_mut() {
+            acc += *d;
+            *d = acc;
+        }
+        let entries = acc as usize;
+        b.cursor = try_vec(b.offsets.len().saturating_sub(1), 0u64, "CSR cursors")
+            .map_err(|e| e.to_string())?;
+        b.cursor.copy_from_slice(&b.offsets[..b.offsets.len() - 1]);
+        try_reserve(&mut b.targets, entries, "CSR targets").map_err(|e| e.to_string())?;
+        try_reserve(&mut b.weights, entries, "CSR weights").map_err(|e| e.to_string())?;
+        b.targets.resize(entries, 0);
+        b.weights.resize(entries, 0.0);
+        Ok::<(), String>(())
+    });
+    agree(&mut ctx, allocated.err(), "allocate the shard")?;
+
+    // Pass 2: entries.
+    let mut out: Vec<Vec<Entry>> = vec![Vec::new(); w as usize];
+    for_each_edge(&source, &reader, slice, &mut chunk, &mut read_s, |_, e| {
+        if e.u == e.v {
+            return;
+        }
+        for (x, y) in [(e.u, e.v), (e.v, e.u)] {
+            let o = ctx.partition.owner(u64::from(x));
+            let buf = &mut out[o.trustee as usize];
+            buf.push(Entry {
+                row: o.local as u32,
+                target: y,
+                weight: e.w,
+            });
+            if buf.len() >= SEND_BATCH {
+                send(&ctx.peers[o.trustee as usize], buf, place_entries);
+            }
+        }
+    });
+    for (t, buf) in out.iter_mut().enumerate() {
+        send(&ctx.peers[t], buf, place_entries);
+    }
+    drop(out);
+    drop(chunk);
+    gossamer::wait_outstanding();
+    agree(&mut ctx, None, "send the entries")?;
+
+    // Sorted rows, installed as the shard.
+    let finished = ctx.local.apply_returning(|s| {
+        let mut b = std::mem::take(building(s));
+        s.drop_kernel::<Building>();
+        let filled = b.cursor.iter().zip(b.offsets.iter().skip(1)).all(|(c, e)| c == e);
+        if b.stray > 0 || !filled {
+            return Err(format!(
+                "trustee {} received {} entries for rows it does not have and {} rows not filled: the ranks disagree about the graph",
+                s.shard().trustee(),
+                b.stray,
+                b.cursor.iter().zip(b.offsets.iter().skip(1)).filter(|(c, e)| c != e).count()
+            ));
+        }
+        drop(std::mem::take(&mut b.cursor));
+        sort_rows(&b.offsets, &mut b.targets, &mut b.weights);
+        let (p, t) = (*s.shard().partition(), s.shard().trustee());
+        s.replace_shard(Shard::from_parts(p, t, b.offsets, b.targets, b.weights));
+        Ok(())
+    });
+    agree(&mut ctx, finished.err(), "finish the shards")?;
+    Ok(read_s)
+}
+
+/// How a trustee that did not fail reports a step that failed elsewhere.
+const ANOTHER: &str = "another trustee";
+
+/// An all-reduce of "did this step fail here?": every trustee learns
+/// whether any failed; the first to fail keeps its own message.
+fn agree(ctx: &mut TrusteeCtx, failed: Option<String>, step: &str) -> Result<(), String> {
+    let [any] = ctx
+        .party
+        .all_reduce([u64::from(failed.is_some())], [Op::Or]);
+    match (failed, any) {
+        (Some(m), _) => Err(m),
+        (None, 0) => Ok(()),
+        (None, _) => Err(format!("{ANOTHER} could not {step}")),
+    }
+}
+
+/// Calls `f(index, edge)` for every edge of `range`, read in chunks.
+fn for_each_edge<S: EdgeSource>(
+    source: &S,
+    reader: &S::Reader,
+    range: Range<u64>,
+    chunk: &mut [PackedEdge],
+    read_s: &mut f64,
+    mut f: impl FnMut(u64, PackedEdge),
+) {
+    let mut at = range.start;
+    while at < range.end {
+        let len = (range.end - at).min(chunk.len() as u64) as usize;
+        let started = Instant::now();
+        source.read(reader, at, &mut chunk[..len]);
+        *read_s += started.elapsed().as_secs_f64();
+        for (k, &e) in chunk[..len].iter().enumerate() {
+            f(at + k as u64, e);
+        }
+        at += len as u64;
+    }
+}
+
+/// Sends `buf` to `peer` (pipelined, slot-sized pieces) and empties it.
+/// `deliver` is a function item (zero-sized), never a function pointer: a
+/// pointer would not mean the same code in another process.
+fn send<R: gossamer::Pod, F>(peer: &Trust<TrusteeState>, buf: &mut Vec<R>, deliver: F)
+where
+    F: FnOnce(&mut TrusteeState, &[R]) + gossamer::Delegable,
+{
+    const { assert!(std::mem::size_of::<F>() == 0) };
+    if !buf.is_empty() {
+        peer.apply_slice_chunked_then(deliver, buf, |()| {});
+        buf.clear();
+    }
+}
+
+/// Pass 1 on the owner: one more entry for each listed row.
+fn count_degrees(s: &mut TrusteeState, rows: &[u32]) {
+    let n = s.shard().num_local_vertices() as usize;
+    let b = building(s);
+    if b.offsets.is_empty() {
+        b.offsets = crate::memory::vec_or_exit(n + 1, 0, "CSR offsets");
+    }
+    for &l in rows {
+        match b.offsets.get_mut(l as usize + 1) {
+            Some(d) => *d += 1,
+            None => b.stray += 1,
+        }
+    }
+}
+
+/// Pass 2 on the owner: each entry at its row's cursor.
+fn place_entries(s: &mut TrusteeState, entries: &[Entry]) {
+    let b = building(s);
+    for e in entries {
+        let row = e.row as usize;
+        match b.cursor.get(row) {
+            Some(&c) if c < b.offsets[row + 1] => {
+                b.targets[c as usize] = e.target;
+                b.weights[c as usize] = e.weight;
+                b.cursor[row] = c + 1;
+            }
+            _ => b.stray += 1,
+        }
+    }
+}
+
+/// Sorts every row by (target, weight): the shard no longer depends on the
+/// order in which entries arrived.
+fn sort_rows(offsets: &[u64], targets: &mut [u32], weights: &mut [f32]) {
+    let mut row: Vec<(u32, f32)> = Vec::new();
+    for r in offsets.windows(2) {
+        let (a, b) = (r[0] as usize, r[1] as usize);
+        let (t, w) = (&mut targets[a..b], &mut weights[a..b]);
+        if t.windows(2).all(|p| p[0] < p[1]) {
+            continue;
+        }
+        row.clear();
+        row.extend(t.iter().copied().zip(w.iter().copied()));
+        row.sort_unstable_by(|x, y| x.0.cmp(&y.0).then(x.1.total_cmp(&y.1)));
+        for (k, &(x, y)) in row.iter().enumerate() {
+            t[k] = x;
+            w[k] = y;
+        }
+    }
+}
+
+/// Edge records a process holds in memory or maps: an owned
+/// [`EdgeList`] or a [`MappedGraph`] (a graph file on a filesystem every
+/// rank sees).
+pub trait EdgeRecords: Send + Sync {
+    /// Vertex count.
+    fn num_vertices(&self) -> u64;
+    /// The records.
+    fn records(&self) -> &[PackedEdge];
+}
+
+impl EdgeRecords for EdgeList<'static> {
+    fn num_vertices(&self) -> u64 {
+        EdgeList::num_vertices(self)
+    }
+    fn records(&self) -> &[PackedEdge] {
+        self.edges()
+    }
+}
+
+impl EdgeRecords for MappedGraph {
+    fn num_vertices(&self) -> u64 {
+        self.header().num_vertices
+    }
+    fn records(&self) -> &[PackedEdge] {
+        self.edges()
+    }
+}
+
+/// Edges every process of the job holds itself (parsed from a text file
+/// by each rank, a graph file each rank mapped, a list a test built), as an
+/// [`EdgeSource`]: [`LocalSource::publish`] puts the records in a
+/// per-process table, and the source travels as their number there. Each
+/// trustee reads only its slice, so a mapped file is paged in piecewise.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub struct LocalSource {
+    id: u64,
+    vertices: u64,
+    edges: u64,
+}
+
+type Published = Vec<(u64, Arc<dyn EdgeRecords>)>;
+
+static PUBLISHED: Mutex<Published> = Mutex::new(Vec::new());
+
+impl LocalSource {
+    /// Puts `records` in this process's table and returns their source.
+    /// Every process of a rack job must publish its copy of the same
+    /// graph, and the n-th graph published in one process is the n-th in
+    /// every other (the CLI publishes one per run, on every rank).
+    pub fn publish(records: Arc<dyn EdgeRecords>) -> LocalSource {
+        let mut table = PUBLISHED.lock().unwrap_or_else(|e| e.into_inner());
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let source = LocalSource {
+            id,
+            vertices: records.num_vertices(),
+            edges: records.records().len() as u64,
+        };
+        table.push((id, records));
+        source
+    }
+
+    /// [`publish`](Self::publish) for an owned list.
+    pub fn publish_list(list: EdgeList<'static>) -> LocalSource {
+        Self::publish(Arc::new(list))
+    }
+
+    /// Drops this process's reference (after the build); later opens fail.
+    pub fn withdraw(&self) {
+        let mut table = PUBLISHED.lock().unwrap_or_else(|e| e.into_inner());
+        table.retain(|(id, _)| *id != self.id);
+    }
+}
+
+impl EdgeSource for LocalSource {
+    type Reader = Arc<dyn EdgeRecords>;
+
+    fn num_vertices(&self) -> u64 {
+        self.vertices
+    }
+
+    fn num_edges(&self) -> u64 {
+        self.edges
+    }
+
+    fn open(&self) -> Result<Self::Reader, String> {
+        let table = PUBLISHED.lock().unwrap_or_else(|e| e.into_inner());
+        let records = table
+            .iter()
+            .find(|(id, _)| *id == self.id)
+            .map(|(_, l)| l.clone())
+            .ok_or_else(|| {
+                format!(
+                    "graph {} was not published in this process (every rank must publish its copy)",
+                    self.id
+                )
+            })?;
+        let (n, m) = (records.num_vertices(), records.records().len() as u64);
+        if (n, m) != (self.vertices, self.edges) {
+            return Err(format!(
+                "this process's graph {} has {n} vertices and {m} edges, the builder's has {} and {}: the ranks read different graphs",
+                self.id, self.vertices, self.edges
+            ));
+        }
+        Ok(records)
+    }
+
+    fn read(&self, reader: &Self::Reader, start: u64, out: &mut [PackedEdge]) {
+        let s = start as usize;
+        out.copy_from_slice(&reader.records()[s..s + out.len()]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::csr::build_rank;
+
+    /// A small random multigraph with self-loops, duplicates and isolated vertices.
+    fn random_list(n: u32, m: usize, seed: u64) -> EdgeList<'static> {
+        let mut x = seed | 1;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let edges = (0..m)
+            .map(|_| {
+                let u = (next() % u64::from(n)) as u32;
+                let v = if next() % 10 == 0 {
+                    u
+                } else {
+                    (next() % u64::from(n - n / 5)) as u32
+                };
+                PackedEdge::new(u, v, (next() % 1000) as f32 / 1000.0)
+            })
+            .collect();
+        EdgeList::from_edges(u64::from(n), edges).unwrap()
+    }
+
+    /// Rows as sorted (target, weight) lists, by global vertex.
+    fn canonical(shards: impl IntoIterator<Item = Shard>, n: u64) -> Vec<Vec<(u32, u32)>> {
+        let mut rows = vec![Vec::new(); n as usize];
+        for sh in shards {
+            for l in 0..sh.num_local_vertices() {
+                let mut r: Vec<(u32, u32)> =
+                    sh.neighbors(l).map(|(v, w)| (v, w.to_bits())).collect();
+                r.sort_unstable();
+                rows[sh.global_id(l) as usize] = r;
+            }
+        }
+        rows
+    }
+
+    #[test]
+    fn distributed_build_gives_the_shards_of_the_local_build() {
+        for threads in 1..=4 {
+            for kind in [PartitionKind::Block, PartitionKind::Cyclic] {
+                let list = random_list(300, 5000, 7 + threads as u64);
+                let p = Partition::new(kind, 300, 1, threads as u32).unwrap();
+                let want = canonical(build_rank(&list, &p, 0).unwrap(), 300);
+                let source = LocalSource::publish_list(list);
+                let got = gossamer::main(threads, move || {
+                    let (g, _) = ShardedGraph::build_from(source, kind).unwrap();
+                    assert_eq!(g.num_edges_input(), 5000);
+                    let shards =
+                        g.on_trustees(|ctx| ctx.local.apply_returning(|s| s.shard().clone()));
+                    // Rows come out sorted by (target, weight).
+                    for sh in &shards {
+                        for l in 0..sh.num_local_vertices() {
+                            let r: Vec<(u32, f32)> = sh.neighbors(l).collect();
+                            assert!(r
+                                .windows(2)
+                                .all(|p| (p[0].0, p[0].1.to_bits()) <= (p[1].0, p[1].1.to_bits())));
+                        }
+                    }
+                    shards
+                });
+                source.withdraw();
+                assert_eq!(canonical(got, 300), want, "{threads} threads, {kind:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_bad_source_fails_the_build_everywhere() {
+        #[derive(Clone, Serialize, Deserialize)]
+        struct OutOfRange;
+        impl EdgeSource for OutOfRange {
+            type Reader = ();
+            fn num_vertices(&self) -> u64 {
+                10
+            }
+            fn num_edges(&self) -> u64 {
+                100
+            }
+            fn open(&self) -> Result<(), String> {
+                Ok(())
+            }
+            fn read(&self, _: &(), start: u64, out: &mut [PackedEdge]) {
+                for (k, e) in out.iter_mut().enumerate() {
+                    let i = (start + k as u64) as u32;
+                    *e = PackedEdge::new(i % 10, if i == 77 { 10 } else { (i + 1) % 10 }, 1.0);
+                }
+            }
+        }
+        let e = gossamer::main(3, || {
+            ShardedGraph::build_from(OutOfRange, PartitionKind::Block).unwrap_err()
+        });
+        assert_eq!(
+            e.to_string(),
+            "edge 77 (7, 10) names a vertex outside the graph's 10 vertices"
+        );
+        let e = gossamer::main(2, || {
+            ShardedGraph::build_from(
+                LocalSource {
+                    id: u64::MAX,
+                    vertices: 1,
+                    edges: 1,
+                },
+                PartitionKind::Block,
+            )
+            .unwrap_err()
+        });
+        assert!(
+            e.to_string().contains("was not published in this process"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn sorting_rows_orders_by_target_then_weight() {
+        let offsets = [0, 3, 3, 5];
+        let mut t = [5, 1, 5, 9, 2];
+        let mut w = [0.5, 0.25, 0.125, 1.0, 1.0];
+        sort_rows(&offsets, &mut t, &mut w);
+        assert_eq!(t, [1, 5, 5, 2, 9]);
+        assert_eq!(w, [0.25, 0.125, 0.5, 1.0, 1.0]);
+    }
+}
