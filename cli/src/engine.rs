@@ -5,11 +5,13 @@
 use std::time::Instant;
 
 use bfs::{BfsConfig, BfsMode};
+use graph_core::construct::BuildTimes;
 use graph_core::sharded::ShardedGraph;
 use graph_core::{EdgeList, PartitionKind};
 use sssp::SsspConfig;
 
 use crate::args::BfsModeArg;
+use crate::graph::BuildSource;
 use crate::error::Result;
 
 /// Builds the kernels' sharded graph and drops it: the construction step
@@ -48,10 +50,27 @@ pub struct BfsRun {
 }
 
 impl Engine {
-    /// Shards the edge list over this runtime's workers.
-    pub fn build(list: &EdgeList<'_>, kind: PartitionKind) -> Result<Engine> {
-        Ok(Engine {
-            graph: ShardedGraph::build(list, kind)?,
+    /// Builds the shards from `source` on every trustee at once (each
+    /// reads its own slice; see [`graph_core::construct`]).
+    pub fn build_from(source: BuildSource, kind: PartitionKind) -> Result<(Engine, BuildTimes)> {
+        let (graph, times) = match source {
+            BuildSource::Graph500(s) => ShardedGraph::build_from(s, kind)?,
+            BuildSource::Local(s) => ShardedGraph::build_from(s, kind)?,
+        };
+        Ok((Engine { graph }, times))
+    }
+
+    /// The kernels' graph.
+    pub fn graph(&self) -> &ShardedGraph {
+        &self.graph
+    }
+
+    /// Whether each vertex has an edge to another vertex (a row in its
+    /// shard), by global id: what the roots are picked among.
+    pub fn live(&self) -> Vec<bool> {
+        self.graph.gather(false, |s| {
+            let sh = s.shard();
+            (0..sh.num_local_vertices()).map(|l| sh.degree(l) > 0).collect()
         })
     }
 

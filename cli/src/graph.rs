@@ -4,11 +4,14 @@
 //! search roots.
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Instant;
 
 use generators::{Graph500Config, Kronecker, VertexSet};
 use graph_core::formats::{self, Format};
+use graph_core::construct::LocalSource;
 use graph_core::{file, memory, EdgeList, Graph500Params, GraphMeta, MappedGraph, PackedEdge};
+use graph_kernel::Graph500Source;
 use rayon::prelude::*;
 
 use crate::args::{GenParams, Input, RootChoice, TextInput};
@@ -35,11 +38,55 @@ enum Storage {
         list: EdgeList<'static>,
         kron: Box<Kronecker>,
     },
-    Mapped(MappedGraph),
+    /// A generated graph that no process holds whole: every trustee
+    /// generates its own slice while the shards are built
+    /// ([`load_streamed`]).
+    Streamed {
+        source: Graph500Source,
+        kron: Box<Kronecker>,
+    },
+    Mapped(Arc<MappedGraph>),
     /// Read from another tool's format (or re-weighted by `--unit-weights`).
     Parsed {
-        list: EdgeList<'static>,
+        list: Arc<EdgeList<'static>>,
         meta: GraphMeta,
+    },
+}
+
+/// Where the kernels' graph is built from (see [`LoadedGraph::build_source`]).
+#[derive(Clone, Copy, Debug)]
+pub enum BuildSource {
+    /// Every trustee generates its slice.
+    Graph500(Graph500Source),
+    /// Every process holds the records (mapped or parsed); each trustee
+    /// reads its slice.
+    Local(LocalSource),
+}
+
+impl BuildSource {
+    /// Drops this process's entry in the table of published records (a
+    /// no-op for generated graphs).
+    pub fn withdraw(&self) {
+        if let BuildSource::Local(s) = self {
+            s.withdraw();
+        }
+    }
+}
+
+/// The search roots of a run: known before the graph is built, or chosen
+/// from its shards (the vertices with edges) once it is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RootPlan {
+    /// Dense ids, checked against the vertex count.
+    Fixed(Vec<u64>),
+    /// The reference's first `count` roots of a generated graph.
+    Graph500(usize),
+    /// `count` random vertices with edges, from `seed` (GAPBS's way).
+    Random {
+        /// Roots to pick.
+        count: usize,
+        /// `--seed`.
+        seed: u64,
     },
 }
 
@@ -49,18 +96,45 @@ static GENERATED_META: std::sync::LazyLock<GraphMeta> =
 
 impl LoadedGraph {
     /// The edge list (borrowed, zero-copy).
+    ///
+    /// # Panics
+    ///
+    /// On a streamed graph ([`load_streamed`]), which no process holds
+    /// whole; the commands that load one never ask.
     pub fn edge_list(&self) -> EdgeList<'_> {
         match &self.storage {
             Storage::Generated { list, .. } => list.clone_view(),
+            Storage::Streamed { .. } => {
+                panic!("a streamed graph has no edge list: load it with graph::load")
+            }
             Storage::Mapped(m) => m.edge_list(),
             Storage::Parsed { list, .. } => list.clone_view(),
+        }
+    }
+
+    /// What the kernels' graph is built from, slice by slice on every
+    /// trustee. For records this process holds, this publishes them in the
+    /// process's table (call it once per run on every rank, in the same
+    /// order; [`BuildSource::withdraw`] after the run).
+    pub fn build_source(&self) -> BuildSource {
+        match &self.storage {
+            Storage::Streamed { source, .. } => BuildSource::Graph500(*source),
+            Storage::Generated { list, .. } => {
+                // Rare (the search commands stream generated graphs): copy
+                // the borrowed view into an owned list the table can keep.
+                let owned = EdgeList::from_edges(list.num_vertices(), list.edges().to_vec())
+                    .expect("the records were valid in the list");
+                BuildSource::Local(LocalSource::publish_list(owned))
+            }
+            Storage::Mapped(m) => BuildSource::Local(LocalSource::publish(m.clone())),
+            Storage::Parsed { list, .. } => BuildSource::Local(LocalSource::publish(list.clone())),
         }
     }
 
     /// Directed or not, weighted or not, the input file's ids.
     pub fn meta(&self) -> &GraphMeta {
         match &self.storage {
-            Storage::Generated { .. } => &GENERATED_META,
+            Storage::Generated { .. } | Storage::Streamed { .. } => &GENERATED_META,
             Storage::Mapped(m) => m.meta(),
             Storage::Parsed { meta, .. } => meta,
         }
@@ -95,6 +169,15 @@ impl LoadedGraph {
     /// Choose the roots first: the copy no longer knows a generated
     /// graph's Graph500 roots.
     pub fn with_unit_weights(self) -> LoadedGraph {
+        if let Storage::Streamed { source, kron } = self.storage {
+            return LoadedGraph {
+                storage: Storage::Streamed {
+                    source: source.with_unit_weights(),
+                    kron,
+                },
+                generation_time: self.generation_time,
+            };
+        }
         if !self.meta().weighted {
             return self;
         }
@@ -115,7 +198,10 @@ impl LoadedGraph {
         }
         .expect("the counts were valid for the same records");
         LoadedGraph {
-            storage: Storage::Parsed { list, meta },
+            storage: Storage::Parsed {
+                list: Arc::new(list),
+                meta,
+            },
             generation_time: self.generation_time,
         }
     }
@@ -124,6 +210,7 @@ impl LoadedGraph {
     pub fn num_vertices(&self) -> u64 {
         match &self.storage {
             Storage::Generated { list, .. } => list.num_vertices(),
+            Storage::Streamed { kron, .. } => kron.num_vertices(),
             Storage::Mapped(m) => m.header().num_vertices,
             Storage::Parsed { list, .. } => list.num_vertices(),
         }
@@ -133,6 +220,7 @@ impl LoadedGraph {
     pub fn num_edges(&self) -> u64 {
         match &self.storage {
             Storage::Generated { list, .. } => list.num_edges(),
+            Storage::Streamed { kron, .. } => kron.num_edges(),
             Storage::Mapped(m) => m.header().num_edges,
             Storage::Parsed { list, .. } => list.num_edges(),
         }
@@ -142,6 +230,15 @@ impl LoadedGraph {
     pub fn params(&self) -> Option<Graph500Params> {
         match &self.storage {
             Storage::Generated { list, .. } => list.params(),
+            Storage::Streamed { source, .. } => {
+                let c = source.config();
+                Some(Graph500Params {
+                    scale: c.scale,
+                    edgefactor: c.edgefactor,
+                    seed1: c.seed1,
+                    seed2: c.seed2,
+                })
+            }
             Storage::Mapped(m) => m.header().params,
             Storage::Parsed { list, .. } => list.params(),
         }
@@ -166,17 +263,29 @@ impl LoadedGraph {
     }
 
     /// The roots to search from (dense ids), checked against the graph.
-    /// `--root` is in the input file's ids.
+    /// `--root` is in the input file's ids. Needs the edge list when the
+    /// roots are picked among vertices with edges; see [`Self::root_plan`].
     pub fn choose_roots(&self, choice: &RootChoice) -> Result<Vec<u64>> {
+        let plan = self.root_plan(choice)?;
+        if matches!(plan, RootPlan::Fixed(_)) {
+            return self.resolve_roots(plan, |_| false);
+        }
+        let live = non_isolated(&self.edge_list());
+        self.resolve_roots(plan, |v| live.contains(v))
+    }
+
+    /// What `choice` asks for, checked as far as it can be without the
+    /// graph's edges; [`Self::resolve_roots`] finishes once they are known.
+    pub fn root_plan(&self, choice: &RootChoice) -> Result<RootPlan> {
         let n = self.num_vertices();
         if let Some(r) = choice.root {
             let ids = &self.meta().ids;
             if ids.is_identity() {
                 check_root(r, n)?;
-                return Ok(vec![r]);
+                return Ok(RootPlan::Fixed(vec![r]));
             }
             return match ids.dense_id_in(r, n) {
-                Some(v) => Ok(vec![v]),
+                Some(v) => Ok(RootPlan::Fixed(vec![v])),
                 None if ids.table().is_some() => Err(CliError::new(format!(
                     "root {r} is not a vertex: no edge of the input file names vertex {r}"
                 ))),
@@ -191,39 +300,54 @@ impl LoadedGraph {
             Storage::Mapped(m) => m.roots(),
             _ => &[],
         };
-        if stored.is_empty() && !matches!(self.storage, Storage::Generated { .. }) {
-            let count = choice.roots.unwrap_or(GRAPH500_ROOTS);
-            if count == 0 {
-                return Err(CliError::new(
-                    "--roots 0 asks for no search: give at least 1 root",
-                ));
+        let generated = matches!(
+            self.storage,
+            Storage::Generated { .. } | Storage::Streamed { .. }
+        );
+        if !stored.is_empty() {
+            let count = choice.roots.unwrap_or(stored.len());
+            if count == 0 || count > stored.len() {
+                return Err(CliError::new(format!(
+                    "--roots {count}: the graph file stores {} roots; ask for 1..={} or pass --root R",
+                    stored.len(),
+                    stored.len()
+                )));
             }
-            return random_roots(&self.edge_list(), count, choice.seed);
+            for &r in &stored[..count] {
+                check_root(r, n)?;
+            }
+            return Ok(RootPlan::Fixed(stored[..count].to_vec()));
         }
-        match &self.storage {
-            Storage::Generated { list, kron } => {
-                let count = choice.roots.unwrap_or(GRAPH500_ROOTS);
-                if count == 0 {
-                    return Err(CliError::new(
-                        "--roots 0 asks for no search: give at least 1 root",
-                    ));
-                }
-                Ok(graph500_roots(kron, list, count))
+        let count = choice.roots.unwrap_or(GRAPH500_ROOTS);
+        if count == 0 {
+            return Err(CliError::new(
+                "--roots 0 asks for no search: give at least 1 root",
+            ));
+        }
+        Ok(if generated {
+            RootPlan::Graph500(count)
+        } else {
+            RootPlan::Random {
+                count,
+                seed: choice.seed,
             }
-            Storage::Mapped(_) | Storage::Parsed { .. } => {
-                let count = choice.roots.unwrap_or(stored.len());
-                if count == 0 || count > stored.len() {
-                    return Err(CliError::new(format!(
-                        "--roots {count}: the graph file stores {} roots; ask for 1..={} or pass --root R",
-                        stored.len(),
-                        stored.len()
-                    )));
+        })
+    }
+
+    /// The roots of `plan`, given which vertices have an edge to another
+    /// vertex (`live`, not called for fixed roots).
+    pub fn resolve_roots(&self, plan: RootPlan, live: impl Fn(u64) -> bool) -> Result<Vec<u64>> {
+        match plan {
+            RootPlan::Fixed(roots) => Ok(roots),
+            RootPlan::Graph500(count) => match &self.storage {
+                Storage::Generated { kron, .. } | Storage::Streamed { kron, .. } => {
+                    Ok(kron.search_roots(count, live))
                 }
-                for &r in &stored[..count] {
-                    check_root(r, n)?;
-                }
-                Ok(stored[..count].to_vec())
-            }
+                _ => Err(CliError::new(
+                    "internal error: Graph500 roots asked of a graph that was not generated",
+                )),
+            },
+            RootPlan::Random { count, seed } => random_roots(self.num_vertices(), live, count, seed),
         }
     }
 }
@@ -263,11 +387,8 @@ impl CloneView for EdgeList<'static> {
 /// `count` roots picked as GAPBS picks its sources: uniformly at random
 /// among the vertices with at least one edge to another vertex
 /// (duplicates possible), from `seed`.
-fn random_roots(list: &EdgeList<'_>, count: usize, seed: u64) -> Result<Vec<u64>> {
-    let live = non_isolated(list);
-    let candidates: Vec<u64> = (0..list.num_vertices())
-        .filter(|&v| live.contains(v))
-        .collect();
+fn random_roots(n: u64, live: impl Fn(u64) -> bool, count: usize, seed: u64) -> Result<Vec<u64>> {
+    let candidates: Vec<u64> = (0..n).filter(|&v| live(v)).collect();
     if candidates.is_empty() {
         return Err(CliError::new(
             "the graph has no edge between two distinct vertices: there is no root to search from",
@@ -397,26 +518,7 @@ pub fn generate(
     threads: usize,
     force: bool,
 ) -> Result<(EdgeList<'static>, Kronecker, f64)> {
-    let cfg = Graph500Config {
-        scale,
-        edgefactor,
-        seed1,
-        seed2,
-    };
-    if !(1..=graph_core::MAX_SCALE).contains(&scale) {
-        return Err(CliError::new(format!(
-            "SCALE {scale} is out of range: use 1..={} (the graph has 2^SCALE vertices and graph-core stores vertex ids in 32 bits)",
-            graph_core::MAX_SCALE
-        )));
-    }
-    let kron = Kronecker::new(cfg)?;
-    let params = Graph500Params {
-        scale,
-        edgefactor,
-        seed1,
-        seed2,
-    };
-    params.num_edges()?; // SCALE <= 32 and a representable edge count
+    let (kron, params) = generator(scale, edgefactor, seed1, seed2)?;
     check_memory(scale, edgefactor, threads, force)?;
     let start = Instant::now();
     crate::memtrace::start();
@@ -435,6 +537,35 @@ pub fn generate(
     crate::memtrace::end("generation");
     let elapsed = start.elapsed().as_secs_f64();
     Ok((list, kron, elapsed))
+}
+
+/// The generator of a graph, or why these parameters make none.
+fn generator(
+    scale: u32,
+    edgefactor: u32,
+    seed1: u64,
+    seed2: u64,
+) -> Result<(Kronecker, Graph500Params)> {
+    if !(1..=graph_core::MAX_SCALE).contains(&scale) {
+        return Err(CliError::new(format!(
+            "SCALE {scale} is out of range: use 1..={} (the graph has 2^SCALE vertices and graph-core stores vertex ids in 32 bits)",
+            graph_core::MAX_SCALE
+        )));
+    }
+    let kron = Kronecker::new(Graph500Config {
+        scale,
+        edgefactor,
+        seed1,
+        seed2,
+    })?;
+    let params = Graph500Params {
+        scale,
+        edgefactor,
+        seed1,
+        seed2,
+    };
+    params.num_edges()?; // SCALE <= 32 and a representable edge count
+    Ok((kron, params))
 }
 
 /// Opens and verifies a graph file, then checks memory for a run on it.
@@ -487,6 +618,41 @@ pub fn read_foreign(
     Ok(read)
 }
 
+/// The input of a search command (`sssp`, `bfs`, `graph500`): like
+/// [`load`], except that a generated graph is *streamed*: nothing is
+/// generated here; every trustee generates its own slice of the edge
+/// stream while the shards are built, so no process ever holds the whole
+/// edge list.
+pub fn load_streamed(
+    input: &Input,
+    gen: &GenParams,
+    threads: usize,
+    force: bool,
+) -> Result<LoadedGraph> {
+    let (Some(scale), None) = (input.scale, &input.graph) else {
+        return load(input, gen, threads, force);
+    };
+    let (kron, _) = generator(scale, gen.edgefactor, gen.seed1, gen.seed2)?;
+    check_memory(scale, gen.edgefactor, threads, force)?;
+    let source = Graph500Source::new(scale, gen.edgefactor, gen.seed1, gen.seed2)
+        .map_err(|e| CliError::new(e.to_string()))?;
+    Ok(LoadedGraph {
+        storage: Storage::Streamed {
+            source,
+            kron: Box::new(kron),
+        },
+        generation_time: 0.0,
+    })
+}
+
+impl LoadedGraph {
+    /// Whether the graph is generated slice by slice during construction
+    /// (its generation time is then measured there).
+    pub fn is_streamed(&self) -> bool {
+        matches!(self.storage, Storage::Streamed { .. })
+    }
+}
+
 /// The input graph of a run: generated (`--scale`) or from `--graph`.
 pub fn load(input: &Input, gen: &GenParams, threads: usize, force: bool) -> Result<LoadedGraph> {
     if let (None, Some(path)) = (&input.scale, &input.graph) {
@@ -505,7 +671,7 @@ pub fn load(input: &Input, gen: &GenParams, threads: usize, force: bool) -> Resu
             let read = read_foreign(path, format, &opts)?;
             return Ok(LoadedGraph {
                 storage: Storage::Parsed {
-                    list: read.edges,
+                    list: Arc::new(read.edges),
                     meta: read.meta,
                 },
                 generation_time: start.elapsed().as_secs_f64(),
@@ -528,7 +694,7 @@ pub fn load(input: &Input, gen: &GenParams, threads: usize, force: bool) -> Resu
             let start = Instant::now();
             let mapped = open(path, threads, force)?;
             Ok(LoadedGraph {
-                storage: Storage::Mapped(mapped),
+                storage: Storage::Mapped(Arc::new(mapped)),
                 generation_time: start.elapsed().as_secs_f64(),
             })
         }

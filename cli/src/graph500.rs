@@ -22,9 +22,9 @@ pub const INVALID_RUN: &str = "No results printed for invalid run.";
 pub fn run(args: &Graph500Args) -> Result<()> {
     crate::sssp::check_delta_arg(args.delta)?;
     let threads = runtime::threads(args.run.threads)?;
-    let mut loaded = graph::load(&args.input, &args.gen, threads, args.run.force)?;
+    let mut loaded = graph::load_streamed(&args.input, &args.gen, threads, args.run.force)?;
     loaded.check_kernel("graph500", true, args.unit_weights)?;
-    let roots = loaded.choose_roots(&RootChoice {
+    let roots = loaded.root_plan(&RootChoice {
         root: None,
         roots: None,
         seed: args.seed,
@@ -67,7 +67,7 @@ pub fn run(args: &Graph500Args) -> Result<()> {
     let block = Block {
         scale: loaded.scale().unwrap_or(0),
         edgefactor: loaded.edgefactor().unwrap_or(0),
-        generation_time: loaded.generation_time,
+        generation_time: outcome.generation_time.unwrap_or(loaded.generation_time),
         ranks: outcome.ranks,
         construction_time: outcome.construction_time,
         bfs,

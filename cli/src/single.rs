@@ -38,10 +38,10 @@ pub fn run(req: Request<'_>) -> Result<()> {
     if let Some(path) = &req.spec.dump {
         files::check_writable(path)?;
     }
-    let mut loaded = graph::load(req.input, req.gen, threads, req.run.force)?;
+    let mut loaded = graph::load_streamed(req.input, req.gen, threads, req.run.force)?;
     let needs_weights = matches!(req.spec.kernel, crate::record::Kernel::Sssp { .. });
     loaded.check_kernel(req.spec.kernel.name(), needs_weights, req.unit_weights)?;
-    let roots = loaded.choose_roots(req.roots)?;
+    let roots = loaded.root_plan(req.roots)?;
     if req.unit_weights {
         loaded = loaded.with_unit_weights();
     }
@@ -95,7 +95,7 @@ pub fn run(req: Request<'_>) -> Result<()> {
         edges: loaded.num_edges(),
         threads,
         partition: partition_name(req.run.partition),
-        generation_time: loaded.generation_time,
+        generation_time: outcome.generation_time.unwrap_or(loaded.generation_time),
         construction_time: outcome.construction_time,
     };
     if req.out.json {
