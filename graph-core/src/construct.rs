@@ -68,9 +68,30 @@ use crate::sharded::{in_fiber, KernelError, ShardedGraph, TrusteeCtx, TrusteeSta
 /// Edges read from the source at a time, per trustee.
 const READ_CHUNK: usize = 1 << 14;
 
-/// Records queued for one destination before they are sent (a few slots'
-/// worth: large enough to fill slots, small enough to stay in cache).
-const SEND_BATCH: usize = 1 << 13;
+/// Most records queued for one destination before they are sent (a few
+/// slots' worth: large enough to fill slots, small enough to stay in cache).
+const MAX_SEND_BATCH: usize = 1 << 13;
+
+/// Fewest records queued per destination, however many trustees.
+const MIN_SEND_BATCH: usize = 1 << 8;
+
+/// What one trustee's send buffers may hold in all: with many trustees
+/// each destination gets a smaller batch, so the buffers stay bounded.
+const SEND_BUDGET: usize = 4 << 20;
+
+/// Records queued per destination with `trustees` destinations.
+fn send_batch(trustees: u64) -> usize {
+    let per = SEND_BUDGET / (std::mem::size_of::<Entry>() * trustees.max(1) as usize);
+    per.clamp(MIN_SEND_BATCH, MAX_SEND_BATCH)
+}
+
+/// Scratch one trustee uses during a build with `trustees` trustees in
+/// all: its send buffers at their largest and its read chunk (for the
+/// memory model).
+pub fn scratch_bytes_per_trustee(trustees: u64) -> u64 {
+    let bufs = send_batch(trustees) * std::mem::size_of::<Entry>() * trustees.max(1) as usize;
+    (bufs + READ_CHUNK * PackedEdge::BYTES) as u64
+}
 
 /// Where a distributed build reads its edges. Cloned (and serialized, for
 /// trustees in other processes) to every trustee, which opens it in its own
@@ -196,6 +217,7 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
     let me = u64::from(ctx.me);
     let slice = m * me / w..m * (me + 1) / w;
     let mut chunk = vec![PackedEdge::default(); READ_CHUNK];
+    let batch = send_batch(w);
     let mut read_s = 0.0;
 
     // Pass 1: degrees.
@@ -225,7 +247,7 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
                 let o = ctx.partition.owner(u64::from(x));
                 let buf = &mut out[o.trustee as usize];
                 buf.push(o.local as u32);
-                if buf.len() >= SEND_BATCH {
+                if buf.len() >= batch {
                     send(&ctx.peers[o.trustee as usize], buf, count_degrees);
                 }
             }
@@ -276,7 +298,7 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
                 target: y,
                 weight: e.w,
             });
-            if buf.len() >= SEND_BATCH {
+            if buf.len() >= batch {
                 send(&ctx.peers[o.trustee as usize], buf, place_entries);
             }
         }

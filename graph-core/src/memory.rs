@@ -9,16 +9,19 @@
 //! the queues' share calibrated against measured peaks
 //! (results/memory/estimate.md). A process also holds [`BASE_BYTES`].
 //!
-//! 1. *generation*: every rank generates (or maps) the whole edge list,
-//!    `12 B x m` ([`edge_list_bytes`]: the one function to change when each
-//!    rank generates only its share).
-//! 2. *construction*: rank 0 builds the CSR shards of all `W` trustees
-//!    (`8 B` per adjacency entry, `8 B` per vertex of offsets) with a `u32`
-//!    cursor per vertex per extra sorting chunk as scratch
-//!    ([`construction_bytes`]); the other ranks wait.
-//! 3. *exchange*: rank 0 ships every remote shard, one at a time, as a
-//!    serialized copy (about two shard sizes at once, measured); every
-//!    rank then keeps its own `T` shards.
+//! 1. *generation*: `sssp`, `bfs` and `graph500` generate nothing up
+//!    front ([`Workload::streams`]); `generate`, `cc` and `pagerank` hold
+//!    the whole edge list on every rank, `12 B x m` ([`edge_list_bytes`]).
+//! 2. *construction*: streamed, every rank builds only its own shards
+//!    while its trustees generate their slices
+//!    ([`streamed_construction_bytes`]: `8 B` per adjacency entry, `8 B`
+//!    per vertex of offsets, 16 B per vertex and the send buffers as
+//!    scratch); otherwise rank 0 builds the CSR shards of all `W` trustees
+//!    from the list with a `u32` cursor per vertex per extra sorting chunk
+//!    as scratch ([`construction_bytes`]) and the other ranks wait.
+//! 3. *exchange* (not streamed): rank 0 ships every remote shard, one at
+//!    a time, as a serialized copy (about two shard sizes at once,
+//!    measured); every rank then keeps its own `T` shards.
 //! 4. *kernel state*: per command (see [`Workload`]): SSSP and BFS build a
 //!    private adjacency copy per trustee (8 B and 4 B per entry) and
 //!    whole-graph per-vertex arrays on every trustee; rank 0 gathers the
@@ -81,6 +84,14 @@ pub enum Workload {
 }
 
 impl Workload {
+    /// Whether the command builds its shards with the distributed
+    /// construction ([`crate::construct`]): every trustee generates or reads
+    /// only its slice, so no rank holds the edge list. `generate`, `cc` and
+    /// `pagerank` still load the whole list on every rank.
+    pub fn streams(self) -> bool {
+        matches!(self, Workload::Sssp | Workload::Bfs | Workload::Graph500)
+    }
+
     /// Every workload, in the CLI's order.
     pub const ALL: [Workload; 6] = [
         Workload::Generate,
@@ -229,12 +240,25 @@ impl Sizes {
     }
 }
 
-/// The edge list rank `rank` holds: today the whole list on every rank
-/// (each rank generates or maps all of it). The one place to change when
-/// each rank generates only its share.
+/// The edge list rank `rank` holds for a command that loads it whole
+/// (`generate`, `cc`, `pagerank`): all of it, on every rank. Commands that
+/// [stream](Workload::streams) hold none.
 pub fn edge_list_bytes(shape: Shape, rank: u32) -> u64 {
     let _ = rank;
     clamp(Wide::from(RECORD_BYTES) * Sizes::new(shape).m)
+}
+
+/// The distributed construction on one rank (every rank alike): its own
+/// shards (held), and as scratch the placeholder and cursor arrays (16 B
+/// per owned vertex), the send buffers and read chunk of each trustee
+/// ([`crate::construct::scratch_bytes_per_trustee`]). Returns (held,
+/// scratch).
+pub fn streamed_construction_bytes(shape: Shape) -> (u64, u64) {
+    let z = Sizes::new(shape);
+    let held = z.csr(z.entries_rank(), z.n_rank(), z.threads);
+    let per_trustee = crate::construct::scratch_bytes_per_trustee(z.trustees as u64);
+    let scratch = 16 * (z.n_rank() + z.threads) + z.threads * Wide::from(per_trustee);
+    (clamp(held), clamp(scratch))
 }
 
 /// Construction on rank `rank`: today rank 0 builds every trustee's shard
@@ -259,8 +283,8 @@ pub fn construction_bytes(shape: Shape, rank: u32) -> (u64, u64) {
 /// use graph_core::memory::{estimate_rank, Shape, Workload};
 /// let one = Shape { scale: 20, edgefactor: 16, ranks: 1, threads_per_rank: 2 };
 /// let e = estimate_rank(Workload::Sssp, one, 0);
-/// // Edge list (12 B), shards (16 B) and SSSP's adjacency copy (16 B) per edge.
-/// assert!(e.per_rank_bytes > 44 * (16 << 20));
+/// // Shards (16 B) and SSSP's adjacency copy (16 B) per edge; no edge list.
+/// assert!(e.per_rank_bytes > 32 * (16 << 20));
 /// assert_eq!(e.phases[0].name, "generation");
 /// ```
 pub fn estimate_rank(workload: Workload, shape: Shape, rank: u32) -> MemoryEstimate {
@@ -268,12 +292,19 @@ pub fn estimate_rank(workload: Workload, shape: Shape, rank: u32) -> MemoryEstim
     let (n, t) = (z.n, z.threads);
     let nr = z.n_rank();
     let root_rank = rank == 0;
-    let list = Wide::from(edge_list_bytes(shape, rank));
+    let streams = workload.streams();
+    let list = if streams {
+        0
+    } else {
+        Wide::from(edge_list_bytes(shape, rank))
+    };
 
     // 1. Generation (the roots' vertex sets: one bit per vertex for each
     //    piece rayon's fold splits the list into, about two per thread).
     let mut held = Wide::from(BASE_BYTES) + list;
-    let roots = if workload == Workload::Generate || root_rank {
+    let roots = if streams {
+        0
+    } else if workload == Workload::Generate || root_rank {
         n.div_ceil(8) * 2 * (t + 1)
     } else {
         0
@@ -294,12 +325,21 @@ pub fn estimate_rank(workload: Workload, shape: Shape, rank: u32) -> MemoryEstim
     held += Wide::from(slot_bytes(shape));
 
     // 2. Construction.
-    let (all_shards, scratch) = construction_bytes(shape, rank);
-    let (all_shards, scratch) = (Wide::from(all_shards), Wide::from(scratch));
+    let (all_shards, scratch) = if streams {
+        let (own, scratch) = streamed_construction_bytes(shape);
+        // Rank 0 then gathers which vertices have edges (the roots): 1 B
+        // per vertex, and each trustee's part of it.
+        let live = if root_rank { n + nr } else { nr };
+        (Wide::from(own), Wide::from(scratch).max(live))
+    } else {
+        let (all, scratch) = construction_bytes(shape, rank);
+        (Wide::from(all), Wide::from(scratch))
+    };
     let construction = (all_shards + scratch, held + all_shards + scratch);
     held += all_shards;
 
-    // 3. Exchange: each remote shard travels as one serialized copy.
+    // 3. Exchange: each remote shard travels as one serialized copy
+    //    (streamed: nothing left to exchange).
     let own = z.csr(z.entries_rank(), nr, t);
     // Measured (SCALE 20, 2 ranks x 1 thread): sending one shard costs
     // about two copies of it (the serialized bytes as they grow, and the
@@ -309,7 +349,7 @@ pub fn estimate_rank(workload: Workload, shape: Shape, rank: u32) -> MemoryEstim
     } else {
         0
     };
-    let exchange = if z.ranks == 1 {
+    let exchange = if z.ranks == 1 || streams {
         (0, held)
     } else if root_rank {
         let peak = held + one_shard;
@@ -508,7 +548,7 @@ pub fn ranks_needed(
     let floor = BASE_BYTES
         .saturating_add(edge_list_bytes(shape, 0))
         .saturating_add(construction_bytes(shape, 0).0);
-    if workload != Workload::Generate && floor > available {
+    if !workload.streams() && workload != Workload::Generate && floor > available {
         return None;
     }
     // Not monotone: more ranks shrink the kernel state but add slots.
@@ -536,6 +576,13 @@ pub fn why_no_rank_count_fits(workload: Workload, shape: Shape) -> String {
         })
         .min()
         .unwrap_or(0);
+    if workload.streams() {
+        return format!(
+            "more ranks do not bring the largest rank below about {}: per-vertex arrays of the whole graph on each of the {} trustees of a rank and the answers gathered on rank 0 do not shrink with ranks; use fewer threads per rank",
+            human_bytes(least),
+            shape.threads_per_rank.max(1),
+        );
+    }
     format!(
         "more ranks do not bring the largest rank below about {}: every rank holds the whole edge list ({}), rank 0 builds every shard ({}), and per-vertex arrays of the whole graph on each of the {} trustees of a rank and the gathered answers do not shrink with ranks",
         human_bytes(least),
@@ -801,31 +848,41 @@ mod tests {
         let (n, m) = (1u64 << 20, 16u64 << 20);
         let names: Vec<_> = e.phases.iter().map(|p| p.name).collect();
         assert_eq!(names, PHASES);
-        assert_eq!(e.phases[0].peak, BASE_BYTES + 12 * m + (n / 8) * 6);
-        // Shards: 8 B x 2 entries per edge, offsets; scratch 4 B per vertex.
-        assert_eq!(e.phases[1].allocates, 16 * m + 8 * (n + 2) + 4 * n);
+        // Streamed: nothing is generated before the build.
+        assert_eq!(e.phases[0].peak, BASE_BYTES);
+        // Shards: 8 B x 2 entries per edge, offsets; scratch 16 B per
+        // vertex plus two trustees' send buffers and read chunks.
+        let scratch = 16 * (n + 2) + 2 * crate::construct::scratch_bytes_per_trustee(2);
+        assert_eq!(e.phases[1].allocates, 16 * m + 8 * (n + 2) + scratch);
         assert_eq!(e.phases[2].allocates, 0, "one rank ships nothing");
-        // The kernel state is the peak: 44 B per edge plus per-vertex state.
+        // The kernel state is the peak: shards and SSSP's copy (32 B per
+        // edge) plus per-vertex state.
         assert_eq!(e.peak_phase().name, "kernel state");
         let per_edge = e.per_rank_bytes as f64 / m as f64;
-        assert!((50.0..53.0).contains(&per_edge), "{per_edge}");
+        assert!((38.0..41.0).contains(&per_edge), "{per_edge}");
     }
 
     #[test]
-    fn today_rank_0_holds_the_whole_list_and_every_shard() {
+    fn streamed_ranks_build_only_their_share() {
         let one = estimate_rank(Workload::Sssp, shape(24, 1, 2), 0);
         let four = estimate_rank(Workload::Sssp, shape(24, 4, 2), 0);
         let other = estimate_rank(Workload::Sssp, shape(24, 4, 2), 3);
-        assert_eq!(one.phases[0].allocates, four.phases[0].allocates);
-        let list = edge_list_bytes(shape(24, 4, 2), 3);
-        assert_eq!(list, 12 * (16 << 24));
-        assert_eq!(other.phases[0].allocates, list);
-        assert!(one.phases[1].allocates.abs_diff(four.phases[1].allocates) < 1024);
-        assert_eq!(other.phases[1].allocates, 0);
+        for e in [&one, &four, &other] {
+            assert_eq!(e.phases[0].allocates, 0, "no rank generates the list");
+            assert_eq!(e.phases[2].allocates, 0, "nothing is shipped after the build");
+        }
+        // Each of 4 ranks builds a quarter of the shards (plus scratch).
+        let (a, b) = (one.phases[1].allocates, other.phases[1].allocates);
+        assert!(b < a / 4 + a / 20, "{a} {b}");
         assert!(four.per_rank_bytes < one.per_rank_bytes);
         assert!(other.per_rank_bytes < four.per_rank_bytes);
         let total = estimate(Workload::Sssp, 24, 16, 4, 2).total_bytes;
         assert_eq!(total, four.per_rank_bytes + 3 * other.per_rank_bytes);
+        // cc still loads the whole list on every rank.
+        let cc = estimate_rank(Workload::Cc, shape(24, 4, 2), 3);
+        let list = edge_list_bytes(shape(24, 4, 2), 3);
+        assert_eq!(list, 12 * (16 << 24));
+        assert_eq!(cc.phases[0].allocates, list);
     }
 
     #[test]
@@ -876,10 +933,10 @@ mod tests {
 
     #[test]
     fn some_refusals_are_cured_by_more_ranks() {
-        // SSSP at SCALE 22 (about 3.1 GiB on one rank): the edge list and
-        // the shards (1.8 GiB) fit in 2.5 GiB, the kernel state must spread.
+        // SSSP at SCALE 22 (about 2.5 GiB on one rank) in 1.5 GiB: the
+        // shards and the kernel state spread over the ranks.
         let e = estimate_rank(Workload::Sssp, shape(22, 1, 2), 0);
-        let r = check_fits(&e, 5 << 29).unwrap_err();
+        let r = check_fits(&e, 3 << 29).unwrap_err();
         let need = r.ranks_needed.expect("more ranks help");
         assert!(need >= 2, "{need}");
         assert!(r
