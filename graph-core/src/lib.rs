@@ -13,6 +13,7 @@
 //! | other tools' formats in: `.el`, `.wel`, `.mtx`, `.gr`, GAPBS `.sg`/`.wsg` | [`formats`] | [`formats::read`], [`formats::Format`], [`formats::FormatError`] |
 //! | how much memory a run needs, and the refusal text | [`memory`] | [`memory::estimate`], [`MemoryEstimate`] |
 //! | Graph500 check of a BFS/SSSP result and its TEPS edge count | [`validate`] | [`validate::validate_bfs_list`], [`validate::validate_sssp_list`] |
+//! | the same from the shards, on every trustee, without the edge list | [`validate`], [`sharded`] | [`validate::validate_sssp_sharded`], [`validate::validate_bfs_sharded`], [`validate::count_traversed_sharded`], [`sharded::non_isolated_sharded`] |
 //! | the official reference's vectors (edges, weights, roots, oracle distances and levels) | [`vectors`] | [`vectors::Vectors`] |
 //!
 //! The flow: the generator (or a file, or another tool's format read by
@@ -54,6 +55,7 @@ pub mod formats;
 pub mod memory;
 pub mod meta;
 pub mod partition;
+mod per_rank;
 pub mod sharded;
 pub mod validate;
 pub mod vectors;
