@@ -178,8 +178,32 @@ fn remove(id: u64) {
     registry().retain(|(k, _)| *k != id);
 }
 
-/// Number of arrays this process holds (for tests: all freed after use).
+/// Whether this process holds array `id` (for tests: freed after use).
 #[cfg(test)]
-pub(crate) fn live() -> usize {
-    registry().len()
+pub(crate) fn holds(id: u64) -> bool {
+    registry().iter().any(|(k, _)| *k == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{EdgeList, PackedEdge, PartitionKind};
+
+    #[test]
+    fn every_trustee_reads_the_array_and_it_is_freed_on_drop() {
+        let (sums, held, gone) = gossamer::main(3, || {
+            let list = EdgeList::from_edges(5, vec![PackedEdge::new(0, 1, 1.0)]).unwrap();
+            let g = ShardedGraph::build(&list, PartitionKind::Cyclic).unwrap();
+            // More words than one request slot carries.
+            let words: Vec<u64> = (0..10_000).collect();
+            let p = publish(&g, words);
+            let id = p.id();
+            let sums = g.on_trustees(move |_| get(id).iter().sum::<u64>());
+            let held = holds(id);
+            drop(p);
+            (sums, held, !holds(id))
+        });
+        assert_eq!(sums, vec![49_995_000; 3]);
+        assert!(held && gone);
+    }
 }

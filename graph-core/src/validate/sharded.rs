@@ -235,8 +235,7 @@ impl ShardReport {
     }
 
     fn trim(&mut self) {
-        self.edges_listed
-            .sort_unstable_by(|a, b| a.key().cmp(&b.key()));
+        self.edges_listed.sort_unstable_by_key(EdgeProblem::key);
         self.edges_listed.truncate(MAX_LISTED);
         self.unconfirmed_listed.sort_unstable();
         self.unconfirmed_listed.truncate(MAX_LISTED);
@@ -343,4 +342,488 @@ fn check_shards(
         reached,
         traversed_edges: traversed,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cmp::Reverse;
+    use std::collections::{BinaryHeap, VecDeque};
+
+    use super::*;
+    use crate::sharded::non_isolated_sharded;
+    use crate::validate::{validate_bfs_list, validate_sssp_list};
+    use crate::{EdgeList, PackedEdge, PartitionKind};
+
+    const KINDS: [PartitionKind; 2] = [PartitionKind::Block, PartitionKind::Cyclic];
+
+    /// splitmix64: a small deterministic generator for the test graphs.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        }
+
+        fn below(&mut self, k: u64) -> u64 {
+            self.next() % k
+        }
+    }
+
+    /// A random graph with several components, isolated vertices,
+    /// self-loops, duplicate edges (same and other weights) and ties.
+    fn random_graph(seed: u64) -> EdgeList<'static> {
+        let mut r = Rng(seed);
+        let n = 20 + r.below(60);
+        let groups = 1 + r.below(3);
+        // Group of each vertex; `groups` means isolated (no edge chosen for it).
+        let group: Vec<u64> = (0..n)
+            .map(|_| {
+                if r.below(8) == 0 {
+                    groups
+                } else {
+                    r.below(groups)
+                }
+            })
+            .collect();
+        let members: Vec<Vec<u32>> = (0..groups)
+            .map(|gr| (0..n as u32).filter(|&v| group[v as usize] == gr).collect())
+            .collect();
+        let mut edges: Vec<PackedEdge> = Vec::new();
+        for _ in 0..2 * n {
+            let m = &members[r.below(groups) as usize];
+            if m.is_empty() {
+                continue;
+            }
+            let u = m[r.below(m.len() as u64) as usize];
+            let v = if r.below(10) == 0 {
+                u // self-loop
+            } else {
+                m[r.below(m.len() as u64) as usize]
+            };
+            let w = match r.below(4) {
+                0 => 0.25,
+                1 => 0.5,
+                _ => (1 + r.below(1000)) as f32 / 1000.0,
+            };
+            edges.push(PackedEdge::new(u, v, w));
+            if r.below(8) == 0 {
+                // A duplicate, maybe reversed, maybe with another weight.
+                let w2 = if r.below(2) == 0 { w } else { w * 3.0 };
+                edges.push(PackedEdge::new(v, u, w2));
+            }
+        }
+        EdgeList::from_edges(n, edges).unwrap()
+    }
+
+    fn adjacency(list: &EdgeList<'_>) -> Vec<Vec<(u64, f32)>> {
+        let mut adj = vec![Vec::new(); list.num_vertices() as usize];
+        for e in list.edges().iter().filter(|e| e.u != e.v) {
+            adj[e.u as usize].push((u64::from(e.v), e.w));
+            adj[e.v as usize].push((u64::from(e.u), e.w));
+        }
+        adj
+    }
+
+    /// Sequential Dijkstra in `f32` (non-negative `f32` bits order like the values).
+    fn dijkstra(list: &EdgeList<'_>, root: u64) -> (Vec<u64>, Vec<f32>) {
+        let adj = adjacency(list);
+        let n = adj.len();
+        let (mut parent, mut dist) = (vec![NO_PARENT; n], vec![f32::INFINITY; n]);
+        parent[root as usize] = root;
+        dist[root as usize] = 0.0;
+        let mut heap = BinaryHeap::from([Reverse((0u32, root))]);
+        while let Some(Reverse((bits, u))) = heap.pop() {
+            let d = f32::from_bits(bits);
+            if d > dist[u as usize] {
+                continue;
+            }
+            for &(v, w) in &adj[u as usize] {
+                let nd = d + w;
+                if nd < dist[v as usize] {
+                    dist[v as usize] = nd;
+                    parent[v as usize] = u;
+                    heap.push(Reverse((nd.to_bits(), v)));
+                }
+            }
+        }
+        (parent, dist)
+    }
+
+    fn bfs(list: &EdgeList<'_>, root: u64) -> (Vec<u64>, Vec<i64>) {
+        let adj = adjacency(list);
+        let n = adj.len();
+        let (mut parent, mut level) = (vec![NO_PARENT; n], vec![-1i64; n]);
+        parent[root as usize] = root;
+        level[root as usize] = 0;
+        let mut queue = VecDeque::from([root]);
+        while let Some(u) = queue.pop_front() {
+            for &(v, _) in &adj[u as usize] {
+                if parent[v as usize] == NO_PARENT {
+                    parent[v as usize] = u;
+                    level[v as usize] = level[u as usize] + 1;
+                    queue.push_back(v);
+                }
+            }
+        }
+        (parent, level)
+    }
+
+    /// The CLI's count over the edge list: reached entries, and non-loop
+    /// edges with both ends reached.
+    fn count_list(list: &EdgeList<'_>, parent: &[u64]) -> (u64, u64) {
+        let is = |v: u32| parent.get(v as usize).is_some_and(|&p| p != NO_PARENT);
+        let reached = parent.iter().filter(|&&p| p != NO_PARENT).count() as u64;
+        let traversed = list
+            .edges()
+            .iter()
+            .filter(|e| e.u != e.v && is(e.u) && is(e.v))
+            .count() as u64;
+        (reached, traversed)
+    }
+
+    fn non_isolated_list(list: &EdgeList<'_>) -> Vec<u64> {
+        let mut bits = vec![0u64; list.num_vertices().div_ceil(64) as usize];
+        for e in list.edges().iter().filter(|e| e.u != e.v) {
+            for v in [e.u, e.v] {
+                bits[v as usize / 64] |= 1 << (v % 64);
+            }
+        }
+        bits
+    }
+
+    type Verdict = Result<Validated, ValidationError>;
+
+    /// The sharded verdict must be the list verdict: equal `Ok`s, or errors
+    /// with the same problem count.
+    fn agree(what: &str, list: &Verdict, sharded: &Verdict) {
+        match (list, sharded) {
+            (Ok(a), Ok(b)) => assert_eq!(a, b, "{what}"),
+            (Err(a), Err(b)) => assert_eq!(a.count, b.count, "{what}:\nlist {a}\nsharded {b}"),
+            _ => panic!("{what}: list says {list:?}, sharded says {sharded:?}"),
+        }
+    }
+
+    /// One answer broken in a random way (or left correct with `kind` 0).
+    fn perturb(
+        r: &mut Rng,
+        kind: u64,
+        root: u64,
+        parent: &mut [u64],
+        dist: &mut [f32],
+        level: &mut [i64],
+    ) {
+        let n = parent.len() as u64;
+        let v = r.below(n) as usize;
+        match kind {
+            0 => {}
+            1 if v as u64 != root && parent[v] != NO_PARENT => dist[v] += 1e-3,
+            2 if v as u64 != root && parent[v] != NO_PARENT && dist[v] > 0.0 => {
+                dist[v] = f32::from_bits(dist[v].to_bits() - 1)
+            }
+            3 if v as u64 != root => {
+                // Another (reached or not) parent: a cycle, a non-neighbour, a split.
+                let p = r.below(n);
+                parent[v] = p;
+                if dist[v].is_infinite() {
+                    dist[v] = dist[p as usize] + 0.5;
+                }
+                level[v] = level[p as usize] + 1;
+            }
+            4 if v as u64 != root => {
+                parent[v] = NO_PARENT;
+                dist[v] = f32::INFINITY;
+                level[v] = -1;
+            }
+            5 => parent[v] = n + 3,
+            6 => level[v] += 1,
+            7 => parent[root as usize] = v as u64,
+            8 if parent[v] != NO_PARENT => dist[v] = f32::NAN,
+            9 => {
+                let x = r.below(n) as usize;
+                dist.swap(v, x);
+            }
+            10 => dist[root as usize] = 0.25,
+            _ => {}
+        }
+    }
+
+    /// On random graphs, with 1-4 trustees and both partitions: correct
+    /// answers validate exactly as on the list (reached and traversed
+    /// counts), randomly broken ones fail with the same problem count (and
+    /// the same listed problems for every partition), and the count of
+    /// traversed edges and the non-isolated set equal the list's.
+    #[test]
+    fn sharded_checks_agree_with_the_list_on_random_graphs() {
+        let mut errors_by_run: Vec<Vec<String>> = Vec::new();
+        let mut oks = 0;
+        for threads in 1..=4 {
+            for kind in KINDS {
+                let (errors, ok) = gossamer::main(threads, move || {
+                    let (mut errors, mut oks) = (Vec::new(), 0);
+                    for seed in 0..6u64 {
+                        let list = random_graph(seed);
+                        let g = ShardedGraph::build(&list, kind).unwrap();
+                        let what = format!("seed {seed}, {threads} trustee(s), {kind:?}");
+                        assert_eq!(non_isolated_sharded(&g), non_isolated_list(&list), "{what}");
+                        let mut r = Rng(seed ^ 0xABCD);
+                        for case in 0..24 {
+                            let root = r.below(list.num_vertices());
+                            let (sp, sd) = dijkstra(&list, root);
+                            let (bp, bl) = bfs(&list, root);
+                            let (mut parent, mut dist, mut level) = (sp.clone(), sd, bl.clone());
+                            let broken = if case < 4 { 0 } else { r.below(11) };
+                            perturb(&mut r, broken, root, &mut parent, &mut dist, &mut level);
+                            let what =
+                                format!("{what}, root {root}, case {case} (broken {broken})");
+                            let a = validate_sssp_list(&list, root, &parent, &dist);
+                            let b = validate_sssp_sharded(&g, root, &parent, &dist);
+                            agree(&format!("SSSP {what}"), &a, &b);
+                            let (mut bparent, mut blevel) = (bp.clone(), level.clone());
+                            if broken != 0 {
+                                // The BFS answer broken the same way, on its own tree.
+                                bparent.clone_from(&bp);
+                                blevel.clone_from(&bl);
+                                let mut d: Vec<f32> = bl.iter().map(|&l| l as f32).collect();
+                                let mut r2 = Rng(seed ^ case);
+                                perturb(&mut r2, broken, root, &mut bparent, &mut d, &mut blevel);
+                            }
+                            for lv in [Some(&blevel[..]), None] {
+                                let a2 = validate_bfs_list(&list, root, &bparent, lv);
+                                let b2 = validate_bfs_sharded(&g, root, &bparent, lv);
+                                agree(&format!("BFS {what} levels {}", lv.is_some()), &a2, &b2);
+                                if let Err(e) = &b2 {
+                                    errors.push(e.to_string());
+                                }
+                                if broken == 0 {
+                                    assert!(b2.is_ok(), "{what}");
+                                }
+                            }
+                            if broken == 0 {
+                                assert!(b.is_ok(), "{what}");
+                                oks += 1;
+                            }
+                            match &b {
+                                Err(e) => errors.push(e.to_string()),
+                                Ok(v) => assert_eq!(
+                                    count_traversed_sharded(&g, &parent),
+                                    (v.reached, v.traversed_edges),
+                                    "{what}"
+                                ),
+                            }
+                            assert_eq!(
+                                count_traversed_sharded(&g, &parent),
+                                count_list(&list, &parent),
+                                "{what}"
+                            );
+                        }
+                    }
+                    (errors, oks)
+                });
+                errors_by_run.push(errors);
+                oks += ok;
+            }
+        }
+        // The listed problems do not depend on the partition.
+        for e in &errors_by_run[1..] {
+            assert_eq!(e, &errors_by_run[0]);
+        }
+        // Both outcomes were exercised.
+        assert!(errors_by_run[0].len() > 50, "{}", errors_by_run[0].len());
+        assert!(oks >= 8 * 6 * 4, "{oks}");
+    }
+
+    fn path(n: u32, w: f32) -> Vec<PackedEdge> {
+        (1..n).map(|v| PackedEdge::new(v - 1, v, w)).collect()
+    }
+
+    /// `check(&g)` on `edges` over `n` vertices, for 1-4 trustees and both
+    /// partitions; asserts every run gives the same answer and returns it.
+    fn everywhere<R>(n: u64, edges: Vec<PackedEdge>, check: fn(&ShardedGraph) -> R) -> R
+    where
+        R: PartialEq + std::fmt::Debug + Send + 'static,
+    {
+        let mut first: Option<R> = None;
+        for threads in 1..=4 {
+            for kind in KINDS {
+                let edges = edges.clone();
+                let got = gossamer::main(threads, move || {
+                    let list = EdgeList::from_edges(n, edges).unwrap();
+                    check(&ShardedGraph::build(&list, kind).unwrap())
+                });
+                match &first {
+                    None => first = Some(got),
+                    Some(f) => assert_eq!(&got, f, "{threads} trustee(s), {kind:?}"),
+                }
+            }
+        }
+        first.unwrap()
+    }
+
+    fn expect_problem(r: &Verdict, needle: &str) {
+        match r {
+            Ok(v) => panic!("validation passed ({v:?}) but should report {needle:?}"),
+            Err(e) => assert!(
+                e.problems.iter().any(|p| p.contains(needle)),
+                "expected a problem containing {needle:?}, got:\n{e}"
+            ),
+        }
+    }
+
+    /// Each rule broken on its own is caught, from the shards, with the
+    /// problem named as the list validator names it.
+    #[test]
+    fn each_broken_rule_is_reported() {
+        const N: f32 = f32::INFINITY;
+        // Rule 1: a parent that is not a vertex.
+        let r = everywhere(4, path(4, 0.5), |g| {
+            validate_sssp_sharded(g, 0, &[0, 0, 9, 2], &[0.0, 0.5, 1.0, 1.5])
+        });
+        expect_problem(&r, "parent 9 of vertex 2 is out of range");
+        // Rule 2: the root is not its own parent; its distance is not 0.
+        let r = everywhere(4, path(4, 0.5), |g| {
+            validate_bfs_sharded(g, 0, &[1, 0, 1, 2], None)
+        });
+        expect_problem(&r, "root 0 has parent 1, expected itself");
+        let r = everywhere(4, path(4, 0.5), |g| {
+            validate_sssp_sharded(g, 0, &[0, 0, 1, 2], &[0.25, 0.75, 1.25, 1.75])
+        });
+        expect_problem(&r, "root 0 has distance 0.25, expected 0");
+        // Rule 3: a cycle (2 and 3 are each other's parents).
+        let mut e = path(4, 0.5);
+        e.push(PackedEdge::new(3, 1, 0.5));
+        let r = everywhere(4, e, |g| validate_bfs_sharded(g, 0, &[0, 0, 3, 2], None));
+        expect_problem(&r, "form a cycle");
+        // Rule 4: a reached vertex next to an unreached one (4 is isolated).
+        let r = everywhere(5, path(4, 0.5), |g| {
+            let parent = [0, 0, 1, NO_PARENT, NO_PARENT];
+            (
+                validate_sssp_sharded(g, 0, &parent, &[0.0, 0.5, 1.0, N, N]),
+                validate_bfs_sharded(g, 0, &parent, None),
+            )
+        });
+        expect_problem(
+            &r.0,
+            "edge (2, 3) joins reached vertex 2 and unreached vertex 3",
+        );
+        expect_problem(
+            &r.1,
+            "edge (2, 3) joins reached vertex 2 and unreached vertex 3",
+        );
+        // Rule 5: a shortcut 0-2 the distances ignore.
+        let mut e = path(3, 1.0);
+        e.push(PackedEdge::new(2, 0, 0.5));
+        let r = everywhere(3, e, |g| {
+            validate_sssp_sharded(g, 0, &[0, 0, 1], &[0.0, 1.0, 2.0])
+        });
+        expect_problem(
+            &r,
+            "edge (0, 2) with weight 0.5 breaks the triangle rule: d(0) = 0, d(2) = 2",
+        );
+        assert_eq!(r.unwrap_err().count, 1);
+        let mut e = path(4, 1.0);
+        e.push(PackedEdge::new(0, 3, 1.0));
+        let r = everywhere(4, e, |g| validate_bfs_sharded(g, 0, &[0, 0, 1, 2], None));
+        expect_problem(&r, "edge (0, 3) with weight 1 breaks the triangle rule");
+        // Rule 6: a parent that is not a neighbour, and a wrong weight.
+        let r = everywhere(4, path(4, 1.0), |g| {
+            (
+                validate_sssp_sharded(g, 0, &[0, 0, 1, 0], &[0.0, 1.0, 2.0, 3.0]),
+                validate_bfs_sharded(g, 0, &[0, 0, 1, 1], None),
+                validate_sssp_sharded(g, 0, &[0, 0, 1, 2], &[0.0, 1.0, 2.0, 2.5]),
+            )
+        });
+        expect_problem(&r.0, "vertex 3: no input edge from its parent 0");
+        expect_problem(&r.1, "vertex 3: no input edge from its parent 1");
+        expect_problem(
+            &r.2,
+            "vertex 3: no input edge from its parent 2 gives its distance 2.5",
+        );
+        // ... which a duplicate edge with that weight confirms (a self-loop does not).
+        let mut e = path(4, 1.0);
+        e.push(PackedEdge::new(3, 3, 0.5));
+        e.push(PackedEdge::new(3, 2, 0.5));
+        let r = everywhere(4, e.clone(), |g| {
+            validate_sssp_sharded(g, 0, &[0, 0, 1, 2], &[0.0, 1.0, 2.0, 2.5])
+        });
+        assert_eq!(
+            r,
+            Ok(Validated {
+                reached: 4,
+                traversed_edges: 4
+            })
+        );
+        let r = everywhere(4, e, |g| {
+            validate_sssp_sharded(g, 0, &[0, 0, 1, 3], &[0.0, 1.0, 2.0, 2.5])
+        });
+        assert!(r.is_err(), "a self-loop confirmed vertex 3");
+        // Levels: one off by one.
+        let r = everywhere(4, path(4, 1.0), |g| {
+            (
+                validate_bfs_sharded(g, 0, &[0, 0, 1, 2], Some(&[0, 1, 2, 2])),
+                validate_bfs_sharded(g, 0, &[0, 0, 1, 2], Some(&[0, 1, 2, 3])),
+            )
+        });
+        expect_problem(&r.0, "vertex 3 has level 2 but its tree depth is 3");
+        assert_eq!(
+            r.1,
+            Ok(Validated {
+                reached: 4,
+                traversed_edges: 3
+            })
+        );
+    }
+
+    /// Many problems: the count is exact, the listed ones are the first by
+    /// edge then by vertex, whatever the partition.
+    #[test]
+    fn many_problems_are_counted_exactly_and_the_first_listed() {
+        let e = everywhere(100, path(100, 1.0), |g| {
+            let parent: Vec<u64> = (0..100u64).map(|v| v.saturating_sub(1)).collect();
+            let dist: Vec<f32> = (0..100).map(|v| 1.5 * v as f32).collect();
+            validate_sssp_sharded(g, 0, &parent, &dist)
+        })
+        .unwrap_err();
+        // 99 edges break the triangle rule, 99 vertices are unconfirmed.
+        assert_eq!(e.count, 198);
+        assert_eq!(e.problems.len(), MAX_LISTED);
+        for (i, p) in e.problems.iter().enumerate() {
+            assert!(
+                p.starts_with(&format!("edge ({i}, {}) with weight 1", i + 1)),
+                "{p}"
+            );
+        }
+        assert!(e.to_string().ends_with("... and 178 more"), "{e}");
+        let list = EdgeList::from_edges(100, path(100, 1.0)).unwrap();
+        let parent: Vec<u64> = (0..100u64).map(|v| v.saturating_sub(1)).collect();
+        let dist: Vec<f32> = (0..100).map(|v| 1.5 * v as f32).collect();
+        assert_eq!(
+            validate_sssp_list(&list, 0, &parent, &dist).unwrap_err(),
+            e,
+            "same text as the list validator here (edges input as (u, u + 1))"
+        );
+    }
+
+    /// Lengths that do not fit the graph are refused before any trustee runs.
+    #[test]
+    fn arrays_of_the_wrong_length_are_errors() {
+        let r = everywhere(4, path(4, 1.0), |g| {
+            (
+                validate_sssp_sharded(g, 0, &[0, 0, 1], &[0.0, 1.0, 2.0]),
+                validate_sssp_sharded(g, 0, &[0, 0, 1, 2], &[0.0, 1.0]),
+                validate_bfs_sharded(g, 0, &[0, 0, 1, 2], Some(&[0, 1])),
+                validate_bfs_sharded(g, 7, &[0, 0, 1, 2], None),
+            )
+        });
+        expect_problem(
+            &r.0,
+            "parent array has 3 entries but the graph has 4 vertices",
+        );
+        expect_problem(&r.1, "distance array has 2 entries for 4 vertices");
+        expect_problem(&r.2, "level array has 2 entries for 4 vertices");
+        expect_problem(&r.3, "root 7 is out of range");
+    }
 }
