@@ -21,7 +21,8 @@
 //! [`Partition`] over `(ranks, threads per rank)` decides ownership; each
 //! rank builds the [`Shard`]s of its trustees from the edge list; algorithms
 //! run on the shards; [`validate`] checks their answers against the edge
-//! list.
+//! list, or against the shards themselves on every trustee (for runs where
+//! no rank holds the edge list).
 //!
 //! ```
 //! use graph_core::{build_rank, EdgeList, PackedEdge, Partition, PartitionKind};

@@ -336,6 +336,19 @@ impl ShardedGraph {
 ///
 /// The same set as the edge list's non-isolated vertices (self-loops do not
 /// count), from which the Graph500 roots are drawn.
+///
+/// ```
+/// use graph_core::sharded::{non_isolated_sharded, ShardedGraph};
+/// use graph_core::{EdgeList, PackedEdge, PartitionKind};
+/// let bits = gossamer::main(2, || {
+///     let list = EdgeList::from_edges(70, vec![
+///         PackedEdge::new(1, 66, 0.5),
+///         PackedEdge::new(3, 3, 0.5), // a self-loop: 3 stays isolated
+///     ]).unwrap();
+///     non_isolated_sharded(&ShardedGraph::build(&list, PartitionKind::Block).unwrap())
+/// });
+/// assert_eq!(bits, [1 << 1, 1 << (66 - 64)]);
+/// ```
 pub fn non_isolated_sharded(g: &ShardedGraph) -> Vec<u64> {
     let parts = g.on_trustees(|ctx| {
         ctx.local.apply_returning(|s| {

@@ -23,7 +23,11 @@
 //!
 //! The generic forms ([`validate_bfs`], [`validate_sssp`]) take any edge
 //! iterator (a file, a generator stream); [`validate_bfs_list`] and
-//! [`validate_sssp_list`] take an [`EdgeList`].
+//! [`validate_sssp_list`] take an [`EdgeList`]. [`validate_bfs_sharded`]
+//! and [`validate_sssp_sharded`] need no edge list: rules 4-6 and the edge
+//! count run on every trustee of a [`ShardedGraph`](crate::sharded::ShardedGraph)
+//! over its own shard, with the same results (see `validate/sharded.rs`);
+//! [`count_traversed_sharded`] is their edge count without the checks.
 //!
 //! ```
 //! use graph_core::validate::{validate_sssp_list, NO_PARENT};

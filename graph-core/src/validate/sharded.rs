@@ -49,6 +49,26 @@ use crate::sharded::ShardedGraph;
 ///
 /// Call from a fiber of the gossamer runtime `g` was built in (in a rack
 /// run, on the rank that holds the answer arrays).
+///
+/// ```
+/// use graph_core::sharded::ShardedGraph;
+/// use graph_core::validate::{validate_sssp_sharded, NO_PARENT};
+/// use graph_core::{EdgeList, PackedEdge, PartitionKind};
+/// let ok = gossamer::main(2, || {
+///     let list = EdgeList::from_edges(4, vec![
+///         PackedEdge::new(0, 1, 0.5),
+///         PackedEdge::new(1, 2, 0.25),
+///         PackedEdge::new(0, 2, 1.0),
+///     ]).unwrap();
+///     let g = ShardedGraph::build(&list, PartitionKind::Cyclic).unwrap();
+///     let parent = [0, 0, 1, NO_PARENT];
+///     // Too long: breaks the triangle rule on edge (0, 2), found by trustee 0.
+///     let bad = validate_sssp_sharded(&g, 0, &parent, &[0.0, 0.5, 1.5, f32::INFINITY]);
+///     assert!(bad.unwrap_err().to_string().contains("edge (0, 2) with weight 1"));
+///     validate_sssp_sharded(&g, 0, &parent, &[0.0, 0.5, 0.75, f32::INFINITY])
+/// }).unwrap();
+/// assert_eq!((ok.reached, ok.traversed_edges), (3, 3));
+/// ```
 pub fn validate_sssp_sharded(
     g: &ShardedGraph,
     root: u64,
