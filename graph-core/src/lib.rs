@@ -14,6 +14,7 @@
 //! | other tools' formats in: `.el`, `.wel`, `.mtx`, `.gr`, GAPBS `.sg`/`.wsg` | [`formats`] | [`formats::read`], [`formats::Format`], [`formats::FormatError`] |
 //! | how much memory a run needs, and the refusal text | [`memory`] | [`memory::estimate`], [`MemoryEstimate`] |
 //! | Graph500 check of a BFS/SSSP result and its TEPS edge count | [`validate`] | [`validate::validate_bfs_list`], [`validate::validate_sssp_list`] |
+//! | the same from the shards, on every trustee, without the edge list | [`validate`], [`sharded`] | [`validate::validate_sssp_sharded`], [`validate::validate_bfs_sharded`], [`validate::count_traversed_sharded`], [`sharded::non_isolated_sharded`] |
 //! | the official reference's vectors (edges, weights, roots, oracle distances and levels) | [`vectors`] | [`vectors::Vectors`] |
 //!
 //! The flow: the generator (or a file, or another tool's format read by
@@ -21,7 +22,8 @@
 //! [`Partition`] over `(ranks, threads per rank)` decides ownership; each
 //! rank builds the [`Shard`]s of its trustees from the edge list; algorithms
 //! run on the shards; [`validate`] checks their answers against the edge
-//! list.
+//! list, or against the shards themselves on every trustee (for runs where
+//! no rank holds the edge list).
 //!
 //! ```
 //! use graph_core::{build_rank, EdgeList, PackedEdge, Partition, PartitionKind};
@@ -56,6 +58,7 @@ pub mod formats;
 pub mod memory;
 pub mod meta;
 pub mod partition;
+mod per_rank;
 pub mod sharded;
 pub mod validate;
 pub mod vectors;

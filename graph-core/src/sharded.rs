@@ -384,6 +384,54 @@ impl ShardedGraph {
     }
 }
 
+/// The vertices with at least one edge (degree > 0 in their shard: the
+/// endpoints of non-loop input edges), as a bitmap gathered to the caller:
+/// vertex `v` is bit `v % 64` of word `v / 64`, `num_vertices.div_ceil(64)`
+/// words. Each trustee sends the bits of its own vertices (by local index),
+/// so O(vertices / 8) bytes travel. Call from a fiber.
+///
+/// The same set as the edge list's non-isolated vertices (self-loops do not
+/// count), from which the Graph500 roots are drawn.
+///
+/// ```
+/// use graph_core::sharded::{non_isolated_sharded, ShardedGraph};
+/// use graph_core::{EdgeList, PackedEdge, PartitionKind};
+/// let bits = gossamer::main(2, || {
+///     let list = EdgeList::from_edges(70, vec![
+///         PackedEdge::new(1, 66, 0.5),
+///         PackedEdge::new(3, 3, 0.5), // a self-loop: 3 stays isolated
+///     ]).unwrap();
+///     non_isolated_sharded(&ShardedGraph::build(&list, PartitionKind::Block).unwrap())
+/// });
+/// assert_eq!(bits, [1 << 1, 1 << (66 - 64)]);
+/// ```
+pub fn non_isolated_sharded(g: &ShardedGraph) -> Vec<u64> {
+    let parts = g.on_trustees(|ctx| {
+        ctx.local.apply_returning(|s| {
+            let sh = s.shard();
+            let n = sh.num_local_vertices();
+            let mut bits = vec![0u64; n.div_ceil(64) as usize];
+            for l in (0..n).filter(|&l| sh.degree(l) > 0) {
+                bits[(l / 64) as usize] |= 1 << (l % 64);
+            }
+            bits
+        })
+    });
+    let mut out = vec![0u64; g.num_vertices().div_ceil(64) as usize];
+    for (t, bits) in parts.iter().enumerate() {
+        for (i, &word) in bits.iter().enumerate() {
+            let mut rest = word;
+            while rest != 0 {
+                let l = (i * 64) as u64 + u64::from(rest.trailing_zeros());
+                rest &= rest - 1;
+                let v = g.partition.global(t as u32, l);
+                out[(v / 64) as usize] |= 1 << (v % 64);
+            }
+        }
+    }
+    out
+}
+
 /// The worker count when called from a plain fiber of a gossamer runtime.
 pub(crate) fn in_fiber(what: &str) -> Result<usize, KernelError> {
     let ok = std::panic::catch_unwind(gossamer::num_workers).ok();

@@ -23,7 +23,11 @@
 //!
 //! The generic forms ([`validate_bfs`], [`validate_sssp`]) take any edge
 //! iterator (a file, a generator stream); [`validate_bfs_list`] and
-//! [`validate_sssp_list`] take an [`EdgeList`].
+//! [`validate_sssp_list`] take an [`EdgeList`]. [`validate_bfs_sharded`]
+//! and [`validate_sssp_sharded`] need no edge list: rules 4-6 and the edge
+//! count run on every trustee of a [`ShardedGraph`](crate::sharded::ShardedGraph)
+//! over its own shard, with the same results (see `validate/sharded.rs`);
+//! [`count_traversed_sharded`] is their edge count without the checks.
 //!
 //! ```
 //! use graph_core::validate::{validate_sssp_list, NO_PARENT};
@@ -45,6 +49,10 @@
 use std::fmt;
 
 use crate::edge_list::EdgeList;
+
+mod sharded;
+
+pub use sharded::{count_traversed_sharded, validate_bfs_sharded, validate_sssp_sharded};
 
 /// Marks an unreached vertex in a parent array.
 pub const NO_PARENT: u64 = u64::MAX;
@@ -105,6 +113,15 @@ impl Problems {
         }
     }
 
+    /// Adds `count` problems, of which `listed` describes the first ones in
+    /// order (at most `count` of them are taken).
+    fn add_many(&mut self, count: u64, listed: impl IntoIterator<Item = String>) {
+        self.count += count;
+        let room = MAX_LISTED.saturating_sub(self.listed.len());
+        let take = room.min(usize::try_from(count).unwrap_or(usize::MAX));
+        self.listed.extend(listed.into_iter().take(take));
+    }
+
     fn into_result(self, ok: Validated) -> Result<Validated, ValidationError> {
         if self.count == 0 {
             Ok(ok)
@@ -132,15 +149,31 @@ pub fn validate_bfs<I>(
 where
     I: IntoIterator<Item = (u64, u64)>,
 {
+    let (problems, dist) = bfs_prelude(root, parent, levels);
+    match dist {
+        Some(dist) => check_edges(
+            root,
+            parent,
+            &dist,
+            edges.into_iter().map(|(u, v)| (u, v, 1.0)),
+            problems,
+        ),
+        None => problems.into_result(Validated {
+            reached: 0,
+            traversed_edges: 0,
+        }),
+    }
+}
+
+/// The parts of BFS validation that need only the parent (and level)
+/// array: rules 1-3 and the levels. Returns the problems so far and, when
+/// the edges are to be checked, the tree depths as `f32` distances
+/// (`+inf` unreached) for rules 4-6 with unit weights.
+fn bfs_prelude(root: u64, parent: &[u64], levels: Option<&[i64]>) -> (Problems, Option<Vec<f32>>) {
     let mut problems = Problems::default();
     let depth = match tree_depths(root, parent, &mut problems) {
         Some(d) => d,
-        None => {
-            return problems.into_result(Validated {
-                reached: 0,
-                traversed_edges: 0,
-            })
-        }
+        None => return (problems, None),
     };
     if let Some(levels) = levels {
         if levels.len() != parent.len() {
@@ -172,13 +205,7 @@ where
             }
         })
         .collect();
-    check_edges(
-        root,
-        parent,
-        &dist,
-        edges.into_iter().map(|(u, v)| (u, v, 1.0)),
-        problems,
-    )
+    (problems, Some(dist))
 }
 
 /// Validates an SSSP result: `parent[v]` and `dist[v]` for every vertex
@@ -193,6 +220,21 @@ pub fn validate_sssp<I>(
 where
     I: IntoIterator<Item = (u64, u64, f32)>,
 {
+    let (problems, go_on) = sssp_prelude(root, parent, dist);
+    if !go_on {
+        return problems.into_result(Validated {
+            reached: 0,
+            traversed_edges: 0,
+        });
+    }
+    check_edges(root, parent, dist, edges, problems)
+}
+
+/// The parts of SSSP validation that need only the parent and distance
+/// arrays: their lengths, rules 1-3 and each distance's range and
+/// agreement with its parent. Returns the problems so far and whether the
+/// edges are to be checked (rules 4-6).
+fn sssp_prelude(root: u64, parent: &[u64], dist: &[f32]) -> (Problems, bool) {
     let mut problems = Problems::default();
     if dist.len() != parent.len() {
         problems.push(|| {
@@ -202,16 +244,10 @@ where
                 parent.len()
             )
         });
-        return problems.into_result(Validated {
-            reached: 0,
-            traversed_edges: 0,
-        });
+        return (problems, false);
     }
     if tree_depths(root, parent, &mut problems).is_none() {
-        return problems.into_result(Validated {
-            reached: 0,
-            traversed_edges: 0,
-        });
+        return (problems, false);
     }
     for (v, (&d, &p)) in dist.iter().zip(parent).enumerate() {
         let reached = p != NO_PARENT;
@@ -226,7 +262,7 @@ where
             });
         }
     }
-    check_edges(root, parent, dist, edges, problems)
+    (problems, true)
 }
 
 /// [`validate_bfs`] over the edges of an [`EdgeList`].
@@ -358,6 +394,37 @@ fn show_parent(p: u64) -> String {
     }
 }
 
+/// Rule 2's distance half: the root is at distance 0.
+fn root_distance(root: u64, dist: &[f32], problems: &mut Problems) {
+    if dist[root as usize] != 0.0 {
+        problems.push(|| {
+            format!(
+                "root {root} has distance {}, expected 0",
+                dist[root as usize]
+            )
+        });
+    }
+}
+
+/// Rule 4's problem text.
+fn split_message(u: u64, v: u64, reached: u64, unreached: u64) -> String {
+    format!("edge ({u}, {v}) joins reached vertex {reached} and unreached vertex {unreached}")
+}
+
+/// Rule 5's problem text.
+fn triangle_message(u: u64, v: u64, w: f32, du: f32, dv: f32) -> String {
+    format!(
+        "edge ({u}, {v}) with weight {w} breaks the triangle rule: d({u}) = {du}, d({v}) = {dv}"
+    )
+}
+
+/// Rule 6's problem text.
+fn unconfirmed_message(v: u64, p: u64, d: f32) -> String {
+    format!(
+        "vertex {v}: no input edge from its parent {p} gives its distance {d} (parent not a neighbour, or wrong distance)"
+    )
+}
+
 /// Rules 4-6 over the edge stream, given well-formed trees and distances.
 fn check_edges<I>(
     root: u64,
@@ -370,14 +437,7 @@ where
     I: IntoIterator<Item = (u64, u64, f32)>,
 {
     let n = parent.len() as u64;
-    if dist[root as usize] != 0.0 {
-        problems.push(|| {
-            format!(
-                "root {root} has distance {}, expected 0",
-                dist[root as usize]
-            )
-        });
-    }
+    root_distance(root, dist, &mut problems);
     let mut confirmed = vec![false; parent.len()];
     confirmed[root as usize] = true;
     let mut traversed = 0u64;
@@ -398,17 +458,13 @@ where
         }
         if ru != rv {
             let (r, x) = if ru { (u, v) } else { (v, u) };
-            problems.push(|| {
-                format!("edge ({u}, {v}) joins reached vertex {r} and unreached vertex {x}")
-            });
+            problems.push(|| split_message(u, v, r, x));
             continue;
         }
         traversed += 1;
         let (du, dv) = (dist[u as usize], dist[v as usize]);
         if dv > du + w || du > dv + w {
-            problems.push(|| {
-                format!("edge ({u}, {v}) with weight {w} breaks the triangle rule: d({u}) = {du}, d({v}) = {dv}")
-            });
+            problems.push(|| triangle_message(u, v, w, du, dv));
         }
         if parent[v as usize] == u && dv == du + w {
             confirmed[v as usize] = true;
@@ -424,12 +480,7 @@ where
         }
         reached += 1;
         if !ok {
-            problems.push(|| {
-                format!(
-                    "vertex {v}: no input edge from its parent {p} gives its distance {} (parent not a neighbour, or wrong distance)",
-                    dist[v]
-                )
-            });
+            problems.push(|| unconfirmed_message(v as u64, p, dist[v]));
         }
     }
     problems.into_result(Validated {
