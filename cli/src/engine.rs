@@ -65,13 +65,11 @@ impl Engine {
         &self.graph
     }
 
-    /// Whether each vertex has an edge to another vertex (a row in its
-    /// shard), by global id: what the roots are picked among.
-    pub fn live(&self) -> Vec<bool> {
-        self.graph.gather(false, |s| {
-            let sh = s.shard();
-            (0..sh.num_local_vertices()).map(|l| sh.degree(l) > 0).collect()
-        })
+    /// Which vertices have an edge to another vertex, as a bitmap by
+    /// global id (bit `v % 64` of word `v / 64`): what roots are picked
+    /// among.
+    pub fn live(&self) -> Vec<u64> {
+        graph_core::sharded::non_isolated_sharded(&self.graph)
     }
 
     /// Delta-stepping shortest paths from `root`; `None` keeps the kernel's delta.

@@ -6,9 +6,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use graph_core::validate::{validate_bfs_list, validate_sssp_list, ValidationError, NO_PARENT};
-use graph_core::{EdgeList, PartitionKind};
-use rayon::prelude::*;
+use graph_core::validate::{
+    count_traversed_sharded, validate_bfs_sharded, validate_sssp_sharded, ValidationError,
+    NO_PARENT,
+};
+use graph_core::PartitionKind;
 
 use crate::engine::Engine;
 use crate::error::{CliError, Result};
@@ -103,12 +105,15 @@ fn run_inside(
         RootPlan::Fixed(roots) => roots,
         plan => {
             let live = engine.live();
-            graph.resolve_roots(plan, |v| live.get(v as usize).copied().unwrap_or(false))?
+            graph.resolve_roots(plan, |v| {
+                live.get((v / 64) as usize)
+                    .is_some_and(|w| w >> (v % 64) & 1 == 1)
+            })?
         }
     };
     let mut runs = Vec::with_capacity(specs.len());
     for spec in specs {
-        let run = run_kernel(&engine, graph, &roots, spec, plan)?;
+        let run = run_kernel(&engine, &roots, spec, plan)?;
         let failed = run.failure.is_some();
         runs.push(run);
         if failed {
@@ -151,18 +156,17 @@ impl Answer {
         }
     }
 
-    /// The Graph500 checks (TODO: on the shards, for streamed graphs).
+    /// The Graph500 checks, run by every trustee on its own shard (the
+    /// answer goes once to each rank); no edge list needed.
     fn validate(
         &self,
         engine: &Engine,
-        graph: &LoadedGraph,
         root: u64,
     ) -> std::result::Result<graph_core::validate::Validated, ValidationError> {
-        let _ = engine;
-        let list = graph.edge_list();
+        let g = engine.graph();
         match self {
-            Answer::Sssp(a) => validate_sssp_list(&list, root, &a.parent, &a.dist),
-            Answer::Bfs(a) => validate_bfs_list(&list, root, &a.parent, Some(&a.level)),
+            Answer::Sssp(a) => validate_sssp_sharded(g, root, &a.parent, &a.dist),
+            Answer::Bfs(a) => validate_bfs_sharded(g, root, &a.parent, Some(&a.level)),
         }
     }
 
@@ -191,7 +195,6 @@ impl Answer {
 
 fn run_kernel(
     engine: &Engine,
-    graph: &LoadedGraph,
     roots: &[u64],
     spec: &KernelSpec,
     plan: &Plan,
@@ -219,7 +222,7 @@ fn run_kernel(
         }
         let (reached, traversed_edges, validate_time_s) = if plan.validate {
             let start = Instant::now();
-            match answer.validate(engine, graph, root) {
+            match answer.validate(engine, root) {
                 Ok(v) => (
                     v.reached,
                     v.traversed_edges,
@@ -231,7 +234,7 @@ fn run_kernel(
                 }
             }
         } else {
-            let (reached, traversed) = count_component(&graph.edge_list(), answer.parent());
+            let (reached, traversed) = count_traversed_sharded(engine.graph(), answer.parent());
             (reached, traversed, None)
         };
         crate::memtrace::end(&format!("{} validation", spec.kernel.name()));
@@ -258,19 +261,6 @@ fn run_kernel(
 /// is reported. Not for users (hidden: not in `--help`).
 fn corrupt_for_tests() -> bool {
     std::env::var_os("GOSSAMER_GRAPH_TEST_CORRUPT_ANSWERS").is_some_and(|v| v == "1")
-}
-
-/// Reached vertices and the Graph500 traversed-edge count (non-loop input
-/// edges with both ends reached) without validating.
-fn count_component(list: &EdgeList<'_>, parent: &[u64]) -> (u64, u64) {
-    let reached = parent.par_iter().filter(|&&p| p != NO_PARENT).count() as u64;
-    let is_reached = |v: u32| parent.get(v as usize).is_some_and(|&p| p != NO_PARENT);
-    let traversed = list
-        .edges()
-        .par_iter()
-        .filter(|e| !e.is_self_loop() && is_reached(e.u) && is_reached(e.v))
-        .count() as u64;
-    (reached, traversed)
 }
 
 /// The error for a failed validation: the root and the problems found.
