@@ -11,8 +11,8 @@ use graph_core::{EdgeList, PartitionKind};
 use sssp::SsspConfig;
 
 use crate::args::BfsModeArg;
-use crate::graph::BuildSource;
 use crate::error::Result;
+use crate::graph::BuildSource;
 
 /// Builds the kernels' sharded graph and drops it: the construction step
 /// alone, for measurements. Returns the seconds the build took.

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use generators::{Graph500Config, Kronecker, VertexSet};
-use graph_core::formats::{self, Format};
 use graph_core::construct::LocalSource;
+use graph_core::formats::{self, Format};
 use graph_core::{file, memory, EdgeList, Graph500Params, GraphMeta, MappedGraph, PackedEdge};
 use graph_kernel::Graph500Source;
 use rayon::prelude::*;
@@ -347,7 +347,9 @@ impl LoadedGraph {
                     "internal error: Graph500 roots asked of a graph that was not generated",
                 )),
             },
-            RootPlan::Random { count, seed } => random_roots(self.num_vertices(), live, count, seed),
+            RootPlan::Random { count, seed } => {
+                random_roots(self.num_vertices(), live, count, seed)
+            }
         }
     }
 }

@@ -193,12 +193,7 @@ impl Answer {
     }
 }
 
-fn run_kernel(
-    engine: &Engine,
-    roots: &[u64],
-    spec: &KernelSpec,
-    plan: &Plan,
-) -> Result<KernelRun> {
+fn run_kernel(engine: &Engine, roots: &[u64], spec: &KernelSpec, plan: &Plan) -> Result<KernelRun> {
     if plan.warmup {
         if let Some(&first) = roots.first() {
             Answer::search(engine, spec.kernel, first)?;

@@ -869,7 +869,10 @@ mod tests {
         let other = estimate_rank(Workload::Sssp, shape(24, 4, 2), 3);
         for e in [&one, &four, &other] {
             assert_eq!(e.phases[0].allocates, 0, "no rank generates the list");
-            assert_eq!(e.phases[2].allocates, 0, "nothing is shipped after the build");
+            assert_eq!(
+                e.phases[2].allocates, 0,
+                "nothing is shipped after the build"
+            );
         }
         // Each of 4 ranks builds a quarter of the shards (plus scratch).
         let (a, b) = (one.phases[1].allocates, other.phases[1].allocates);
