@@ -99,11 +99,27 @@ impl Worker {
         (ch.staging.remaining(), ch.staging.capacity())
     }
 
-    /// Yields the running fiber when too many batches wait on a pair (only from
-    /// plain fiber context; delegated context never suspends).
+    /// When too many batches wait on a pair, suspends the running fiber until
+    /// no pair of this worker has more than [`BACKPRESSURE_BATCHES`] waiting
+    /// (only from plain fiber context; delegated context never suspends).
+    /// Meanwhile the worker loop serves, sends and polls, so the queues
+    /// drain; without the wait a fiber that sends faster than a busy peer
+    /// consumes would queue batches without bound.
     pub(crate) fn backpressure(&self, queued: usize) {
-        if queued > BACKPRESSURE_BATCHES && self.delegated.get() == 0 && fiber::in_fiber() {
+        if queued <= BACKPRESSURE_BATCHES || self.delegated.get() != 0 || !fiber::in_fiber() {
+            return;
+        }
+        loop {
             fiber::suspend(Suspend::Yield);
+            let longest = self
+                .channels
+                .iter()
+                .map(|c| c.borrow().queue.len())
+                .max()
+                .unwrap_or(0);
+            if longest <= BACKPRESSURE_BATCHES {
+                break;
+            }
         }
     }
 
