@@ -26,8 +26,10 @@
 //!    private adjacency copy per trustee (8 B and 4 B per entry) and
 //!    whole-graph per-vertex arrays on every trustee; rank 0 gathers the
 //!    answer (O(n)).
-//! 5. *validation*: on rank 0, over the edge list, with the answer and
-//!    per-vertex scratch; `cc` and `pagerank` drop the shards first.
+//! 5. *validation*: `sssp`, `bfs`, `graph500`: on every trustee over its
+//!    own shard, with one packed copy of the answer per rank (8 B per
+//!    vertex) and the tree checks on rank 0; `cc` and `pagerank`: on rank 0
+//!    over the edge list, after dropping the shards.
 //!
 //! A rank's need is the largest resident size over the phases.
 
@@ -403,7 +405,14 @@ pub fn estimate_rank(workload: Workload, shape: Shape, rank: u32) -> MemoryEstim
     //    marks (1 B) per vertex next to everything held; cc/pagerank run
     //    after the shards are dropped: labels / scores and the checker's
     //    per-vertex arrays, pagerank's checker also a per-edge copy.
-    let validation = if !root_rank {
+    let validation = if streams {
+        // On the shards: every rank holds one packed copy of the answer
+        // (8 B per vertex: rank 0 packs it from the gathered arrays, the
+        // others receive it); rank 0 also checks the tree (depths, marks
+        // and BFS's derived distances: 9 B per vertex).
+        let v = if root_rank { 8 * n + 9 * n } else { 8 * n };
+        (v, held + v)
+    } else if !root_rank {
         (0, held)
     } else {
         match workload {

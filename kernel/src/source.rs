@@ -134,8 +134,9 @@ mod tests {
                     let mut a: Vec<(u32, u32)> =
                         w.neighbors(l).map(|(v, x)| (v, x.to_bits())).collect();
                     a.sort_unstable();
-                    let b: Vec<(u32, u32)> =
+                    let mut b: Vec<(u32, u32)> =
                         g.neighbors(l).map(|(v, x)| (v, x.to_bits())).collect();
+                    b.sort_unstable();
                     assert_eq!(a, b, "row {l} of trustee {}", w.trustee());
                 }
             }
