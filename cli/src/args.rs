@@ -35,7 +35,7 @@ pub enum Command {
     Bfs(BfsArgs),
     /// The Graph500 benchmark: BFS and SSSP over 64 roots, with the reference's statistics block.
     Graph500(Graph500Args),
-    /// Connected components (label propagation; a graph-kernel example).
+    /// Connected components (Afforest: sampled linking on graph-kernel's blocks).
     Cc(CcArgs),
     /// PageRank (GAPBS's formulation: damping 0.85, at most 20 iterations,
     /// tolerance 1e-4; a graph-kernel example).
