@@ -187,6 +187,16 @@ fn parents(s: &mut TrusteeState) -> &Replica {
     state(s).comp.as_deref().expect("cc: parents attached")
 }
 
+/// Copies this trustee's parents to the other processes of a rack job;
+/// returns the requests sent (none in one process).
+fn publish(ctx: &TrusteeCtx) -> u64 {
+    let own = ctx.local.apply(|s| {
+        let w = parts(s).0.own_flat();
+        (w.start, w.end)
+    });
+    replica::publish(ctx, own.0..own.1, parents)
+}
+
 fn outbox(s: &mut TrusteeState) -> &mut Outbox<Hook> {
     &mut state(s).work.out
 }
@@ -367,12 +377,11 @@ fn settle(ctx: &mut TrusteeCtx, pass: Pass) -> (u64, u64) {
     // processes a parent read from an older publish may be passed over, so
     // the passes repeat until none changes anything.
     loop {
-        let (changed, words) = ctx.local.apply(|s| {
+        let changed = ctx.local.apply(|s| {
             let (a, _, comp, _) = parts(s);
-            let w = a.own_words();
-            (compress(a, comp), (w.start, w.end))
+            compress(a, comp)
         });
-        let published = replica::publish(ctx, words.0..words.1, parents);
+        let published = publish(ctx);
         let [changed, published] = ctx
             .party
             .all_reduce([changed, published], [Op::Sum, Op::Sum]);
@@ -451,7 +460,7 @@ fn labels(ctx: &mut TrusteeCtx) -> (u64, u64) {
     // trustee has read its vertices' roots: the roots' parent words can
     // now hold the least ids.
     ctx.party.barrier();
-    let words = ctx.local.apply(|s| {
+    ctx.local.apply(|s| {
         let (a, _, comp, w) = parts(s);
         for v in 0..a.num_own() {
             let f = a.flat(v);
@@ -459,10 +468,8 @@ fn labels(ctx: &mut TrusteeCtx) -> (u64, u64) {
                 comp.set(f as usize, u64::from(w.least[v as usize]));
             }
         }
-        let w = a.own_words();
-        (w.start, w.end)
     });
-    replica::publish(ctx, words.0..words.1, parents);
+    publish(ctx);
     ctx.party.barrier();
     ctx.local.apply(|s| {
         let (_, _, comp, w) = parts(s);
@@ -475,7 +482,7 @@ fn labels(ctx: &mut TrusteeCtx) -> (u64, u64) {
 
 /// The per-trustee driver; returns `(components, passes, records)`.
 fn run_trustee(mut ctx: TrusteeCtx, cfg: CcConfig) -> (u64, u64, u64) {
-    let words = ctx.local.apply(|s| {
+    ctx.local.apply(|s| {
         let (a, _, comp, w) = parts(s);
         w.pending.clear();
         // Sized here: another trustee's least ids may arrive before this
@@ -485,10 +492,8 @@ fn run_trustee(mut ctx: TrusteeCtx, cfg: CcConfig) -> (u64, u64, u64) {
         for v in 0..a.num_own() {
             comp.set(a.flat(v) as usize, u64::from(a.flat(v)));
         }
-        let w = a.own_words();
-        (w.start, w.end)
     });
-    replica::publish(&ctx, words.0..words.1, parents);
+    publish(&ctx);
     ctx.party.barrier();
     let k = cfg.neighbor_rounds as usize;
     let (mut passes, mut records) = (0, 0);
