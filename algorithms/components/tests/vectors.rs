@@ -9,7 +9,7 @@
 use components::{cc, cc_sequential, verify_cc, CcConfig};
 use graph_core::sharded::ShardedGraph;
 use graph_core::vectors::Vectors;
-use graph_core::{EdgeList, PackedEdge, PartitionKind};
+use graph_core::{EdgeList, PartitionKind};
 
 fn load(scale: u32) -> EdgeList<'static> {
     let vectors = Vectors::bundled().unwrap_or_else(|e| panic!("{e}"));
@@ -78,41 +78,10 @@ fn check(list: &EdgeList<'static>, want: &[u64], components: u64, threads: &[usi
     }
 }
 
-/// A random graph of `n` vertices and `m` edges among the first `n / 2` ids,
-/// mostly inside a few clusters (so several components), with self-loops
-/// and parallel edges; the other ids stay isolated.
-fn random_graph(n: u32, m: usize, seed: u64) -> EdgeList<'static> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
-    let live = (n / 2).max(1) as u64;
-    let clusters = 1 + next() % 5;
-    let mut edges = Vec::with_capacity(m + 4);
-    for _ in 0..m {
-        let u = next() % live;
-        // Mostly inside u's cluster (ids equal modulo `clusters`).
-        let v = if next() % 16 == 0 {
-            next() % live
-        } else {
-            (next() % live) / clusters * clusters + u % clusters
-        };
-        let v = v.min(live - 1);
-        edges.push(PackedEdge::new(u as u32, v as u32, 1.0));
-    }
-    // A self-loop on an otherwise isolated vertex, and a repeated edge.
-    edges.push(PackedEdge::new(n - 1, n - 1, 1.0));
-    let last = live as u32 - 1;
-    edges.push(PackedEdge::new(0, last, 1.0));
-    edges.push(PackedEdge::new(last, 0, 1.0));
-    EdgeList::from_edges(u64::from(n), edges).unwrap()
-}
-
 #[test]
 fn random_graphs_match_union_find() {
+    // Graphs with several components of more than one vertex.
+    let mut several = 0;
     for (seed, (n, m)) in [
         (10, 0),
         (37, 20),
@@ -120,15 +89,21 @@ fn random_graphs_match_union_find() {
         (300, 500),
         (1000, 700),
         (2000, 6000),
+        (800, 250),
+        (3000, 1000),
     ]
     .into_iter()
     .enumerate()
     {
-        let list = random_graph(n, m, seed as u64 + 1);
+        let list = graph_kernel::doc::random(n, m, seed as u64 + 1);
         let want = cc_sequential(&list);
         let components = verify_cc(&list, &want).expect("the reference passes its verifier");
+        let mut size = vec![0u32; n as usize];
+        want.iter().for_each(|&l| size[l as usize] += 1);
+        several += usize::from(size.iter().filter(|&&c| c > 1).count() > 2);
         check(&list, &want, components, &[1, 2, 3, 4]);
     }
+    assert!(several >= 3, "{several} graphs with several components");
 }
 
 #[test]

@@ -8,7 +8,7 @@
 
 use graph_core::sharded::{KernelError, ShardedGraph};
 use graph_core::vectors::Vectors;
-use graph_core::{EdgeList, PackedEdge, PartitionKind};
+use graph_core::{EdgeList, PartitionKind};
 use pagerank::{pagerank, pagerank_sequential, verify_pagerank, PageRankConfig};
 
 fn load(scale: u32) -> EdgeList<'static> {
@@ -82,38 +82,13 @@ fn check(list: &EdgeList<'static>, threads: &[usize]) -> Vec<pagerank::PageRankO
     want
 }
 
-/// A random graph of `n` vertices and `m` edges among the first `n / 2` ids
-/// (the others isolated), with self-loops and parallel edges.
-fn random_graph(n: u32, m: usize, seed: u64) -> EdgeList<'static> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
-    let live = u64::from((n / 2).max(1));
-    let mut edges: Vec<PackedEdge> = (0..m)
-        .map(|_| {
-            // Skewed: low ids are hubs.
-            let u = next() % live;
-            let v = (next() % live) * (next() % live) / live;
-            PackedEdge::new(u as u32, v as u32, 1.0)
-        })
-        .collect();
-    edges.push(PackedEdge::new(n - 1, n - 1, 1.0));
-    edges.push(PackedEdge::new(0, 1, 1.0));
-    edges.push(PackedEdge::new(1, 0, 1.0));
-    EdgeList::from_edges(u64::from(n), edges).unwrap()
-}
-
 #[test]
 fn random_graphs_match_sequential() {
     for (seed, (n, m)) in [(4, 1), (37, 30), (300, 900), (2000, 12000)]
         .into_iter()
         .enumerate()
     {
-        let list = random_graph(n, m, seed as u64 + 1);
+        let list = graph_kernel::doc::random(n, m, seed as u64 + 1);
         check(&list, &[1, 2, 3, 4]);
     }
 }
