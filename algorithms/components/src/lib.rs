@@ -11,8 +11,9 @@
 //! that most of the work of union-find is wasted on the one giant component
 //! that real graphs have:
 //!
-//! 1. **sampling**: union only the first `neighbor_rounds` (2) neighbours of
-//!    every vertex, then compress. On a skewed graph that already joins most
+//! 1. **sampling**: union only the first `neighbor_rounds` neighbours of
+//!    every vertex (Afforest's default is 2; 1 measured faster here, see
+//!    [`CcConfig`]), then compress. On a skewed graph that already joins most
 //!    of the giant component (the first neighbours are hubs);
 //! 2. **finding the largest**: the most frequent root among a few sampled
 //!    vertices is the giant component's, `c`;
@@ -84,11 +85,15 @@ use graph_kernel::replica::{self, Replica};
 ///
 /// ```
 /// let c = components::CcConfig::default();
-/// assert_eq!((c.neighbor_rounds, c.samples, c.skip_largest), (2, 1024, true));
+/// assert_eq!((c.neighbor_rounds, c.samples, c.skip_largest), (1, 1024, true));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CcConfig {
-    /// Neighbours per vertex united in the sampling phase (Afforest's 2).
+    /// Neighbours per vertex united in the sampling phase. Default 1:
+    /// Afforest uses 2, but rows here start with the hubs, so one neighbour
+    /// already joins most of the giant component; on Graph500 graphs
+    /// (SCALE 18 and 20, 1 and 2 threads) 1 took 0.6-0.8x the time of 2, 3
+    /// and 4 took longer still (`results/kernels/cc_pagerank.md`).
     pub neighbor_rounds: u32,
     /// Vertices sampled, over all trustees, to find the largest component.
     pub samples: u32,
@@ -100,7 +105,7 @@ pub struct CcConfig {
 impl Default for CcConfig {
     fn default() -> Self {
         CcConfig {
-            neighbor_rounds: 2,
+            neighbor_rounds: 1,
             samples: 1024,
             skip_largest: true,
         }
