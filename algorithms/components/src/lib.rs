@@ -5,19 +5,20 @@
 //!
 //! Components are kept as a forest over the vertices, `comp[v]` being `v`'s
 //! parent; a root is its own parent and names its tree. Parents only ever
-//! point to smaller ids (a root is *hooked* under a smaller one), so the
+//! point to smaller ids (a root is *hooked* under a smaller vertex), so the
 //! forest has no cycles, and *compressing* (`comp[v] = comp[comp[v]]` until
-//! `comp[v]` is a root) flattens every tree to a star. Afforest's idea is
-//! that most of the work of union-find is wasted on the one giant component
-//! that real graphs have:
+//! `comp[v]` is a root) flattens every tree to a star. *Linking* an edge
+//! (Afforest's `Link`) walks up from both ends until the larger root can be
+//! hooked under the smaller vertex. Afforest's idea is that most of the work
+//! of union-find is wasted on the one giant component that real graphs have:
 //!
-//! 1. **sampling**: union only the first `neighbor_rounds` neighbours of
+//! 1. **sampling**: link only the first `neighbor_rounds` neighbours of
 //!    every vertex (Afforest's default is 2; 1 measured faster here, see
 //!    [`CcConfig`]), then compress. On a skewed graph that already joins most
 //!    of the giant component (the first neighbours are hubs);
 //! 2. **finding the largest**: the most frequent root among a few sampled
 //!    vertices is the giant component's, `c`;
-//! 3. **finishing**: union the remaining neighbours of every vertex *not* in
+//! 3. **finishing**: link the remaining neighbours of every vertex *not* in
 //!    `c`, then compress. An edge with both ends in `c` needs nothing; one
 //!    with an end outside `c` is seen from that end. Most edges are never
 //!    read.
@@ -28,27 +29,29 @@
 //! each trustee owns its vertices' parents. The parent array is a
 //! [`Replica`] over flat ids ([`Adjacency`]: renumbered by degree, so the
 //! hubs, which most trees hang from, have the smallest ids and share a few
-//! cache lines), one per process: every trustee reads every parent, but
-//! writes only its own. Union is done Shiloach-Vishkin style, in rounds:
+//! cache lines; "smaller" above means a smaller flat id), one per process:
+//! every trustee reads every parent, but writes only its own, so no
+//! compare-and-swap is needed:
 //!
-//! - **hook** (`hook_pass`): for each edge `(u, v)` of the phase whose ends
-//!   have different roots, the larger root `hi` is hooked under the smaller
-//!   one if `hi` is still a root; by its owner (at once when that is this
-//!   trustee, else a [`Hook`] record through the [`Outbox`], applied on
-//!   arrival, first one wins). Proposals that lose are counted, and the round
-//!   repeats;
-//! - **compress** (`compress`), after a barrier (every hook applied):
-//!   each trustee flattens its own vertices' paths and publishes its words
-//!   to other processes ([`replica::publish`]);
-//! - an all-reduce of `hooks + parents changed` decides whether another
-//!   round is needed. A round with neither leaves every edge of the phase
-//!   inside one tree and every parent a root.
+//! - **link** (`link`): a walk that ends at one of this trustee's roots
+//!   hooks it at once; one that ends at another trustee's root becomes a
+//!   [`Hook`] record for its owner (through the [`Outbox`]; one per remote
+//!   root and pass: a second walk that ends there links its vertex with the
+//!   first one's instead, as both are in that root's component), and the
+//!   owner continues the walk on arrival. If that walk ends at a third
+//!   trustee's root, the pair waits for the next pass (`Work::pending`);
+//! - **settle** (`settle`): a phase's pass over the own rows, then passes
+//!   over the pending pairs, until an all-reduce counts no record sent (the
+//!   all-reduce travels behind the records, so each has been applied); then
+//!   every trustee compresses its own vertices and publishes its parents to
+//!   the other processes ([`replica::publish`]), repeated in a rack job
+//!   until no parent changes (a parent read from an older publish is still
+//!   an ancestor, but maybe not the root).
 //!
-//! Both phases (sampled edges, then the rest of the non-`c` vertices' rows)
-//! run such rounds to quiescence; on Kronecker graphs each takes a handful.
-//! Last, each root learns the smallest global id in its tree (one record per
-//! tree and trustee), so every label is the smallest vertex id of its
-//! component, as [`cc_sequential`] gives it.
+//! Both phases take a few passes on Kronecker graphs. Last, each root
+//! learns the smallest global id in its tree (one record per tree and
+//! trustee), so every label is the smallest vertex id of its component, as
+//! [`cc_sequential`] gives it.
 //!
 //! ```
 //! use graph_core::sharded::ShardedGraph;
@@ -129,8 +132,8 @@ pub struct CcOutput {
     pub labels: Vec<u64>,
     /// Number of components (isolated vertices count as one each).
     pub components: u64,
-    /// Hook-and-compress rounds run (both phases); the last of each phase
-    /// changes nothing.
+    /// Linking passes run: each phase's pass over the rows and the passes
+    /// over pairs left pending between trustees.
     pub sweeps: u64,
     /// Records sent between trustees (hooks and the final labels).
     pub records: u64,
