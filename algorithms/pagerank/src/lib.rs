@@ -14,8 +14,8 @@
 //! without edges keeps only the base score and contributes nothing (no
 //! redistribution of "dangling" mass). Unlike GAPBS's `PageRankPullGS`, an
 //! iteration reads only the previous iteration's contributions (Jacobi, not
-//! Gauss–Seidel: the answer then does not depend on the order or the number
-//! of trustees), in `f64` where GAPBS uses `f32`.
+//! Gauss–Seidel: up to rounding, the answer does not depend on the order of
+//! the sweep or the number of trustees), in `f64` where GAPBS uses `f32`.
 //!
 //! # Pull, on the blocks
 //!
@@ -336,6 +336,13 @@ fn simple_rows(list: &EdgeList<'_>) -> Result<(Vec<usize>, Vec<u32>), KernelErro
 /// let out = pagerank::pagerank_sequential(&list, &Default::default()).unwrap();
 /// // Vertex 2 has no edge: it keeps the base score (1 - 0.85) / 3.
 /// assert!((out.scores[2] - 0.05).abs() < 1e-15);
+/// // A parallel edge and a self-loop change nothing (the graph is simple).
+/// let e = |u, v| PackedEdge::new(u, v, 1.0);
+/// let path = EdgeList::from_edges(3, vec![e(0, 1), e(1, 2)]).unwrap();
+/// let multi = EdgeList::from_edges(3, vec![e(0, 1), e(1, 0), e(1, 2), e(2, 2)]).unwrap();
+/// let cfg = Default::default();
+/// let (a, b) = (pagerank::pagerank_sequential(&path, &cfg).unwrap(), pagerank::pagerank_sequential(&multi, &cfg).unwrap());
+/// assert_eq!(a.scores, b.scores);
 /// ```
 pub fn pagerank_sequential(
     list: &EdgeList<'_>,
