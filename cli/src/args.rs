@@ -35,10 +35,10 @@ pub enum Command {
     Bfs(BfsArgs),
     /// The Graph500 benchmark: BFS and SSSP over 64 roots, with the reference's statistics block.
     Graph500(Graph500Args),
-    /// Connected components (label propagation; a graph-kernel example).
+    /// Connected components (Afforest: sampled linking on graph-kernel's blocks).
     Cc(CcArgs),
     /// PageRank (GAPBS's formulation: damping 0.85, at most 20 iterations,
-    /// tolerance 1e-4; a graph-kernel example).
+    /// tolerance 1e-4; pull on graph-kernel's blocks).
     Pagerank(PageRankArgs),
     /// Convert a graph from another tool's format (.el, .wel, .mtx, .gr,
     /// GAPBS .sg/.wsg) into a gossamer-graph file.

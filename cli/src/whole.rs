@@ -45,6 +45,7 @@ struct Report<T: Serialize> {
 struct CcResult {
     components: u64,
     largest_component: u64,
+    /// Linking passes (`CcOutput::sweeps`).
     sweeps: u64,
     records: u64,
 }
@@ -229,7 +230,7 @@ pub fn run_cc(args: &CcArgs) -> Result<()> {
         },
     );
     let human = format!(
-        "{}{} components (largest: {} vertices) after {} label sweeps\n",
+        "{}{} components (largest: {} vertices) after {} linking passes\n",
         header(&report, ""),
         report.result.components,
         report.result.largest_component,

@@ -108,7 +108,12 @@ fn pagerank_refuses_bad_settings_before_generating() {
 #[test]
 fn both_kernels_run_across_two_ranks_unchanged() {
     // Two processes (shared-memory transport): the trustees of the other rank
-    // are reached through the same trusts; the answers are verified in-process.
+    // are reached through the same trusts, and each process has its own
+    // replicas (parents, contributions), kept in step by publishing; the
+    // answers are verified in-process and compared here, label by label
+    // and score by score.
+    let dir = scratch("cli_two_ranks");
+    let (labels_dump, scores_dump) = (dir.join("labels"), dir.join("scores"));
     let want = components::cc_sequential(&vectors_list());
     let components = want
         .iter()
@@ -123,8 +128,24 @@ fn both_kernels_run_across_two_ranks_unchanged() {
         "10",
         "--threads",
         "2",
+        "--partition",
+        "cyclic",
         "--json",
+        "--dump-labels",
+        arg(&labels_dump),
     ])));
+    let words = |p: &std::path::Path| -> Vec<[u8; 8]> {
+        let bytes = std::fs::read(p).unwrap();
+        bytes
+            .chunks_exact(8)
+            .map(|c| c.try_into().unwrap())
+            .collect()
+    };
+    let labels: Vec<u64> = words(&labels_dump)
+        .into_iter()
+        .map(u64::from_le_bytes)
+        .collect();
+    assert_eq!(labels, want);
     assert_eq!(
         (out["ranks"].clone(), out["validated"].clone()),
         (2.into(), true.into())
@@ -140,7 +161,20 @@ fn both_kernels_run_across_two_ranks_unchanged() {
         "--threads",
         "2",
         "--json",
+        "--dump-scores",
+        arg(&scores_dump),
     ])));
+    let scores: Vec<f64> = words(&scores_dump)
+        .into_iter()
+        .map(f64::from_le_bytes)
+        .collect();
+    assert_eq!(scores.len(), seq.scores.len());
+    let worst = scores
+        .iter()
+        .zip(&seq.scores)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    assert!(worst < 1e-12, "scores differ by {worst}");
     assert_eq!(
         (out["ranks"].clone(), out["validated"].clone()),
         (2.into(), true.into())
@@ -320,4 +354,68 @@ fn bc_and_tc_across_two_ranks_give_the_one_rank_answers() {
     }
     assert_eq!(answers[0], answers[1]);
     assert!(worst_difference(&read_f64s(&one), &read_f64s(&two)) < 1e-12);
+}
+
+#[test]
+fn cc_across_two_ranks_joins_many_small_components() {
+    // Many small components spread over both ranks (the Graph500 graph has
+    // one giant component and isolated vertices, which hides a rank that
+    // reads another's parents wrong): labels must be the union-find's.
+    let dir = scratch("cli_cc_small_components");
+    let (graph, dump) = (dir.join("g.el"), dir.join("labels"));
+    let n = 3000u32;
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    // Every id appears (a self-loop, dropped by the CSR); edges stay inside
+    // clusters of ids equal modulo 97, and only every third vertex has any.
+    let mut edges: Vec<(u32, u32)> = (0..n).map(|v| (v, v)).collect();
+    for _ in 0..1200 {
+        let u = (next() % u64::from(n / 3)) as u32 * 3;
+        let v = ((next() % u64::from(n / 97 / 3)) as u32 * 3 * 97 + u % 97).min(n - 1);
+        edges.push((u, v));
+    }
+    let text: String = edges.iter().map(|(u, v)| format!("{u} {v}\n")).collect();
+    std::fs::write(&graph, text).unwrap();
+    let list = graph_core::EdgeList::from_edges(
+        u64::from(n),
+        edges
+            .iter()
+            .map(|&(u, v)| graph_core::PackedEdge::new(u, v, 1.0))
+            .collect(),
+    )
+    .unwrap();
+    let want = components::cc_sequential(&list);
+    let classes = want
+        .iter()
+        .enumerate()
+        .filter(|&(v, &l)| l == v as u64)
+        .count();
+    assert!(classes > 100, "{classes} components");
+    for partition in ["block", "cyclic"] {
+        ok(&run(&[
+            "--ranks",
+            "2",
+            "cc",
+            "--graph",
+            arg(&graph),
+            "--undirected",
+            "--threads",
+            "2",
+            "--partition",
+            partition,
+            "--dump-labels",
+            arg(&dump),
+        ]));
+        let bytes = std::fs::read(&dump).unwrap();
+        let labels: Vec<u64> = bytes
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        assert_eq!(labels, want, "{partition}");
+    }
 }

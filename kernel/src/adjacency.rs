@@ -284,6 +284,13 @@ impl Adjacency {
         first..first + self.n.div_ceil(64) as usize
     }
 
+    /// This trustee's words of a per-vertex array over flat ids (one word
+    /// per flat id, e.g. [`Replica::per_vertex`](crate::Replica::per_vertex)):
+    /// its own flat ids.
+    pub fn own_flat(&self) -> Range<usize> {
+        self.lo as usize..(self.lo + self.n) as usize
+    }
+
     /// The graph's partition.
     pub fn partition(&self) -> &Partition {
         &self.partition

@@ -1,4 +1,4 @@
-//! Small graphs for the examples of this crate's documentation.
+//! Small graphs for the examples of this crate's documentation and for tests.
 
 use graph_core::{EdgeList, PackedEdge};
 
@@ -43,4 +43,46 @@ impl crate::Program for Sum {
 /// ```
 pub fn zeros(shard: &graph_core::Shard) -> Sum {
     Sum(vec![0; shard.num_local_vertices() as usize])
+}
+
+/// A random graph for tests: `m` edges among the first `n / 2` ids (the
+/// other ids isolated), skewed (low ids are hubs) and mostly inside a few
+/// clusters of ids equal modulo a small number (so several components);
+/// plus a self-loop on the last vertex and a parallel edge. The same `seed`
+/// gives the same graph.
+///
+/// ```
+/// let g = graph_kernel::doc::random(100, 40, 7);
+/// assert_eq!((g.num_vertices(), g.num_edges()), (100, 43));
+/// assert!(g.edges().iter().all(|e| e.u < 50 || e.u == 99));
+/// ```
+pub fn random(n: u32, m: usize, seed: u64) -> EdgeList<'static> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let live = u64::from((n / 2).max(1));
+    let clusters = 1 + next() % 5;
+    let mut edges: Vec<PackedEdge> = (0..m)
+        .map(|_| {
+            let u = next() % live;
+            let w = (next() % live) * (next() % live) / live;
+            let v = if next() % 16 == 0 {
+                w
+            } else {
+                (w / clusters * clusters + u % clusters).min(live - 1)
+            };
+            PackedEdge::new(u as u32, v as u32, 1.0)
+        })
+        .collect();
+    let last = live as u32 - 1;
+    edges.extend([
+        PackedEdge::new(n - 1, n - 1, 1.0),
+        PackedEdge::new(0, last, 1.0),
+        PackedEdge::new(last, 0, 1.0),
+    ]);
+    EdgeList::from_edges(u64::from(n), edges).expect("ids below n")
 }

@@ -37,8 +37,10 @@
 //!
 //! # The blocks the fast kernels are made of
 //!
-//! `algorithms/bfs` (direction-optimizing BFS) and `algorithms/sssp`
-//! (delta-stepping) are written directly on these, one fiber per trustee
+//! `algorithms/bfs` (direction-optimizing BFS), `algorithms/sssp`
+//! (delta-stepping), `algorithms/components` (Afforest over a [`Replica`] of
+//! parents) and `algorithms/pagerank` (pull over a [`Replica`] of
+//! contributions) are written directly on these, one fiber per trustee
 //! ([`ShardedGraph::on_trustees`](graph_core::sharded::ShardedGraph::on_trustees)),
 //! without [`Program`]; step 5 of the [`tutorial`] builds a BFS from them.
 //!
@@ -52,7 +54,8 @@
 //!
 //! Tunables live in each kernel's config struct with measured defaults
 //! (`BfsConfig::{alpha, beta, send_budget}`, `SsspConfig::{delta,
-//! pass_budget, epoch_work}`).
+//! pass_budget, epoch_work}`, `CcConfig::{neighbor_rounds, samples,
+//! skip_largest}`).
 //!
 //! How updates travel: [`Local::send`] to a vertex the sender owns calls
 //! [`Program::receive`] at once; otherwise the record `(local index, msg)` is
@@ -82,9 +85,7 @@
 //! - Missing so far: [`Program`] kernels do not use the blocks yet (a
 //!   [`Local`] sweep still reads the [`Shard`](graph_core::Shard) by global
 //!   id, pays a partition lookup per update, and has no pull step over a
-//!   [`Replica`]); components and PageRank are written on [`Program`], so they
-//!   do not get the blocks' speed until they move to them or [`Program`]
-//!   does. A [`Replica`] is published to every trustee of another process,
+//!   [`Replica`]). A [`Replica`] is published to every trustee of another process,
 //!   not once per process (a rank does not know which of its peers share a
 //!   process), so a rack job sends it `trustees per rank` times over.
 //!

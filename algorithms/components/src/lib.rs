@@ -1,36 +1,57 @@
-//! Connected components of an undirected graph, written only against the
-//! [`graph_kernel`] API.
+//! Connected components of an undirected graph, on graph-kernel's blocks.
 //!
-//! # The algorithm: label propagation with pointer jumping
+//! # The algorithm (Sutton, Ben-Nun & Barak, "Optimizing Parallel Graph
+//! Connectivity Computation via Subgraph Sampling", IPDPS 2018: Afforest)
 //!
-//! Every vertex starts with its own global id as *label*. In each superstep
-//! every vertex whose label dropped in the previous one (the frontier; at
-//! first all vertices) offers its label to its neighbours, and a vertex keeps
-//! the smallest label it is offered. When no label drops anywhere, every
-//! vertex holds the smallest id of its component: labels only ever take values
-//! of vertices in the same component, and a component with two labels would
-//! have an edge whose ends differ, whose larger end would still drop.
+//! Components are kept as a forest over the vertices, `comp[v]` being `v`'s
+//! parent; a root is its own parent and names its tree. Parents only ever
+//! point to smaller ids (a root is *hooked* under a smaller vertex), so the
+//! forest has no cycles, and *compressing* (`comp[v] = comp[comp[v]]` until
+//! `comp[v]` is a root) flattens every tree to a star. *Linking* an edge
+//! (Afforest's `Link`) walks up from both ends until the larger root can be
+//! hooked under the smaller vertex. Afforest's idea is that most of the work
+//! of union-find is wasted on the one giant component that real graphs have:
 //!
-//! Two cheap improvements on the plain scheme:
+//! 1. **sampling**: link only the first `neighbor_rounds` neighbours of
+//!    every vertex (Afforest's default is 2; 1 measured faster here, see
+//!    [`CcConfig`]), then compress. On a skewed graph that already joins most
+//!    of the giant component (the first neighbours are hubs);
+//! 2. **finding the largest**: the most frequent root among a few sampled
+//!    vertices is the giant component's, `c`;
+//! 3. **finishing**: link the remaining neighbours of every vertex *not* in
+//!    `c`, then compress. An edge with both ends in `c` needs nothing; one
+//!    with an end outside `c` is seen from that end. Most edges are never
+//!    read.
 //!
-//! - **sender-side filter**: a label `l` is offered to neighbour `u` only when
-//!   `u > l`; since a vertex's label never exceeds its own id, a neighbour with
-//!   `u <= l` already has a label at most `l`;
-//! - **combining**: offers to one remote vertex merge to their minimum before
-//!   they leave ([`graph_kernel::Program::COMBINE`]);
-//! - **pointer jumping** (shortcutting, as in Shiloach–Vishkin): after each
-//!   sweep a vertex whose label `l` is a vertex owned by the same trustee takes
-//!   `label(l)` when that is smaller (`label(l)` is in the same component). This
-//!   collapses chains of labels without messages; across trustees the labels
-//!   still travel by propagation. (It is *local* pointer jumping: a remote
-//!   `label(l)` would need a request and a reply per vertex.)
+//! # Distributed, on the blocks
 //!
-//! The number of supersteps is at most the graph's diameter plus one; on
-//! Kronecker graphs that is a handful. GAPBS's `cc` uses Afforest (Sutton et
-//! al., IPDPS 2018), which samples a few neighbours per vertex, links with
-//! compare-and-swap on a shared parent array and skips the largest component;
-//! those shared-memory atomics are what this kernel may not use, so it
-//! propagates instead.
+//! Afforest links with compare-and-swap on one shared parent array; here
+//! each trustee owns its vertices' parents. The parent array is a
+//! [`Replica`] over flat ids ([`Adjacency`]: renumbered by degree, so the
+//! hubs, which most trees hang from, have the smallest ids and share a few
+//! cache lines; "smaller" above means a smaller flat id), one per process:
+//! every trustee reads every parent, but writes only its own, so no
+//! compare-and-swap is needed:
+//!
+//! - **link** (`link`): a walk that ends at one of this trustee's roots
+//!   hooks it at once; one that ends at another trustee's root becomes a
+//!   [`Hook`] record for its owner (through the [`Outbox`]; one per remote
+//!   root and pass: a second walk that ends there links its vertex with the
+//!   first one's instead, as both are in that root's component), and the
+//!   owner continues the walk on arrival. If that walk ends at a third
+//!   trustee's root, the pair waits for the next pass (`Work::pending`);
+//! - **settle** (`settle`): a phase's pass over the own rows, then passes
+//!   over the pending pairs, until an all-reduce counts no record sent (the
+//!   all-reduce travels behind the records, so each has been applied); then
+//!   every trustee compresses its own vertices and publishes its parents to
+//!   the other processes ([`replica::publish`]), repeated in a rack job
+//!   until no parent changes (a parent read from an older publish is still
+//!   an ancestor, but maybe not the root).
+//!
+//! Both phases take a few passes on Kronecker graphs. Last, each root
+//! learns the smallest global id in its tree (one record per tree and
+//! trustee), so every label is the smallest vertex id of its component, as
+//! [`cc_sequential`] gives it.
 //!
 //! ```
 //! use graph_core::sharded::ShardedGraph;
@@ -51,31 +72,45 @@
 //! assert_eq!(components::verify_cc(&list, &out.labels), Ok(3));
 //! ```
 
+use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use graph_core::sharded::{KernelError, ShardedGraph};
+use gossamer::Op;
+use graph_core::memory::vec_or_exit;
+use graph_core::sharded::{KernelError, ShardedGraph, TrusteeCtx, TrusteeState};
 use graph_core::EdgeList;
-use graph_kernel::{gather, run, FrontierMode, Program};
+use graph_kernel::adjacency::{self, Adjacency, Rows, NO_FLAT};
+use graph_kernel::outbox::{ship, Outbox};
+use graph_kernel::replica::{self, Replica};
 
 /// Settings of one connected-components run.
 ///
 /// ```
 /// let c = components::CcConfig::default();
-/// assert!(c.pointer_jumping);
+/// assert_eq!((c.neighbor_rounds, c.samples, c.skip_largest), (1, 1024, true));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CcConfig {
-    /// Shortcut labels through vertices of the same trustee after each sweep.
-    pub pointer_jumping: bool,
-    /// How frontiers are kept (the answer does not depend on it).
-    pub frontier: FrontierMode,
+    /// Neighbours per vertex united in the sampling phase. Default 1:
+    /// Afforest uses 2, but rows here start with the hubs, so one neighbour
+    /// already joins most of the giant component; on Graph500 graphs
+    /// (SCALE 18 and 20, 1 and 2 threads) 1 took 0.6-0.8x the time of 2, 3
+    /// and 4 took longer still (`results/kernels/cc_pagerank.md`).
+    pub neighbor_rounds: u32,
+    /// Vertices sampled, over all trustees, to find the largest component.
+    pub samples: u32,
+    /// Skip the vertices of the largest sampled component in the finishing
+    /// phase (Afforest); without it every remaining edge is read.
+    pub skip_largest: bool,
 }
 
 impl Default for CcConfig {
     fn default() -> Self {
         CcConfig {
-            pointer_jumping: true,
-            frontier: FrontierMode::Auto,
+            neighbor_rounds: 1,
+            samples: 1024,
+            skip_largest: true,
         }
     }
 }
@@ -89,7 +124,7 @@ impl Default for CcConfig {
 ///     let g = graph_core::sharded::ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
 ///     components::cc(&g, &Default::default()).unwrap()
 /// });
-/// assert_eq!((out.labels, out.components, out.sweeps), (vec![0, 1, 1], 2, 2));
+/// assert_eq!((out.labels, out.components), (vec![0, 1, 1], 2));
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct CcOutput {
@@ -97,37 +132,392 @@ pub struct CcOutput {
     pub labels: Vec<u64>,
     /// Number of components (isolated vertices count as one each).
     pub components: u64,
-    /// Label sweeps (supersteps) run; the last one lowers no label.
+    /// Linking passes run: each phase's pass over the rows and the passes
+    /// over pairs left pending between trustees.
     pub sweeps: u64,
-    /// Label records sent between trustees (after combining).
+    /// Records sent between trustees (hooks and the final labels).
     pub records: u64,
-    /// Time of the propagation (excludes setting up state and gathering).
+    /// Time of the kernel (excludes preparing the adjacency and gathering).
     pub kernel_time: Duration,
 }
 
-/// The per-trustee state: one label per local vertex.
-struct Labels {
-    label: Vec<u32>,
+gossamer::pod_struct! {
+    /// A record for the owner of a root: while linking, "unite the tree of
+    /// your vertex at position `v` with flat id `to`'s"; at the end, "your
+    /// tree holds global id `to`". 8 bytes.
+    #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct Hook { pub v: u32, pub to: u32 }
 }
 
-impl Program for Labels {
-    type Msg = u32;
-    const COMBINE: bool = true;
+/// Slots of the per-pass cache of remote roots already sent a hook (and of
+/// the least ids per remote root at the end). Direct-mapped: a collision
+/// only costs one more record.
+const CACHE: usize = 1024;
 
-    #[inline]
-    fn receive(&mut self, v: u32, offer: u32) -> bool {
-        let l = &mut self.label[v as usize];
-        let lower = offer < *l;
-        if lower {
-            *l = offer;
+/// One trustee's kernel state.
+#[derive(Default)]
+struct Trustee {
+    adj: Option<Arc<Adjacency>>,
+    /// Parents by flat id, shared by this process's trustees.
+    comp: Option<Arc<Replica>>,
+    work: Work,
+}
+
+#[derive(Default)]
+struct Work {
+    out: Outbox<Hook>,
+    /// Remote roots sent a hook in this pass, with the flat id sent.
+    sent: Vec<(u32, u32)>,
+    /// Pairs to unite in the next pass: received hooks whose walk ended at
+    /// a root of another trustee.
+    pending: Vec<(u32, u32)>,
+    /// The root of each own position's tree, at the end.
+    root: Vec<u32>,
+    /// The smallest global id of the tree rooted at each own position, then
+    /// each own position's label.
+    least: Vec<u32>,
+}
+
+#[inline(always)]
+fn state(s: &mut TrusteeState) -> &mut Trustee {
+    s.kernel::<Trustee>(|_| Trustee::default()).1
+}
+
+#[inline(always)]
+fn parts(s: &mut TrusteeState) -> (&Adjacency, &Rows, &Replica, &mut Work) {
+    let (shard, t) = s.kernel::<Trustee>(|_| Trustee::default());
+    let a = t.adj.as_deref().expect("cc: adjacency attached");
+    let comp = t.comp.as_deref().expect("cc: parents attached");
+    (a, a.rows(shard), comp, &mut t.work)
+}
+
+fn parents(s: &mut TrusteeState) -> &Replica {
+    state(s).comp.as_deref().expect("cc: parents attached")
+}
+
+/// Copies this trustee's parents to the other processes of a rack job;
+/// returns the requests sent (none in one process).
+fn publish(ctx: &TrusteeCtx) -> u64 {
+    let own = ctx.local.apply(|s| {
+        let w = parts(s).0.own_flat();
+        (w.start, w.end)
+    });
+    replica::publish(ctx, own.0..own.1, parents)
+}
+
+fn outbox(s: &mut TrusteeState) -> &mut Outbox<Hook> {
+    &mut state(s).work.out
+}
+
+#[inline(always)]
+fn parent(comp: &Replica, f: u32) -> u32 {
+    comp.get(f as usize) as u32
+}
+
+/// Afforest's `Link`: unites the trees of flat ids `u` and `v`, walking up
+/// both until the larger root can be hooked under the smaller vertex. Any
+/// parent may be read (a parent read late or from an older publish is
+/// still an ancestor); only this trustee's roots are written, so no
+/// compare-and-swap is needed. When the walk ends at another trustee's
+/// root, returns `(that root, the flat id to hook it under)` for its owner.
+#[inline]
+fn link(a: &Adjacency, comp: &Replica, u: u32, v: u32) -> Option<(u32, u32)> {
+    let (mut p1, mut p2) = (parent(comp, u), parent(comp, v));
+    while p1 != p2 {
+        let (high, low) = (p1.max(p2), p1.min(p2));
+        let p_high = parent(comp, high);
+        if p_high == low {
+            return None;
         }
-        lower
+        if p_high == high {
+            if a.own(high).is_none() {
+                return Some((high, low));
+            }
+            comp.set(high as usize, u64::from(low));
+            return None;
+        }
+        p1 = parent(comp, p_high);
+        p2 = parent(comp, low);
+    }
+    None
+}
+
+impl Work {
+    /// Clears the cache of remote roots sent a hook (start of a pass).
+    fn begin(&mut self) {
+        self.sent.clear();
+        self.sent.resize(CACHE, (NO_FLAT, NO_FLAT));
     }
 
+    /// Unites `u` and `v` from the trustee's own pass; a walk that ends at
+    /// another trustee's root becomes a record for it, unless one was sent
+    /// for that root in this pass: then that root is already being hooked
+    /// under `lo`, and `lo` is united here with this walk's vertex instead.
     #[inline]
-    fn combine(acc: &mut u32, offer: u32) {
-        *acc = (*acc).min(offer);
+    fn unite(&mut self, a: &Adjacency, comp: &Replica, u: u32, v: u32) {
+        let (mut u, mut v) = (u, v);
+        while let Some((hi, lo)) = link(a, comp, u, v) {
+            let slot = &mut self.sent[hi as usize % CACHE];
+            if slot.0 == hi {
+                // Both vertices are in `hi`'s component, and smaller than it.
+                (u, v) = (slot.1, lo);
+                continue;
+            }
+            *slot = (hi, lo);
+            let (o, p) = a.locate(hi);
+            self.out.push(o, Hook { v: p, to: lo });
+            return;
+        }
     }
+}
+
+/// Applies hooks from other trustees (delegated closure body): a walk that
+/// ends at a third trustee's root waits for the next pass.
+fn receive_hooks(s: &mut TrusteeState, recs: &[Hook]) {
+    let (a, _, comp, w) = parts(s);
+    for r in recs {
+        if let Some(pair) = link(a, comp, a.flat(r.v), r.to) {
+            w.pending.push(pair);
+        }
+    }
+}
+
+/// Applies other trustees' smallest ids of trees rooted here.
+fn receive_least(s: &mut TrusteeState, recs: &[Hook]) {
+    let least = &mut state(s).work.least;
+    for r in recs {
+        let l = &mut least[r.v as usize];
+        *l = (*l).min(r.to);
+    }
+}
+
+/// Which edges a linking pass unites.
+#[derive(Clone, Copy)]
+enum Pass {
+    /// Entry `r` of every own row (Afforest's sampling round `r`).
+    Sample(usize),
+    /// Entries `k..` of the rows of own vertices whose root is not `skip`.
+    Finish(usize, u32),
+    /// Only the pending pairs.
+    Pending,
+}
+
+/// One pass of [`Pass`] over the own rows, then the pending pairs.
+fn link_pass(a: &Adjacency, rows: &Rows, comp: &Replica, w: &mut Work, pass: Pass) {
+    w.begin();
+    let (starts, targets) = (rows.starts(), rows.targets());
+    match pass {
+        Pass::Sample(r) => {
+            for u in 0..a.num_own() {
+                let s = starts[u as usize] as usize + r;
+                if s < starts[u as usize + 1] as usize {
+                    w.unite(a, comp, a.flat(u), targets[s]);
+                }
+            }
+        }
+        Pass::Finish(k, skip) => {
+            for u in 0..a.num_own() {
+                let (s, e) = (starts[u as usize] as usize, starts[u as usize + 1] as usize);
+                if s + k >= e || parent(comp, a.flat(u)) == skip {
+                    continue;
+                }
+                for &f in &targets[s + k..e] {
+                    w.unite(a, comp, a.flat(u), f);
+                }
+            }
+        }
+        Pass::Pending => {}
+    }
+    for (u, v) in std::mem::take(&mut w.pending) {
+        w.unite(a, comp, u, v);
+    }
+}
+
+/// Flattens every own vertex's path to its root; returns how many parents
+/// changed.
+fn compress(a: &Adjacency, comp: &Replica) -> u64 {
+    let mut changed = 0;
+    for u in 0..a.num_own() {
+        let f = a.flat(u);
+        let p = parent(comp, f);
+        let mut r = p;
+        loop {
+            let q = parent(comp, r);
+            if q == r {
+                break;
+            }
+            r = q;
+        }
+        if r != p {
+            comp.set(f as usize, u64::from(r));
+            changed += 1;
+        }
+    }
+    changed
+}
+
+/// Unites the edges of `pass` on every trustee: the pass, then passes over
+/// the pairs left pending until no record is in flight and none is
+/// pending; then compresses, so that every parent is a root. Returns
+/// `(passes, records sent)`.
+fn settle(ctx: &mut TrusteeCtx, pass: Pass) -> (u64, u64) {
+    let (mut passes, mut records) = (0, 0);
+    let mut pass = pass;
+    loop {
+        passes += 1;
+        let bufs = ctx.local.apply_returning(move |s| {
+            let (a, rows, comp, w) = parts(s);
+            link_pass(a, rows, comp, w, pass);
+            w.out.take()
+        });
+        pass = Pass::Pending;
+        let sent = bufs.iter().map(|b| b.len() as u64).sum::<u64>();
+        records += sent;
+        ship(ctx, bufs, receive_hooks, outbox);
+        // Behind every batch: after it, each record has been applied, and a
+        // pair it left pending is counted in the next round's reduction.
+        let [all] = ctx.party.all_reduce([sent], [Op::Sum]);
+        if all == 0 {
+            break;
+        }
+    }
+    // In one process a pass over a quiet forest leaves only roots; across
+    // processes a parent read from an older publish may be passed over, so
+    // the passes repeat until none changes anything.
+    loop {
+        let changed = ctx.local.apply(|s| {
+            let (a, _, comp, _) = parts(s);
+            compress(a, comp)
+        });
+        let published = publish(ctx);
+        let [changed, published] = ctx
+            .party
+            .all_reduce([changed, published], [Op::Sum, Op::Sum]);
+        if changed == 0 || published == 0 {
+            return (passes, records);
+        }
+    }
+}
+
+/// The root most frequent among `samples` vertices spread over the
+/// trustees (each trustee's own most frequent; the most counted wins, every
+/// trustee gets the same).
+fn largest(ctx: &mut TrusteeCtx, samples: u32) -> u32 {
+    let per = samples.div_ceil(ctx.partition.num_trustees()).max(1);
+    let local = ctx.local.apply(move |s| {
+        let (a, _, comp, _) = parts(s);
+        let n = a.num_own();
+        let mut count: HashMap<u32, u64> = HashMap::new();
+        // A fixed stride over the positions.
+        let mut x = 0u64;
+        for _ in 0..per.min(n) {
+            x = (x + 0x9E37_79B9) % u64::from(n);
+            *count.entry(parent(comp, a.flat(x as u32))).or_default() += 1;
+        }
+        count
+            .into_iter()
+            .map(|(r, c)| c << 32 | u64::from(r))
+            .max()
+            .unwrap_or(0)
+    });
+    let [best] = ctx.party.all_reduce([local], [Op::Max]);
+    best as u32
+}
+
+/// Every own vertex's label, into `least`: the smallest global id of its
+/// tree (the parents are roots when this runs). Returns `(own roots,
+/// records sent)`.
+fn labels(ctx: &mut TrusteeCtx) -> (u64, u64) {
+    let (roots, bufs) = ctx.local.apply_returning(|s| {
+        let (a, _, comp, w) = parts(s);
+        w.root.clear();
+        w.begin();
+        let mut roots = 0;
+        for u in 0..a.num_own() {
+            let f = a.flat(u);
+            let (r, g) = (parent(comp, f), a.global_of(f));
+            roots += u64::from(r == f);
+            w.root.push(r);
+            if let Some(v) = a.own(r) {
+                w.least[v as usize] = w.least[v as usize].min(g);
+                continue;
+            }
+            // Least ids of remote roots, cached; an evicted one is sent.
+            let slot = &mut w.sent[r as usize % CACHE];
+            if slot.0 == r {
+                slot.1 = slot.1.min(g);
+            } else {
+                let old = std::mem::replace(slot, (r, g));
+                if old.0 != NO_FLAT {
+                    let (o, v) = a.locate(old.0);
+                    w.out.push(o, Hook { v, to: old.1 });
+                }
+            }
+        }
+        for &(r, g) in &w.sent {
+            if r != NO_FLAT {
+                let (o, v) = a.locate(r);
+                w.out.push(o, Hook { v, to: g });
+            }
+        }
+        (roots, w.out.take())
+    });
+    let records = bufs.iter().map(|b| b.len() as u64).sum::<u64>();
+    ship(ctx, bufs, receive_least, outbox);
+    // Every tree's least id has arrived at its root's owner, and every
+    // trustee has read its vertices' roots: the roots' parent words can
+    // now hold the least ids.
+    ctx.party.barrier();
+    ctx.local.apply(|s| {
+        let (a, _, comp, w) = parts(s);
+        for v in 0..a.num_own() {
+            let f = a.flat(v);
+            if parent(comp, f) == f {
+                comp.set(f as usize, u64::from(w.least[v as usize]));
+            }
+        }
+    });
+    publish(ctx);
+    ctx.party.barrier();
+    ctx.local.apply(|s| {
+        let (_, _, comp, w) = parts(s);
+        for (l, &r) in w.least.iter_mut().zip(&w.root) {
+            *l = parent(comp, r);
+        }
+    });
+    (roots, records)
+}
+
+/// The per-trustee driver; returns `(components, passes, records)`.
+fn run_trustee(mut ctx: TrusteeCtx, cfg: CcConfig) -> (u64, u64, u64) {
+    ctx.local.apply(|s| {
+        let (a, _, comp, w) = parts(s);
+        w.pending.clear();
+        // Sized here: another trustee's least ids may arrive before this
+        // one reaches `labels`.
+        w.least.clear();
+        w.least.resize(a.num_own() as usize, u32::MAX);
+        for v in 0..a.num_own() {
+            comp.set(a.flat(v) as usize, u64::from(a.flat(v)));
+        }
+    });
+    publish(&ctx);
+    ctx.party.barrier();
+    let k = cfg.neighbor_rounds as usize;
+    let (mut passes, mut records) = (0, 0);
+    for r in 0..k {
+        let (p, s) = settle(&mut ctx, Pass::Sample(r));
+        (passes, records) = (passes + p, records + s);
+    }
+    let skip = if cfg.skip_largest {
+        largest(&mut ctx, cfg.samples)
+    } else {
+        NO_FLAT
+    };
+    let (p, s) = settle(&mut ctx, Pass::Finish(k, skip));
+    let (roots, r3) = labels(&mut ctx);
+    let [components] = ctx.party.all_reduce([roots], [Op::Sum]);
+    (components, passes + p, records + s + r3)
 }
 
 /// Connected components of `graph`, from a fiber of the runtime that built it.
@@ -136,65 +526,42 @@ impl Program for Labels {
 /// ```
 /// use graph_core::sharded::ShardedGraph;
 /// use graph_core::{EdgeList, PackedEdge, PartitionKind};
-/// use graph_kernel::FrontierMode;
 /// // Two triangles and an isolated vertex; every setting gives the same labels.
 /// let e = |u, v| PackedEdge::new(u, v, 1.0);
 /// let list = EdgeList::from_edges(7, vec![e(6, 4), e(4, 2), e(2, 6), e(5, 3), e(3, 1), e(1, 5)]).unwrap();
 /// let labels = gossamer::main(3, move || {
 ///     let g = ShardedGraph::build(&list, PartitionKind::Block).unwrap();
-///     [FrontierMode::Sparse, FrontierMode::Dense].map(|frontier| {
-///         let cfg = components::CcConfig { pointer_jumping: false, frontier };
+///     [0, 1, 2].map(|neighbor_rounds| {
+///         let cfg = components::CcConfig { neighbor_rounds, skip_largest: neighbor_rounds != 1, ..Default::default() };
 ///         components::cc(&g, &cfg).unwrap().labels
 ///     })
 /// });
 /// assert_eq!(labels[0], [0, 1, 2, 1, 2, 1, 2]);
-/// assert_eq!(labels[1], labels[0]);
+/// assert!(labels.iter().all(|l| *l == labels[0]));
 /// ```
 pub fn cc(graph: &ShardedGraph, cfg: &CcConfig) -> Result<CcOutput, KernelError> {
     let cfg = *cfg;
-    let t0 = Instant::now();
-    let per = run(
-        graph,
-        |shard| Labels {
-            label: shard.vertices().map(|(_, g)| g as u32).collect(),
-        },
-        move |k| {
-            k.set_frontier_mode(cfg.frontier);
-            k.with(|l| l.activate_all());
-            while k.end_superstep() > 0 {
-                k.for_each_active(|l, v| {
-                    let label = l.state().label[v as usize];
-                    for &u in l.neighbors(v) {
-                        if u > label {
-                            l.send(u, label);
-                        }
-                    }
-                });
-                if cfg.pointer_jumping {
-                    k.with(|l| {
-                        for v in 0..l.num_local() {
-                            let label = l.state().label[v as usize];
-                            if let Some(j) = l.local_of(u64::from(label)) {
-                                let jumped = l.state().label[j as usize];
-                                if jumped < label {
-                                    l.state().label[v as usize] = jumped;
-                                    l.activate(v);
-                                }
-                            }
-                        }
-                    });
-                }
+    graph.on_trustees(|mut ctx| {
+        adjacency::prepare(&mut ctx);
+        ctx.local.apply(|s| {
+            let a = adjacency::shared(s).expect("prepared just above");
+            // The rows are built on first use: here, not in the timed part.
+            a.rows(s.shard());
+            let t = state(s);
+            if !t.adj.as_ref().is_some_and(|b| Arc::ptr_eq(b, &a)) {
+                t.comp = Some(Replica::per_vertex(&a, "cc.parents"));
+                t.work.out = Outbox::new(a.num_trustees());
+                t.adj = Some(a);
             }
-            let roots = k.with(|l| {
-                (0..l.num_local())
-                    .filter(|&v| u64::from(l.state().label[v as usize]) == l.global(v))
-                    .count() as u64
-            });
-            (k.sum(roots), k.supersteps() - 1, k.stats().sent)
-        },
-    );
+        })
+    });
+    let t0 = Instant::now();
+    let per = graph.on_trustees(move |ctx| run_trustee(ctx, cfg));
     let kernel_time = t0.elapsed();
-    let labels = gather(graph, u32::MAX, |s: &Labels| s.label.clone())?;
+    let labels = graph.gather(u32::MAX, |s| {
+        let (a, _, _, w) = parts(s);
+        a.by_local(|v| w.least[v as usize])
+    });
     Ok(CcOutput {
         labels: labels.into_iter().map(u64::from).collect(),
         components: per[0].0,
@@ -215,7 +582,11 @@ pub fn cc(graph: &ShardedGraph, cfg: &CcConfig) -> Result<CcOutput, KernelError>
 /// ```
 pub fn cc_sequential(list: &EdgeList<'_>) -> Vec<u64> {
     let n = list.num_vertices() as usize;
-    let mut parent: Vec<u32> = (0..n as u32).collect();
+    let mut parent: Vec<u32> = vec_or_exit(n, 0, "union-find parents");
+    parent
+        .iter_mut()
+        .enumerate()
+        .for_each(|(v, p)| *p = v as u32);
     fn find(p: &mut [u32], mut x: u32) -> u32 {
         while p[x as usize] != x {
             let gp = p[p[x as usize] as usize];

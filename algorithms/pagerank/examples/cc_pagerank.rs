@@ -5,11 +5,12 @@
 //! seeds), builds the ShardedGraph over T threads, runs each kernel R times,
 //! verifies every result (components::verify_cc, pagerank::verify_pagerank) and prints
 //! one table row per scale and kernel: median kernel time, supersteps
-//! (label sweeps / iterations), CSR entries scanned per second per superstep
-//! (entries = 2 x non-self-loop input edges; a dense PageRank iteration scans
-//! all of them, a CC sweep only those of its frontier, so for CC this is an
-//! upper bound on work per second), records sent between trustees, and the
-//! sequential reference's time on one thread for context.
+//! (CC's linking passes / PageRank's iterations), CSR entries per second per
+//! superstep (entries = 2 x non-self-loop input edges; a PageRank iteration
+//! reads all of them once merged, a CC pass far fewer — Afforest skips the
+//! largest component — so for CC this is only a normalisation), records sent
+//! between trustees, and the sequential reference's time on one thread for
+//! context.
 //!
 //! ```text
 //! cargo run --release -p pagerank --example cc_pagerank -- --scale 16,18,20 --threads 2 --reps 5 \
@@ -142,7 +143,7 @@ fn main() {
         let (m_cc, m_pr) = (median(&mut t_cc), median(&mut t_pr));
         let (s_cc, s_pr) = (ccs[0].sweeps, u64::from(prs[0].iterations));
         println!(
-            "| {scale} | cc ({comps} components) | {} | {m_cc:.4} | {s_cc} sweeps | {:.1} | {} | {seq_cc:.4} (union-find) |",
+            "| {scale} | cc ({comps} components) | {} | {m_cc:.4} | {s_cc} passes | {:.1} | {} | {seq_cc:.4} (union-find) |",
             args.threads,
             entries as f64 * s_cc as f64 / m_cc / 1e6,
             ccs[0].records,

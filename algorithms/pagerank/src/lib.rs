@@ -1,32 +1,36 @@
-//! PageRank, written only against the [`graph_kernel`] API.
+//! PageRank, pull-style on graph-kernel's blocks.
 //!
 //! # The formulation (the one of GAPBS's `pr`)
 //!
 //! On an undirected graph with `n` vertices, damping `d` (0.85): scores start
-//! at `1/n`; each iteration every vertex `u` shares `score(u) / deg(u)` with
-//! each neighbour, and every vertex takes
-//! `score(v) = (1 - d)/n + d * sum of the shares it received`. The run stops
-//! after `max_iterations` iterations, or earlier when the *residual* — the sum
-//! over all vertices of `|new score - old score|` of an iteration — falls below
-//! `tolerance`. Defaults are GAPBS's: 20 iterations, tolerance 1e-4. As there,
-//! vertices without edges keep only the base score and their share is lost
-//! (no redistribution of "dangling" mass), and all scores of an iteration are
-//! computed from the previous iteration's (Jacobi, not Gauss–Seidel).
+//! at `1/n`; each iteration every vertex `u` offers the *contribution*
+//! `score(u) / deg(u)`, and every vertex takes
+//! `score(v) = (1 - d)/n + d * sum of its neighbours' contributions`. The run
+//! stops after `max_iterations` iterations, or earlier when the *residual* —
+//! the sum over all vertices of `|new score - old score|` of an iteration —
+//! falls below `tolerance`. Defaults are GAPBS's: 20 iterations, tolerance
+//! 1e-4. As there, the graph is simple (parallel edges count once,
+//! self-loops are dropped: GAPBS's builder does the same), and a vertex
+//! without edges keeps only the base score and contributes nothing (no
+//! redistribution of "dangling" mass). Unlike GAPBS's `PageRankPullGS`, an
+//! iteration reads only the previous iteration's contributions (Jacobi, not
+//! Gauss–Seidel: up to rounding, the answer does not depend on the order of
+//! the sweep or the number of trustees), in `f64` where GAPBS uses `f32`.
 //!
-//! Degrees are those of the shard: parallel edges count as many times as they
-//! appear and self-loops are dropped (GAPBS's builder removes duplicates; the
-//! sequential reference here uses the same multigraph as the kernel).
+//! # Pull, on the blocks
 //!
-//! # As a kernel
-//!
-//! One superstep per iteration: a dense sweep ([`graph_kernel::Kernel::for_each_vertex`])
-//! in which every vertex sends its share to each neighbour; shares for one
-//! remote vertex are added up before they leave ([`graph_kernel::Program::COMBINE`]), so at
-//! most one 12-byte record per remote neighbour and batch travels (a push
-//! formulation that behaves like GAPBS's pull across trustees). After
-//! [`graph_kernel::Kernel::sync`] every trustee updates its own scores and residual; the
-//! residual is summed with [`graph_kernel::Kernel::sum_f64`], which is exact and
-//! order-independent, so every trustee stops at the same iteration.
+//! Every trustee owns its vertices' scores, by position in graph-kernel's
+//! [`Adjacency`] (vertices renumbered by degree to flat ids, rows with
+//! parallel edges merged). The contributions of *all* vertices are a
+//! [`Replica`] over flat ids, one per process, shared by its trustees: each
+//! trustee writes its own vertices' words and [`replica::publish`]es them to
+//! other processes (nothing to send in a one-process run). An iteration is
+//! then purely local: for each own vertex, sum the contributions of its row
+//! (flat ids ascending, hubs first), update the score and the residual, and
+//! write the new contribution. Two replicas alternate (read one, write the
+//! other), so one all-reduce per iteration — of the residual, in fixed
+//! point so that every trustee gets the same sum — both ends the iteration
+//! and orders its writes before the next one's reads.
 //!
 //! ```
 //! use graph_core::sharded::ShardedGraph;
@@ -48,11 +52,15 @@
 //! assert!(pagerank::verify_pagerank(&list, &out.scores, &cfg).unwrap() < 1e-4);
 //! ```
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use graph_core::sharded::{KernelError, ShardedGraph};
+use gossamer::Op;
+use graph_core::memory::vec_or_exit;
+use graph_core::sharded::{KernelError, ShardedGraph, TrusteeCtx, TrusteeState};
 use graph_core::{build_whole, EdgeList};
-use graph_kernel::{gather, run, Program};
+use graph_kernel::adjacency::{self, Adjacency, Rows};
+use graph_kernel::replica::{self, Replica};
 
 /// Settings of one PageRank run (defaults: GAPBS's).
 ///
@@ -130,33 +138,113 @@ pub struct PageRankOutput {
     pub iterations: u32,
     /// Residual of the last iteration.
     pub residual: f64,
-    /// Share records sent between trustees (after combining), all iterations.
+    /// Requests that carried contributions to other processes (publishing
+    /// the replica; 0 in a one-process run), all iterations.
     pub records: u64,
     /// Time of the iterations (excludes setting up state and gathering).
     pub kernel_time: Duration,
 }
 
-/// The per-trustee state.
-struct Ranks {
+/// Fixed-point scale of the residual's reduction (2^40: exact sums of
+/// values down to 1e-12, up to 2^23).
+const FIXED: f64 = (1u64 << 40) as f64;
+
+/// One trustee's kernel state.
+#[derive(Default)]
+struct Trustee {
+    adj: Option<Arc<Adjacency>>,
+    /// Contributions by flat id (`f64` bits): read one, write the other.
+    contrib: [Option<Arc<Replica>>; 2],
+    /// Score of each own position.
     score: Vec<f64>,
-    /// Shares received in the current iteration.
-    incoming: Vec<f64>,
 }
 
-impl Program for Ranks {
-    type Msg = f64;
-    const COMBINE: bool = true;
+#[inline(always)]
+fn state(s: &mut TrusteeState) -> &mut Trustee {
+    s.kernel::<Trustee>(|_| Trustee::default()).1
+}
 
-    #[inline]
-    fn receive(&mut self, v: u32, share: f64) -> bool {
-        self.incoming[v as usize] += share;
-        false
-    }
+fn contrib<const I: usize>(s: &mut TrusteeState) -> &Replica {
+    state(s).contrib[I]
+        .as_deref()
+        .expect("pagerank: replicas attached")
+}
 
-    #[inline]
-    fn combine(acc: &mut f64, share: f64) {
-        *acc += share;
+/// Writes own position `v`'s contribution for `score`.
+#[inline(always)]
+fn offer(a: &Adjacency, rows: &Rows, out: &Replica, v: u32, score: f64) {
+    let deg = rows.degree(v);
+    let c = if deg > 0 { score / deg as f64 } else { 0.0 };
+    out.set(a.flat(v) as usize, c.to_bits());
+}
+
+/// One iteration on one trustee: reads `cur`, writes `next`; returns the
+/// residual of its vertices.
+fn iterate(
+    a: &Adjacency,
+    rows: &Rows,
+    score: &mut [f64],
+    cur: &Replica,
+    next: &Replica,
+    base: f64,
+    d: f64,
+) -> f64 {
+    let (starts, targets) = (rows.starts(), rows.targets());
+    let mut err = 0.0;
+    for (v, sc) in score.iter_mut().enumerate() {
+        let row = &targets[starts[v] as usize..starts[v + 1] as usize];
+        let incoming: f64 = row
+            .iter()
+            .map(|&f| f64::from_bits(cur.get(f as usize)))
+            .sum();
+        let new = base + d * incoming;
+        err += (new - *sc).abs();
+        *sc = new;
+        offer(a, rows, next, v as u32, new);
     }
+    err
+}
+
+/// Publishes own words of replica `I` to other processes; returns the
+/// requests sent.
+fn publish<const I: usize>(ctx: &TrusteeCtx) -> u64 {
+    let own = ctx.local.apply(|s| {
+        let w = state(s).adj.as_deref().expect("attached").own_flat();
+        (w.start, w.end)
+    });
+    replica::publish(ctx, own.0..own.1, contrib::<I>)
+}
+
+/// The per-trustee driver; returns `(iterations, residual, requests)`.
+fn run_trustee(mut ctx: TrusteeCtx, cfg: PageRankConfig, n: u64) -> (u32, f64, u64) {
+    let base = (1.0 - cfg.damping) / n as f64;
+    let mut sent = publish::<0>(&ctx);
+    ctx.party.barrier();
+    let (mut iterations, mut residual) = (0, f64::INFINITY);
+    while iterations < cfg.max_iterations && residual >= cfg.tolerance {
+        let i = (iterations % 2) as usize;
+        let err = ctx.local.apply(move |s| {
+            let (shard, t) = s.kernel::<Trustee>(|_| Trustee::default());
+            let a = t.adj.as_deref().expect("attached");
+            let [c0, c1] = &t.contrib;
+            let (c0, c1) = (
+                c0.as_deref().expect("attached"),
+                c1.as_deref().expect("attached"),
+            );
+            let (cur, next) = if i == 0 { (c0, c1) } else { (c1, c0) };
+            iterate(a, a.rows(shard), &mut t.score, cur, next, base, cfg.damping)
+        });
+        sent += if i == 0 {
+            publish::<1>(&ctx)
+        } else {
+            publish::<0>(&ctx)
+        };
+        let fixed = (err * FIXED).round() as i64;
+        let [sum] = ctx.party.all_reduce([fixed as u64], [Op::Sum]);
+        residual = sum as i64 as f64 / FIXED;
+        iterations += 1;
+    }
+    (iterations, residual, sent)
 }
 
 /// PageRank of `graph`, from a fiber of the runtime that built it. Returns
@@ -181,50 +269,36 @@ pub fn pagerank(graph: &ShardedGraph, cfg: &PageRankConfig) -> Result<PageRankOu
     cfg.check()?;
     let cfg = *cfg;
     let n = graph.num_vertices();
+    graph.on_trustees(move |mut ctx| {
+        adjacency::prepare(&mut ctx);
+        ctx.local.apply(move |s| {
+            let a = adjacency::shared(s).expect("prepared just above");
+            let shard = s.shard();
+            // Built on first use: here, not in the timed part.
+            let rows = a.rows(shard);
+            let own = a.num_own();
+            let init = 1.0 / n as f64;
+            let c0 = Replica::per_vertex(&a, "pagerank.contrib.0");
+            for v in 0..own {
+                offer(&a, rows, &c0, v, init);
+            }
+            let t = state(s);
+            t.contrib = [
+                Some(c0),
+                Some(Replica::per_vertex(&a, "pagerank.contrib.1")),
+            ];
+            t.score = vec_or_exit(own as usize, init, "PageRank scores");
+            t.adj = Some(a);
+        })
+    });
     let t0 = Instant::now();
-    let per = run(
-        graph,
-        move |shard| {
-            let local = shard.num_local_vertices() as usize;
-            Ranks {
-                score: vec![1.0 / n as f64; local],
-                incoming: vec![0.0; local],
-            }
-        },
-        move |k| {
-            let base = (1.0 - cfg.damping) / n as f64;
-            let mut residual = f64::INFINITY;
-            let mut iterations = 0;
-            while iterations < cfg.max_iterations && residual >= cfg.tolerance {
-                k.for_each_vertex(|l, v| {
-                    let deg = l.degree(v);
-                    if deg > 0 {
-                        let share = l.state().score[v as usize] / deg as f64;
-                        for &u in l.neighbors(v) {
-                            l.send(u, share);
-                        }
-                    }
-                });
-                k.sync();
-                let local = k.with(move |l| {
-                    let s = l.state();
-                    let mut err = 0.0;
-                    for (score, inc) in s.score.iter_mut().zip(s.incoming.iter_mut()) {
-                        let new = base + cfg.damping * *inc;
-                        err += (new - *score).abs();
-                        *score = new;
-                        *inc = 0.0;
-                    }
-                    err
-                });
-                residual = k.sum_f64(local);
-                iterations += 1;
-            }
-            (iterations, residual, k.stats().sent)
-        },
-    );
+    let per = graph.on_trustees(move |ctx| run_trustee(ctx, cfg, n));
     let kernel_time = t0.elapsed();
-    let scores = gather(graph, 0.0, |s: &Ranks| s.score.clone())?;
+    let scores = graph.gather(0.0, |s| {
+        let t = state(s);
+        let a = t.adj.as_deref().expect("attached");
+        a.by_local(|v| t.score[v as usize])
+    });
     Ok(PageRankOutput {
         scores,
         iterations: per[0].0,
@@ -234,8 +308,27 @@ pub fn pagerank(graph: &ShardedGraph, cfg: &PageRankConfig) -> Result<PageRankOu
     })
 }
 
-/// Sequential reference: the same formulation on one CSR of the whole graph,
-/// in `f64`, summing each vertex's shares in adjacency order.
+/// The whole graph as simple rows (each neighbour once, no self-loops, as
+/// GAPBS builds it): `(starts, targets)`.
+fn simple_rows(list: &EdgeList<'_>) -> Result<(Vec<usize>, Vec<u32>), KernelError> {
+    let g = build_whole(list)?;
+    let n = list.num_vertices() as usize;
+    let (mut starts, mut targets) = (Vec::with_capacity(n + 1), Vec::new());
+    starts.push(0);
+    for v in 0..n as u64 {
+        let at = targets.len();
+        targets.extend_from_slice(g.adjacency(v).0);
+        targets[at..].sort_unstable();
+        let mut row = targets.split_off(at);
+        row.dedup();
+        targets.extend_from_slice(&row);
+        starts.push(targets.len());
+    }
+    Ok((starts, targets))
+}
+
+/// Sequential reference: the same formulation on the simple graph, in one
+/// array, in `f64`, summing each vertex's contributions in id order.
 ///
 /// ```
 /// use graph_core::{EdgeList, PackedEdge};
@@ -243,6 +336,13 @@ pub fn pagerank(graph: &ShardedGraph, cfg: &PageRankConfig) -> Result<PageRankOu
 /// let out = pagerank::pagerank_sequential(&list, &Default::default()).unwrap();
 /// // Vertex 2 has no edge: it keeps the base score (1 - 0.85) / 3.
 /// assert!((out.scores[2] - 0.05).abs() < 1e-15);
+/// // A parallel edge and a self-loop change nothing (the graph is simple).
+/// let e = |u, v| PackedEdge::new(u, v, 1.0);
+/// let path = EdgeList::from_edges(3, vec![e(0, 1), e(1, 2)]).unwrap();
+/// let multi = EdgeList::from_edges(3, vec![e(0, 1), e(1, 0), e(1, 2), e(2, 2)]).unwrap();
+/// let cfg = Default::default();
+/// let (a, b) = (pagerank::pagerank_sequential(&path, &cfg).unwrap(), pagerank::pagerank_sequential(&multi, &cfg).unwrap());
+/// assert_eq!(a.scores, b.scores);
 /// ```
 pub fn pagerank_sequential(
     list: &EdgeList<'_>,
@@ -250,25 +350,21 @@ pub fn pagerank_sequential(
 ) -> Result<PageRankOutput, KernelError> {
     cfg.check()?;
     let t0 = Instant::now();
-    let g = build_whole(list)?;
+    let (starts, targets) = simple_rows(list)?;
     let n = list.num_vertices() as usize;
+    let row = |v: usize| &targets[starts[v]..starts[v + 1]];
     let base = (1.0 - cfg.damping) / n as f64;
     let mut score = vec![1.0 / n as f64; n];
     let mut share = vec![0.0; n];
     let (mut iterations, mut residual) = (0, f64::INFINITY);
     while iterations < cfg.max_iterations && residual >= cfg.tolerance {
         for (v, s) in share.iter_mut().enumerate() {
-            let deg = g.degree(v as u64);
+            let deg = row(v).len();
             *s = if deg > 0 { score[v] / deg as f64 } else { 0.0 };
         }
         residual = 0.0;
         for (v, sc) in score.iter_mut().enumerate() {
-            let incoming: f64 = g
-                .adjacency(v as u64)
-                .0
-                .iter()
-                .map(|&u| share[u as usize])
-                .sum();
+            let incoming: f64 = row(v).iter().map(|&u| share[u as usize]).sum();
             let new = base + cfg.damping * incoming;
             residual += (new - *sc).abs();
             *sc = new;
@@ -328,14 +424,13 @@ pub fn verify_pagerank(
         max_iterations: 1,
         ..*cfg
     };
-    let g = build_whole(list).map_err(|e| e.to_string())?;
+    let (starts, targets) = simple_rows(list).map_err(|e| e.to_string())?;
+    let row = |v: usize| &targets[starts[v]..starts[v + 1]];
     let mut residual = 0.0;
     for (v, &s) in scores.iter().enumerate() {
-        let incoming: f64 = g
-            .adjacency(v as u64)
-            .0
+        let incoming: f64 = row(v)
             .iter()
-            .map(|&u| scores[u as usize] / g.degree(u64::from(u)) as f64)
+            .map(|&u| scores[u as usize] / row(u as usize).len() as f64)
             .sum();
         residual += (base + one.damping * incoming - s).abs();
     }
