@@ -10,7 +10,7 @@ fn enabled() -> bool {
 }
 
 /// `VmHWM` and `VmRSS` of this process in KiB.
-fn peaks() -> Option<(u64, u64)> {
+pub fn peaks() -> Option<(u64, u64)> {
     let text = std::fs::read_to_string("/proc/self/status").ok()?;
     let field = |name: &str| -> Option<u64> {
         let line = text.lines().find(|l| l.starts_with(name))?;

@@ -56,6 +56,8 @@ pub struct JsonReport {
     pub mean_time_s: f64,
     /// Every trustee of every rank: requests served, batches, busy and idle time.
     pub trustees: Vec<crate::runtime::TrusteeReport>,
+    /// Each rank's peak resident set (KiB), by rank.
+    pub peak_rss_kib_per_rank: Vec<u64>,
 }
 
 /// Time and TEPS statistics over a kernel's searches.
@@ -116,6 +118,7 @@ pub fn json_report(
         median_time_s: time.median,
         mean_time_s: time.mean,
         trustees: crate::runtime::trustee_reports(),
+        peak_rss_kib_per_rank: crate::runtime::peak_rss_kib_per_rank(),
     }
 }
 

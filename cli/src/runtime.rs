@@ -64,6 +64,13 @@ pub fn run<T: Send + 'static>(
         // Every rank's trustees, for the JSON reports (rank 0 runs `body`).
         let stats = gossamer::stats();
         *LAST_STATS.lock().unwrap_or_else(|p| p.into_inner()) = stats;
+        // Every rank's peak resident set (each worker reads its process's).
+        let hwm =
+            gossamer::on_every_worker_with(|()| crate::memtrace::peaks().map_or(0, |p| p.0), ());
+        *LAST_PEAKS.lock().unwrap_or_else(|p| p.into_inner()) = hwm
+            .chunks(threads.max(1))
+            .map(|c| c.iter().copied().max().unwrap_or(0))
+            .collect();
         answer
     })??;
     Ok((ranks, answer))
@@ -72,6 +79,15 @@ pub fn run<T: Send + 'static>(
 /// The trustee statistics of the last [`run`] (every rank's trustees).
 static LAST_STATS: std::sync::Mutex<Vec<gossamer::TrusteeStats>> =
     std::sync::Mutex::new(Vec::new());
+
+/// Each rank's peak resident set in KiB (`VmHWM`) at the end of the last
+/// [`run`], by rank.
+static LAST_PEAKS: std::sync::Mutex<Vec<u64>> = std::sync::Mutex::new(Vec::new());
+
+/// Each rank's peak resident set in KiB at the end of the last [`run`].
+pub fn peak_rss_kib_per_rank() -> Vec<u64> {
+    LAST_PEAKS.lock().unwrap_or_else(|p| p.into_inner()).clone()
+}
 
 /// One trustee's work in the last [`run`], as the JSON reports show it.
 #[derive(serde::Serialize)]

@@ -39,6 +39,8 @@ struct Report<T: Serialize> {
     result: T,
     /// Every trustee of every rank (see `runtime::TrusteeReport`).
     trustees: Vec<crate::runtime::TrusteeReport>,
+    /// Each rank's peak resident set (KiB), by rank.
+    peak_rss_kib_per_rank: Vec<u64>,
 }
 
 #[derive(Serialize)]
@@ -117,6 +119,7 @@ impl Setup {
             kernel_time_s: kernel_time.as_secs_f64(),
             validated,
             trustees: crate::runtime::trustee_reports(),
+            peak_rss_kib_per_rank: crate::runtime::peak_rss_kib_per_rank(),
             result,
         }
     }

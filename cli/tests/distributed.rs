@@ -38,6 +38,12 @@ fn answers(out: &Output, dump: &Path) -> Answers {
             )
         })
         .collect();
+    // Every rank reports its peak resident set.
+    let peaks = v["peak_rss_kib_per_rank"]
+        .as_array()
+        .expect("peaks per rank");
+    assert_eq!(peaks.len() as u64, v["ranks"].as_u64().unwrap(), "{v}");
+    assert!(peaks.iter().all(|p| p.as_u64().unwrap() > 1024), "{v}");
     Answers {
         ranks: v["ranks"].as_u64().expect("ranks"),
         roots,
