@@ -61,12 +61,15 @@ use gossamer::{Op, Trust, WorkerId};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::csr::Shard;
+use crate::csr::{huge_pages, prefetch, Shard};
 use crate::edge_list::{EdgeList, PackedEdge};
 use crate::file::MappedGraph;
-use crate::memory::{try_reserve, try_vec};
+use crate::memory::try_vec;
 use crate::partition::{Partition, PartitionKind};
 use crate::sharded::{in_fiber, KernelError, ShardedGraph, TrusteeCtx, TrusteeState};
+
+/// How many records ahead the owner's loops prefetch.
+const AHEAD: usize = 16;
 
 /// Edges read from the source at a time, per trustee.
 const READ_CHUNK: usize = 1 << 14;
@@ -279,10 +282,12 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
         b.cursor = try_vec(b.offsets.len().saturating_sub(1), 0u64, "CSR cursors")
             .map_err(|e| e.to_string())?;
         b.cursor.copy_from_slice(&b.offsets[..b.offsets.len() - 1]);
-        try_reserve(&mut b.targets, entries, "CSR targets").map_err(|e| e.to_string())?;
-        try_reserve(&mut b.weights, entries, "CSR weights").map_err(|e| e.to_string())?;
-        b.targets.resize(entries, 0);
-        b.weights.resize(entries, 0.0);
+        // Zeroed allocations stay untouched until written; the writes land
+        // at random, so huge pages save most TLB misses (see csr.rs).
+        b.targets = try_vec(entries, 0u32, "CSR targets").map_err(|e| e.to_string())?;
+        b.weights = try_vec(entries, 0f32, "CSR weights").map_err(|e| e.to_string())?;
+        huge_pages::advise(&mut b.targets);
+        huge_pages::advise(&mut b.weights);
         Ok::<(), String>(())
     });
     agree(&mut ctx, allocated.err(), "allocate the shard")?;
@@ -394,7 +399,13 @@ fn count_degrees(s: &mut TrusteeState, rows: &[u32]) {
     if b.offsets.is_empty() {
         b.offsets = crate::memory::vec_or_exit(n + 1, 0, "CSR offsets");
     }
-    for &l in rows {
+    for (i, &l) in rows.iter().enumerate() {
+        if let Some(ahead) = rows
+            .get(i + AHEAD)
+            .and_then(|&a| b.offsets.get(a as usize + 1))
+        {
+            prefetch::line(ahead);
+        }
         match b.offsets.get_mut(l as usize + 1) {
             Some(d) => *d += 1,
             None => b.stray += 1,
@@ -405,7 +416,24 @@ fn count_degrees(s: &mut TrusteeState, rows: &[u32]) {
 /// Pass 2 on the owner: each entry at its row's cursor.
 fn place_entries(s: &mut TrusteeState, entries: &[Entry]) {
     let b = building(s);
-    for e in entries {
+    for (i, e) in entries.iter().enumerate() {
+        // Two-stage prefetch: the cursor of an entry far ahead, then the
+        // target and weight lines of a nearer one (its cursor is in cache).
+        if let Some(c) = entries
+            .get(i + 2 * AHEAD)
+            .and_then(|f| b.cursor.get(f.row as usize))
+        {
+            prefetch::line(c);
+        }
+        if let Some(&c) = entries
+            .get(i + AHEAD)
+            .and_then(|f| b.cursor.get(f.row as usize))
+        {
+            if let (Some(t), Some(w)) = (b.targets.get(c as usize), b.weights.get(c as usize)) {
+                prefetch::line(t);
+                prefetch::line(w);
+            }
+        }
         let row = e.row as usize;
         match b.cursor.get(row) {
             Some(&c) if c < b.offsets[row + 1] => {

@@ -628,11 +628,11 @@ fn scatter<C, F>(
 /// The counting sort's cursor updates and entry stores go to unpredictable
 /// cache lines; the hardware prefetchers cannot guess them, but the edge
 /// list tells which lines the next few dozen edges need.
-mod prefetch {
+pub(crate) mod prefetch {
     /// Starts loading the cache line holding `x` (a hint: no effect on
     /// results).
     #[inline(always)]
-    pub(super) fn line<T>(x: &T) {
+    pub(crate) fn line<T>(x: &T) {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
@@ -653,10 +653,10 @@ mod prefetch {
 /// also walks the page table. On Linux with transparent huge pages in
 /// `madvise` mode, `MADV_HUGEPAGE` lets the kernel back those arrays with
 /// 2 MiB pages instead. Elsewhere this does nothing.
-mod huge_pages {
+pub(crate) mod huge_pages {
     /// Advises huge pages for the whole 2 MiB pages inside `xs` (if any).
     /// Best called before the memory is first touched.
-    pub(super) fn advise<T>(xs: &mut [T]) {
+    pub(crate) fn advise<T>(xs: &mut [T]) {
         #[cfg(target_os = "linux")]
         {
             const HUGE: usize = 2 << 20;
