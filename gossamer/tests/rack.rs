@@ -140,7 +140,7 @@ fn large_mixed(t: TransportKind, slot: Option<usize>) {
                                 },
                             );
                             i += 1;
-                            if i % 5 == 0 {
+                            if i.is_multiple_of(5) {
                                 // An answer bigger than a slot, in the same stream.
                                 let nx = next.clone();
                                 log.apply_returning_then(
