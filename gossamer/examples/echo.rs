@@ -4,9 +4,11 @@
 //!
 //! ```text
 //! cargo run --release -p gossamer --example echo -- [--ranks R] [--transport shm|tcp]
-//!     [--threads T] [--size BYTES] [--window W] [--seconds S]
+//!     [--threads T] [--size BYTES] [--window W] [--seconds S] [--slot-size BYTES]
 //! ```
 //! With `--ranks R` the built-in launcher starts R processes on this host.
+//! `--slot-size` overrides the runtime's slot size (default: 1 KiB in one
+//! process, `gossamer::rack_slot_size` across ranks).
 
 use gossamer::rack::TransportKind;
 use gossamer::{entrust_with, num_workers, on_every_worker_with, Builder, Trust, WorkerId};
@@ -126,6 +128,12 @@ fn main() {
         "local"
     } else {
         transport.name()
+    };
+    let slot_size: usize = arg(&args, "--slot-size", 0);
+    let b = if slot_size > 0 {
+        b.slot_size(slot_size)
+    } else {
+        b
     };
     let b = b
         .threads(threads)

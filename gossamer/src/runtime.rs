@@ -69,12 +69,13 @@ impl std::error::Error for Error {}
 pub struct Runtime;
 
 impl Runtime {
-    /// A builder with the defaults: 1 thread, 1024-byte slots, pinned threads,
-    /// 256 KiB fiber stacks.
+    /// A builder with the defaults: 1 thread, 1024-byte slots in one process
+    /// ([`rack_slot_size`] in a rack run), pinned threads, 256 KiB fiber stacks.
     pub fn builder() -> Builder {
         Builder {
             threads: 1,
             slot_size: 1024,
+            slot_size_set: false,
             pin: true,
             stack_size: 256 * 1024,
             rank_env: None,
@@ -89,6 +90,9 @@ impl Runtime {
 pub struct Builder {
     pub(crate) threads: usize,
     pub(crate) slot_size: usize,
+    /// Whether [`Builder::slot_size`] was called; if not, a rack run takes
+    /// [`rack_slot_size`].
+    slot_size_set: bool,
     pin: bool,
     stack_size: usize,
     pub(crate) rank_env: Option<RankEnv>,
@@ -100,6 +104,42 @@ pub struct Builder {
 
 /// Largest number of workers in one runtime (slot memory grows with its square).
 pub const MAX_THREADS: usize = 1024;
+
+/// The largest slot [`rack_slot_size`] picks (and the one a host-sized job gets).
+pub const RACK_MAX_SLOT_BYTES: usize = 64 << 10;
+/// The smallest slot [`rack_slot_size`] picks (the one-process default).
+pub const RACK_MIN_SLOT_BYTES: usize = 1 << 10;
+/// Slot memory [`rack_slot_size`] allows per rank.
+pub const RACK_SLOT_BUDGET_BYTES: usize = 256 << 20;
+
+/// The slot size a rack run gets unless [`Builder::slot_size`] sets one, for
+/// `threads` workers per rank and `workers` in the whole job:
+/// [`RACK_MAX_SLOT_BYTES`] unless that would take more than
+/// [`RACK_SLOT_BUDGET_BYTES`] per rank. Each rank holds `2 x threads x
+/// workers` slots (its rows of the request and response squares), so on large
+/// racks the size shrinks, in powers of two (rounded up, so up to twice the
+/// budget), never below [`RACK_MIN_SLOT_BYTES`].
+///
+/// Why large: a pair has one request slot and one batch in flight, and a
+/// request bigger than the slot travels in slot-sized pieces, each answered
+/// before the next is written (one round trip per piece). With 1 KiB slots a
+/// 4 KiB request took five round trips and never shared a batch; with 64 KiB
+/// slots it is one record among up to fifteen in one batch. Only the used
+/// tail of a slot is copied, so small requests do not pay for the size.
+///
+/// ```
+/// use gossamer::rack_slot_size;
+/// assert_eq!(rack_slot_size(1, 2), 64 << 10);
+/// assert_eq!(rack_slot_size(32, 256), 16 << 10); // 8 hosts x 32 threads
+/// assert_eq!(rack_slot_size(1024, 1024), 1 << 10);
+/// ```
+pub fn rack_slot_size(threads: usize, workers: usize) -> usize {
+    let per_rank_slots = 2 * threads.max(1) * workers.max(1);
+    (RACK_SLOT_BUDGET_BYTES / per_rank_slots)
+        .clamp(RACK_MIN_SLOT_BYTES, RACK_MAX_SLOT_BYTES)
+        .next_power_of_two()
+        .min(RACK_MAX_SLOT_BYTES)
+}
 
 /// Bytes of request and response slots that `ranks` ranks of `threads`
 /// workers each need together: two squares of `n x n` slots, `n` = all
@@ -232,10 +272,24 @@ impl Builder {
         self.threads = n;
         self
     }
-    /// Bytes per request/response slot: a multiple of 64 in 256..=16 MiB. Default 1024.
+    /// Bytes per request/response slot: a multiple of 64 in 256..=16 MiB.
+    /// Default 1024 in one process; in a rack run [`rack_slot_size`] of the
+    /// job's shape (64 KiB on one host), so requests of a few KiB between
+    /// ranks travel whole, batched, instead of in pieces.
     pub fn slot_size(mut self, bytes: usize) -> Self {
         self.slot_size = bytes;
+        self.slot_size_set = true;
         self
+    }
+
+    /// The slot size a run of this builder uses (see [`Builder::slot_size`]).
+    pub fn effective_slot_size(&self) -> usize {
+        match &self.rank_env {
+            Some(e) if e.size > 1 && !self.slot_size_set => {
+                rack_slot_size(self.threads, self.threads.saturating_mul(e.size))
+            }
+            _ => self.slot_size,
+        }
     }
     /// Pin worker `i` to the `i`-th allowed CPU (wrapping around). Default true.
     pub fn pin_threads(mut self, pin: bool) -> Self {
@@ -290,9 +344,10 @@ impl Builder {
     /// 0. If any rank fails, every rank stops within seconds and `run` returns
     /// [`Error::RankFailed`] naming the failed rank.
     pub fn run<R: Send + 'static>(
-        self,
+        mut self,
         gsm_main: impl FnOnce() -> R + Send + 'static,
     ) -> Result<R, Error> {
+        self.slot_size = self.effective_slot_size();
         self.validate()?;
         if let Some(env) = self.rank_env.clone() {
             if env.size > 1 {

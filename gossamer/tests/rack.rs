@@ -6,7 +6,9 @@
 
 use gossamer::rack::TransportKind;
 use gossamer::{entrust_with, num_workers, on_every_worker_with, Builder, Trust, WorkerId};
+use std::cell::Cell;
 use std::process::{Command, Output, Stdio};
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 const THREADS: usize = 2;
@@ -75,6 +77,107 @@ fn counter(t: TransportKind) {
         })
         .expect("rack run");
     println!("rank 0 result {out}");
+}
+
+/// The record pattern of [`large_mixed`]: word `j` of request `tag`.
+fn mix(tag: u64, j: u64) -> u64 {
+    (tag ^ j.wrapping_mul(0x9e37_79b9_7f4a_7c15)).rotate_left(17)
+}
+
+/// Large requests (several slots' worth) mixed with small ones and with
+/// answers bigger than a slot, from every worker of every rank to one trustee
+/// on rank 1: every request arrives intact, the trustee sees each client's
+/// requests in issue order, and each client's continuations run in issue
+/// order. `slot`: an explicit slot size (1 KiB: everything above it travels
+/// in pieces), or `None` for the rack default (`gossamer::rack_slot_size`).
+fn large_mixed(t: TransportKind, slot: Option<usize>) {
+    let b = builder(t);
+    let b = match slot {
+        Some(s) => b.slot_size(s),
+        None => b,
+    };
+    let ss = b.effective_slot_size();
+    assert_eq!(
+        ss,
+        slot.unwrap_or(gossamer::rack_slot_size(THREADS, THREADS * b.ranks()))
+    );
+    let out = b
+        .run(move || {
+            let n = num_workers();
+            let log: Trust<Vec<u64>> = entrust_with(WorkerId(THREADS), move || vec![0u64; n]);
+            // In words: one word, three slots and a bit, a few words, just
+            // under a slot, two slots, 64 KiB and a bit, 1 KiB.
+            let sizes = vec![1, 3 * ss / 8 + 5, 12, ss / 8 - 20, 2 * ss / 8, 2, 8193, 128];
+            let big_answer = 2 * ss / 8 + 3;
+            let rounds = 12u64;
+            let issued = on_every_worker_with(
+                move |(log, sizes): (Trust<Vec<u64>>, Vec<usize>)| {
+                    let me = gossamer::current_worker().index() as u64;
+                    let next = Rc::new(Cell::new(0u64));
+                    let mut i = 0u64;
+                    for _ in 0..rounds {
+                        for &words in &sizes {
+                            let tag = (me << 32) | i;
+                            let data: Vec<u64> = std::iter::once(tag)
+                                .chain((1..words as u64).map(|j| mix(tag, j)))
+                                .collect();
+                            let nx = next.clone();
+                            log.apply_slice_then(
+                                |seen, d: &[u64]| {
+                                    let (who, i) = (d[0] >> 32, d[0] & 0xffff_ffff);
+                                    for (j, &x) in d.iter().enumerate().skip(1) {
+                                        assert_eq!(x, mix(d[0], j as u64), "word {j} of {who}:{i}");
+                                    }
+                                    let s = &mut seen[who as usize];
+                                    assert_eq!(*s, i, "requests of worker {who} out of order");
+                                    *s += 1;
+                                    (i, d.len())
+                                },
+                                &data,
+                                move |(got, len)| {
+                                    assert_eq!((got, len), (nx.get(), words), "continuation order");
+                                    nx.set(nx.get() + 1);
+                                },
+                            );
+                            i += 1;
+                            if i.is_multiple_of(5) {
+                                // An answer bigger than a slot, in the same stream.
+                                let nx = next.clone();
+                                log.apply_returning_then(
+                                    move |seen| {
+                                        let s = &mut seen[me as usize];
+                                        assert_eq!(*s, i, "requests of worker {me} out of order");
+                                        *s += 1;
+                                        (0..big_answer as u64)
+                                            .map(|k| mix(i, k))
+                                            .collect::<Vec<_>>()
+                                    },
+                                    move |v: Vec<u64>| {
+                                        assert_eq!(nx.get(), i, "continuation order");
+                                        assert_eq!(v.len(), big_answer);
+                                        assert!(v
+                                            .iter()
+                                            .enumerate()
+                                            .all(|(k, &x)| x == mix(i, k as u64)));
+                                        nx.set(nx.get() + 1);
+                                    },
+                                );
+                                i += 1;
+                            }
+                        }
+                    }
+                    gossamer::wait_outstanding();
+                    assert_eq!(next.get(), i, "every continuation ran");
+                    i
+                },
+                (log.clone(), sizes),
+            );
+            let seen = log.apply_returning(|s| s.clone());
+            assert_eq!(seen, issued, "the trustee saw every request");
+            issued.iter().sum::<u64>()
+        })
+        .expect("rack run");
+    println!("rank 0 result {out} slot {ss}");
 }
 
 /// Rank 1 kills itself (SIGKILL) from inside a delegated closure, then rank 0 keeps
@@ -179,6 +282,10 @@ macro_rules! rank_tests {
 rank_tests! {
     rank_counter_shm => counter(TransportKind::Shm);
     rank_counter_tcp => counter(TransportKind::Tcp);
+    rank_large_shm => large_mixed(TransportKind::Shm, None);
+    rank_large_tcp => large_mixed(TransportKind::Tcp, None);
+    rank_large_small_slots_shm => large_mixed(TransportKind::Shm, Some(1024));
+    rank_large_small_slots_tcp => large_mixed(TransportKind::Tcp, Some(1024));
     rank_killed_shm => killed(TransportKind::Shm);
     rank_killed_tcp => killed(TransportKind::Tcp);
     rank_collective_shm => collective(TransportKind::Shm);
@@ -284,6 +391,29 @@ fn counter_and_collective_across_ranks_over_shm_and_tcp() {
         let (code, text, pid) = launch(ranks, test);
         assert_eq!(code, 0, "{test} x{ranks} failed:\n{text}");
         assert!(text.contains("rank 0 result"), "{text}");
+        assert!(shm_files_of(pid).is_empty());
+    }
+}
+
+#[test]
+fn large_requests_mixed_with_small_ones_arrive_intact_and_in_order() {
+    if is_rank() {
+        return;
+    }
+    let rack_slot = gossamer::rack_slot_size(THREADS, 2 * THREADS);
+    assert!(
+        rack_slot >= 8 << 10,
+        "a 4 KiB request fits a rack slot whole"
+    );
+    for (test, slot) in [
+        ("rank_large_shm", rack_slot),
+        ("rank_large_tcp", rack_slot),
+        ("rank_large_small_slots_shm", 1024),
+        ("rank_large_small_slots_tcp", 1024),
+    ] {
+        let (code, text, pid) = launch(2, test);
+        assert_eq!(code, 0, "{test} failed:\n{text}");
+        assert!(text.contains(&format!(" slot {slot}")), "{text}");
         assert!(shm_files_of(pid).is_empty());
     }
 }

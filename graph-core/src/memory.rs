@@ -49,14 +49,8 @@ pub const BASE_BYTES: u64 = 8 << 20;
 /// `threads` workers per rank and `workers` in all: 256 MiB of slots per
 /// rank, between 1 KiB and 64 KiB each, rounded up to a power of two.
 pub fn kernel_slot_bytes(threads: usize, workers: usize) -> usize {
-    const MAX: usize = 64 << 10;
-    const MIN: usize = 1 << 10;
-    const BUDGET: usize = 256 << 20;
-    let per_rank_slots = 2 * threads.max(1) * workers.max(1);
-    (BUDGET / per_rank_slots)
-        .clamp(MIN, MAX)
-        .next_power_of_two()
-        .min(MAX)
+    // One rule, the runtime's default for rack runs.
+    gossamer::rack_slot_size(threads, workers)
 }
 
 /// The request and response slots one rank holds: one pair per local
