@@ -73,7 +73,7 @@ fn levels(directed: bool, root: usize) -> Vec<i64> {
 fn distances(root: usize) -> Vec<f32> {
     let r = rows(true);
     let mut dist = vec![f32::INFINITY; N];
-    let mut done = vec![false; N];
+    let mut done = [false; N];
     dist[root] = 0.0;
     while let Some(u) = (0..N)
         .filter(|&v| !done[v] && dist[v].is_finite())
