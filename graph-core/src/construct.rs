@@ -167,7 +167,9 @@ impl ShardedGraph {
     /// Builds the graph from `source` with every trustee reading its own
     /// slice and sending each entry to its owner (see the module docs).
     /// Call from a fiber inside the gossamer runtime (in a rack job: rank
-    /// 0's); every rank must be able to open the source.
+    /// 0's); every rank must be able to open the source. A directed source
+    /// ([`EdgeSource::directed`]) gives a directed graph
+    /// ([`ShardedGraph::is_directed`]): rows of out-arcs and an in-edge index.
     pub fn build_from<S: EdgeSource>(
         source: S,
         kind: PartitionKind,
