@@ -81,7 +81,8 @@ pub enum RootPlan {
     Fixed(Vec<u64>),
     /// The reference's first `count` roots of a generated graph.
     Graph500(usize),
-    /// `count` random vertices with edges, from `seed` (GAPBS's way).
+    /// `count` random vertices with edges (on a directed graph: with an
+    /// out-arc), from `seed` (GAPBS's way).
     Random {
         /// Roots to pick.
         count: usize,
@@ -89,6 +90,9 @@ pub enum RootPlan {
         seed: u64,
     },
 }
+
+/// Kernels that refuse directed graphs ([`LoadedGraph::check_kernel`]).
+const DIRECTED_REFUSED: [&str; 2] = ["bc", "tc"];
 
 /// The Graph500 generator's graphs: undirected, weighted, ids as they are.
 static GENERATED_META: std::sync::LazyLock<GraphMeta> =
@@ -127,7 +131,9 @@ impl LoadedGraph {
                 BuildSource::Local(LocalSource::publish_list(owned))
             }
             Storage::Mapped(m) => BuildSource::Local(LocalSource::publish(m.clone())),
-            Storage::Parsed { list, .. } => BuildSource::Local(LocalSource::publish(list.clone())),
+            Storage::Parsed { list, meta } => {
+                BuildSource::Local(LocalSource::publish(list.clone()).with_direction(meta.directed))
+            }
         }
     }
 
@@ -140,9 +146,10 @@ impl LoadedGraph {
         }
     }
 
-    /// Refuses what `kernel` cannot run on yet: directed graphs (all
-    /// kernels, until they follow arcs), and unweighted graphs when it
-    /// needs weights (SSSP) unless `--unit-weights` was given (then call
+    /// Refuses what `kernel` cannot run on: directed graphs for `bc` and
+    /// `tc` (the others follow arcs: BFS and SSSP out-arcs, CC weak
+    /// components, PageRank in-arcs), and unweighted graphs when it needs
+    /// weights (SSSP) unless `--unit-weights` was given (then call
     /// [`LoadedGraph::with_unit_weights`]).
     pub fn check_kernel(
         &self,
@@ -151,9 +158,14 @@ impl LoadedGraph {
         unit_weights: bool,
     ) -> Result<()> {
         let meta = self.meta();
-        if meta.directed {
+        if meta.directed && DIRECTED_REFUSED.contains(&kernel) {
+            let why = if kernel == "tc" {
+                "triangles are counted on undirected graphs (as GAPBS's tc)"
+            } else {
+                "betweenness does not follow arcs yet"
+            };
             return Err(CliError::new(format!(
-                "directed graphs are not supported by {kernel} yet; convert with --undirected to symmetrize (or pass --undirected with a text --graph file)"
+                "{kernel} does not run on directed graphs: {why}; convert with --undirected to symmetrize (or pass --undirected with a text --graph file)"
             )));
         }
         if needs_weights && !meta.weighted && !unit_weights {
@@ -270,7 +282,7 @@ impl LoadedGraph {
         if matches!(plan, RootPlan::Fixed(_)) {
             return self.resolve_roots(plan, |_| false);
         }
-        let live = non_isolated(&self.edge_list());
+        let live = non_isolated(&self.edge_list(), self.meta().directed);
         self.resolve_roots(plan, |v| live.contains(v))
     }
 
@@ -413,12 +425,13 @@ fn random_roots(n: u64, live: impl Fn(u64) -> bool, count: usize, seed: u64) -> 
 
 /// The reference's first `count` search roots of a generated graph.
 pub fn graph500_roots(kron: &Kronecker, list: &EdgeList<'_>, count: usize) -> Vec<u64> {
-    let live = non_isolated(list);
+    let live = non_isolated(list, false);
     kron.search_roots(count, |v| live.contains(v))
 }
 
-/// Vertices with an incident non-self-loop edge (parallel over the list).
-fn non_isolated(list: &EdgeList<'_>) -> VertexSet {
+/// Vertices with an incident non-self-loop edge (parallel over the list);
+/// when `directed`, the vertices with an out-arc (tails).
+fn non_isolated(list: &EdgeList<'_>, directed: bool) -> VertexSet {
     let n = list.num_vertices();
     list.edges()
         .par_chunks(1 << 16)
@@ -428,7 +441,9 @@ fn non_isolated(list: &EdgeList<'_>) -> VertexSet {
                 for e in chunk.iter().filter(|e| !e.is_self_loop()) {
                     // Ids were checked by construction (the generator emits ids < n).
                     let _ = set.insert(u64::from(e.u));
-                    let _ = set.insert(u64::from(e.v));
+                    if !directed {
+                        let _ = set.insert(u64::from(e.v));
+                    }
                 }
                 set
             },

@@ -150,7 +150,7 @@ fn in_runtime<T: Send + 'static>(
         let list = graph.edge_list();
         let start = Instant::now();
         crate::memtrace::start();
-        let sharded = ShardedGraph::build(&list, partition)?;
+        let sharded = ShardedGraph::build_with(&list, partition, graph.meta().directed)?;
         let construction = start.elapsed().as_secs_f64();
         crate::memtrace::end("construction");
         crate::memtrace::start();
@@ -262,8 +262,12 @@ pub fn run_pagerank(args: &PageRankArgs) -> Result<()> {
     let validated = !args.out.skip_validation;
     if validated {
         crate::memtrace::start();
-        let residual = ::pagerank::verify_pagerank(&s.graph.edge_list(), &out.scores, &cfg)
-            .map_err(|e| CliError::new(format!("pagerank: the scores failed verification: {e}")))?;
+        let directed = s.graph.meta().directed;
+        let residual =
+            ::pagerank::verify_pagerank_as(&s.graph.edge_list(), directed, &out.scores, &cfg)
+                .map_err(|e| {
+                    CliError::new(format!("pagerank: the scores failed verification: {e}"))
+                })?;
         // One more iteration changes converged scores by at most d x the last
         // residual; more means the scores are not a PageRank iterate.
         if residual > cfg.damping * out.residual * (1.0 + 1e-9) + 1e-12 {

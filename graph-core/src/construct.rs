@@ -18,6 +18,13 @@
 //!    the slice is read again and each edge sends `(local u, v, w)` to
 //!    `u`'s owner and `(local v, u, w)` to `v`'s, written at a cursor.
 //!
+//! A **directed** source ([`EdgeSource::directed`]) reads each record as
+//! the arc `u -> v`: the same two passes send `(local u, v, w)` to `u`'s
+//! owner as a row entry (an out-edge) and `(local v, u)` to `v`'s owner as
+//! an entry of its in-edge index, so each row holds its vertex's
+//! out-edges only and [`Shard::in_neighbors`] the tails of its in-arcs
+//! (see `csr.rs`). The same messages travel as for an undirected graph.
+//!
 //! Records travel as POD slices in slot-sized pieces
 //! ([`Trust::apply_slice_chunked_then`](gossamer::Trust::apply_slice_chunked_then)),
 //! pipelined, with no round trip per piece; a sender that runs ahead of a
@@ -113,6 +120,13 @@ pub trait EdgeSource: Clone + Send + Sync + Serialize + DeserializeOwned + 'stat
     fn open(&self) -> Result<Self::Reader, String>;
     /// Writes edges `start .. start + out.len()` into `out`.
     fn read(&self, reader: &Self::Reader, start: u64, out: &mut [PackedEdge]);
+    /// Whether each record is an arc `u -> v` (then the shards hold
+    /// out-edges in their rows and an in-edge index, see
+    /// [`Shard::is_directed`]) rather than an undirected edge. Default:
+    /// undirected (the Graph500 generator's records).
+    fn directed(&self) -> bool {
+        false
+    }
 }
 
 /// Time a trustee spent on its part of a build.
@@ -135,6 +149,10 @@ gossamer::pod_struct! {
 struct Building {
     /// Pass 1: degrees at `[l + 1]`; then offsets.
     offsets: Vec<u64>,
+    /// Directed graphs: the in-edge index, built like the rows.
+    in_offsets: Vec<u64>,
+    in_cursor: Vec<u64>,
+    in_sources: Vec<u32>,
     /// Pass 2: where the next entry of each row goes.
     cursor: Vec<u64>,
     targets: Vec<u32>,
@@ -152,7 +170,9 @@ impl ShardedGraph {
     /// Builds the graph from `source` with every trustee reading its own
     /// slice and sending each entry to its owner (see the module docs).
     /// Call from a fiber inside the gossamer runtime (in a rack job: rank
-    /// 0's); every rank must be able to open the source.
+    /// 0's); every rank must be able to open the source. A directed source
+    /// ([`EdgeSource::directed`]) gives a directed graph
+    /// ([`ShardedGraph::is_directed`]): rows of out-arcs and an in-edge index.
     pub fn build_from<S: EdgeSource>(
         source: S,
         kind: PartitionKind,
@@ -181,7 +201,8 @@ impl ShardedGraph {
                 }
             })
             .collect();
-        let graph = ShardedGraph::from_trusts(partition, source.num_edges(), trustees);
+        let mut graph = ShardedGraph::from_trusts(partition, source.num_edges(), trustees);
+        graph.set_directed(source.directed());
         let outcomes = graph.on_trustees_with(source, build_on_trustee::<S>);
         let mut times = BuildTimes::default();
         let mut echo = None;
@@ -229,7 +250,9 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
     // Pass 1: degrees.
     let n = source.num_vertices();
     let mut bad = None;
+    let directed = source.directed();
     let mut out: Vec<Vec<u32>> = vec![Vec::new(); w as usize];
+    let mut out_in: Vec<Vec<u32>> = vec![Vec::new(); if directed { w as usize } else { 0 }];
     for_each_edge(
         &source,
         &reader,
@@ -249,12 +272,21 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
             if e.u == e.v {
                 return;
             }
-            for x in [e.u, e.v] {
+            for (k, x) in [e.u, e.v].into_iter().enumerate() {
                 let o = ctx.partition.owner(u64::from(x));
-                let buf = &mut out[o.trustee as usize];
+                let t = o.trustee as usize;
+                if directed && k == 1 {
+                    let buf = &mut out_in[t];
+                    buf.push(o.local as u32);
+                    if buf.len() >= batch {
+                        send(&ctx.peers[t], buf, count_in_degrees);
+                    }
+                    continue;
+                }
+                let buf = &mut out[t];
                 buf.push(o.local as u32);
                 if buf.len() >= batch {
-                    send(&ctx.peers[o.trustee as usize], buf, count_degrees);
+                    send(&ctx.peers[t], buf, count_degrees);
                 }
             }
         },
@@ -262,12 +294,16 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
     for (t, buf) in out.iter_mut().enumerate() {
         send(&ctx.peers[t], buf, count_degrees);
     }
+    for (t, buf) in out_in.iter_mut().enumerate() {
+        send(&ctx.peers[t], buf, count_in_degrees);
+    }
     drop(out);
+    drop(out_in);
     gossamer::wait_outstanding();
     agree(&mut ctx, bad, "read the edges")?;
 
     // Offsets and rows, allocated once at their final size.
-    let allocated = ctx.local.apply_returning(|s| {
+    let allocated = ctx.local.apply_returning(move |s| {
         let n = s.shard().num_local_vertices() as usize;
         let b = building(s);
         if b.offsets.is_empty() {
@@ -288,42 +324,73 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
         b.weights = try_vec(entries, 0f32, "CSR weights").map_err(|e| e.to_string())?;
         huge_pages::advise(&mut b.targets);
         huge_pages::advise(&mut b.weights);
+        if directed {
+            if b.in_offsets.is_empty() {
+                b.in_offsets =
+                    try_vec(n + 1, 0u64, "in-edge offsets").map_err(|e| e.to_string())?;
+            }
+            let mut acc = 0;
+            for d in b.in_offsets.iter_mut() {
+                acc += *d;
+                *d = acc;
+            }
+            b.in_cursor = try_vec(n, 0u64, "in-edge cursors").map_err(|e| e.to_string())?;
+            b.in_cursor.copy_from_slice(&b.in_offsets[..n]);
+            b.in_sources =
+                try_vec(acc as usize, 0u32, "in-edge sources").map_err(|e| e.to_string())?;
+        }
         Ok::<(), String>(())
     });
     agree(&mut ctx, allocated.err(), "allocate the shard")?;
 
     // Pass 2: entries.
     let mut out: Vec<Vec<Entry>> = vec![Vec::new(); w as usize];
+    let mut out_in: Vec<Vec<Entry>> = vec![Vec::new(); if directed { w as usize } else { 0 }];
     for_each_edge(&source, &reader, slice, &mut chunk, &mut read_s, |_, e| {
         if e.u == e.v {
             return;
         }
-        for (x, y) in [(e.u, e.v), (e.v, e.u)] {
+        for (k, (x, y)) in [(e.u, e.v), (e.v, e.u)].into_iter().enumerate() {
             let o = ctx.partition.owner(u64::from(x));
-            let buf = &mut out[o.trustee as usize];
-            buf.push(Entry {
+            let t = o.trustee as usize;
+            let entry = Entry {
                 row: o.local as u32,
                 target: y,
                 weight: e.w,
-            });
+            };
+            if directed && k == 1 {
+                let buf = &mut out_in[t];
+                buf.push(entry);
+                if buf.len() >= batch {
+                    send(&ctx.peers[t], buf, place_in_entries);
+                }
+                continue;
+            }
+            let buf = &mut out[t];
+            buf.push(entry);
             if buf.len() >= batch {
-                send(&ctx.peers[o.trustee as usize], buf, place_entries);
+                send(&ctx.peers[t], buf, place_entries);
             }
         }
     });
     for (t, buf) in out.iter_mut().enumerate() {
         send(&ctx.peers[t], buf, place_entries);
     }
+    for (t, buf) in out_in.iter_mut().enumerate() {
+        send(&ctx.peers[t], buf, place_in_entries);
+    }
     drop(out);
+    drop(out_in);
     drop(chunk);
     gossamer::wait_outstanding();
     agree(&mut ctx, None, "send the entries")?;
 
     // The rows, installed as the shard.
-    let finished = ctx.local.apply_returning(|s| {
+    let finished = ctx.local.apply_returning(move |s| {
         let b = std::mem::take(building(s));
         s.drop_kernel::<Building>();
-        let filled = b.cursor.iter().zip(b.offsets.iter().skip(1)).all(|(c, e)| c == e);
+        let filled = b.cursor.iter().zip(b.offsets.iter().skip(1)).all(|(c, e)| c == e)
+            && b.in_cursor.iter().zip(b.in_offsets.iter().skip(1)).all(|(c, e)| c == e);
         if b.stray > 0 || !filled {
             return Err(format!(
                 "trustee {} received {} entries for rows it does not have and {} rows not filled: the ranks disagree about the graph",
@@ -333,7 +400,15 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
             ));
         }
         let (p, t) = (*s.shard().partition(), s.shard().trustee());
-        s.replace_shard(Shard::from_parts(p, t, b.offsets, b.targets, b.weights));
+        let shard = Shard::from_parts(p, t, b.offsets, b.targets, b.weights);
+        s.replace_shard(if directed {
+            let n = shard.num_local_vertices() as usize;
+            // A trustee that received no in-edge never allocated the index.
+            let offsets = if b.in_offsets.is_empty() { vec![0; n + 1] } else { b.in_offsets };
+            shard.with_in_edges(offsets, b.in_sources)
+        } else {
+            shard
+        });
         Ok(())
     });
     agree(&mut ctx, finished.err(), "finish the shards")?;
@@ -413,6 +488,38 @@ fn count_degrees(s: &mut TrusteeState, rows: &[u32]) {
     }
 }
 
+/// Pass 1 on the owner of a directed graph: one more in-edge for each
+/// listed vertex.
+fn count_in_degrees(s: &mut TrusteeState, rows: &[u32]) {
+    let n = s.shard().num_local_vertices() as usize;
+    let b = building(s);
+    if b.in_offsets.is_empty() {
+        b.in_offsets = crate::memory::vec_or_exit(n + 1, 0, "in-edge offsets");
+    }
+    for &l in rows {
+        match b.in_offsets.get_mut(l as usize + 1) {
+            Some(d) => *d += 1,
+            None => b.stray += 1,
+        }
+    }
+}
+
+/// Pass 2 on the owner of a directed graph: each in-edge (the entry's
+/// target is the arc's tail; its weight is not kept) at its cursor.
+fn place_in_entries(s: &mut TrusteeState, entries: &[Entry]) {
+    let b = building(s);
+    for e in entries {
+        let row = e.row as usize;
+        match b.in_cursor.get(row) {
+            Some(&c) if c < b.in_offsets[row + 1] => {
+                b.in_sources[c as usize] = e.target;
+                b.in_cursor[row] = c + 1;
+            }
+            _ => b.stray += 1,
+        }
+    }
+}
+
 /// Pass 2 on the owner: each entry at its row's cursor.
 fn place_entries(s: &mut TrusteeState, entries: &[Entry]) {
     let b = building(s);
@@ -454,6 +561,11 @@ pub trait EdgeRecords: Send + Sync {
     fn num_vertices(&self) -> u64;
     /// The records.
     fn records(&self) -> &[PackedEdge];
+    /// Whether the records are arcs (see [`EdgeSource::directed`]);
+    /// default undirected.
+    fn directed(&self) -> bool {
+        false
+    }
 }
 
 impl EdgeRecords for EdgeList<'static> {
@@ -472,6 +584,9 @@ impl EdgeRecords for MappedGraph {
     fn records(&self) -> &[PackedEdge] {
         self.edges()
     }
+    fn directed(&self) -> bool {
+        self.meta().directed
+    }
 }
 
 /// Edges every process of the job holds itself (parsed from a text file
@@ -484,6 +599,7 @@ pub struct LocalSource {
     id: u64,
     vertices: u64,
     edges: u64,
+    directed: bool,
 }
 
 type Published = Vec<(u64, Arc<dyn EdgeRecords>)>;
@@ -503,9 +619,17 @@ impl LocalSource {
             id,
             vertices: records.num_vertices(),
             edges: records.records().len() as u64,
+            directed: records.directed(),
         };
         table.push((id, records));
         source
+    }
+
+    /// The same records read as arcs (`true`) or undirected edges: for
+    /// records that do not know it themselves (an [`EdgeList`] parsed from
+    /// a text file, whose [`GraphMeta`](crate::GraphMeta) says).
+    pub fn with_direction(self, directed: bool) -> LocalSource {
+        LocalSource { directed, ..self }
     }
 
     /// [`publish`](Self::publish) for an owned list.
@@ -556,6 +680,10 @@ impl EdgeSource for LocalSource {
     fn read(&self, reader: &Self::Reader, start: u64, out: &mut [PackedEdge]) {
         let s = start as usize;
         out.copy_from_slice(&reader.records()[s..s + out.len()]);
+    }
+
+    fn directed(&self) -> bool {
+        self.directed
     }
 }
 
@@ -622,6 +750,52 @@ mod tests {
         }
     }
 
+    /// In-neighbour lists, sorted, by global vertex.
+    fn in_rows(shards: &[Shard], n: u64) -> Vec<Vec<u32>> {
+        let mut rows = vec![Vec::new(); n as usize];
+        for sh in shards {
+            for l in 0..sh.num_local_vertices() {
+                let mut r = sh.in_neighbors(l).to_vec();
+                r.sort_unstable();
+                rows[sh.global_id(l) as usize] = r;
+            }
+        }
+        rows
+    }
+
+    #[test]
+    fn directed_build_keeps_arcs_at_their_tails() {
+        for threads in 1..=3 {
+            for kind in [PartitionKind::Block, PartitionKind::Cyclic] {
+                let list = random_list(200, 3000, 11 + threads as u64);
+                // The reference: each arc's tail lists its head, its head lists the tail.
+                let mut out_want = vec![Vec::new(); 200];
+                let mut in_want = vec![Vec::new(); 200];
+                for e in list.edges().iter().filter(|e| e.u != e.v) {
+                    out_want[e.u as usize].push((e.v, e.w.to_bits()));
+                    in_want[e.v as usize].push(e.u);
+                }
+                out_want.iter_mut().for_each(|r| r.sort_unstable());
+                in_want.iter_mut().for_each(|r| r.sort_unstable());
+                let p = Partition::new(kind, 200, 1, threads as u32).unwrap();
+                let local = crate::csr::build_rank_with(&list, &p, 0, true).unwrap();
+                assert!(local.iter().all(Shard::is_directed));
+                assert_eq!(canonical(local.clone(), 200), out_want);
+                assert_eq!(in_rows(&local, 200), in_want);
+                let source = LocalSource::publish_list(list).with_direction(true);
+                let got = gossamer::main(threads, move || {
+                    let (g, _) = ShardedGraph::build_from(source, kind).unwrap();
+                    assert!(g.is_directed());
+                    g.on_trustees(|ctx| ctx.local.apply_returning(|s| s.shard().clone()))
+                });
+                source.withdraw();
+                assert!(got.iter().all(Shard::is_directed));
+                assert_eq!(in_rows(&got, 200), in_want, "{threads} threads, {kind:?}");
+                assert_eq!(canonical(got, 200), out_want, "{threads} threads, {kind:?}");
+            }
+        }
+    }
+
     #[test]
     fn a_bad_source_fails_the_build_everywhere() {
         #[derive(Clone, Serialize, Deserialize)]
@@ -657,6 +831,7 @@ mod tests {
                     id: u64::MAX,
                     vertices: 1,
                     edges: 1,
+                    directed: false,
                 },
                 PartitionKind::Block,
             )

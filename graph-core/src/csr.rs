@@ -8,6 +8,12 @@
 //! Semantics (the Graph500 kernels' graph):
 //! * undirected: every input edge `(u, v, w)` appears in `u`'s list as
 //!   `(v, w)` and in `v`'s list as `(u, w)`;
+//! * directed ([`build_trustees_with`], [`Shard::is_directed`]): every
+//!   input record `(u, v, w)` is the arc `u -> v` and appears in `u`'s list
+//!   only, as `(v, w)`: the rows are out-edges, one entry per arc. The shard
+//!   also keeps an unweighted in-edge index (`u` listed under `v`, 4 bytes
+//!   per arc plus 8 per vertex: [`Shard::in_neighbors`]) for the kernels
+//!   that pull along in-edges (PageRank) and the components' linking;
 //! * self-loops are dropped;
 //! * **duplicates are kept**: parallel edges stay as separate entries (SSSP
 //!   only needs the minimum weight, but the Graph500 TEPS count needs, for
@@ -134,6 +140,14 @@ pub struct Shard {
     offsets: Vec<u64>,
     targets: Vec<u32>,
     weights: Vec<f32>,
+    /// The records were arcs: the rows hold out-edges only, and the
+    /// in-edge index below is filled.
+    directed: bool,
+    /// Directed graphs only (empty otherwise): each owned vertex's
+    /// in-neighbours (tails of the arcs into it, duplicates kept), as
+    /// `in_sources[in_offsets[l]..in_offsets[l + 1]]`.
+    in_offsets: Vec<u64>,
+    in_sources: Vec<u32>,
 }
 
 impl Shard {
@@ -167,7 +181,50 @@ impl Shard {
             offsets,
             targets,
             weights,
+            directed: false,
+            in_offsets: Vec::new(),
+            in_sources: Vec::new(),
         }
+    }
+
+    /// Marks the shard directed, with its in-edge index (`in_offsets`: one
+    /// entry per owned vertex plus one, ending at `in_sources.len()`).
+    pub(crate) fn with_in_edges(mut self, in_offsets: Vec<u64>, in_sources: Vec<u32>) -> Shard {
+        debug_assert_eq!(in_offsets.len(), self.offsets.len());
+        debug_assert_eq!(in_offsets.last().copied(), Some(in_sources.len() as u64));
+        self.directed = true;
+        self.in_offsets = in_offsets;
+        self.in_sources = in_sources;
+        self
+    }
+
+    /// Whether the graph is directed: then the rows ([`adjacency`](Self::adjacency),
+    /// [`neighbors`](Self::neighbors), [`degree`](Self::degree)) hold
+    /// out-edges only and [`in_neighbors`](Self::in_neighbors) the in-edges.
+    #[inline]
+    pub fn is_directed(&self) -> bool {
+        self.directed
+    }
+
+    /// Tails of the arcs into local vertex `local` (global ids, duplicates
+    /// kept, self-loops dropped). On an undirected shard every edge goes
+    /// both ways, so this is the row itself ([`adjacency`](Self::adjacency)'s ids).
+    #[inline]
+    pub fn in_neighbors(&self, local: u64) -> &[u32] {
+        if !self.directed {
+            return self.adjacency(local).0;
+        }
+        let i = local as usize;
+        match (self.in_offsets.get(i), self.in_offsets.get(i + 1)) {
+            (Some(&a), Some(&b)) => &self.in_sources[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+
+    /// In-degree of local vertex `local` (the degree on an undirected shard).
+    #[inline]
+    pub fn in_degree(&self, local: u64) -> u64 {
+        self.in_neighbors(local).len() as u64
     }
 
     /// Number of vertices this shard owns.
@@ -254,8 +311,11 @@ impl Shard {
 
     /// Heap bytes held by this shard.
     pub fn heap_bytes(&self) -> u64 {
-        (self.offsets.capacity() * 8 + self.targets.capacity() * 4 + self.weights.capacity() * 4)
-            as u64
+        (self.offsets.capacity() * 8
+            + self.targets.capacity() * 4
+            + self.weights.capacity() * 4
+            + self.in_offsets.capacity() * 8
+            + self.in_sources.capacity() * 4) as u64
     }
 }
 
@@ -296,8 +356,89 @@ pub fn build_trustees(
     partition: &Partition,
     trustees: Range<u32>,
 ) -> Result<Vec<Shard>, CsrError> {
+    build_trustees_with(list, partition, trustees, false)
+}
+
+/// [`build_trustees`] for records that are arcs `u -> v` when `directed`:
+/// each row then holds its vertex's out-edges only, and the shard an
+/// in-edge index ([`Shard::in_neighbors`]); undirected (`false`) is
+/// [`build_trustees`].
+///
+/// ```
+/// use graph_core::csr::build_trustees_with;
+/// use graph_core::{EdgeList, PackedEdge, Partition};
+/// let list = EdgeList::from_edges(3, vec![
+///     PackedEdge::new(0, 1, 0.5),
+///     PackedEdge::new(2, 1, 0.25),
+/// ]).unwrap();
+/// let g = build_trustees_with(&list, &Partition::single(3), 0..1, true).unwrap().remove(0);
+/// assert!(g.is_directed());
+/// assert_eq!(g.neighbors(0).collect::<Vec<_>>(), [(1, 0.5)]);
+/// assert_eq!(g.degree(1), 0); // 1 has no out-edge
+/// assert_eq!(g.in_neighbors(1), [0, 2]);
+/// assert_eq!(g.num_entries(), 2); // one entry per arc
+/// ```
+pub fn build_trustees_with(
+    list: &EdgeList<'_>,
+    partition: &Partition,
+    trustees: Range<u32>,
+    directed: bool,
+) -> Result<Vec<Shard>, CsrError> {
     let chunks = chunk_count(list, partition, &trustees, rayon::current_num_threads());
-    build_in_chunks(list, partition, trustees, chunks)
+    if !directed {
+        return build_in_chunks(list, partition, trustees, chunks, Sides::Both);
+    }
+    let out = build_in_chunks(list, partition, trustees.clone(), chunks, Sides::Out)?;
+    let inn = build_in_chunks(list, partition, trustees, chunks, Sides::In)?;
+    Ok(out
+        .into_iter()
+        .zip(inn)
+        .map(|(o, i)| o.with_in_edges(i.offsets, i.targets))
+        .collect())
+}
+
+/// [`build_rank`] with a direction (see [`build_trustees_with`]).
+pub fn build_rank_with(
+    list: &EdgeList<'_>,
+    partition: &Partition,
+    rank: u32,
+    directed: bool,
+) -> Result<Vec<Shard>, CsrError> {
+    build_trustees_with(list, partition, partition.trustees_of_rank(rank), directed)
+}
+
+/// Which rows an edge `(u, v)` is entered in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sides {
+    /// Undirected: `v` in `u`'s row and `u` in `v`'s.
+    Both,
+    /// Out-edges of an arc: `v` in `u`'s row only.
+    Out,
+    /// In-edges of an arc: `u` in `v`'s row only.
+    In,
+}
+
+impl Sides {
+    /// The orientations entered: `false` is `(u, v)` (`v` in `u`'s row),
+    /// `true` is `(v, u)`; see [`oriented`].
+    #[inline(always)]
+    fn flips(self) -> &'static [bool] {
+        match self {
+            Sides::Both => &[false, true],
+            Sides::Out => &[false],
+            Sides::In => &[true],
+        }
+    }
+}
+
+/// The `(row vertex, entry)` pair of `e`, reversed when `flip`.
+#[inline(always)]
+fn oriented(e: &PackedEdge, flip: bool) -> (u32, u32) {
+    if flip {
+        (e.v, e.u)
+    } else {
+        (e.u, e.v)
+    }
 }
 
 /// Most scratch the per-chunk cursor arrays may add, in bytes per input
@@ -338,6 +479,7 @@ fn build_in_chunks(
     partition: &Partition,
     trustees: Range<u32>,
     chunks: usize,
+    sides: Sides,
 ) -> Result<Vec<Shard>, CsrError> {
     let n = list.num_vertices();
     if partition.num_vertices() != n {
@@ -372,11 +514,11 @@ fn build_in_chunks(
         .collect();
     let (offsets, targets, weights) = if partition.num_trustees() == 1 {
         // One trustee owns everything and local index == global id.
-        sort_entries(&parts, &counts, |x| Some((0, x as usize)))?
+        sort_entries(&parts, &counts, sides, |x| Some((0, x as usize)))?
     } else {
         let first = u64::from(trustees.start);
         let shards = trustees.len() as u64;
-        sort_entries(&parts, &counts, move |x| {
+        sort_entries(&parts, &counts, sides, move |x| {
             let (t, local) = partition.locate(u64::from(x));
             let s = t.wrapping_sub(first);
             (s < shards).then_some((s as usize, local as usize))
@@ -393,6 +535,9 @@ fn build_in_chunks(
             offsets,
             targets,
             weights,
+            directed: false,
+            in_offsets: Vec::new(),
+            in_sources: Vec::new(),
         })
         .collect();
     Ok(shards)
@@ -414,7 +559,12 @@ type Arrays = (Vec<Vec<u64>>, Vec<Vec<u32>>, Vec<Vec<f32>>);
 /// So every vertex's list is in edge order whatever the chunk count, and
 /// the last chunk's cursors end at the next vertex's start: shifted right
 /// by one, they are the offsets.
-fn sort_entries<F>(parts: &[&[PackedEdge]], counts: &[usize], locate: F) -> Result<Arrays, CsrError>
+fn sort_entries<F>(
+    parts: &[&[PackedEdge]],
+    counts: &[usize],
+    sides: Sides,
+    locate: F,
+) -> Result<Arrays, CsrError>
 where
     F: Fn(u32) -> Option<(usize, usize)> + Sync,
 {
@@ -438,9 +588,9 @@ where
     // 1. Counts.
     rayon::scope(|sc| {
         for (&part, cur) in rest.iter().zip(cursors.iter_mut()) {
-            sc.spawn(move |_| count(part, cur, locate));
+            sc.spawn(move |_| count(part, cur, sides, locate));
         }
-        count(last, &mut offsets, locate);
+        count(last, &mut offsets, sides, locate);
     });
 
     // 2. Counts -> start cursors; the extra slot of each offsets array gets
@@ -480,9 +630,9 @@ where
         let out = (t_out.as_slice(), w_out.as_slice());
         rayon::scope(|sc| {
             for (&part, cur) in rest.iter().zip(cursors.iter_mut()) {
-                sc.spawn(move |_| scatter(part, cur, out, locate));
+                sc.spawn(move |_| scatter(part, cur, out, sides, locate));
             }
-            scatter(last, &mut offsets, out, locate);
+            scatter(last, &mut offsets, out, sides, locate);
         });
     }
     drop(cursors);
@@ -551,7 +701,7 @@ const NEAR: usize = 16;
 const FAR: usize = 32;
 
 /// Counts the owned endpoints of `edges` (self-loops skipped).
-fn count<C, F>(edges: &[PackedEdge], counts: &mut [Vec<C>], locate: &F)
+fn count<C, F>(edges: &[PackedEdge], counts: &mut [Vec<C>], sides: Sides, locate: &F)
 where
     C: Cursor,
     F: Fn(u32) -> Option<(usize, usize)>,
@@ -567,8 +717,8 @@ where
         if e.u == e.v {
             continue;
         }
-        for x in [e.u, e.v] {
-            if let Some((s, l)) = locate(x) {
+        for &flip in sides.flips() {
+            if let Some((s, l)) = locate(oriented(e, flip).0) {
                 counts[s][l].bump();
             }
         }
@@ -580,6 +730,7 @@ fn scatter<C, F>(
     edges: &[PackedEdge],
     cursors: &mut [Vec<C>],
     (targets, weights): (&[&[AtomicU32]], &[&[AtomicU32]]),
+    sides: Sides,
     locate: &F,
 ) where
     C: Cursor,
@@ -611,7 +762,8 @@ fn scatter<C, F>(
             continue;
         }
         let w = e.w.to_bits();
-        for (x, y) in [(e.u, e.v), (e.v, e.u)] {
+        for &flip in sides.flips() {
+            let (x, y) = oriented(e, flip);
             if let Some((s, l)) = locate(x) {
                 let pos = cursors[s][l].take();
                 // Relaxed plain stores: every position has one writer (the
@@ -858,7 +1010,7 @@ mod tests {
             let p = Partition::new(kind, 97, ranks, threads).unwrap();
             for rank in 0..ranks {
                 let trustees = p.trustees_of_rank(rank);
-                let one = build_in_chunks(&list, &p, trustees.clone(), 1).unwrap();
+                let one = build_in_chunks(&list, &p, trustees.clone(), 1, Sides::Both).unwrap();
                 for s in &one {
                     for (l, gid) in s.vertices() {
                         let got: Vec<_> = s.neighbors(l).collect();
@@ -868,7 +1020,8 @@ mod tests {
                     assert_eq!(*s.offsets().last().unwrap(), s.num_entries());
                 }
                 for chunks in [2, 3, 5, 64, 5000] {
-                    let many = build_in_chunks(&list, &p, trustees.clone(), chunks).unwrap();
+                    let many =
+                        build_in_chunks(&list, &p, trustees.clone(), chunks, Sides::Both).unwrap();
                     assert_eq!(many, one, "{kind:?} rank {rank}, {chunks} chunks");
                 }
             }
@@ -905,7 +1058,9 @@ mod tests {
     fn all_self_loops_give_empty_lists() {
         let list = EdgeList::from_edges(3, vec![PackedEdge::new(2, 2, 1.0); 10]).unwrap();
         let p = Partition::single(3);
-        let g = build_in_chunks(&list, &p, 0..1, 4).unwrap().remove(0);
+        let g = build_in_chunks(&list, &p, 0..1, 4, Sides::Both)
+            .unwrap()
+            .remove(0);
         assert_eq!(g.offsets(), &[0, 0, 0, 0]);
         assert_eq!(g.num_entries(), 0);
     }

@@ -7,7 +7,7 @@
 //! |---|---|---|
 //! | input graph: packed 12-byte edge records, owned or zero-copy | [`edge_list`] | [`EdgeList`], [`PackedEdge`], [`Graph500Params`] |
 //! | who owns which vertex: (rank, trustee, local index) | [`partition`] | [`Partition`], [`PartitionKind`], [`Owner`] |
-//! | per-trustee adjacency (undirected, no self-loops, duplicates kept) | [`csr`] | [`Shard`], [`build_rank`], [`build_whole`] |
+//! | per-trustee adjacency (undirected, or out-edges plus an in-edge index when directed; no self-loops, duplicates kept) | [`csr`] | [`Shard`], [`build_rank`], [`build_whole`] |
 //! | distributed construction: each trustee reads its slice, entries sent to their owners | [`construct`] | [`construct::EdgeSource`], [`ShardedGraph::build_from`](sharded::ShardedGraph::build_from) |
 //! | versioned, checksummed binary graph file, memory-mapped | [`mod@file`] | [`file::write`], [`file::write_graph`], [`file::open`], [`MappedGraph`], [`file::parse`] |
 //! | what the records mean: directed, weighted, the input file's vertex ids | [`meta`] | [`GraphMeta`], [`IdMap`] |
@@ -63,7 +63,9 @@ pub mod sharded;
 pub mod validate;
 pub mod vectors;
 
-pub use csr::{build_rank, build_trustees, build_whole, CsrError, Shard};
+pub use csr::{
+    build_rank, build_rank_with, build_trustees, build_trustees_with, build_whole, CsrError, Shard,
+};
 pub use edge_list::{EdgeList, EdgeListError, Graph500Params, PackedEdge, MAX_SCALE, MAX_VERTICES};
 
 pub use file::{GraphFileError, MappedGraph};

@@ -32,7 +32,7 @@ use std::fmt;
 
 use gossamer::{Collective, Party, Trust, WorkerId};
 
-use crate::csr::{build_rank, CsrError, Shard};
+use crate::csr::{CsrError, Shard};
 use crate::edge_list::EdgeList;
 use crate::partition::{Partition, PartitionError, PartitionKind};
 
@@ -169,6 +169,7 @@ pub struct TrusteeCtx {
 pub struct ShardedGraph {
     partition: Partition,
     num_edges_input: u64,
+    directed: bool,
     trustees: Vec<Trust<TrusteeState>>,
     collective: Collective,
 }
@@ -194,10 +195,33 @@ impl ShardedGraph {
     /// Call from a fiber inside the gossamer runtime; otherwise (or in delegated
     /// context) returns [`KernelError::Runtime`].
     pub fn build(list: &EdgeList<'_>, kind: PartitionKind) -> Result<Self, KernelError> {
+        Self::build_with(list, kind, false)
+    }
+
+    /// [`build`](Self::build) with the records read as arcs `u -> v` when
+    /// `directed` (rows of out-edges plus an in-edge index, see
+    /// [`Shard::is_directed`](crate::Shard::is_directed)).
+    pub fn build_with(
+        list: &EdgeList<'_>,
+        kind: PartitionKind,
+        directed: bool,
+    ) -> Result<Self, KernelError> {
         let workers = in_fiber("ShardedGraph::build")?;
         let partition = Partition::new(kind, list.num_vertices(), 1, workers as u32)?;
-        let shards = build_rank(list, &partition, 0)?;
-        Ok(Self::entrust(partition, list.num_edges(), shards))
+        let shards = crate::csr::build_rank_with(list, &partition, 0, directed)?;
+        let mut g = Self::entrust(partition, list.num_edges(), shards);
+        g.directed = directed;
+        Ok(g)
+    }
+
+    /// Whether the graph is directed (its shards hold out-edges in their rows).
+    pub fn is_directed(&self) -> bool {
+        self.directed
+    }
+
+    /// Marks the graph directed (its shards were built so).
+    pub(crate) fn set_directed(&mut self, directed: bool) {
+        self.directed = directed;
     }
 
     /// Entrusts `shards[t]` to worker `t` (shipping the shards of other
@@ -239,6 +263,7 @@ impl ShardedGraph {
         ShardedGraph {
             partition,
             num_edges_input,
+            directed: false,
             trustees,
             collective: Collective::new(),
         }
@@ -253,6 +278,7 @@ impl ShardedGraph {
         ShardedGraph {
             partition,
             num_edges_input,
+            directed: false,
             trustees,
             collective: Collective::new(),
         }
@@ -385,7 +411,8 @@ impl ShardedGraph {
 }
 
 /// The vertices with at least one edge (degree > 0 in their shard: the
-/// endpoints of non-loop input edges), as a bitmap gathered to the caller:
+/// endpoints of non-loop input edges; on a directed graph, the vertices
+/// with at least one out-arc, the tails), as a bitmap gathered to the caller:
 /// vertex `v` is bit `v % 64` of word `v / 64`, `num_vertices.div_ceil(64)`
 /// words. Each trustee sends the bits of its own vertices (by local index),
 /// so O(vertices / 8) bytes travel. Call from a fiber.

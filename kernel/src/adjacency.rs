@@ -18,6 +18,10 @@
 //!   [`Replica`](crate::Replica) exchanges) and the owner of a flat id is one
 //!   comparison per trustee ([`owner_of`](Adjacency::owner_of)).
 //!
+//! On a directed graph the rows are the out-edges (what the shard's rows
+//! hold) and [`Adjacency::in_rows`] gives the in-edges, built the same way
+//! from the shard's in-edge index when a kernel pulls along them.
+//!
 //! [`Rows`] are in position order, their targets are flat ids sorted
 //! ascending with parallel edges merged (the count merged stays available for
 //! statistics: [`entries_merged`](Rows::entries_merged); TEPS count the
@@ -107,6 +111,8 @@ pub struct Adjacency {
     global_of: Vec<u32>,
     /// The unweighted rows, built on first use.
     rows: OnceLock<Rows>,
+    /// Directed graphs: the in-edge rows, built on first use.
+    in_rows: OnceLock<Rows>,
     key: u64,
 }
 
@@ -267,6 +273,7 @@ impl Adjacency {
             order,
             global_of,
             rows: OnceLock::new(),
+            in_rows: OnceLock::new(),
             key,
         }
     }
@@ -379,25 +386,40 @@ impl Adjacency {
     }
 
     /// The unweighted rows (see [`Rows`]), built from `shard` (this
-    /// trustee's) the first time any kernel asks.
+    /// trustee's) the first time any kernel asks. On a directed graph
+    /// ([`Shard::is_directed`]) these are the out-edges.
     pub fn rows(&self, shard: &Shard) -> &Rows {
-        self.rows.get_or_init(|| {
+        self.rows
+            .get_or_init(|| self.build_rows(|l| shard.adjacency(l).0))
+    }
+
+    /// The in-edge rows: for each own position, the flat ids of the tails
+    /// of the arcs into it (ascending, parallel arcs merged), from the
+    /// shard's in-edge index, built the first time a kernel asks. On an
+    /// undirected graph every edge goes both ways: these are [`rows`](Self::rows).
+    pub fn in_rows(&self, shard: &Shard) -> &Rows {
+        if !shard.is_directed() {
+            return self.rows(shard);
+        }
+        self.in_rows
+            .get_or_init(|| self.build_rows(|l| shard.in_neighbors(l)))
+    }
+
+    /// Rows in position order from `row(local)` (global ids), renamed to
+    /// flat ids, sorted and merged.
+    fn build_rows<'s>(&self, source: impl Fn(u64) -> &'s [u32]) -> Rows {
+        {
             let n = self.n as usize;
             let (mut start, mut targets, mut merged) = (Vec::new(), Vec::new(), 0);
             reserve_or_exit(&mut start, n + 1, "row offsets");
+            let total: usize = self.order.iter().map(|&l| source(u64::from(l)).len()).sum();
             // At most one entry per shard entry: reserved once, not grown by doubling.
-            reserve_or_exit(&mut targets, shard.num_entries() as usize, "adjacency rows");
+            reserve_or_exit(&mut targets, total, "adjacency rows");
             start.push(0);
             let mut row: Vec<u32> = Vec::new();
             for &l in &self.order {
                 row.clear();
-                row.extend(
-                    shard
-                        .adjacency(u64::from(l))
-                        .0
-                        .iter()
-                        .map(|&v| self.flat_of(v)),
-                );
+                row.extend(source(u64::from(l)).iter().map(|&v| self.flat_of(v)));
                 row.sort_unstable();
                 let before = row.len();
                 row.dedup();
@@ -410,7 +432,7 @@ impl Adjacency {
                 targets,
                 merged,
             }
-        })
+        }
     }
 
     /// One value per own vertex by original local index, from a function of

@@ -250,6 +250,11 @@ fn check_sources(sources: &[u64], n: u64) -> Result<(), KernelError> {
 /// assert!(matches!(far, Err(KernelError::RootOutOfRange { root: 9, .. })));
 /// ```
 pub fn bc(graph: &ShardedGraph, sources: &[u64]) -> Result<BcOutput, KernelError> {
+    if graph.is_directed() {
+        return Err(KernelError::Config(
+            "betweenness on directed graphs is not supported (it would need to follow arcs): build the graph undirected".into(),
+        ));
+    }
     check_sources(sources, graph.num_vertices())?;
     let count = sources.len();
     let mut roots = [0u64; MAX_SOURCES];

@@ -51,6 +51,14 @@
 //! Depths are the levels (root 0, `-1` unreached); the parent tree is a valid
 //! Graph500 BFS tree.
 //!
+//! On a **directed** graph ([`ShardedGraph::is_directed`]) the search
+//! follows out-edges (the rows) and runs **top-down only**, whatever
+//! [`BfsMode`]: a bottom-up step needs each unvisited vertex's
+//! in-neighbours, which the rows do not hold. Top-down alone is the simple
+//! correct choice (no second renumbered copy of the in-edges per trustee, no
+//! heuristic to retune for in- against out-degrees); it costs speed on the
+//! middle levels of low-diameter graphs, not correctness.
+//!
 //! ```
 //! use graph_core::sharded::ShardedGraph;
 //! use graph_core::{EdgeList, PackedEdge, PartitionKind};
@@ -359,7 +367,7 @@ fn exchange_bits(ctx: &TrusteeCtx) {
 }
 
 /// The per-trustee driver: levels until every trustee's frontier is empty.
-fn run_trustee(mut ctx: TrusteeCtx, cfg: BfsConfig, n: u64) -> u32 {
+fn run_trustee(mut ctx: TrusteeCtx, cfg: BfsConfig, n: u64, directed: bool) -> u32 {
     let advance = |s: &mut TrusteeState| {
         let (_, rows, t) = parts(s);
         t.advance(rows)
@@ -370,7 +378,10 @@ fn run_trustee(mut ctx: TrusteeCtx, cfg: BfsConfig, n: u64) -> u32 {
     let mut prev_nf = 0;
     while stats[0] > 0 {
         let [n_f, m_f, m_u] = stats;
-        if cfg.mode == BfsMode::DirectionOptimizing {
+        // Bottom-up needs in-edges (a vertex looks for a parent among its
+        // in-neighbours); the rows of a directed graph are out-edges, so it
+        // searches top-down only (see the module docs).
+        if cfg.mode == BfsMode::DirectionOptimizing && !directed {
             if !bottom_up && m_f as f64 > m_u as f64 / cfg.alpha {
                 bottom_up = true;
             } else if bottom_up && n_f < prev_nf && (n_f as f64) < n as f64 / cfg.beta {
@@ -410,9 +421,9 @@ pub fn bfs(graph: &ShardedGraph, root: u64, cfg: &BfsConfig) -> Result<BfsOutput
         t.search.reset(&a, entries, root);
         t.adj = Some(a);
     });
-    let (cfg, n) = (*cfg, graph.num_vertices());
+    let (cfg, n, directed) = (*cfg, graph.num_vertices(), graph.is_directed());
     let t0 = Instant::now();
-    let bu = graph.on_trustees(move |ctx| run_trustee(ctx, cfg, n));
+    let bu = graph.on_trustees(move |ctx| run_trustee(ctx, cfg, n, directed));
     let kernel_time = t0.elapsed();
     let parent = gather_parents(graph, |s| {
         let (a, _, t) = parts(s);

@@ -1,4 +1,5 @@
-//! Connected components of an undirected graph, on graph-kernel's blocks.
+//! Connected components of an undirected graph (weakly connected components
+//! of a directed one), on graph-kernel's blocks.
 //!
 //! # The algorithm (Sutton, Ben-Nun & Barak, "Optimizing Parallel Graph
 //! Connectivity Computation via Subgraph Sampling", IPDPS 2018: Afforest)
@@ -22,6 +23,16 @@
 //!    `c`, then compress. An edge with both ends in `c` needs nothing; one
 //!    with an end outside `c` is seen from that end. Most edges are never
 //!    read.
+//!
+//! On a **directed** graph the components are the *weakly* connected ones
+//! (arcs taken as undirected edges). The rows hold each arc once, at its
+//! tail, and linking is symmetric, so linking every row's entries joins
+//! the ends of every arc; but step 3's skip would be wrong: an arc from a
+//! vertex of `c` to one outside is only in the row of the `c` vertex,
+//! which is skipped. So a directed graph finishes every vertex's row
+//! (no skip; GAPBS links the in-neighbours of the vertices outside `c`
+//! instead, which needs in-edge rows in the linking passes: simpler this
+//! way, at the cost of reading every arc once).
 //!
 //! # Distributed, on the blocks
 //!
@@ -489,7 +500,7 @@ fn labels(ctx: &mut TrusteeCtx) -> (u64, u64) {
 }
 
 /// The per-trustee driver; returns `(components, passes, records)`.
-fn run_trustee(mut ctx: TrusteeCtx, cfg: CcConfig) -> (u64, u64, u64) {
+fn run_trustee(mut ctx: TrusteeCtx, cfg: CcConfig, directed: bool) -> (u64, u64, u64) {
     ctx.local.apply(|s| {
         let (a, _, comp, w) = parts(s);
         w.pending.clear();
@@ -509,7 +520,11 @@ fn run_trustee(mut ctx: TrusteeCtx, cfg: CcConfig) -> (u64, u64, u64) {
         let (p, s) = settle(&mut ctx, Pass::Sample(r));
         (passes, records) = (passes + p, records + s);
     }
-    let skip = if cfg.skip_largest {
+    // On a directed graph an arc from the largest component to a vertex
+    // outside sits only in its tail's row, in the component: skipping the
+    // component's rows would miss it (see the module docs), so every row
+    // is finished.
+    let skip = if cfg.skip_largest && !directed {
         largest(&mut ctx, cfg.samples)
     } else {
         NO_FLAT
@@ -556,7 +571,8 @@ pub fn cc(graph: &ShardedGraph, cfg: &CcConfig) -> Result<CcOutput, KernelError>
         })
     });
     let t0 = Instant::now();
-    let per = graph.on_trustees(move |ctx| run_trustee(ctx, cfg));
+    let directed = graph.is_directed();
+    let per = graph.on_trustees(move |ctx| run_trustee(ctx, cfg, directed));
     let kernel_time = t0.elapsed();
     let labels = graph.gather(u32::MAX, |s| {
         let (a, _, _, w) = parts(s);

@@ -17,6 +17,14 @@
 //! Gauss–Seidel: up to rounding, the answer does not depend on the order of
 //! the sweep or the number of trustees), in `f64` where GAPBS uses `f32`.
 //!
+//! On a **directed** graph (arcs `u -> v`) the formulation is GAPBS's on
+//! a directed graph: `deg(u)` is `u`'s out-degree and `v` sums the
+//! contributions of its in-neighbours (the tails of its in-arcs, pulled
+//! along graph-kernel's [`Adjacency::in_rows`]). A vertex without out-arcs
+//! (dangling) contributes nothing: its mass leaks, it is not spread over
+//! the graph (GAPBS's `pr.cc` divides by the out-degree and never reads
+//! a dangling vertex's share), so the scores may sum to less than 1.
+//!
 //! # Pull, on the blocks
 //!
 //! Every trustee owns its vertices' scores, by position in graph-kernel's
@@ -58,7 +66,7 @@ use std::time::{Duration, Instant};
 use gossamer::Op;
 use graph_core::memory::vec_or_exit;
 use graph_core::sharded::{KernelError, ShardedGraph, TrusteeCtx, TrusteeState};
-use graph_core::{build_whole, EdgeList};
+use graph_core::EdgeList;
 use graph_kernel::adjacency::{self, Adjacency, Rows};
 use graph_kernel::replica::{self, Replica};
 
@@ -178,18 +186,21 @@ fn offer(a: &Adjacency, rows: &Rows, out: &Replica, v: u32, score: f64) {
     out.set(a.flat(v) as usize, c.to_bits());
 }
 
-/// One iteration on one trustee: reads `cur`, writes `next`; returns the
+/// One iteration on one trustee: reads `cur` along the in-edge rows
+/// `pull`, writes `next` (with the out-degrees of `rows`); returns the
 /// residual of its vertices.
+#[allow(clippy::too_many_arguments)]
 fn iterate(
     a: &Adjacency,
     rows: &Rows,
+    pull: &Rows,
     score: &mut [f64],
     cur: &Replica,
     next: &Replica,
     base: f64,
     d: f64,
 ) -> f64 {
-    let (starts, targets) = (rows.starts(), rows.targets());
+    let (starts, targets) = (pull.starts(), pull.targets());
     let mut err = 0.0;
     for (v, sc) in score.iter_mut().enumerate() {
         let row = &targets[starts[v] as usize..starts[v + 1] as usize];
@@ -232,7 +243,8 @@ fn run_trustee(mut ctx: TrusteeCtx, cfg: PageRankConfig, n: u64) -> (u32, f64, u
                 c1.as_deref().expect("attached"),
             );
             let (cur, next) = if i == 0 { (c0, c1) } else { (c1, c0) };
-            iterate(a, a.rows(shard), &mut t.score, cur, next, base, cfg.damping)
+            let (rows, pull) = (a.rows(shard), a.in_rows(shard));
+            iterate(a, rows, pull, &mut t.score, cur, next, base, cfg.damping)
         });
         sent += if i == 0 {
             publish::<1>(&ctx)
@@ -276,6 +288,7 @@ pub fn pagerank(graph: &ShardedGraph, cfg: &PageRankConfig) -> Result<PageRankOu
             let shard = s.shard();
             // Built on first use: here, not in the timed part.
             let rows = a.rows(shard);
+            let _ = a.in_rows(shard);
             let own = a.num_own();
             let init = 1.0 / n as f64;
             let c0 = Replica::per_vertex(&a, "pagerank.contrib.0");
@@ -308,23 +321,42 @@ pub fn pagerank(graph: &ShardedGraph, cfg: &PageRankConfig) -> Result<PageRankOu
     })
 }
 
+/// Simple rows of the whole graph: `(starts, targets)`.
+type SimpleRows = (Vec<usize>, Vec<u32>);
+
 /// The whole graph as simple rows (each neighbour once, no self-loops, as
-/// GAPBS builds it): `(starts, targets)`.
-fn simple_rows(list: &EdgeList<'_>) -> Result<(Vec<usize>, Vec<u32>), KernelError> {
-    let g = build_whole(list)?;
-    let n = list.num_vertices() as usize;
+/// GAPBS builds it): the simple out-edge rows and in-edge rows of `list` read as arcs when
+/// `directed` (both the same rows when not).
+fn simple_rows_as(
+    list: &EdgeList<'_>,
+    directed: bool,
+) -> Result<(SimpleRows, SimpleRows), KernelError> {
+    let p = graph_core::Partition::single(list.num_vertices());
+    let g = graph_core::build_trustees_with(list, &p, 0..1, directed)?.remove(0);
+    let out = simple(&g, |v| g.adjacency(v).0);
+    let inn = if directed {
+        simple(&g, |v| g.in_neighbors(v))
+    } else {
+        out.clone()
+    };
+    Ok((out, inn))
+}
+
+/// Rows `row(v)` of every vertex, sorted, each neighbour once.
+fn simple<'g>(g: &'g graph_core::Shard, row: impl Fn(u64) -> &'g [u32]) -> SimpleRows {
+    let n = g.num_local_vertices() as usize;
     let (mut starts, mut targets) = (Vec::with_capacity(n + 1), Vec::new());
     starts.push(0);
     for v in 0..n as u64 {
         let at = targets.len();
-        targets.extend_from_slice(g.adjacency(v).0);
+        targets.extend_from_slice(row(v));
         targets[at..].sort_unstable();
         let mut row = targets.split_off(at);
         row.dedup();
         targets.extend_from_slice(&row);
         starts.push(targets.len());
     }
-    Ok((starts, targets))
+    (starts, targets)
 }
 
 /// Sequential reference: the same formulation on the simple graph, in one
@@ -348,18 +380,43 @@ pub fn pagerank_sequential(
     list: &EdgeList<'_>,
     cfg: &PageRankConfig,
 ) -> Result<PageRankOutput, KernelError> {
+    pagerank_sequential_as(list, false, cfg)
+}
+
+/// [`pagerank_sequential`] with the records read as arcs `u -> v` when
+/// `directed`: contributions over out-degrees, pulled along in-arcs, a
+/// vertex without out-arcs contributing nothing (see the module docs).
+///
+/// ```
+/// use graph_core::{EdgeList, PackedEdge};
+/// // 0 -> 1 -> 2, and 2 has no out-arc: its share leaks.
+/// let e = |u, v| PackedEdge::new(u, v, 1.0);
+/// let list = EdgeList::from_edges(3, vec![e(0, 1), e(1, 2)]).unwrap();
+/// let out = pagerank::pagerank_sequential_as(&list, true, &Default::default()).unwrap();
+/// let base = 0.15 / 3.0;
+/// assert!((out.scores[0] - base).abs() < 1e-15);
+/// assert!((out.scores[1] - (base + 0.85 * base)).abs() < 1e-15);
+/// assert!(out.scores.iter().sum::<f64>() < 1.0);
+/// ```
+pub fn pagerank_sequential_as(
+    list: &EdgeList<'_>,
+    directed: bool,
+    cfg: &PageRankConfig,
+) -> Result<PageRankOutput, KernelError> {
     cfg.check()?;
     let t0 = Instant::now();
-    let (starts, targets) = simple_rows(list)?;
+    let ((out_starts, out_targets), (starts, targets)) = simple_rows_as(list, directed)?;
     let n = list.num_vertices() as usize;
     let row = |v: usize| &targets[starts[v]..starts[v + 1]];
+    let out_degree = |v: usize| out_starts[v + 1] - out_starts[v];
+    drop(out_targets);
     let base = (1.0 - cfg.damping) / n as f64;
     let mut score = vec![1.0 / n as f64; n];
     let mut share = vec![0.0; n];
     let (mut iterations, mut residual) = (0, f64::INFINITY);
     while iterations < cfg.max_iterations && residual >= cfg.tolerance {
         for (v, s) in share.iter_mut().enumerate() {
-            let deg = row(v).len();
+            let deg = out_degree(v);
             *s = if deg > 0 { score[v] / deg as f64 } else { 0.0 };
         }
         residual = 0.0;
@@ -399,6 +456,17 @@ pub fn verify_pagerank(
     scores: &[f64],
     cfg: &PageRankConfig,
 ) -> Result<f64, String> {
+    verify_pagerank_as(list, false, scores, cfg)
+}
+
+/// [`verify_pagerank`] with the records read as arcs when `directed` (see
+/// [`pagerank_sequential_as`]).
+pub fn verify_pagerank_as(
+    list: &EdgeList<'_>,
+    directed: bool,
+    scores: &[f64],
+    cfg: &PageRankConfig,
+) -> Result<f64, String> {
     cfg.check().map_err(|e| e.to_string())?;
     let n = list.num_vertices() as usize;
     if scores.len() != n {
@@ -424,13 +492,15 @@ pub fn verify_pagerank(
         max_iterations: 1,
         ..*cfg
     };
-    let (starts, targets) = simple_rows(list).map_err(|e| e.to_string())?;
+    let ((out_starts, _), (starts, targets)) =
+        simple_rows_as(list, directed).map_err(|e| e.to_string())?;
     let row = |v: usize| &targets[starts[v]..starts[v + 1]];
+    let out_degree = |v: usize| out_starts[v + 1] - out_starts[v];
     let mut residual = 0.0;
     for (v, &s) in scores.iter().enumerate() {
         let incoming: f64 = row(v)
             .iter()
-            .map(|&u| scores[u as usize] / row(u as usize).len() as f64)
+            .map(|&u| scores[u as usize] / out_degree(u as usize) as f64)
             .sum();
         residual += (base + one.damping * incoming - s).abs();
     }

@@ -266,6 +266,11 @@ fn common(a: &[u32], b: &[u32]) -> u64 {
 /// assert_eq!(counts, [10, 10]);
 /// ```
 pub fn tc(graph: &ShardedGraph) -> Result<TcOutput, KernelError> {
+    if graph.is_directed() {
+        return Err(KernelError::Config(
+            "triangles are counted on undirected graphs (as GAPBS's tc): build the graph undirected".into(),
+        ));
+    }
     let t0 = Instant::now();
     let per = run(graph, Triangles::new, |k| {
         let (me, trustees) = (k.me(), k.num_trustees());

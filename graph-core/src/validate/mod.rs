@@ -21,6 +21,25 @@
 //! traversed component the Graph500 way (each non-loop input edge whose ends
 //! are reached, duplicates included): that count is the TEPS numerator.
 //!
+//! # Directed graphs
+//!
+//! Graph500's rules assume undirected edges. On a directed graph (each
+//! record an arc `u -> v`; [`validate_bfs_directed`],
+//! [`validate_sssp_directed`], and the sharded validators on a directed
+//! [`ShardedGraph`](crate::sharded::ShardedGraph)) rules 4-6 follow the
+//! arcs:
+//!
+//! 4. every arc `u -> v` whose tail `u` is reached has its head `v`
+//!    reached (an arc into a reached vertex from an unreached one is fine);
+//! 5. `d(v) <= d(u) + w` along every arc from a reached tail (one way only);
+//! 6. every reached non-root vertex `v` is confirmed by an arc
+//!    `parent(v) -> v` with `d(v) == d(parent) + w`.
+//!
+//! The traversed-edge count is the number of non-loop arcs (duplicates
+//! included) whose tail is reached: the arcs a search from the root
+//! examines, as GAPBS's TEPS count them. On a valid answer their heads are
+//! reached too.
+//!
 //! The generic forms ([`validate_bfs`], [`validate_sssp`]) take any edge
 //! iterator (a file, a generator stream); [`validate_bfs_list`] and
 //! [`validate_sssp_list`] take an [`EdgeList`]. [`validate_bfs_sharded`]
@@ -304,6 +323,135 @@ pub fn validate_sssp_list(
         list.edges()
             .iter()
             .map(|e| (u64::from(e.u), u64::from(e.v), e.w)),
+    )
+}
+
+/// [`validate_bfs`] on a directed graph: `arcs` yields every input arc
+/// `(u, v)` (`u -> v`) once; rules 4-6 follow the arcs (see the module
+/// docs) and the traversed-edge count is the arcs whose tail is reached.
+///
+/// ```
+/// use graph_core::validate::{validate_bfs_directed, NO_PARENT};
+/// let arcs = [(0, 1), (2, 1)]; // 0 -> 1 <- 2
+/// let ok = validate_bfs_directed(0, &[0, 0, NO_PARENT], None, arcs).unwrap();
+/// assert_eq!((ok.reached, ok.traversed_edges), (2, 1));
+/// // 2 cannot be reached from 0: only against the arc 2 -> 1.
+/// assert!(validate_bfs_directed(0, &[0, 0, 1], None, arcs).is_err());
+/// ```
+pub fn validate_bfs_directed<I>(
+    root: u64,
+    parent: &[u64],
+    levels: Option<&[i64]>,
+    arcs: I,
+) -> Result<Validated, ValidationError>
+where
+    I: IntoIterator<Item = (u64, u64)>,
+{
+    let (problems, dist) = bfs_prelude(root, parent, levels);
+    match dist {
+        Some(dist) => check_arcs(
+            root,
+            parent,
+            &dist,
+            arcs.into_iter().map(|(u, v)| (u, v, 1.0)),
+            problems,
+        ),
+        None => problems.into_result(Validated {
+            reached: 0,
+            traversed_edges: 0,
+        }),
+    }
+}
+
+/// [`validate_sssp`] on a directed graph: `arcs` yields every input arc
+/// `(u, v, w)` (`u -> v`) once; see [`validate_bfs_directed`].
+pub fn validate_sssp_directed<I>(
+    root: u64,
+    parent: &[u64],
+    dist: &[f32],
+    arcs: I,
+) -> Result<Validated, ValidationError>
+where
+    I: IntoIterator<Item = (u64, u64, f32)>,
+{
+    let (problems, go_on) = sssp_prelude(root, parent, dist);
+    if !go_on {
+        return problems.into_result(Validated {
+            reached: 0,
+            traversed_edges: 0,
+        });
+    }
+    check_arcs(root, parent, dist, arcs, problems)
+}
+
+/// Rules 4-6 along the arcs of a directed graph (see the module docs),
+/// given well-formed trees and distances.
+fn check_arcs<I>(
+    root: u64,
+    parent: &[u64],
+    dist: &[f32],
+    arcs: I,
+    mut problems: Problems,
+) -> Result<Validated, ValidationError>
+where
+    I: IntoIterator<Item = (u64, u64, f32)>,
+{
+    let n = parent.len() as u64;
+    root_distance(root, dist, &mut problems);
+    let mut confirmed = vec![false; parent.len()];
+    confirmed[root as usize] = true;
+    let mut traversed = 0u64;
+    for (u, v, w) in arcs {
+        if u >= n || v >= n {
+            problems.push(|| format!("input arc ({u}, {v}) names a vertex outside the graph"));
+            continue;
+        }
+        if u == v || parent[u as usize] == NO_PARENT {
+            continue;
+        }
+        traversed += 1;
+        if parent[v as usize] == NO_PARENT {
+            problems.push(|| arc_split_message(u, v));
+            continue;
+        }
+        let (du, dv) = (dist[u as usize], dist[v as usize]);
+        if dv > du + w {
+            problems.push(|| arc_triangle_message(u, v, w, du, dv));
+        }
+        if parent[v as usize] == u && dv == du + w {
+            confirmed[v as usize] = true;
+        }
+    }
+    let mut reached = 0u64;
+    for (v, (&p, &ok)) in parent.iter().zip(&confirmed).enumerate() {
+        if p == NO_PARENT {
+            continue;
+        }
+        reached += 1;
+        if !ok {
+            problems.push(|| arc_unconfirmed_message(v as u64, p, dist[v]));
+        }
+    }
+    problems.into_result(Validated {
+        reached,
+        traversed_edges: traversed,
+    })
+}
+
+/// Directed rule 4's problem text.
+fn arc_split_message(u: u64, v: u64) -> String {
+    format!("arc ({u}, {v}) leads from reached vertex {u} to unreached vertex {v}")
+}
+
+/// Directed rule 5's problem text.
+fn arc_triangle_message(u: u64, v: u64, w: f32, du: f32, dv: f32) -> String {
+    format!("arc ({u}, {v}) with weight {w} breaks the triangle rule: d({u}) = {du}, d({v}) = {dv}")
+}
+
+/// Directed rule 6's problem text.
+fn arc_unconfirmed_message(v: u64, p: u64, d: f32) -> String {
+    format!(
+        "vertex {v}: no input arc from its parent {p} gives its distance {d} (no arc {p} -> {v}, or wrong distance)"
     )
 }
 

@@ -24,6 +24,14 @@
 //! input order and name an edge as it was input; here it is named
 //! `(smaller id, larger id)`.)
 //!
+//! On a directed graph (its shards hold each arc once, in its tail's row)
+//! the rules are the directed ones of the module docs: each trustee checks
+//! rules 4 and 5 and counts the arcs whose tail it owns and has reached;
+//! rule 6 is confirmed by the trustee owning the parent (the arc
+//! `parent(v) -> v` is in the parent's row), which returns a bitmap of the
+//! vertices it confirmed (1 bit per vertex per trustee), and the caller
+//! ORs them. Arc problems are listed by `(tail, head, weight)`.
+//!
 //! The trustees read the answer through a per-process copy
 //! (`crate::per_rank`): 8 bytes per vertex (parent as `u32`, distance as
 //! `f32` bits; the traversed-edge count needs only a reached bitmap, 1 bit
@@ -33,8 +41,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::{
-    bfs_prelude, length_mismatch, root_distance, split_message, sssp_prelude, triangle_message,
-    unconfirmed_message, Problems, Validated, ValidationError, MAX_LISTED, NO_PARENT,
+    arc_split_message, arc_triangle_message, arc_unconfirmed_message, bfs_prelude, length_mismatch,
+    root_distance, split_message, sssp_prelude, triangle_message, unconfirmed_message, Problems,
+    Validated, ValidationError, MAX_LISTED, NO_PARENT,
 };
 use crate::csr::Shard;
 use crate::per_rank;
@@ -115,7 +124,9 @@ pub fn validate_bfs_sharded(
 /// Without validating: `(reached, traversed)`, the number of entries of
 /// `parent` that are not `NO_PARENT` and the number of non-loop input edges
 /// (duplicates included) whose ends are both reached, i.e. half the shard
-/// entries between reached vertices. Vertices beyond `parent`'s end count
+/// entries between reached vertices; on a directed graph, the number of
+/// non-loop arcs whose tail is reached (the module docs of
+/// [`validate`](super)). Vertices beyond `parent`'s end count
 /// as unreached. The trustees read a reached bitmap (1 bit per vertex,
 /// one copy per process).
 pub fn count_traversed_sharded(g: &ShardedGraph, parent: &[u64]) -> (u64, u64) {
@@ -142,12 +153,17 @@ pub fn count_traversed_sharded(g: &ShardedGraph, parent: &[u64]) -> (u64, u64) {
     (reached, per_trustee.iter().sum())
 }
 
-/// Entries `(u -> v)` with `u < v` between two reached vertices.
+/// Entries `(u -> v)` with `u < v` between two reached vertices; on a
+/// directed shard, the entries (arcs) of reached vertices.
 fn count_reached_edges(shard: &Shard, bits: &[u64]) -> u64 {
     let is = |v: u64| bits[(v / 64) as usize] >> (v % 64) & 1 == 1;
     let mut count = 0;
     for (l, u) in shard.vertices() {
         if !is(u) {
+            continue;
+        }
+        if shard.is_directed() {
+            count += shard.degree(l);
             continue;
         }
         count += shard
@@ -206,13 +222,27 @@ enum EdgeProblem {
         du: f32,
         dv: f32,
     },
+    /// Directed rule 4: the arc `u -> v` leaves reached `u` for unreached `v`.
+    ArcSplit { u: u64, v: u64 },
+    /// Directed rule 5: `d(v) > d(u) + w` along the arc `u -> v`.
+    ArcTriangle {
+        u: u64,
+        v: u64,
+        w: f32,
+        du: f32,
+        dv: f32,
+    },
 }
 
 impl EdgeProblem {
     fn key(&self) -> (u64, u64, u32) {
         match *self {
-            EdgeProblem::Outside { u, v } | EdgeProblem::Split { u, v, .. } => (u, v, 0),
-            EdgeProblem::Triangle { u, v, w, .. } => (u, v, w.to_bits()),
+            EdgeProblem::Outside { u, v }
+            | EdgeProblem::Split { u, v, .. }
+            | EdgeProblem::ArcSplit { u, v } => (u, v, 0),
+            EdgeProblem::Triangle { u, v, w, .. } | EdgeProblem::ArcTriangle { u, v, w, .. } => {
+                (u, v, w.to_bits())
+            }
         }
     }
 
@@ -226,6 +256,8 @@ impl EdgeProblem {
                 split_message(u, v, reached, unreached)
             }
             EdgeProblem::Triangle { u, v, w, du, dv } => triangle_message(u, v, w, du, dv),
+            EdgeProblem::ArcSplit { u, v } => arc_split_message(u, v),
+            EdgeProblem::ArcTriangle { u, v, w, du, dv } => arc_triangle_message(u, v, w, du, dv),
         }
     }
 }
@@ -243,6 +275,10 @@ struct ShardReport {
     unconfirmed: u64,
     /// The smallest of them, at most `MAX_LISTED`, ascending.
     unconfirmed_listed: Vec<u64>,
+    /// Directed graphs: the vertices confirmed (rule 6) by an arc from
+    /// their parent in this shard, as a bitmap over global ids (empty
+    /// otherwise).
+    confirmed: Vec<u64>,
 }
 
 impl ShardReport {
@@ -265,6 +301,9 @@ impl ShardReport {
 /// Rules 4-6 and the traversed-edge count on one shard, reading the packed
 /// answer `words` of every vertex.
 fn scan(shard: &Shard, words: &[u64], root: u64, weights: Weights) -> ShardReport {
+    if shard.is_directed() {
+        return scan_arcs(shard, words, weights);
+    }
     let n = words.len() as u64;
     let mut rep = ShardReport::default();
     for (l, u) in shard.vertices() {
@@ -317,6 +356,51 @@ fn scan(shard: &Shard, words: &[u64], root: u64, weights: Weights) -> ShardRepor
     rep
 }
 
+/// [`scan`] on a directed shard: rules 4 and 5 along the arcs of its rows,
+/// the arcs of reached tails counted, and rule 6's confirmations returned
+/// as a bitmap (the caller finds the unconfirmed vertices).
+fn scan_arcs(shard: &Shard, words: &[u64], weights: Weights) -> ShardReport {
+    let n = words.len() as u64;
+    let mut rep = ShardReport {
+        confirmed: vec![0; n.div_ceil(64) as usize],
+        ..ShardReport::default()
+    };
+    for (l, u) in shard.vertices() {
+        let Some((_, du)) = unpack(words[u as usize]) else {
+            continue;
+        };
+        let (targets, ws) = shard.adjacency(l);
+        for (&v, &w) in targets.iter().zip(ws) {
+            let v = u64::from(v);
+            let w = match weights {
+                Weights::Shard => w,
+                Weights::Unit => 1.0,
+            };
+            if v >= n {
+                rep.edge(EdgeProblem::Outside { u, v });
+                continue;
+            }
+            if v == u {
+                continue;
+            }
+            rep.traversed += 1;
+            match unpack(words[v as usize]) {
+                None => rep.edge(EdgeProblem::ArcSplit { u, v }),
+                Some((pv, dv)) => {
+                    if dv > du + w {
+                        rep.edge(EdgeProblem::ArcTriangle { u, v, w, du, dv });
+                    }
+                    if pv == u && dv == du + w {
+                        rep.confirmed[(v / 64) as usize] |= 1 << (v % 64);
+                    }
+                }
+            }
+        }
+    }
+    rep.trim();
+    rep
+}
+
 /// Rules 4-6 on every trustee, merged with the caller's `problems`.
 fn check_shards(
     g: &ShardedGraph,
@@ -341,21 +425,49 @@ fn check_shards(
     let mut edges: Vec<EdgeProblem> = Vec::new();
     let mut unconfirmed: Vec<u64> = Vec::new();
     let (mut traversed, mut edge_count, mut unconfirmed_count) = (0, 0, 0);
+    let directed = g.is_directed();
+    let mut confirmed = vec![
+        0u64;
+        if directed {
+            parent.len().div_ceil(64)
+        } else {
+            0
+        }
+    ];
     for r in reports {
         traversed += r.traversed;
         edge_count += r.edge_problems;
         unconfirmed_count += r.unconfirmed;
         edges.extend(r.edges_listed);
         unconfirmed.extend(r.unconfirmed_listed);
+        for (c, x) in confirmed.iter_mut().zip(&r.confirmed) {
+            *c |= x;
+        }
+    }
+    if directed {
+        // Rule 6: every reached vertex but the root needs an arc from its parent.
+        for (v, &p) in parent.iter().enumerate() {
+            if p != NO_PARENT && v as u64 != root && confirmed[v / 64] >> (v % 64) & 1 == 0 {
+                unconfirmed_count += 1;
+                if unconfirmed.len() < MAX_LISTED {
+                    unconfirmed.push(v as u64);
+                }
+            }
+        }
     }
     edges.sort_by_key(EdgeProblem::key);
     unconfirmed.sort_unstable();
     problems.add_many(edge_count, edges.iter().map(EdgeProblem::describe));
     problems.add_many(
         unconfirmed_count,
-        unconfirmed
-            .iter()
-            .map(|&v| unconfirmed_message(v, parent[v as usize], dist[v as usize])),
+        unconfirmed.iter().map(|&v| {
+            let (p, d) = (parent[v as usize], dist[v as usize]);
+            if directed {
+                arc_unconfirmed_message(v, p, d)
+            } else {
+                unconfirmed_message(v, p, d)
+            }
+        }),
     );
     let reached = parent.iter().filter(|&&p| p != NO_PARENT).count() as u64;
     problems.into_result(Validated {
@@ -439,18 +551,25 @@ mod tests {
         EdgeList::from_edges(n, edges).unwrap()
     }
 
-    fn adjacency(list: &EdgeList<'_>) -> Vec<Vec<(u64, f32)>> {
+    /// Out-edges when `directed`, else both directions.
+    fn adjacency_as(list: &EdgeList<'_>, directed: bool) -> Vec<Vec<(u64, f32)>> {
         let mut adj = vec![Vec::new(); list.num_vertices() as usize];
         for e in list.edges().iter().filter(|e| e.u != e.v) {
             adj[e.u as usize].push((u64::from(e.v), e.w));
-            adj[e.v as usize].push((u64::from(e.u), e.w));
+            if !directed {
+                adj[e.v as usize].push((u64::from(e.u), e.w));
+            }
         }
         adj
     }
 
     /// Sequential Dijkstra in `f32` (non-negative `f32` bits order like the values).
     fn dijkstra(list: &EdgeList<'_>, root: u64) -> (Vec<u64>, Vec<f32>) {
-        let adj = adjacency(list);
+        dijkstra_as(list, root, false)
+    }
+
+    fn dijkstra_as(list: &EdgeList<'_>, root: u64, directed: bool) -> (Vec<u64>, Vec<f32>) {
+        let adj = adjacency_as(list, directed);
         let n = adj.len();
         let (mut parent, mut dist) = (vec![NO_PARENT; n], vec![f32::INFINITY; n]);
         parent[root as usize] = root;
@@ -474,7 +593,11 @@ mod tests {
     }
 
     fn bfs(list: &EdgeList<'_>, root: u64) -> (Vec<u64>, Vec<i64>) {
-        let adj = adjacency(list);
+        bfs_as(list, root, false)
+    }
+
+    fn bfs_as(list: &EdgeList<'_>, root: u64, directed: bool) -> (Vec<u64>, Vec<i64>) {
+        let adj = adjacency_as(list, directed);
         let n = adj.len();
         let (mut parent, mut level) = (vec![NO_PARENT; n], vec![-1i64; n]);
         parent[root as usize] = root;
@@ -569,6 +692,121 @@ mod tests {
             10 => dist[root as usize] = 0.25,
             _ => {}
         }
+    }
+
+    /// The same on the random graphs read as directed: the sharded
+    /// validators on directed shards agree with the directed list
+    /// validators, the traversed count is the arcs with a reached tail and
+    /// the non-isolated set is the tails.
+    #[test]
+    fn directed_sharded_checks_agree_with_the_list() {
+        for threads in 1..=3 {
+            for kind in KINDS {
+                gossamer::main(threads, move || {
+                    for seed in 0..6u64 {
+                        let list = random_graph(seed);
+                        let g = ShardedGraph::build_with(&list, kind, true).unwrap();
+                        let what = format!("seed {seed}, {threads} trustee(s), {kind:?}");
+                        let arcs: Vec<(u64, u64, f32)> = list
+                            .edges()
+                            .iter()
+                            .map(|e| (u64::from(e.u), u64::from(e.v), e.w))
+                            .collect();
+                        let mut tails = vec![0u64; list.num_vertices().div_ceil(64) as usize];
+                        for &(u, _, _) in arcs.iter().filter(|a| a.0 != a.1) {
+                            tails[u as usize / 64] |= 1 << (u % 64);
+                        }
+                        assert_eq!(non_isolated_sharded(&g), tails, "{what}");
+                        let mut r = Rng(seed ^ 0x5EED);
+                        for case in 0..24 {
+                            let root = r.below(list.num_vertices());
+                            let (sp, sd) = dijkstra_as(&list, root, true);
+                            let (bp, bl) = bfs_as(&list, root, true);
+                            let (mut parent, mut dist, mut level) = (sp, sd, bl.clone());
+                            let broken = if case < 4 { 0 } else { r.below(11) };
+                            perturb(&mut r, broken, root, &mut parent, &mut dist, &mut level);
+                            let what = format!("{what}, root {root}, case {case} ({broken})");
+                            let a = super::super::validate_sssp_directed(
+                                root,
+                                &parent,
+                                &dist,
+                                arcs.iter().copied(),
+                            );
+                            let b = validate_sssp_sharded(&g, root, &parent, &dist);
+                            agree(&format!("SSSP {what}"), &a, &b);
+                            if broken == 0 {
+                                let ok = a.expect("a correct answer validates");
+                                let reached_tails =
+                                    arcs.iter()
+                                        .filter(|a| a.0 != a.1 && parent[a.0 as usize] != NO_PARENT)
+                                        .count() as u64;
+                                assert_eq!(ok.traversed_edges, reached_tails, "{what}");
+                                assert_eq!(
+                                    count_traversed_sharded(&g, &parent),
+                                    (ok.reached, reached_tails),
+                                    "{what}"
+                                );
+                                let a2 = super::super::validate_bfs_directed(
+                                    root,
+                                    &bp,
+                                    Some(&bl),
+                                    arcs.iter().map(|a| (a.0, a.1)),
+                                );
+                                let b2 = validate_bfs_sharded(&g, root, &bp, Some(&bl));
+                                agree(&format!("BFS {what}"), &a2, &b2);
+                                assert!(a2.is_ok(), "{what}");
+                            }
+                        }
+                    }
+                });
+            }
+        }
+    }
+
+    /// A vertex reached only against an arc's direction fails both ways.
+    #[test]
+    fn reaching_against_an_arc_fails() {
+        // 0 -> 1, 2 -> 1: from 0, only 1 is reachable.
+        let edges = vec![PackedEdge::new(0, 1, 1.0), PackedEdge::new(2, 1, 1.0)];
+        let list = EdgeList::from_edges(3, edges).unwrap();
+        let arcs: Vec<(u64, u64, f32)> = vec![(0, 1, 1.0), (2, 1, 1.0)];
+        // The undirected answer: 2 reached through 1.
+        let parent = [0, 0, 1];
+        let dist = [0.0, 1.0, 2.0];
+        let a = super::super::validate_sssp_directed(0, &parent, &dist, arcs.clone());
+        let e = a.unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("vertex 2: no input arc from its parent 1"),
+            "{e}"
+        );
+        assert!(validate_sssp_list(&list, 0, &parent, &dist).is_ok());
+        for threads in 1..=3 {
+            let list = EdgeList::from_edges(3, list.edges().to_vec()).unwrap();
+            let b = gossamer::main(threads, move || {
+                let g = ShardedGraph::build_with(&list, PartitionKind::Cyclic, true).unwrap();
+                validate_sssp_sharded(&g, 0, &parent, &dist)
+            });
+            let e = b.unwrap_err();
+            assert_eq!(e.count, 1, "{e}");
+            assert!(
+                e.to_string().contains("no input arc from its parent 1"),
+                "{e}"
+            );
+        }
+        // Unreached 1 while 0 -> 1 leaves reached 0.
+        let e = super::super::validate_bfs_directed(
+            0,
+            &[0, NO_PARENT, NO_PARENT],
+            None,
+            arcs.iter().map(|a| (a.0, a.1)),
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("arc (0, 1) leads from reached vertex 0"),
+            "{e}"
+        );
     }
 
     /// On random graphs, with 1-4 trustees and both partitions: correct
