@@ -10,7 +10,10 @@
 //! graph is the same for any number of ranks and threads.
 //!
 //! Two passes over the slice, so that every array is allocated once, at its
-//! final size, and nothing grows by doubling:
+//! final size, and nothing grows by doubling (a generated slice is kept
+//! from the first pass for the second, 12 B per edge until the shards are
+//! built, because generating costs more than the memory, which is below the
+//! kernels' peak; a mapped or in-memory slice is read again):
 //!
 //! 1. **count**: each non-loop edge `(u, v)` sends `u`'s local index to
 //!    `u`'s owner and `v`'s to `v`'s; owners count degrees;
@@ -36,9 +39,9 @@
 //! SCALE 20).
 //!
 //! Peak memory per trustee: its shard (8 bytes per entry, 16 per owned
-//! non-loop edge), its offsets and cursors (16 bytes per owned vertex), and
-//! a few hundred KiB of send buffers and read chunks; the source's own
-//! footprint (a memory-mapped file's touched pages) comes on top.
+//! non-loop edge), its offsets and cursors (16 bytes per owned vertex), a
+//! few MiB of send buffers and read chunks, and a generated slice (12 bytes
+//! per edge of the slice); a mapped file's touched pages come on top.
 //!
 //! ```
 //! use graph_core::construct::LocalSource;
@@ -71,7 +74,7 @@ use serde::{Deserialize, Serialize};
 use crate::csr::{huge_pages, prefetch, Shard};
 use crate::edge_list::{EdgeList, PackedEdge};
 use crate::file::MappedGraph;
-use crate::memory::try_vec;
+use crate::memory::{try_reserve, try_vec};
 use crate::partition::{Partition, PartitionKind};
 use crate::sharded::{in_fiber, KernelError, ShardedGraph, TrusteeCtx, TrusteeState};
 
@@ -125,6 +128,14 @@ pub trait EdgeSource: Clone + Send + Sync + Serialize + DeserializeOwned + 'stat
     /// [`Shard::is_directed`]) rather than an undirected edge. Default:
     /// undirected (the Graph500 generator's records).
     fn directed(&self) -> bool {
+        false
+    }
+    /// Whether reading a slice again costs little (a mapping, a list in
+    /// memory). When it does not (a generator), each trustee keeps the
+    /// slice it read in the first pass for the second (12 B per edge of
+    /// its slice, freed before the kernels start) instead of generating
+    /// it twice. Default: keep.
+    fn cheap_to_reread(&self) -> bool {
         false
     }
 }
@@ -244,6 +255,18 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
     let me = u64::from(ctx.me);
     let slice = m * me / w..m * (me + 1) / w;
     let mut chunk = vec![PackedEdge::default(); READ_CHUNK];
+    // A generated slice is kept for the second pass (see
+    // `EdgeSource::cheap_to_reread`); reserved at its exact size.
+    let mut kept: Option<Vec<PackedEdge>> = None;
+    let held = if source.cheap_to_reread() {
+        Ok(())
+    } else {
+        let mut v = Vec::new();
+        let r = try_reserve(&mut v, (slice.end - slice.start) as usize, "the edge slice");
+        kept = Some(v);
+        r.map_err(|e| e.to_string())
+    };
+    agree(&mut ctx, held.err(), "hold its slice")?;
     let batch = send_batch(w);
     let mut read_s = 0.0;
 
@@ -259,6 +282,7 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
         slice.clone(),
         &mut chunk,
         &mut read_s,
+        kept.as_mut(),
         |i, e| {
             if u64::from(e.u) >= n || u64::from(e.v) >= n {
                 bad.get_or_insert_with(|| {
@@ -346,7 +370,7 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
     // Pass 2: entries.
     let mut out: Vec<Vec<Entry>> = vec![Vec::new(); w as usize];
     let mut out_in: Vec<Vec<Entry>> = vec![Vec::new(); if directed { w as usize } else { 0 }];
-    for_each_edge(&source, &reader, slice, &mut chunk, &mut read_s, |_, e| {
+    let mut place = |e: PackedEdge| {
         if e.u == e.v {
             return;
         }
@@ -372,7 +396,19 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
                 send(&ctx.peers[t], buf, place_entries);
             }
         }
-    });
+    };
+    match kept.take() {
+        Some(edges) => edges.into_iter().for_each(&mut place),
+        None => for_each_edge(
+            &source,
+            &reader,
+            slice,
+            &mut chunk,
+            &mut read_s,
+            None,
+            |_, e| place(e),
+        ),
+    }
     for (t, buf) in out.iter_mut().enumerate() {
         send(&ctx.peers[t], buf, place_entries);
     }
@@ -438,6 +474,7 @@ fn for_each_edge<S: EdgeSource>(
     range: Range<u64>,
     chunk: &mut [PackedEdge],
     read_s: &mut f64,
+    mut keep: Option<&mut Vec<PackedEdge>>,
     mut f: impl FnMut(u64, PackedEdge),
 ) {
     let mut at = range.start;
@@ -446,6 +483,9 @@ fn for_each_edge<S: EdgeSource>(
         let started = Instant::now();
         source.read(reader, at, &mut chunk[..len]);
         *read_s += started.elapsed().as_secs_f64();
+        if let Some(k) = keep.as_deref_mut() {
+            k.extend_from_slice(&chunk[..len]);
+        }
         for (k, &e) in chunk[..len].iter().enumerate() {
             f(at + k as u64, e);
         }
@@ -680,6 +720,10 @@ impl EdgeSource for LocalSource {
     fn read(&self, reader: &Self::Reader, start: u64, out: &mut [PackedEdge]) {
         let s = start as usize;
         out.copy_from_slice(&reader.records()[s..s + out.len()]);
+    }
+
+    fn cheap_to_reread(&self) -> bool {
+        true
     }
 
     fn directed(&self) -> bool {

@@ -15,8 +15,8 @@
 //! 2. *construction*: streamed, every rank builds only its own shards
 //!    while its trustees generate their slices
 //!    ([`streamed_construction_bytes`]: `8 B` per adjacency entry, `8 B`
-//!    per vertex of offsets, 16 B per vertex and the send buffers as
-//!    scratch); otherwise rank 0 builds the CSR shards of all `W` trustees
+//!    per vertex of offsets; as scratch its share of the generated edges,
+//!    12 B per edge, 16 B per vertex and the send buffers); otherwise rank 0 builds the CSR shards of all `W` trustees
 //!    from the list with a `u32` cursor per vertex per extra sorting chunk
 //!    as scratch ([`construction_bytes`]) and the other ranks wait.
 //! 3. *exchange* (not streamed): rank 0 ships every remote shard, one at
@@ -245,15 +245,20 @@ pub fn edge_list_bytes(shape: Shape, rank: u32) -> u64 {
 }
 
 /// The distributed construction on one rank (every rank alike): its own
-/// shards (held), and as scratch the placeholder and cursor arrays (16 B
-/// per owned vertex), the send buffers and read chunk of each trustee
-/// ([`crate::construct::scratch_bytes_per_trustee`]). Returns (held,
-/// scratch).
+/// shards (held), and as scratch the rank's share of the generated edges
+/// (12 B per edge, kept between the two passes), the placeholder and
+/// cursor arrays (16 B per owned vertex), the send buffers and read chunk
+/// of each trustee ([`crate::construct::scratch_bytes_per_trustee`]).
+/// Returns (held, scratch).
 pub fn streamed_construction_bytes(shape: Shape) -> (u64, u64) {
     let z = Sizes::new(shape);
     let held = z.csr(z.entries_rank(), z.n_rank(), z.threads);
     let per_trustee = crate::construct::scratch_bytes_per_trustee(z.trustees as u64);
-    let scratch = 16 * (z.n_rank() + z.threads) + z.threads * Wide::from(per_trustee);
+    // A generated slice is kept between the two passes (12 B per edge of
+    // the rank's share); a mapped file is read again instead, so this
+    // overcounts files.
+    let slice = Wide::from(RECORD_BYTES) * z.m.div_ceil(z.ranks);
+    let scratch = 16 * (z.n_rank() + z.threads) + z.threads * Wide::from(per_trustee) + slice;
     (clamp(held), clamp(scratch))
 }
 
@@ -853,9 +858,10 @@ mod tests {
         assert_eq!(names, PHASES);
         // Streamed: nothing is generated before the build.
         assert_eq!(e.phases[0].peak, BASE_BYTES);
-        // Shards: 8 B x 2 entries per edge, offsets; scratch 16 B per
-        // vertex plus two trustees' send buffers and read chunks.
-        let scratch = 16 * (n + 2) + 2 * crate::construct::scratch_bytes_per_trustee(2);
+        // Shards: 8 B x 2 entries per edge, offsets; scratch: the kept
+        // slices (12 B per edge), 16 B per vertex, two trustees' send
+        // buffers and read chunks.
+        let scratch = 12 * m + 16 * (n + 2) + 2 * crate::construct::scratch_bytes_per_trustee(2);
         assert_eq!(e.phases[1].allocates, 16 * m + 8 * (n + 2) + scratch);
         assert_eq!(e.phases[2].allocates, 0, "one rank ships nothing");
         // Validation is the peak, just above the kernel state: shards and
