@@ -709,7 +709,7 @@ pub fn write(path: impl AsRef<Path>, list: &EdgeList<'_>) -> Result<(), GraphFil
 }
 
 /// What a file type is, in words, for messages.
-fn kind_of(t: std::fs::FileType) -> &'static str {
+pub(crate) fn kind_of(t: std::fs::FileType) -> &'static str {
     use std::os::unix::fs::FileTypeExt;
     if t.is_dir() {
         "directory"
@@ -755,7 +755,7 @@ pub fn check_write_target(path: impl AsRef<Path>) -> Result<(), GraphFileError> 
 /// Creates a new, uniquely named temporary file next to `path`, exclusively
 /// (`O_CREAT|O_EXCL`, and `O_NOFOLLOW`): an existing file or symbolic link
 /// of that name is never opened, followed or removed; another name is tried.
-fn create_temp_beside(path: &Path) -> io::Result<(File, PathBuf)> {
+pub(crate) fn create_temp_beside(path: &Path) -> io::Result<(File, PathBuf)> {
     use std::os::unix::fs::OpenOptionsExt;
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -831,26 +831,76 @@ pub fn write_graph(
             source,
         }
     };
-    let (file, tmp) = create_temp_beside(path).map_err(io_err("create a temporary file for"))?;
-    let result = (|| {
+    let staged = Staged::write(path, |f| {
+        f.write_all(&header)?;
+        f.write_all(&data)?;
+        f.write_all(&ids)
+    })
+    .map_err(|(action, source)| io_err(action)(source))?;
+    staged.commit().map_err(|e| match e {
+        CommitError::Target(e) => e,
+        CommitError::Rename(source) => io_err("rename")(source),
+    })
+}
+
+/// A file written in full under a new, unique temporary name beside its
+/// target and synced, not yet in place: [`Staged::commit`] renames it
+/// over the target; dropping it uncommitted removes it. So a target is
+/// replaced whole or not at all, and several files can be written first
+/// and committed together (a prepared graph's shards).
+pub(crate) struct Staged {
+    tmp: PathBuf,
+    path: PathBuf,
+    committed: bool,
+}
+
+/// Why [`Staged::commit`] failed.
+pub(crate) enum CommitError {
+    /// The target became something other than a regular file.
+    Target(GraphFileError),
+    /// The rename failed.
+    Rename(io::Error),
+}
+
+impl Staged {
+    /// Writes `fill`'s bytes (buffered) to a new temporary file beside
+    /// `path` and syncs it. On failure nothing is left behind and the
+    /// error says which step failed.
+    pub(crate) fn write(
+        path: &Path,
+        fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    ) -> Result<Staged, (&'static str, io::Error)> {
+        let (file, tmp) =
+            create_temp_beside(path).map_err(|e| ("create a temporary file for", e))?;
+        let staged = Staged {
+            tmp,
+            path: path.to_path_buf(),
+            committed: false,
+        };
         let mut f = io::BufWriter::with_capacity(1 << 20, file);
-        f.write_all(&header).map_err(io_err("write"))?;
-        f.write_all(&data).map_err(io_err("write"))?;
-        f.write_all(&ids).map_err(io_err("write"))?;
-        let f = f
-            .into_inner()
-            .map_err(|e| io_err("write")(e.into_error()))?;
-        f.sync_all().map_err(io_err("sync"))?;
-        drop(f);
-        // Again right before replacing it: the target may have changed
-        // while the data was written.
-        check_write_target(path)?;
-        std::fs::rename(&tmp, path).map_err(io_err("rename"))
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+        fill(&mut f).map_err(|e| ("write", e))?;
+        let f = f.into_inner().map_err(|e| ("write", e.into_error()))?;
+        f.sync_all().map_err(|e| ("sync", e))?;
+        Ok(staged)
     }
-    result
+
+    /// Renames the file over its target, after checking again that the
+    /// target is absent or a regular file (it may have changed while the
+    /// data was written).
+    pub(crate) fn commit(mut self) -> Result<(), CommitError> {
+        check_write_target(&self.path).map_err(CommitError::Target)?;
+        std::fs::rename(&self.tmp, &self.path).map_err(CommitError::Rename)?;
+        self.committed = true;
+        Ok(())
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
 }
 
 /// A graph file mapped into memory, validated; its edge list is a
