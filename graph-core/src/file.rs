@@ -974,6 +974,87 @@ pub fn open(path: impl AsRef<Path>) -> Result<MappedGraph, GraphFileError> {
     open_with(path, ReadOptions::default())
 }
 
+/// Reads only a graph file's header and id table (not its records): what
+/// a run on a prepared graph ([`crate::prepared`]) needs to know of the
+/// graph (its identity, roots and meta). Checks the header and id table
+/// checksums and that the length matches the counts; the records are
+/// neither read nor verified.
+pub fn open_header(path: impl AsRef<Path>) -> Result<(GraphHeader, GraphMeta), GraphFileError> {
+    use std::io::{Read, Seek};
+    let path = path.as_ref();
+    let io_err = |action: &'static str| {
+        let p = path.to_path_buf();
+        move |source: io::Error| {
+            if source.kind() == io::ErrorKind::NotFound {
+                GraphFileError::NotFound { path: p }
+            } else {
+                GraphFileError::Io {
+                    path: p,
+                    action,
+                    source,
+                }
+            }
+        }
+    };
+    let meta = std::fs::metadata(path).map_err(io_err("inspect"))?;
+    if !meta.file_type().is_file() {
+        return Err(GraphFileError::NotARegularFile {
+            path: path.to_path_buf(),
+            kind: kind_of(meta.file_type()),
+        });
+    }
+    let mut file = {
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path)
+            .map_err(io_err("open"))?
+    };
+    let actual = file.metadata().map_err(io_err("inspect"))?.len();
+    let mut bytes = Vec::with_capacity(HEADER_LEN);
+    (&mut file)
+        .take(HEADER_LEN as u64)
+        .read_to_end(&mut bytes)
+        .map_err(io_err("read"))?;
+    let header = parse_header(&bytes)?;
+    let expected = header.file_len().ok_or(GraphFileError::SizeMismatch {
+        expected: u64::MAX,
+        actual,
+    })?;
+    if actual < expected {
+        return Err(GraphFileError::TruncatedData { expected, actual });
+    }
+    if actual > expected {
+        return Err(GraphFileError::SizeMismatch { expected, actual });
+    }
+    let ids = if header.has_id_table {
+        let start = expected - header.num_vertices * 8;
+        file.seek(io::SeekFrom::Start(start))
+            .map_err(io_err("read"))?;
+        let mut table = Vec::with_capacity((header.num_vertices * 8) as usize);
+        file.read_to_end(&mut table).map_err(io_err("read"))?;
+        let computed = checksum64(&table);
+        if computed != header.ids_checksum {
+            return Err(GraphFileError::CorruptIds {
+                stored: header.ids_checksum,
+                computed,
+            });
+        }
+        let t = IdMap::Table(table.chunks_exact(8).map(|c| u64_at(c, 0)).collect());
+        t.check(header.num_vertices).map_err(bad)?;
+        t
+    } else {
+        IdMap::Offset(header.id_base)
+    };
+    let meta = GraphMeta {
+        directed: header.directed,
+        weighted: header.weighted,
+        ids,
+    };
+    Ok((header, meta))
+}
+
 /// [`open`] with options (e.g. skip the data checksum for huge files).
 pub fn open_with(path: impl AsRef<Path>, opts: ReadOptions) -> Result<MappedGraph, GraphFileError> {
     let path = path.as_ref();
