@@ -1410,6 +1410,42 @@ mod tests {
     }
 
     #[test]
+    fn the_header_alone_says_what_open_says() {
+        let d = scratch("header-only");
+        let g = d.join("g");
+        write_with_roots(&g, &sample(), &[1, 2]).unwrap();
+        let (h, m) = open_header(&g).unwrap();
+        let full = open(&g).unwrap();
+        assert_eq!((&h, &m), (full.header(), full.meta()));
+        let list = EdgeList::from_edges(3, vec![PackedEdge::new(0, 2, 1.0)]).unwrap();
+        let meta = GraphMeta {
+            directed: true,
+            weighted: false,
+            ids: IdMap::Table(vec![5, 70, 900]),
+        };
+        let t = d.join("t");
+        write_graph(&t, &list, &[], &meta).unwrap();
+        let (h, m) = open_header(&t).unwrap();
+        assert_eq!(m, meta);
+        assert_eq!(h.num_edges, 1);
+        let bytes = std::fs::read(&t).unwrap();
+        std::fs::write(&t, &bytes[..bytes.len() - 1]).unwrap();
+        assert!(matches!(
+            open_header(&t),
+            Err(GraphFileError::TruncatedData { .. })
+        ));
+        let mut bad = bytes.clone();
+        let last = bad.len() - 1;
+        bad[last] ^= 1;
+        std::fs::write(&t, &bad).unwrap();
+        assert!(matches!(
+            open_header(&t),
+            Err(GraphFileError::CorruptIds { .. })
+        ));
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
     fn failed_write_leaves_nothing_behind() {
         let d = scratch("failed");
         // `g/` names a directory that does not exist: the data is written to
