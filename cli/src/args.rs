@@ -150,6 +150,24 @@ pub struct RunOptions {
     pub force: bool,
 }
 
+/// Saving the built graph, or reusing a saved one (sssp, bfs, graph500).
+#[derive(Args, Debug, Clone, Default)]
+pub struct PreparedOptions {
+    /// After building the graph, each trustee saves its shard to
+    /// DIR/shard-<t>-of-<W>.gshard (W = ranks x threads; each rank writes
+    /// its own trustees' files, so on several hosts DIR must be shared).
+    /// DIR is created if needed.
+    #[arg(long, value_name = "DIR", conflicts_with = "prepared")]
+    pub save_prepared: Option<PathBuf>,
+    /// Instead of generating or reading the graph and building it, each
+    /// trustee memory-maps its shard saved by --save-prepared DIR. Give the
+    /// same graph (--scale and generator flags, or --graph FILE), --ranks,
+    /// --threads and --partition as the saving run; files of another run,
+    /// damaged ones or missing ones are refused.
+    #[arg(long, value_name = "DIR")]
+    pub prepared: Option<PathBuf>,
+}
+
 /// Which roots to search from.
 #[derive(Args, Debug, Clone)]
 pub struct RootChoice {
@@ -226,6 +244,8 @@ pub struct SsspArgs {
     #[command(flatten)]
     pub gen: GenParams,
     #[command(flatten)]
+    pub prepared: PreparedOptions,
+    #[command(flatten)]
     pub roots: RootChoice,
     #[command(flatten)]
     pub run: RunOptions,
@@ -252,6 +272,8 @@ pub struct BfsArgs {
     #[command(flatten)]
     pub gen: GenParams,
     #[command(flatten)]
+    pub prepared: PreparedOptions,
+    #[command(flatten)]
     pub roots: RootChoice,
     #[command(flatten)]
     pub run: RunOptions,
@@ -272,6 +294,8 @@ pub struct Graph500Args {
     pub input: Input,
     #[command(flatten)]
     pub gen: GenParams,
+    #[command(flatten)]
+    pub prepared: PreparedOptions,
     #[command(flatten)]
     pub run: RunOptions,
     /// Delta-stepping bucket width for SSSP, in weight units (Graph500

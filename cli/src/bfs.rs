@@ -21,6 +21,7 @@ pub fn run(args: &BfsArgs) -> Result<()> {
         delta: None,
         mode: Some(mode_name(args.mode)),
         unit_weights: false,
+        prepared: &args.prepared,
     })
 }
 

@@ -10,6 +10,7 @@ use std::time::Instant;
 use generators::{Graph500Config, Kronecker, VertexSet};
 use graph_core::construct::LocalSource;
 use graph_core::formats::{self, Format};
+use graph_core::prepared::GraphIdentity;
 use graph_core::{file, memory, EdgeList, Graph500Params, GraphMeta, MappedGraph, PackedEdge};
 use graph_kernel::Graph500Source;
 use rayon::prelude::*;
@@ -46,6 +47,12 @@ enum Storage {
         kron: Box<Kronecker>,
     },
     Mapped(Arc<MappedGraph>),
+    /// A graph file known by its header (and id table) only: the graph
+    /// itself comes from prepared shards (`--prepared`).
+    Described {
+        header: file::GraphHeader,
+        meta: GraphMeta,
+    },
     /// Read from another tool's format (or re-weighted by `--unit-weights`).
     Parsed {
         list: Arc<EdgeList<'static>>,
@@ -54,13 +61,20 @@ enum Storage {
 }
 
 /// Where the kernels' graph is built from (see [`LoadedGraph::build_source`]).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub enum BuildSource {
     /// Every trustee generates its slice.
     Graph500(Graph500Source),
     /// Every process holds the records (mapped or parsed); each trustee
     /// reads its slice.
     Local(LocalSource),
+    /// Every trustee maps its shard saved in `dir` (`--prepared`).
+    Prepared {
+        /// The directory of the shard files.
+        dir: std::path::PathBuf,
+        /// The graph the shards must be of.
+        graph: GraphIdentity,
+    },
 }
 
 impl BuildSource {
@@ -112,6 +126,9 @@ impl LoadedGraph {
                 panic!("a streamed graph has no edge list: load it with graph::load")
             }
             Storage::Mapped(m) => m.edge_list(),
+            Storage::Described { .. } => {
+                panic!("a graph run from prepared shards has no edge list")
+            }
             Storage::Parsed { list, .. } => list.clone_view(),
         }
     }
@@ -131,6 +148,9 @@ impl LoadedGraph {
                 BuildSource::Local(LocalSource::publish_list(owned))
             }
             Storage::Mapped(m) => BuildSource::Local(LocalSource::publish(m.clone())),
+            Storage::Described { .. } => {
+                panic!("a graph known by its header only is built from prepared shards")
+            }
             Storage::Parsed { list, meta } => {
                 BuildSource::Local(LocalSource::publish(list.clone()).with_direction(meta.directed))
             }
@@ -142,6 +162,7 @@ impl LoadedGraph {
         match &self.storage {
             Storage::Generated { .. } | Storage::Streamed { .. } => &GENERATED_META,
             Storage::Mapped(m) => m.meta(),
+            Storage::Described { meta, .. } => meta,
             Storage::Parsed { meta, .. } => meta,
         }
     }
@@ -193,6 +214,19 @@ impl LoadedGraph {
         if !self.meta().weighted {
             return self;
         }
+        if let Storage::Described { header, meta } = self.storage {
+            // The prepared shards carry the weights (the identity says unit).
+            return LoadedGraph {
+                storage: Storage::Described {
+                    header,
+                    meta: GraphMeta {
+                        weighted: false,
+                        ..meta
+                    },
+                },
+                generation_time: self.generation_time,
+            };
+        }
         let n = self.num_vertices();
         let edges: Vec<PackedEdge> = self
             .edge_list()
@@ -224,6 +258,7 @@ impl LoadedGraph {
             Storage::Generated { list, .. } => list.num_vertices(),
             Storage::Streamed { kron, .. } => kron.num_vertices(),
             Storage::Mapped(m) => m.header().num_vertices,
+            Storage::Described { header, .. } => header.num_vertices,
             Storage::Parsed { list, .. } => list.num_vertices(),
         }
     }
@@ -234,6 +269,7 @@ impl LoadedGraph {
             Storage::Generated { list, .. } => list.num_edges(),
             Storage::Streamed { kron, .. } => kron.num_edges(),
             Storage::Mapped(m) => m.header().num_edges,
+            Storage::Described { header, .. } => header.num_edges,
             Storage::Parsed { list, .. } => list.num_edges(),
         }
     }
@@ -252,6 +288,7 @@ impl LoadedGraph {
                 })
             }
             Storage::Mapped(m) => m.header().params,
+            Storage::Described { header, .. } => header.params,
             Storage::Parsed { list, .. } => list.params(),
         }
     }
@@ -310,6 +347,7 @@ impl LoadedGraph {
         }
         let stored = match &self.storage {
             Storage::Mapped(m) => m.roots(),
+            Storage::Described { header, .. } => &header.roots,
             _ => &[],
         };
         let generated = matches!(
@@ -668,6 +706,68 @@ impl LoadedGraph {
     pub fn is_streamed(&self) -> bool {
         matches!(self.storage, Storage::Streamed { .. })
     }
+
+    /// Which graph this is, as prepared shards record it: the generator's
+    /// parameters, or the graph file's data checksum; `unit_weights` as
+    /// the run asks (it changes nothing on an unweighted graph). Call
+    /// before [`Self::with_unit_weights`]. Graphs read from another
+    /// tool's format have no identity short of parsing them: refused.
+    pub fn identity(&self, unit_weights: bool) -> Result<GraphIdentity> {
+        if self.meta().directed {
+            return Err(CliError::new(
+                "--save-prepared and --prepared do not support directed graphs yet (the prepared format holds out-edges only); run without them",
+            ));
+        }
+        let file_checksum = match &self.storage {
+            Storage::Mapped(m) => Some(m.header().data_checksum),
+            Storage::Described { header, .. } => Some(header.data_checksum),
+            Storage::Generated { .. } | Storage::Streamed { .. } => None,
+            Storage::Parsed { .. } => {
+                return Err(CliError::new(
+                    "--save-prepared and --prepared need a generated graph (--scale) or a graph file: convert the text file once with `gossamer-graph convert`, then pass --graph GRAPH.ggraph",
+                ))
+            }
+        };
+        Ok(GraphIdentity {
+            num_vertices: self.num_vertices(),
+            num_edges: self.num_edges(),
+            params: self.params(),
+            file_checksum,
+            unit_weights: unit_weights && self.meta().weighted,
+        })
+    }
+}
+
+/// The input of a search command run on prepared shards (`--prepared`):
+/// what the run needs to know of the graph without its edges. A generated
+/// graph is described by its parameters (nothing is generated), a graph
+/// file by its header and id table (its records are not read); a text
+/// file cannot be described without parsing it, and is refused.
+pub fn load_described(
+    input: &Input,
+    gen: &GenParams,
+    threads: usize,
+    force: bool,
+) -> Result<LoadedGraph> {
+    let path = match (&input.scale, &input.graph) {
+        (None, Some(path)) => path,
+        _ => return load_streamed(input, gen, threads, force),
+    };
+    if text_format(path, &input.text).is_some() {
+        return Err(CliError::new(format!(
+            "--prepared needs a generated graph (--scale) or a graph file, not the text file {}: convert it once with `gossamer-graph convert`, then save and reuse the prepared graph of --graph GRAPH.ggraph",
+            path.display()
+        )));
+    }
+    let start = Instant::now();
+    let (header, meta) = file::open_header(path)?;
+    if let Some(p) = header.params {
+        check_memory(p.scale, p.edgefactor, threads, force)?;
+    }
+    Ok(LoadedGraph {
+        storage: Storage::Described { header, meta },
+        generation_time: start.elapsed().as_secs_f64(),
+    })
 }
 
 /// The input graph of a run: generated (`--scale`) or from `--graph`.

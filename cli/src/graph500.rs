@@ -22,13 +22,18 @@ pub const INVALID_RUN: &str = "No results printed for invalid run.";
 pub fn run(args: &Graph500Args) -> Result<()> {
     crate::sssp::check_delta_arg(args.delta)?;
     let threads = runtime::threads(args.run.threads)?;
-    let mut loaded = graph::load_streamed(&args.input, &args.gen, threads, args.run.force)?;
+    let mut loaded = if args.prepared.prepared.is_some() {
+        graph::load_described(&args.input, &args.gen, threads, args.run.force)?
+    } else {
+        graph::load_streamed(&args.input, &args.gen, threads, args.run.force)?
+    };
     loaded.check_kernel("graph500", true, args.unit_weights)?;
     let roots = loaded.root_plan(&RootChoice {
         root: None,
         roots: None,
         seed: args.seed,
     })?;
+    let prepared = search::prepared_run(&args.prepared, || loaded.identity(args.unit_weights))?;
     if args.unit_weights {
         loaded = loaded.with_unit_weights();
     }
@@ -52,6 +57,7 @@ pub fn run(args: &Graph500Args) -> Result<()> {
         partition: args.run.partition.kind(),
         validate: true,
         warmup: true,
+        prepared,
     };
     let outcome = search::run(loaded.clone(), roots, specs, plan)?;
     if let Some(run) = outcome.runs.iter().find(|r| r.failure.is_some()) {

@@ -6,12 +6,14 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
+use graph_core::prepared::GraphIdentity;
 use graph_core::validate::{
     count_traversed_sharded, validate_bfs_sharded, validate_sssp_sharded, ValidationError,
     NO_PARENT,
 };
 use graph_core::PartitionKind;
 
+use crate::args::PreparedOptions;
 use crate::engine::Engine;
 use crate::error::{CliError, Result};
 use crate::files;
@@ -41,6 +43,81 @@ pub struct Plan {
     /// One untimed search from the first root before the timed ones (as
     /// the reference's benchmark does).
     pub warmup: bool,
+    /// Save the built graph, or map a saved one instead of building.
+    pub prepared: Option<PreparedRun>,
+}
+
+/// `--save-prepared DIR` or `--prepared DIR`, checked (see [`prepared_run`]).
+#[derive(Clone, Debug)]
+pub enum PreparedRun {
+    /// Save every trustee's shard to the directory after the build.
+    Save {
+        /// Absolute path of the directory (it exists).
+        dir: PathBuf,
+        /// The graph.
+        graph: GraphIdentity,
+    },
+    /// Map every trustee's shard from the directory instead of building.
+    Load {
+        /// Absolute path of the directory (it exists).
+        dir: PathBuf,
+        /// The graph the shards must be of.
+        graph: GraphIdentity,
+    },
+}
+
+/// Checks the directory of `--save-prepared` / `--prepared` before any
+/// work (on every rank): a directory to save into (created if absent) or
+/// to read from (must exist). Refused: a path that exists and is not a
+/// directory. Returns what the run does, with the directory made absolute
+/// (the trustees of every rank get the same path).
+pub fn prepared_run(
+    opts: &PreparedOptions,
+    graph: impl FnOnce() -> Result<GraphIdentity>,
+) -> Result<Option<PreparedRun>> {
+    let (flag, dir, save) = match (&opts.save_prepared, &opts.prepared) {
+        (Some(d), _) => ("--save-prepared", d, true),
+        (None, Some(d)) => ("--prepared", d, false),
+        (None, None) => return Ok(None),
+    };
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(m) => {
+            let kind = if m.is_file() {
+                "regular file"
+            } else {
+                "special file"
+            };
+            return Err(CliError::new(format!(
+                "{flag} {}: it is a {kind}, not a directory; name a directory (one that does not exist yet is created by --save-prepared)",
+                dir.display()
+            )));
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && save => {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                CliError::new(format!(
+                    "{flag} {}: could not create the directory: {e}",
+                    dir.display()
+                ))
+            })?;
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(CliError::new(format!(
+                "--prepared {}: the directory does not exist; save the graph first with --save-prepared {}",
+                dir.display(),
+                dir.display()
+            )));
+        }
+        Err(e) => return Err(CliError::new(format!("{flag} {}: {e}", dir.display()))),
+    }
+    let dir = std::fs::canonicalize(dir)
+        .map_err(|e| CliError::new(format!("{flag} {}: {e}", dir.display())))?;
+    let graph = graph()?;
+    Ok(Some(if save {
+        PreparedRun::Save { dir, graph }
+    } else {
+        PreparedRun::Load { dir, graph }
+    }))
 }
 
 /// What a run produced.
@@ -73,9 +150,16 @@ pub fn run(
     specs: Vec<KernelSpec>,
     plan: Plan,
 ) -> Result<Outcome> {
-    let source = graph.build_source();
+    let source = match &plan.prepared {
+        Some(PreparedRun::Load { dir, graph }) => BuildSource::Prepared {
+            dir: dir.clone(),
+            graph: graph.clone(),
+        },
+        _ => graph.build_source(),
+    };
+    let inner = source.clone();
     let result = runtime::run(plan.threads, move || {
-        run_inside(&graph, source, roots, &specs, &plan)
+        run_inside(&graph, inner, roots, &specs, &plan)
     });
     source.withdraw();
     let (ranks, mut outcome) = result?;
@@ -90,13 +174,32 @@ fn run_inside(
     specs: &[KernelSpec],
     plan: &Plan,
 ) -> Result<Outcome> {
-    let bar = Progress::spinner("constructing");
+    let loading = matches!(source, BuildSource::Prepared { .. });
+    let bar = Progress::spinner(if loading {
+        "mapping prepared shards"
+    } else {
+        "constructing"
+    });
     crate::memtrace::start();
     let built = Engine::build_from(source, plan.partition);
     crate::memtrace::end("construction");
     bar.finish();
     let (engine, times) = built?;
-    let (generation_time, construction_time) = if graph.is_streamed() {
+    if let Some(PreparedRun::Save { dir, graph }) = &plan.prepared {
+        let bar = Progress::spinner("saving prepared shards");
+        let start = Instant::now();
+        let saved = engine.graph().save_prepared(dir, graph);
+        bar.finish();
+        saved?;
+        eprintln!(
+            "note: saved the prepared graph ({} shard files) to {} in {:.3} s; later runs with --prepared {} and the same graph, --ranks, --threads and --partition map it instead of building",
+            engine.graph().num_trustees(),
+            dir.display(),
+            start.elapsed().as_secs_f64(),
+            dir.display()
+        );
+    }
+    let (generation_time, construction_time) = if graph.is_streamed() && !loading {
         (Some(times.read_s), times.total_s - times.read_s)
     } else {
         (None, times.total_s)

@@ -3,7 +3,9 @@
 
 use std::sync::Arc;
 
-use crate::args::{GenParams, Input, PartitionArg, RootChoice, RunOptions, SearchOptions};
+use crate::args::{
+    GenParams, Input, PartitionArg, PreparedOptions, RootChoice, RunOptions, SearchOptions,
+};
 use crate::error::Result;
 use crate::files;
 use crate::graph;
@@ -24,6 +26,8 @@ pub struct Request<'a> {
     pub mode: Option<&'static str>,
     /// `--unit-weights` (SSSP on an unweighted graph).
     pub unit_weights: bool,
+    /// `--save-prepared` / `--prepared`.
+    pub prepared: &'a PreparedOptions,
 }
 
 /// Runs the command; output goes to stdout.
@@ -38,10 +42,15 @@ pub fn run(req: Request<'_>) -> Result<()> {
     if let Some(path) = &req.spec.dump {
         files::check_writable(path)?;
     }
-    let mut loaded = graph::load_streamed(req.input, req.gen, threads, req.run.force)?;
+    let mut loaded = if req.prepared.prepared.is_some() {
+        graph::load_described(req.input, req.gen, threads, req.run.force)?
+    } else {
+        graph::load_streamed(req.input, req.gen, threads, req.run.force)?
+    };
     let needs_weights = matches!(req.spec.kernel, crate::record::Kernel::Sssp { .. });
     loaded.check_kernel(req.spec.kernel.name(), needs_weights, req.unit_weights)?;
     let roots = loaded.root_plan(req.roots)?;
+    let prepared = search::prepared_run(req.prepared, || loaded.identity(req.unit_weights))?;
     if req.unit_weights {
         loaded = loaded.with_unit_weights();
     }
@@ -51,6 +60,7 @@ pub fn run(req: Request<'_>) -> Result<()> {
         partition: req.run.partition.kind(),
         validate: !req.out.skip_validation,
         warmup: false,
+        prepared,
     };
     let outcome = search::run(loaded.clone(), roots, vec![req.spec.clone()], plan)?;
     let mut run = outcome

@@ -38,5 +38,6 @@ pub fn run(args: &SsspArgs) -> Result<()> {
         delta: Some(args.delta),
         mode: None,
         unit_weights: args.unit_weights,
+        prepared: &args.prepared,
     })
 }

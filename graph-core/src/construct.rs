@@ -197,6 +197,21 @@ impl ShardedGraph {
             )));
         }
         let partition = Partition::new(kind, n, 1, workers as u32)?;
+        let mut graph = ShardedGraph::with_placeholders(partition, source.num_edges());
+        graph.set_directed(source.directed());
+        let outcomes = graph.on_trustees_with(source, build_on_trustee::<S>);
+        let read_s = first_failure(outcomes)?.into_iter().fold(0.0, f64::max);
+        let times = BuildTimes {
+            read_s,
+            total_s: start.elapsed().as_secs_f64(),
+        };
+        Ok((graph, times))
+    }
+
+    /// A graph of empty shards of the right shape on every worker, for a
+    /// step that installs the real ones on each trustee.
+    pub(crate) fn with_placeholders(partition: Partition, num_edges_input: u64) -> Self {
+        let workers = partition.num_trustees() as usize;
         let trustees: Vec<Trust<TrusteeState>> = (0..workers)
             .map(|t| {
                 let make = move |p: Partition| TrusteeState::new(placeholder(p, t as u32));
@@ -212,24 +227,25 @@ impl ShardedGraph {
                 }
             })
             .collect();
-        let mut graph = ShardedGraph::from_trusts(partition, source.num_edges(), trustees);
-        graph.set_directed(source.directed());
-        let outcomes = graph.on_trustees_with(source, build_on_trustee::<S>);
-        let mut times = BuildTimes::default();
-        let mut echo = None;
-        for o in outcomes {
-            match o {
-                Ok(s) => times.read_s = times.read_s.max(s),
-                // Report the trustee that failed, not one that heard of it.
-                Err(m) if m.starts_with(ANOTHER) => echo = echo.or(Some(m)),
-                Err(m) => return Err(KernelError::Runtime(m)),
-            }
+        ShardedGraph::from_trusts(partition, num_edges_input, trustees)
+    }
+}
+
+/// The trustees' results, or the message of the first trustee that
+/// failed itself (not one that only heard of another's failure).
+pub(crate) fn first_failure<T>(outcomes: Vec<Result<T, String>>) -> Result<Vec<T>, KernelError> {
+    let mut oks = Vec::with_capacity(outcomes.len());
+    let mut echo = None;
+    for o in outcomes {
+        match o {
+            Ok(x) => oks.push(x),
+            Err(m) if m.starts_with(ANOTHER) => echo = echo.or(Some(m)),
+            Err(m) => return Err(KernelError::Runtime(m)),
         }
-        if let Some(m) = echo {
-            return Err(KernelError::Runtime(m));
-        }
-        times.total_s = start.elapsed().as_secs_f64();
-        Ok((graph, times))
+    }
+    match echo {
+        Some(m) => Err(KernelError::Runtime(m)),
+        None => Ok(oks),
     }
 }
 
@@ -452,11 +468,15 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
 }
 
 /// How a trustee that did not fail reports a step that failed elsewhere.
-const ANOTHER: &str = "another trustee";
+pub(crate) const ANOTHER: &str = "another trustee";
 
 /// An all-reduce of "did this step fail here?": every trustee learns
 /// whether any failed; the first to fail keeps its own message.
-fn agree(ctx: &mut TrusteeCtx, failed: Option<String>, step: &str) -> Result<(), String> {
+pub(crate) fn agree(
+    ctx: &mut TrusteeCtx,
+    failed: Option<String>,
+    step: &str,
+) -> Result<(), String> {
     let [any] = ctx
         .party
         .all_reduce([u64::from(failed.is_some())], [Op::Or]);

@@ -57,6 +57,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::edge_list::{EdgeList, EdgeListError, PackedEdge};
+use crate::file::mapped::{MappedSlice, Plain};
 use crate::partition::Partition;
 
 /// Why shards could not be built.
@@ -133,13 +134,19 @@ impl From<EdgeListError> for CsrError {
 /// assert_eq!(n1, [(0, 0.5), (2, 0.25), (0, 0.75)]); // input order
 /// assert_eq!(g.num_entries(), 6);
 /// ```
+///
+/// The arrays are either owned (a shard built in memory) or views of a
+/// memory-mapped prepared-shard file ([`crate::prepared`]); the accessors
+/// hand out plain slices either way (one predictable branch per access).
+/// A clone of a mapped shard shares the mapping; serialized (shipped to
+/// another rank) it travels as its values and arrives owned.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Shard {
     partition: Partition,
     trustee: u32,
-    offsets: Vec<u64>,
-    targets: Vec<u32>,
-    weights: Vec<f32>,
+    offsets: Array<u64>,
+    targets: Array<u32>,
+    weights: Array<f32>,
     /// The records were arcs: the rows hold out-edges only, and the
     /// in-edge index below is filled.
     directed: bool,
@@ -148,6 +155,75 @@ pub struct Shard {
     /// `in_sources[in_offsets[l]..in_offsets[l + 1]]`.
     in_offsets: Vec<u64>,
     in_sources: Vec<u32>,
+}
+
+/// One array of a shard: owned, or viewed in place in a mapped file.
+pub(crate) enum Array<T: Plain> {
+    /// Built in memory.
+    Owned(Vec<T>),
+    /// A view of a memory-mapped prepared-shard file.
+    Mapped(MappedSlice<T>),
+}
+
+impl<T: Plain> std::ops::Deref for Array<T> {
+    type Target = [T];
+    #[inline(always)]
+    fn deref(&self) -> &[T] {
+        match self {
+            Array::Owned(v) => v,
+            Array::Mapped(m) => m.as_slice(),
+        }
+    }
+}
+
+impl<T: Plain> Array<T> {
+    /// The values as a vector (moved when owned, copied when mapped).
+    pub(crate) fn into_vec(self) -> Vec<T> {
+        match self {
+            Array::Owned(v) => v,
+            Array::Mapped(m) => m.as_slice().to_vec(),
+        }
+    }
+}
+
+impl<T: Plain> From<Vec<T>> for Array<T> {
+    fn from(v: Vec<T>) -> Self {
+        Array::Owned(v)
+    }
+}
+
+impl<T: Plain> Clone for Array<T> {
+    fn clone(&self) -> Self {
+        match self {
+            Array::Owned(v) => Array::Owned(v.clone()),
+            Array::Mapped(m) => Array::Mapped(m.clone()),
+        }
+    }
+}
+
+impl<T: Plain + fmt::Debug> fmt::Debug for Array<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<T: Plain + PartialEq> PartialEq for Array<T> {
+    fn eq(&self, o: &Self) -> bool {
+        **self == **o
+    }
+}
+
+impl<T: Plain + serde::Serialize> serde::Serialize for Array<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // The same encoding as a `Vec<T>` (a sequence).
+        (**self).serialize(s)
+    }
+}
+
+impl<'de, T: Plain + serde::Deserialize<'de>> serde::Deserialize<'de> for Array<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Vec::<T>::deserialize(d).map(Array::Owned)
+    }
 }
 
 impl Shard {
@@ -171,6 +247,30 @@ impl Shard {
         offsets: Vec<u64>,
         targets: Vec<u32>,
         weights: Vec<f32>,
+    ) -> Shard {
+        debug_assert_eq!(offsets.len() as u64, partition.local_count(trustee) + 1);
+        debug_assert_eq!(offsets.last().copied(), Some(targets.len() as u64));
+        debug_assert_eq!(targets.len(), weights.len());
+        Shard {
+            partition,
+            trustee,
+            offsets: offsets.into(),
+            targets: targets.into(),
+            weights: weights.into(),
+            directed: false,
+            in_offsets: Vec::new(),
+            in_sources: Vec::new(),
+        }
+    }
+
+    /// [`Shard::from_parts`] for arrays that may be mapped (the caller
+    /// checked the same invariants).
+    pub(crate) fn from_arrays(
+        partition: Partition,
+        trustee: u32,
+        offsets: Array<u64>,
+        targets: Array<u32>,
+        weights: Array<f32>,
     ) -> Shard {
         debug_assert_eq!(offsets.len() as u64, partition.local_count(trustee) + 1);
         debug_assert_eq!(offsets.last().copied(), Some(targets.len() as u64));
@@ -225,6 +325,11 @@ impl Shard {
     #[inline]
     pub fn in_degree(&self, local: u64) -> u64 {
         self.in_neighbors(local).len() as u64
+    }
+
+    /// Whether the arrays are views of a mapped prepared-shard file.
+    pub fn is_mapped(&self) -> bool {
+        matches!(self.offsets, Array::Mapped(_))
     }
 
     /// Number of vertices this shard owns.
@@ -309,11 +414,18 @@ impl Shard {
         &self.weights
     }
 
-    /// Heap bytes held by this shard.
+    /// Heap bytes held by this shard (0 for arrays mapped from a
+    /// prepared-shard file: those pages belong to the page cache).
     pub fn heap_bytes(&self) -> u64 {
-        (self.offsets.capacity() * 8
-            + self.targets.capacity() * 4
-            + self.weights.capacity() * 4
+        fn cap<T: Plain>(a: &Array<T>) -> usize {
+            match a {
+                Array::Owned(v) => v.capacity() * std::mem::size_of::<T>(),
+                Array::Mapped(_) => 0,
+            }
+        }
+        (cap(&self.offsets)
+            + cap(&self.targets)
+            + cap(&self.weights)
             + self.in_offsets.capacity() * 8
             + self.in_sources.capacity() * 4) as u64
     }
@@ -393,7 +505,7 @@ pub fn build_trustees_with(
     Ok(out
         .into_iter()
         .zip(inn)
-        .map(|(o, i)| o.with_in_edges(i.offsets, i.targets))
+        .map(|(o, i)| o.with_in_edges(i.offsets.into_vec(), i.targets.into_vec()))
         .collect())
 }
 
@@ -529,15 +641,8 @@ fn build_in_chunks(
         .zip(targets)
         .zip(weights)
         .zip(trustees)
-        .map(|(((offsets, targets), weights), trustee)| Shard {
-            partition: *partition,
-            trustee,
-            offsets,
-            targets,
-            weights,
-            directed: false,
-            in_offsets: Vec::new(),
-            in_sources: Vec::new(),
+        .map(|(((offsets, targets), weights), trustee)| {
+            Shard::from_parts(*partition, trustee, offsets, targets, weights)
         })
         .collect();
     Ok(shards)

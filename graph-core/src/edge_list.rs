@@ -105,7 +105,7 @@ impl PackedEdge {
 
 /// Where a graph came from: the Graph500 parameters, kept with the edges so
 /// that files, reports and root selection can be checked against them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Graph500Params {
     /// log2 of the vertex count.
     pub scale: u32,

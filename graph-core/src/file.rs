@@ -709,7 +709,7 @@ pub fn write(path: impl AsRef<Path>, list: &EdgeList<'_>) -> Result<(), GraphFil
 }
 
 /// What a file type is, in words, for messages.
-fn kind_of(t: std::fs::FileType) -> &'static str {
+pub(crate) fn kind_of(t: std::fs::FileType) -> &'static str {
     use std::os::unix::fs::FileTypeExt;
     if t.is_dir() {
         "directory"
@@ -755,7 +755,7 @@ pub fn check_write_target(path: impl AsRef<Path>) -> Result<(), GraphFileError> 
 /// Creates a new, uniquely named temporary file next to `path`, exclusively
 /// (`O_CREAT|O_EXCL`, and `O_NOFOLLOW`): an existing file or symbolic link
 /// of that name is never opened, followed or removed; another name is tried.
-fn create_temp_beside(path: &Path) -> io::Result<(File, PathBuf)> {
+pub(crate) fn create_temp_beside(path: &Path) -> io::Result<(File, PathBuf)> {
     use std::os::unix::fs::OpenOptionsExt;
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -831,26 +831,76 @@ pub fn write_graph(
             source,
         }
     };
-    let (file, tmp) = create_temp_beside(path).map_err(io_err("create a temporary file for"))?;
-    let result = (|| {
+    let staged = Staged::write(path, |f| {
+        f.write_all(&header)?;
+        f.write_all(&data)?;
+        f.write_all(&ids)
+    })
+    .map_err(|(action, source)| io_err(action)(source))?;
+    staged.commit().map_err(|e| match e {
+        CommitError::Target(e) => e,
+        CommitError::Rename(source) => io_err("rename")(source),
+    })
+}
+
+/// A file written in full under a new, unique temporary name beside its
+/// target and synced, not yet in place: [`Staged::commit`] renames it
+/// over the target; dropping it uncommitted removes it. So a target is
+/// replaced whole or not at all, and several files can be written first
+/// and committed together (a prepared graph's shards).
+pub(crate) struct Staged {
+    tmp: PathBuf,
+    path: PathBuf,
+    committed: bool,
+}
+
+/// Why [`Staged::commit`] failed.
+pub(crate) enum CommitError {
+    /// The target became something other than a regular file.
+    Target(GraphFileError),
+    /// The rename failed.
+    Rename(io::Error),
+}
+
+impl Staged {
+    /// Writes `fill`'s bytes (buffered) to a new temporary file beside
+    /// `path` and syncs it. On failure nothing is left behind and the
+    /// error says which step failed.
+    pub(crate) fn write(
+        path: &Path,
+        fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    ) -> Result<Staged, (&'static str, io::Error)> {
+        let (file, tmp) =
+            create_temp_beside(path).map_err(|e| ("create a temporary file for", e))?;
+        let staged = Staged {
+            tmp,
+            path: path.to_path_buf(),
+            committed: false,
+        };
         let mut f = io::BufWriter::with_capacity(1 << 20, file);
-        f.write_all(&header).map_err(io_err("write"))?;
-        f.write_all(&data).map_err(io_err("write"))?;
-        f.write_all(&ids).map_err(io_err("write"))?;
-        let f = f
-            .into_inner()
-            .map_err(|e| io_err("write")(e.into_error()))?;
-        f.sync_all().map_err(io_err("sync"))?;
-        drop(f);
-        // Again right before replacing it: the target may have changed
-        // while the data was written.
-        check_write_target(path)?;
-        std::fs::rename(&tmp, path).map_err(io_err("rename"))
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+        fill(&mut f).map_err(|e| ("write", e))?;
+        let f = f.into_inner().map_err(|e| ("write", e.into_error()))?;
+        f.sync_all().map_err(|e| ("sync", e))?;
+        Ok(staged)
     }
-    result
+
+    /// Renames the file over its target, after checking again that the
+    /// target is absent or a regular file (it may have changed while the
+    /// data was written).
+    pub(crate) fn commit(mut self) -> Result<(), CommitError> {
+        check_write_target(&self.path).map_err(CommitError::Target)?;
+        std::fs::rename(&self.tmp, &self.path).map_err(CommitError::Rename)?;
+        self.committed = true;
+        Ok(())
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
 }
 
 /// A graph file mapped into memory, validated; its edge list is a
@@ -922,6 +972,87 @@ impl MappedGraph {
 /// Opens, maps and fully verifies a graph file.
 pub fn open(path: impl AsRef<Path>) -> Result<MappedGraph, GraphFileError> {
     open_with(path, ReadOptions::default())
+}
+
+/// Reads only a graph file's header and id table (not its records): what
+/// a run on a prepared graph ([`crate::prepared`]) needs to know of the
+/// graph (its identity, roots and meta). Checks the header and id table
+/// checksums and that the length matches the counts; the records are
+/// neither read nor verified.
+pub fn open_header(path: impl AsRef<Path>) -> Result<(GraphHeader, GraphMeta), GraphFileError> {
+    use std::io::{Read, Seek};
+    let path = path.as_ref();
+    let io_err = |action: &'static str| {
+        let p = path.to_path_buf();
+        move |source: io::Error| {
+            if source.kind() == io::ErrorKind::NotFound {
+                GraphFileError::NotFound { path: p }
+            } else {
+                GraphFileError::Io {
+                    path: p,
+                    action,
+                    source,
+                }
+            }
+        }
+    };
+    let meta = std::fs::metadata(path).map_err(io_err("inspect"))?;
+    if !meta.file_type().is_file() {
+        return Err(GraphFileError::NotARegularFile {
+            path: path.to_path_buf(),
+            kind: kind_of(meta.file_type()),
+        });
+    }
+    let mut file = {
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path)
+            .map_err(io_err("open"))?
+    };
+    let actual = file.metadata().map_err(io_err("inspect"))?.len();
+    let mut bytes = Vec::with_capacity(HEADER_LEN);
+    (&mut file)
+        .take(HEADER_LEN as u64)
+        .read_to_end(&mut bytes)
+        .map_err(io_err("read"))?;
+    let header = parse_header(&bytes)?;
+    let expected = header.file_len().ok_or(GraphFileError::SizeMismatch {
+        expected: u64::MAX,
+        actual,
+    })?;
+    if actual < expected {
+        return Err(GraphFileError::TruncatedData { expected, actual });
+    }
+    if actual > expected {
+        return Err(GraphFileError::SizeMismatch { expected, actual });
+    }
+    let ids = if header.has_id_table {
+        let start = expected - header.num_vertices * 8;
+        file.seek(io::SeekFrom::Start(start))
+            .map_err(io_err("read"))?;
+        let mut table = Vec::with_capacity((header.num_vertices * 8) as usize);
+        file.read_to_end(&mut table).map_err(io_err("read"))?;
+        let computed = checksum64(&table);
+        if computed != header.ids_checksum {
+            return Err(GraphFileError::CorruptIds {
+                stored: header.ids_checksum,
+                computed,
+            });
+        }
+        let t = IdMap::Table(table.chunks_exact(8).map(|c| u64_at(c, 0)).collect());
+        t.check(header.num_vertices).map_err(bad)?;
+        t
+    } else {
+        IdMap::Offset(header.id_base)
+    };
+    let meta = GraphMeta {
+        directed: header.directed,
+        weighted: header.weighted,
+        ids,
+    };
+    Ok((header, meta))
 }
 
 /// [`open`] with options (e.g. skip the data checksum for huge files).
@@ -1275,6 +1406,42 @@ mod tests {
         assert_eq!(g.edge_list(), sample());
         assert_eq!(g.roots(), [1]);
         assert_eq!(listing(&d), ["g"]);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn the_header_alone_says_what_open_says() {
+        let d = scratch("header-only");
+        let g = d.join("g");
+        write_with_roots(&g, &sample(), &[1, 2]).unwrap();
+        let (h, m) = open_header(&g).unwrap();
+        let full = open(&g).unwrap();
+        assert_eq!((&h, &m), (full.header(), full.meta()));
+        let list = EdgeList::from_edges(3, vec![PackedEdge::new(0, 2, 1.0)]).unwrap();
+        let meta = GraphMeta {
+            directed: true,
+            weighted: false,
+            ids: IdMap::Table(vec![5, 70, 900]),
+        };
+        let t = d.join("t");
+        write_graph(&t, &list, &[], &meta).unwrap();
+        let (h, m) = open_header(&t).unwrap();
+        assert_eq!(m, meta);
+        assert_eq!(h.num_edges, 1);
+        let bytes = std::fs::read(&t).unwrap();
+        std::fs::write(&t, &bytes[..bytes.len() - 1]).unwrap();
+        assert!(matches!(
+            open_header(&t),
+            Err(GraphFileError::TruncatedData { .. })
+        ));
+        let mut bad = bytes.clone();
+        let last = bad.len() - 1;
+        bad[last] ^= 1;
+        std::fs::write(&t, &bad).unwrap();
+        assert!(matches!(
+            open_header(&t),
+            Err(GraphFileError::CorruptIds { .. })
+        ));
         let _ = std::fs::remove_dir_all(&d);
     }
 

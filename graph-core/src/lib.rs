@@ -10,6 +10,7 @@
 //! | per-trustee adjacency (undirected, or out-edges plus an in-edge index when directed; no self-loops, duplicates kept) | [`csr`] | [`Shard`], [`build_rank`], [`build_whole`] |
 //! | distributed construction: each trustee reads its slice, entries sent to their owners | [`construct`] | [`construct::EdgeSource`], [`ShardedGraph::build_from`](sharded::ShardedGraph::build_from) |
 //! | versioned, checksummed binary graph file, memory-mapped | [`mod@file`] | [`file::write`], [`file::write_graph`], [`file::open`], [`MappedGraph`], [`file::parse`] |
+//! | a built graph saved per trustee and memory-mapped by later runs | [`prepared`] | [`ShardedGraph::save_prepared`](sharded::ShardedGraph::save_prepared), [`ShardedGraph::open_prepared`](sharded::ShardedGraph::open_prepared), [`prepared::GraphIdentity`] |
 //! | what the records mean: directed, weighted, the input file's vertex ids | [`meta`] | [`GraphMeta`], [`IdMap`] |
 //! | other tools' formats in: `.el`, `.wel`, `.mtx`, `.gr`, GAPBS `.sg`/`.wsg` | [`formats`] | [`formats::read`], [`formats::Format`], [`formats::FormatError`] |
 //! | how much memory a run needs, and the refusal text | [`memory`] | [`memory::estimate`], [`MemoryEstimate`] |
@@ -40,8 +41,9 @@
 //! ```
 //!
 //! `unsafe` lives in four small private modules, each block with a `SAFETY`
-//! comment: `file/mapped.rs` (the mappings of graph files and of
-//! [`formats`]' inputs, and the byte <-> record casts) and,
+//! comment: `file/mapped.rs` (the mappings of graph files, of
+//! [`formats`]' inputs and of [`prepared`] shards, the byte <-> record and
+//! byte <-> number casts, and the slices that keep a mapping alive) and,
 //! in `csr.rs`, `atomic_view` (relaxed atomic stores during the parallel
 //! fill), `huge_pages` (`madvise`) and `prefetch` (x86_64 prefetch hints).
 //!
@@ -59,6 +61,7 @@ pub mod memory;
 pub mod meta;
 pub mod partition;
 mod per_rank;
+pub mod prepared;
 pub mod sharded;
 pub mod validate;
 pub mod vectors;

@@ -1,8 +1,11 @@
-//! The only `unsafe` in graph-core: mapping a file into memory and
-//! viewing bytes as packed edge records (and back) without copying.
+//! The only `unsafe` in graph-core outside `csr.rs`' named modules:
+//! mapping a file into memory, viewing bytes as packed edge records or
+//! plain numbers (and back) without copying, and a slice of a shared
+//! mapping that keeps the mapping alive (the arrays of a prepared shard).
 
 use std::fs::File;
 use std::io;
+use std::sync::Arc;
 
 use memmap2::{Mmap, MmapOptions};
 
@@ -86,9 +89,129 @@ pub(crate) fn records_as_bytes(records: &[PackedEdge]) -> Option<&[u8]> {
     })
 }
 
+/// Numbers a prepared shard stores: every bit pattern is a valid value,
+/// no padding, little-endian in the file.
+pub(crate) trait Plain: Copy + Send + Sync + 'static + private::Sealed {
+    /// Appends the little-endian bytes (the big-endian fallback).
+    fn put_le(self, out: &mut Vec<u8>);
+    /// Decodes little-endian bytes (exactly the type's size).
+    fn get_le(b: &[u8]) -> Self;
+}
+macro_rules! plain {
+    ($($t:ty),*) => {$(
+        impl Plain for $t {
+            fn put_le(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+            fn get_le(b: &[u8]) -> Self {
+                let mut w = [0u8; std::mem::size_of::<$t>()];
+                w.copy_from_slice(b);
+                <$t>::from_le_bytes(w)
+            }
+        }
+    )*};
+}
+plain!(u64, u32, f32);
+mod private {
+    pub trait Sealed {}
+    impl Sealed for u64 {}
+    impl Sealed for u32 {}
+    impl Sealed for f32 {}
+}
+
+/// Views `bytes` as `T`s when possible without copying: a little-endian
+/// host, a length that is a multiple of `T`'s size, an aligned start.
+pub(crate) fn plain_from_bytes<T: Plain>(bytes: &[u8]) -> Option<&[T]> {
+    let size = std::mem::size_of::<T>();
+    if cfg!(target_endian = "big")
+        || !bytes.len().is_multiple_of(size)
+        || !(bytes.as_ptr() as usize).is_multiple_of(std::mem::align_of::<T>())
+    {
+        return None;
+    }
+    // SAFETY: `T` is u64, u32 or f32 (sealed): no padding and every bit
+    // pattern valid. The start is aligned and the length a whole number of
+    // values (checked above); the host byte order is the file's. The slice
+    // borrows `bytes` and is only read.
+    Some(unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<T>(), bytes.len() / size) })
+}
+
+/// The bytes of `xs` in file (little-endian) encoding, when the host is
+/// little-endian; `None` on big-endian hosts (the caller encodes).
+pub(crate) fn plain_as_bytes<T: Plain>(xs: &[T]) -> Option<&[u8]> {
+    if cfg!(target_endian = "big") {
+        return None;
+    }
+    // SAFETY: `T` has no padding, so all `size_of_val(xs)` bytes are
+    // initialized; `u8` has alignment 1; the view borrows `xs`, read only.
+    Some(unsafe { std::slice::from_raw_parts(xs.as_ptr().cast::<u8>(), std::mem::size_of_val(xs)) })
+}
+
+/// `len` values of `T` inside a shared read-only mapping, which the slice
+/// keeps alive: an array of a prepared shard, viewed in place.
+pub(crate) struct MappedSlice<T: Plain> {
+    map: Arc<Mmap>,
+    ptr: *const T,
+    len: usize,
+}
+
+// SAFETY: the slice only reads memory owned by the `Arc<Mmap>` it holds
+// (a read-only mapping, `Send + Sync`), and `T` is a plain number type
+// (`Send + Sync`); sharing or moving the pointer is as safe as sharing
+// `&[T]` into the mapping.
+unsafe impl<T: Plain> Send for MappedSlice<T> {}
+// SAFETY: as for `Send`: only shared reads of immutable mapped memory.
+unsafe impl<T: Plain> Sync for MappedSlice<T> {}
+
+impl<T: Plain> MappedSlice<T> {
+    /// Bytes `range` of `map` as `T`s, if they can be viewed in place (see
+    /// [`plain_from_bytes`]); `None` otherwise (the caller decodes).
+    pub(crate) fn new(map: &Arc<Mmap>, range: std::ops::Range<usize>) -> Option<Self> {
+        let bytes = map.get(range)?;
+        let view = plain_from_bytes::<T>(bytes)?;
+        Some(MappedSlice {
+            ptr: view.as_ptr(),
+            len: view.len(),
+            map: map.clone(),
+        })
+    }
+
+    /// The values.
+    #[inline(always)]
+    pub(crate) fn as_slice(&self) -> &[T] {
+        // SAFETY: `ptr` and `len` came from a checked view of `map`'s bytes
+        // (aligned, in bounds, valid values; `new`), and `map` is held by
+        // `self`, so the memory lives at least as long as the borrow. The
+        // mapping is read-only and never written while mapped (the
+        // write-once contract of `map_file`).
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+impl<T: Plain> Clone for MappedSlice<T> {
+    fn clone(&self) -> Self {
+        MappedSlice {
+            map: self.map.clone(),
+            ptr: self.ptr,
+            len: self.len,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_casts_check_length_and_alignment() {
+        let xs = [1u64, 2, u64::MAX];
+        let b = plain_as_bytes(&xs).unwrap();
+        assert_eq!(&b[8..16], &2u64.to_le_bytes());
+        assert_eq!(plain_from_bytes::<u64>(b).unwrap(), &xs);
+        assert!(plain_from_bytes::<u64>(&b[..23]).is_none());
+        assert!(plain_from_bytes::<u32>(&b[1..9]).is_none());
+        assert_eq!(plain_from_bytes::<u32>(&b[..8]).unwrap(), &[1, 0]);
+    }
 
     #[test]
     fn cast_checks_length_and_alignment() {
