@@ -3,7 +3,7 @@
 # thread, 4 ranks x 1 thread (oversubscribed on 2 cores), SSSP and BFS from
 # the first ROOTS Graph500 roots, validated; rounds alternate the shapes and
 # the binaries (to compare a build before and after a change).
-# usage: results/rack/run.sh ROUNDS ROOTS "SCALE..." BINARY...
+# usage: [SHAPES="1x2 2x1"] results/rack/run.sh ROUNDS ROOTS "SCALE..." BINARY...
 # prints one line per run: binary scale kernel shape round generation_s
 #   construction_s harmonic_mean_TEPS largest_process_MiB (/usr/bin/time)
 #   peak_MiB_per_rank (from the JSON report, comma-separated; - if absent)
@@ -14,7 +14,7 @@ trap 'rm -rf "$tmp"' EXIT
 printf '%-10s %5s %5s %5s %5s %8s %8s %12s %9s %s\n' binary scale kernel shape round gen_s constr_s hmean_TEPS max_MiB peak_MiB_per_rank
 for s in $scales; do
   for r in $(seq 1 "$rounds"); do
-    for shape in 1x2 2x1 4x1; do
+    for shape in ${SHAPES:-1x2 2x1 4x1}; do
       ranks=${shape%x*} threads=${shape#*x}
       for k in sssp bfs; do
         for bin in "$@"; do
