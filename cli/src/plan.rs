@@ -384,7 +384,7 @@ mod tests {
         let text = render(Workload::Sssp, shape(27, 16, 4, 32), 64 << 30, "", false);
         assert!(text.contains("ranks 1-3"), "{text}");
         assert!(text.contains("verdict: does not fit"), "{text}");
-        assert!(text.contains("(--ranks 6)"), "{text}");
+        assert!(text.contains("(--ranks 7)"), "{text}");
         assert!(!text.contains("rank 0 builds every shard"), "{text}");
     }
 }
