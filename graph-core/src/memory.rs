@@ -390,12 +390,14 @@ pub fn estimate_rank(workload: Workload, shape: Shape, rank: u32) -> MemoryEstim
         4 * n * t + m_rank / 2 + arrivals,
         gather(24),
     );
-    // cc and pagerank (graph-kernel): pagerank's message combiner per
-    // trustee over the whole graph, per own vertex state, and the outgoing message
-    // buffers, which grow with the edges a sweep sends before the peers
-    // drain them (timing-dependent; calibrated: 4.5 B and 5 B per edge).
-    let cc = (9 * z.m / (2 * z.ranks), 0, gather(8));
-    let pagerank = (5 * z.m / z.ranks + 8 * n * t + 48 * nr, 0, gather(8));
+    // cc (Afforest) and pagerank (pull) on the kernel blocks: the shared
+    // adjacency's unweighted rows (4 B per entry) and flat-id map (4 B per
+    // vertex per trustee, and the degree ranks while preparing), the
+    // per-rank replicas (parents; two contribution arrays) and per own
+    // vertex state (calibrated at SCALE 20, 2 threads: 40 B and 16 B +
+    // 48 B per vertex).
+    let cc = (4 * er + 4 * n * t + 40 * n, 4 * n * t, gather(8));
+    let pagerank = (4 * er + 8 * n * t + 16 * n + 48 * nr, 4 * n * t, gather(8));
     let (k_held, k_transient, k_gather) = match workload {
         Workload::Sssp => sssp,
         Workload::Bfs => bfs,
@@ -433,7 +435,9 @@ pub fn estimate_rank(workload: Workload, shape: Shape, rank: u32) -> MemoryEstim
                 (v, Wide::from(BASE_BYTES) + list + v)
             }
             Workload::PageRank => {
-                let v = 16 * z.m + 40 * n;
+                // The verifier's own simple graph of the list (measured
+                // at SCALE 20: 32 B per edge with its scratch).
+                let v = 32 * z.m + 40 * n;
                 (v, Wide::from(BASE_BYTES) + list + v)
             }
             Workload::Generate => unreachable!("returned above"),
