@@ -25,19 +25,7 @@ struct Answers {
 fn answers(out: &Output, dump: &Path) -> Answers {
     let text = ok(out);
     let v: serde_json::Value = serde_json::from_str(text.trim()).expect("one JSON report");
-    let roots = v["roots"]
-        .as_array()
-        .expect("roots")
-        .iter()
-        .map(|r| {
-            assert_eq!(r["validated"], true, "{r}");
-            (
-                r["root"].as_u64().unwrap(),
-                r["traversed_edges"].as_u64().unwrap(),
-                r["reached"].as_u64().unwrap(),
-            )
-        })
-        .collect();
+    let roots = json_roots(&v);
     // Every rank reports its peak resident set.
     let peaks = v["peak_rss_kib_per_rank"]
         .as_array()
@@ -57,30 +45,10 @@ impl PartialEq for Answers {
     }
 }
 
-/// `kernel` (sssp or bfs) on the generated SCALE 10 graph from 3 Graph500
-/// roots, validated, JSON report, first answer dumped.
+/// `kernel` (sssp or bfs) on the generated SCALE 10 graph, validated,
+/// first answer dumped, with this partition.
 fn search(prefix: &[&str], kernel: &str, threads: &str, partition: &str, dump: &Path) -> Output {
-    let flag = if kernel == "sssp" {
-        "--dump-dist"
-    } else {
-        "--dump-levels"
-    };
-    let mut args: Vec<&str> = prefix.to_vec();
-    args.extend([
-        kernel,
-        "--scale",
-        "10",
-        "--roots",
-        "3",
-        "--threads",
-        threads,
-        "--partition",
-        partition,
-        "--json",
-        flag,
-        arg(dump),
-    ]);
-    run(&args)
+    search_scale10(prefix, kernel, threads, dump, &["--partition", partition])
 }
 
 #[test]

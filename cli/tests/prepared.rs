@@ -14,46 +14,12 @@ use common::*;
 
 /// Per root (root, traversed edges, reached) of a JSON report.
 fn roots(out: &Output) -> Vec<(u64, u64, u64)> {
-    let text = ok(out);
-    let v: serde_json::Value = serde_json::from_str(text.trim()).expect("one JSON report");
-    v["roots"]
-        .as_array()
-        .expect("roots")
-        .iter()
-        .map(|r| {
-            assert_eq!(r["validated"], true, "{r}");
-            (
-                r["root"].as_u64().unwrap(),
-                r["traversed_edges"].as_u64().unwrap(),
-                r["reached"].as_u64().unwrap(),
-            )
-        })
-        .collect()
+    let v: serde_json::Value = serde_json::from_str(ok(out).trim()).expect("one JSON report");
+    json_roots(&v)
 }
 
-/// `kernel` on the generated SCALE 10 graph from 3 Graph500 roots, JSON,
-/// first answer dumped to `dump`, with `extra` flags.
 fn search(shape: &[&str], kernel: &str, threads: &str, dump: &Path, extra: &[&str]) -> Output {
-    let flag = if kernel == "sssp" {
-        "--dump-dist"
-    } else {
-        "--dump-levels"
-    };
-    let mut args: Vec<&str> = shape.to_vec();
-    args.extend([
-        kernel,
-        "--scale",
-        "10",
-        "--roots",
-        "3",
-        "--threads",
-        threads,
-        "--json",
-        flag,
-    ]);
-    args.push(arg(dump));
-    args.extend(extra);
-    run(&args)
+    search_scale10(shape, kernel, threads, dump, extra)
 }
 
 fn names(dir: &Path) -> Vec<String> {

@@ -248,19 +248,13 @@ impl Shard {
         targets: Vec<u32>,
         weights: Vec<f32>,
     ) -> Shard {
-        debug_assert_eq!(offsets.len() as u64, partition.local_count(trustee) + 1);
-        debug_assert_eq!(offsets.last().copied(), Some(targets.len() as u64));
-        debug_assert_eq!(targets.len(), weights.len());
-        Shard {
+        Shard::from_arrays(
             partition,
             trustee,
-            offsets: offsets.into(),
-            targets: targets.into(),
-            weights: weights.into(),
-            directed: false,
-            in_offsets: Vec::new(),
-            in_sources: Vec::new(),
-        }
+            offsets.into(),
+            targets.into(),
+            weights.into(),
+        )
     }
 
     /// [`Shard::from_parts`] for arrays that may be mapped (the caller

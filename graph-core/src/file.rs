@@ -511,26 +511,7 @@ pub fn parse_with(bytes: &[u8], opts: ReadOptions) -> Result<ParsedGraph<'_>, Gr
     // Both fit: the length was checked against their sum.
     let data_end = HEADER_LEN + header.num_edges as usize * PackedEdge::BYTES;
     let data = &bytes[HEADER_LEN..data_end];
-    let ids = if header.has_id_table {
-        let table = &bytes[data_end..];
-        let computed = checksum64(table);
-        if computed != header.ids_checksum {
-            return Err(GraphFileError::CorruptIds {
-                stored: header.ids_checksum,
-                computed,
-            });
-        }
-        let t = IdMap::Table(table.chunks_exact(8).map(|c| u64_at(c, 0)).collect());
-        t.check(header.num_vertices).map_err(bad)?;
-        t
-    } else {
-        IdMap::Offset(header.id_base)
-    };
-    let meta = GraphMeta {
-        directed: header.directed,
-        weighted: header.weighted,
-        ids,
-    };
+    let meta = meta_of(&header, header.has_id_table.then(|| &bytes[data_end..]))?;
     if opts.verify_data_checksum {
         let computed = checksum64(data);
         if computed != header.data_checksum {
@@ -1034,25 +1015,38 @@ pub fn open_header(path: impl AsRef<Path>) -> Result<(GraphHeader, GraphMeta), G
             .map_err(io_err("read"))?;
         let mut table = Vec::with_capacity((header.num_vertices * 8) as usize);
         file.read_to_end(&mut table).map_err(io_err("read"))?;
-        let computed = checksum64(&table);
-        if computed != header.ids_checksum {
-            return Err(GraphFileError::CorruptIds {
-                stored: header.ids_checksum,
-                computed,
-            });
-        }
-        let t = IdMap::Table(table.chunks_exact(8).map(|c| u64_at(c, 0)).collect());
-        t.check(header.num_vertices).map_err(bad)?;
-        t
+        Some(table)
     } else {
-        IdMap::Offset(header.id_base)
+        None
     };
-    let meta = GraphMeta {
+    let meta = meta_of(&header, ids.as_deref())?;
+    Ok((header, meta))
+}
+
+/// What the header and the id table (when the header says there is one)
+/// say the records mean; the table is checked against its checksum and
+/// the vertex count.
+fn meta_of(header: &GraphHeader, table: Option<&[u8]>) -> Result<GraphMeta, GraphFileError> {
+    let ids = match table {
+        Some(table) => {
+            let computed = checksum64(table);
+            if computed != header.ids_checksum {
+                return Err(GraphFileError::CorruptIds {
+                    stored: header.ids_checksum,
+                    computed,
+                });
+            }
+            let t = IdMap::Table(table.chunks_exact(8).map(|c| u64_at(c, 0)).collect());
+            t.check(header.num_vertices).map_err(bad)?;
+            t
+        }
+        None => IdMap::Offset(header.id_base),
+    };
+    Ok(GraphMeta {
         directed: header.directed,
         weighted: header.weighted,
         ids,
-    };
-    Ok((header, meta))
+    })
 }
 
 /// [`open`] with options (e.g. skip the data checksum for huge files).

@@ -98,3 +98,55 @@ pub fn scratch(name: &str) -> PathBuf {
 pub fn arg(p: &Path) -> &str {
     p.to_str().expect("utf-8 temp path")
 }
+
+/// Per root (root, traversed edges, reached) of a JSON search report, each
+/// asserted validated.
+#[allow(dead_code)] // not every test file searches
+pub fn json_roots(v: &serde_json::Value) -> Vec<(u64, u64, u64)> {
+    v["roots"]
+        .as_array()
+        .expect("roots")
+        .iter()
+        .map(|r| {
+            assert_eq!(r["validated"], true, "{r}");
+            (
+                r["root"].as_u64().unwrap(),
+                r["traversed_edges"].as_u64().unwrap(),
+                r["reached"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// `kernel` (sssp or bfs) on the generated SCALE 10 graph from 3 Graph500
+/// roots, `--json`, the first answer dumped to `dump`; `prefix` goes before
+/// the command (`--ranks N ...`), `extra` after it.
+#[allow(dead_code)]
+pub fn search_scale10(
+    prefix: &[&str],
+    kernel: &str,
+    threads: &str,
+    dump: &Path,
+    extra: &[&str],
+) -> Output {
+    let flag = if kernel == "sssp" {
+        "--dump-dist"
+    } else {
+        "--dump-levels"
+    };
+    let mut args: Vec<&str> = prefix.to_vec();
+    args.extend([
+        kernel,
+        "--scale",
+        "10",
+        "--roots",
+        "3",
+        "--threads",
+        threads,
+        "--json",
+        flag,
+    ]);
+    args.push(arg(dump));
+    args.extend(extra);
+    run(&args)
+}
