@@ -168,13 +168,28 @@ pub fn validate_bfs<I>(
 where
     I: IntoIterator<Item = (u64, u64)>,
 {
+    bfs_along(Sides::Edges, root, parent, levels, edges)
+}
+
+/// [`validate_bfs`] or [`validate_bfs_directed`], by `sides`.
+fn bfs_along<I>(
+    sides: Sides,
+    root: u64,
+    parent: &[u64],
+    levels: Option<&[i64]>,
+    records: I,
+) -> Result<Validated, ValidationError>
+where
+    I: IntoIterator<Item = (u64, u64)>,
+{
     let (problems, dist) = bfs_prelude(root, parent, levels);
     match dist {
-        Some(dist) => check_edges(
+        Some(dist) => check_records(
+            sides,
             root,
             parent,
             &dist,
-            edges.into_iter().map(|(u, v)| (u, v, 1.0)),
+            records.into_iter().map(|(u, v)| (u, v, 1.0)),
             problems,
         ),
         None => problems.into_result(Validated {
@@ -239,6 +254,20 @@ pub fn validate_sssp<I>(
 where
     I: IntoIterator<Item = (u64, u64, f32)>,
 {
+    sssp_along(Sides::Edges, root, parent, dist, edges)
+}
+
+/// [`validate_sssp`] or [`validate_sssp_directed`], by `sides`.
+fn sssp_along<I>(
+    sides: Sides,
+    root: u64,
+    parent: &[u64],
+    dist: &[f32],
+    records: I,
+) -> Result<Validated, ValidationError>
+where
+    I: IntoIterator<Item = (u64, u64, f32)>,
+{
     let (problems, go_on) = sssp_prelude(root, parent, dist);
     if !go_on {
         return problems.into_result(Validated {
@@ -246,7 +275,7 @@ where
             traversed_edges: 0,
         });
     }
-    check_edges(root, parent, dist, edges, problems)
+    check_records(sides, root, parent, dist, records, problems)
 }
 
 /// The parts of SSSP validation that need only the parent and distance
@@ -347,20 +376,7 @@ pub fn validate_bfs_directed<I>(
 where
     I: IntoIterator<Item = (u64, u64)>,
 {
-    let (problems, dist) = bfs_prelude(root, parent, levels);
-    match dist {
-        Some(dist) => check_arcs(
-            root,
-            parent,
-            &dist,
-            arcs.into_iter().map(|(u, v)| (u, v, 1.0)),
-            problems,
-        ),
-        None => problems.into_result(Validated {
-            reached: 0,
-            traversed_edges: 0,
-        }),
-    }
+    bfs_along(Sides::Arcs, root, parent, levels, arcs)
 }
 
 /// [`validate_sssp`] on a directed graph: `arcs` yields every input arc
@@ -374,68 +390,7 @@ pub fn validate_sssp_directed<I>(
 where
     I: IntoIterator<Item = (u64, u64, f32)>,
 {
-    let (problems, go_on) = sssp_prelude(root, parent, dist);
-    if !go_on {
-        return problems.into_result(Validated {
-            reached: 0,
-            traversed_edges: 0,
-        });
-    }
-    check_arcs(root, parent, dist, arcs, problems)
-}
-
-/// Rules 4-6 along the arcs of a directed graph (see the module docs),
-/// given well-formed trees and distances.
-fn check_arcs<I>(
-    root: u64,
-    parent: &[u64],
-    dist: &[f32],
-    arcs: I,
-    mut problems: Problems,
-) -> Result<Validated, ValidationError>
-where
-    I: IntoIterator<Item = (u64, u64, f32)>,
-{
-    let n = parent.len() as u64;
-    root_distance(root, dist, &mut problems);
-    let mut confirmed = vec![false; parent.len()];
-    confirmed[root as usize] = true;
-    let mut traversed = 0u64;
-    for (u, v, w) in arcs {
-        if u >= n || v >= n {
-            problems.push(|| format!("input arc ({u}, {v}) names a vertex outside the graph"));
-            continue;
-        }
-        if u == v || parent[u as usize] == NO_PARENT {
-            continue;
-        }
-        traversed += 1;
-        if parent[v as usize] == NO_PARENT {
-            problems.push(|| arc_split_message(u, v));
-            continue;
-        }
-        let (du, dv) = (dist[u as usize], dist[v as usize]);
-        if dv > du + w {
-            problems.push(|| arc_triangle_message(u, v, w, du, dv));
-        }
-        if parent[v as usize] == u && dv == du + w {
-            confirmed[v as usize] = true;
-        }
-    }
-    let mut reached = 0u64;
-    for (v, (&p, &ok)) in parent.iter().zip(&confirmed).enumerate() {
-        if p == NO_PARENT {
-            continue;
-        }
-        reached += 1;
-        if !ok {
-            problems.push(|| arc_unconfirmed_message(v as u64, p, dist[v]));
-        }
-    }
-    problems.into_result(Validated {
-        reached,
-        traversed_edges: traversed,
-    })
+    sssp_along(Sides::Arcs, root, parent, dist, arcs)
 }
 
 /// Directed rule 4's problem text.
@@ -573,12 +528,23 @@ fn unconfirmed_message(v: u64, p: u64, d: f32) -> String {
     )
 }
 
-/// Rules 4-6 over the edge stream, given well-formed trees and distances.
-fn check_edges<I>(
+/// How the records of rules 4-6 are read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sides {
+    /// Undirected edges: each record joins both ways.
+    Edges,
+    /// Arcs of a directed graph: each record leads from `u` to `v`.
+    Arcs,
+}
+
+/// Rules 4-6 over every record, given well-formed trees and distances:
+/// undirected edges or the arcs of a directed graph (see the module docs).
+fn check_records<I>(
+    sides: Sides,
     root: u64,
     parent: &[u64],
     dist: &[f32],
-    edges: I,
+    records: I,
     mut problems: Problems,
 ) -> Result<Validated, ValidationError>
 where
@@ -589,36 +555,52 @@ where
     let mut confirmed = vec![false; parent.len()];
     confirmed[root as usize] = true;
     let mut traversed = 0u64;
-    for (u, v, w) in edges {
+    let reached = |x: u64| parent[x as usize] != NO_PARENT;
+    for (u, v, w) in records {
         if u >= n || v >= n {
-            problems.push(|| format!("input edge ({u}, {v}) names a vertex outside the graph"));
+            let kind = if sides == Sides::Arcs { "arc" } else { "edge" };
+            problems.push(|| format!("input {kind} ({u}, {v}) names a vertex outside the graph"));
             continue;
         }
         if u == v {
             continue;
         }
-        let (ru, rv) = (
-            parent[u as usize] != NO_PARENT,
-            parent[v as usize] != NO_PARENT,
-        );
-        if !ru && !rv {
-            continue;
-        }
-        if ru != rv {
-            let (r, x) = if ru { (u, v) } else { (v, u) };
-            problems.push(|| split_message(u, v, r, x));
-            continue;
-        }
-        traversed += 1;
+        let (ru, rv) = (reached(u), reached(v));
         let (du, dv) = (dist[u as usize], dist[v as usize]);
-        if dv > du + w || du > dv + w {
-            problems.push(|| triangle_message(u, v, w, du, dv));
+        match sides {
+            Sides::Edges => {
+                if !ru && !rv {
+                    continue;
+                }
+                if ru != rv {
+                    let (r, x) = if ru { (u, v) } else { (v, u) };
+                    problems.push(|| split_message(u, v, r, x));
+                    continue;
+                }
+                traversed += 1;
+                if dv > du + w || du > dv + w {
+                    problems.push(|| triangle_message(u, v, w, du, dv));
+                }
+                if parent[u as usize] == v && du == dv + w {
+                    confirmed[u as usize] = true;
+                }
+            }
+            Sides::Arcs => {
+                if !ru {
+                    continue;
+                }
+                traversed += 1;
+                if !rv {
+                    problems.push(|| arc_split_message(u, v));
+                    continue;
+                }
+                if dv > du + w {
+                    problems.push(|| arc_triangle_message(u, v, w, du, dv));
+                }
+            }
         }
         if parent[v as usize] == u && dv == du + w {
             confirmed[v as usize] = true;
-        }
-        if parent[u as usize] == v && du == dv + w {
-            confirmed[u as usize] = true;
         }
     }
     let mut reached = 0u64;
@@ -628,7 +610,11 @@ where
         }
         reached += 1;
         if !ok {
-            problems.push(|| unconfirmed_message(v as u64, p, dist[v]));
+            let (v, d) = (v as u64, dist[v]);
+            problems.push(|| match sides {
+                Sides::Edges => unconfirmed_message(v, p, d),
+                Sides::Arcs => arc_unconfirmed_message(v, p, d),
+            });
         }
     }
     problems.into_result(Validated {
