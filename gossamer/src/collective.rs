@@ -8,7 +8,9 @@
 //! blocking (`apply_then`), "fold my values into round `r`" to **every**
 //! mailbox (its own inline). It then waits by polling its own mailbox (an
 //! inline apply, no message), yielding the fiber in between so its worker keeps
-//! serving requests, until all parties' values for round `r` are in.
+//! serving requests, until all parties' values for round `r` are in. On a
+//! crowded host (more workers than cores) it parks instead, and the last
+//! arrival wakes it.
 //!
 //! A round costs one message from each party to each other party and no relay,
 //! and it is also a **flush**: requests from one worker to one trustee run in
@@ -78,11 +80,13 @@ impl Op {
     }
 }
 
-/// One round's accumulator in a mailbox.
+/// One round's accumulator in a mailbox, and the party's fiber parked on it
+/// (on a crowded host), woken by the last arrival.
 #[derive(Clone, Copy, Default)]
 struct Slot {
     arrived: usize,
     acc: [u64; MAX_LANES],
+    waiter: Option<usize>,
 }
 
 /// A party's mailbox, on its worker: the last round it read, and the
@@ -183,6 +187,7 @@ impl Party {
         self.round += 1;
         let round = self.round;
         let slot = (round & 1) as usize;
+        let parties = self.mailboxes.len();
         for m in &self.mailboxes {
             m.apply_then(
                 move |m: &mut Mailbox| {
@@ -196,38 +201,56 @@ impl Party {
                         *a = op.fold(*a, v);
                     }
                     s.arrived += 1;
+                    if s.arrived == parties {
+                        // The mailbox lives on its party's worker, which runs
+                        // this closure: wake the party here.
+                        if let Some(fid) = s.waiter.take() {
+                            crate::worker::worker("all_reduce").wake(fid);
+                        }
+                    }
                 },
                 |()| {},
             );
         }
-        let parties = self.mailboxes.len();
-        let mut polls = 0u32;
         // On a crowded host (more workers than cores) the parties this round
-        // waits for need the core: yield the thread after every poll. Spinning
-        // 64 polls per turn cost about a millisecond per worker per turn, so
-        // a round on 1024 workers took seconds.
-        let crowded = crate::worker::worker("all_reduce").shared.crowded;
+        // waits for need the core: park the fiber until the last arrival wakes
+        // it, so that the worker can sleep when it has nothing else to do.
+        // Yield-polling there kept every waiting worker runnable, and each
+        // turn of the cores went through all of them: rounds on 2 ranks x 32
+        // workers on 2 cores took 150 polls instead of 3, and 2 x 1024 never
+        // finished. With free cores, polling answers sooner than a wake-up.
+        let w = crate::worker::worker("all_reduce");
+        let crowded = w.shared.crowded;
+        let mut polls = 0u32;
         loop {
+            let fid = crowded.then(|| w.current_fiber());
             let got = self.mailboxes[self.me].apply(move |m: &mut Mailbox| {
                 let s = &mut m.slots[slot];
-                (s.arrived == parties).then(|| {
+                if s.arrived == parties {
                     s.arrived = 0;
+                    s.waiter = None;
                     m.round = round;
-                    s.acc
-                })
+                    Some(s.acc)
+                } else {
+                    s.waiter = fid;
+                    None
+                }
             });
             if let Some(r) = got {
                 let mut out = [0u64; N];
                 out.copy_from_slice(&r[..N]);
                 return out;
             }
+            if crowded {
+                w.park();
+                continue;
+            }
             yield_now();
             // The worker loop counts a yielding fiber as progress, so it never
             // gives its core away by itself. After a while, let the OS run
-            // another thread (a peer worker on an oversubscribed machine,
-            // which is often the one this round is waiting for).
+            // another thread.
             polls += 1;
-            if polls > SPIN_POLLS || crowded {
+            if polls > SPIN_POLLS {
                 std::thread::yield_now();
             }
         }

@@ -5,6 +5,12 @@
 //! word. Closures and payloads are read out of slot bytes, never out of the client's
 //! memory, so a shared-memory, TCP or RDMA transport can be put under the same trait
 //! without touching the trustee loop (the rack issue).
+//!
+//! A transport may also keep *marks*: one bit per writer, set after it publishes
+//! a batch, so that a worker finds its new batches without reading every slot's
+//! ready word. With many workers that scan was most of the run (one cache and
+//! TLB miss per peer per loop turn); with marks a turn costs one word per 64
+//! peers. RDMA writes cannot set them, so it keeps the scan.
 
 use crate::slot::{self, Header, HEADER_BYTES, HEADER_SIZE, OFF_SEQ};
 use std::cell::UnsafeCell;
@@ -49,6 +55,47 @@ pub(crate) trait Transport: Send + Sync {
     /// Polls the slot `dir` that `peer` writes into at `me`. Returns the new ready
     /// word and a view of the slot when it differs from `seen`.
     fn poll(&self, dir: Dir, me: usize, peer: usize, seen: u64) -> Option<(u64, SlotView)>;
+    /// The marks of the slots `dir` at `me` (bit `w % 64` of word `w / 64` set
+    /// after writer `w` published a batch there), or `None` when this transport
+    /// keeps none and every slot must be polled.
+    fn marks(&self, dir: Dir, me: usize) -> Option<&[AtomicU64]> {
+        let _ = (dir, me);
+        None
+    }
+}
+
+/// Sets writer `from`'s mark in `marks`; call after the batch's ready word.
+#[inline]
+pub(crate) fn set_mark(marks: &[AtomicU64], from: usize) {
+    marks[from / 64].fetch_or(1 << (from % 64), Ordering::Release);
+}
+
+/// Clears the marks that are set and calls `f` with each marked writer. A batch
+/// published after its mark was taken sets it again, so none is missed; a mark
+/// may name a slot already read (the caller's poll says so).
+#[inline]
+pub(crate) fn take_marks(marks: &[AtomicU64], mut f: impl FnMut(usize)) {
+    for (i, word) in marks.iter().enumerate() {
+        if word.load(Ordering::Relaxed) == 0 {
+            continue;
+        }
+        let mut bits = word.swap(0, Ordering::Acquire);
+        while bits != 0 {
+            f(i * 64 + bits.trailing_zeros() as usize);
+            bits &= bits - 1;
+        }
+    }
+}
+
+/// True when any mark is set.
+#[inline]
+pub(crate) fn any_mark(marks: &[AtomicU64]) -> bool {
+    marks.iter().any(|w| w.load(Ordering::Acquire) != 0)
+}
+
+/// Words of marks for `n` writers.
+pub(crate) fn mark_words(n: usize) -> usize {
+    n.div_ceil(64)
 }
 
 /// The used bytes of a batch: `len` bytes at `ptr` (8-aligned, `len` a multiple of 8).
@@ -87,6 +134,8 @@ pub(crate) struct InProcess {
     size: usize,
     requests: Vec<SlotMem>,
     responses: Vec<SlotMem>,
+    /// Marks, `[dir][owner][word]`.
+    marks: Vec<AtomicU64>,
 }
 
 // SAFETY: slot memory is shared between worker threads under the slot protocol: a
@@ -104,7 +153,19 @@ impl InProcess {
             size: slot_size,
             requests: (0..n * n).map(|_| SlotMem::new(slot_size)).collect(),
             responses: (0..n * n).map(|_| SlotMem::new(slot_size)).collect(),
+            marks: (0..2 * n * mark_words(n))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
         }
+    }
+    fn marks_of(&self, dir: Dir, owner: usize) -> &[AtomicU64] {
+        let w = mark_words(self.n);
+        let d = match dir {
+            Dir::Request => 0,
+            Dir::Response => 1,
+        };
+        let i = (d * self.n + owner) * w;
+        &self.marks[i..i + w]
     }
     /// The slot owned by `owner` that `writer` writes into.
     fn slot(&self, dir: Dir, owner: usize, writer: usize) -> &SlotMem {
@@ -141,6 +202,7 @@ impl Transport for InProcess {
         }
         debug_assert_eq!(self.size - OFF_SEQ, self.size - HEADER_SIZE + HEADER_BYTES);
         s.ready().store(seq, Ordering::Release);
+        set_mark(self.marks_of(dir, to), from);
     }
 
     #[inline]
@@ -156,6 +218,29 @@ impl Transport for InProcess {
                 },
             )
         })
+    }
+
+    fn marks(&self, dir: Dir, me: usize) -> Option<&[AtomicU64]> {
+        Some(self.marks_of(dir, me))
+    }
+}
+
+#[cfg(test)]
+mod mark_tests {
+    use super::*;
+
+    #[test]
+    fn marks_name_each_writer_once_across_words() {
+        let marks: Vec<AtomicU64> = (0..mark_words(130)).map(|_| AtomicU64::new(0)).collect();
+        assert_eq!(marks.len(), 3);
+        for w in [0, 63, 64, 129, 63] {
+            set_mark(&marks, w);
+        }
+        let mut seen = Vec::new();
+        take_marks(&marks, |w| seen.push(w));
+        assert_eq!(seen, vec![0, 63, 64, 129]);
+        assert!(!any_mark(&marks));
+        take_marks(&marks, |_| panic!("nothing is marked"));
     }
 }
 
@@ -185,6 +270,13 @@ mod tests {
             &h,
             1,
         );
+        // The write marked writer 0 at worker 1's request slots, and only there.
+        assert!(!any_mark(t.marks(Dir::Request, 0).unwrap()));
+        assert!(!any_mark(t.marks(Dir::Response, 1).unwrap()));
+        let mut marked = Vec::new();
+        take_marks(t.marks(Dir::Request, 1).unwrap(), |w| marked.push(w));
+        assert_eq!(marked, vec![0]);
+        assert!(!any_mark(t.marks(Dir::Request, 1).unwrap()));
         let (seq, view) = t.poll(Dir::Request, 1, 0, 0).expect("batch visible");
         assert_eq!(seq, 1);
         assert!(t.poll(Dir::Request, 1, 0, 1).is_none());

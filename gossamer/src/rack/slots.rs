@@ -14,7 +14,7 @@
 
 use super::tcp::Links;
 use crate::slot::{data_capacity, Header, HEADER_BYTES, HEADER_SIZE};
-use crate::transport::{Body, Dir, SlotView, Transport};
+use crate::transport::{mark_words, set_mark, Body, Dir, SlotView, Transport};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -28,9 +28,24 @@ pub(crate) struct Layout {
 }
 
 impl Layout {
-    /// Bytes of one rank's rows.
+    /// Bytes of one rank's rows and their marks (see `transport`): the slots,
+    /// then one bit per writer for each slot row, `[dir][owner - first local
+    /// worker][word]`.
     pub(crate) fn region_bytes(&self) -> usize {
+        self.rows_bytes() + (2 * self.t * mark_words(self.n) * 8).next_multiple_of(64)
+    }
+    fn rows_bytes(&self) -> usize {
         2 * self.t * self.n * self.size
+    }
+    /// Offset inside a rank's region of the marks of `owner_local`'s slots `dir`
+    /// (`mark_words(n)` 8-aligned words).
+    #[inline(always)]
+    pub(crate) fn marks_offset(&self, dir: Dir, owner_local: usize) -> usize {
+        let d = match dir {
+            Dir::Request => 0,
+            Dir::Response => 1,
+        };
+        self.rows_bytes() + (d * self.t + owner_local) * mark_words(self.n) * 8
     }
     /// Offset inside a rank's rows of the slot of `owner_local` written by `writer`.
     #[inline(always)]
@@ -63,6 +78,24 @@ impl Layout {
 pub(crate) unsafe fn ready<'a>(slot: *mut u8, size: usize) -> &'a AtomicU64 {
     // SAFETY: caller contract; the last word is 8-aligned and only accessed atomically.
     unsafe { &*(slot.add(size - 8) as *const AtomicU64) }
+}
+
+/// The marks at `offset` of the region at `region`.
+///
+/// # Safety
+/// `region` must point at a live, 64-aligned region of `layout`, and `offset`
+/// come from its `marks_offset`.
+#[inline(always)]
+pub(crate) unsafe fn marks_at<'a>(
+    region: *mut u8,
+    offset: usize,
+    layout: &Layout,
+) -> &'a [AtomicU64] {
+    // SAFETY: caller contract; the words lie inside the region, are 8-aligned
+    // and only ever accessed atomically.
+    unsafe {
+        std::slice::from_raw_parts(region.add(offset) as *const AtomicU64, mark_words(layout.n))
+    }
 }
 
 /// Places a batch into the slot at `slot`: body end-aligned, header, then the ready
@@ -147,7 +180,8 @@ impl Transport for RackSlots {
                 body,
                 header,
                 seq,
-            )
+            );
+            set_mark(marks_at(base, l.marks_offset(dir, owner), &l), from);
         }
     }
 
@@ -166,6 +200,12 @@ impl Transport for RackSlots {
                 size: l.size,
             },
         ))
+    }
+
+    fn marks(&self, dir: Dir, me: usize) -> Option<&[AtomicU64]> {
+        let l = &self.layout;
+        // SAFETY: our own region is always mapped, and the offset is its marks'.
+        Some(unsafe { marks_at(self.regions[self.rank], l.marks_offset(dir, me % l.t), l) })
     }
 }
 
@@ -215,7 +255,11 @@ mod tests {
                 }
             }
         }
-        assert_eq!(seen.len() * 256, l.region_bytes());
+        let rows = seen.len() * 256;
+        // The marks follow the rows: one word (9 writers) per slot row.
+        assert_eq!(l.marks_offset(Dir::Request, 0), rows);
+        assert_eq!(l.marks_offset(Dir::Response, 2), rows + 5 * 8);
+        assert_eq!(l.region_bytes(), rows + 64);
         assert_eq!(l.words_bytes(), 4096);
         assert_eq!(l.shm_region(2), 4096 + 2 * l.region_bytes());
         assert_eq!(l.shm_bytes(3) % 64, 0);
@@ -249,6 +293,13 @@ mod tests {
         // worker 1 (rank 0) -> worker 3 (rank 1)
         r0.write(Dir::Request, 1, 3, body, &b.header(0), 1);
         assert!(r1.poll(Dir::Request, 3, 0, 0).is_none());
+        // The writer marked itself in the owner's marks, in the shared memory.
+        let mut marked = Vec::new();
+        crate::transport::take_marks(r1.marks(Dir::Request, 3).unwrap(), |w| marked.push(w));
+        assert_eq!(marked, vec![1]);
+        assert!(!crate::transport::any_mark(
+            r1.marks(Dir::Request, 2).unwrap()
+        ));
         let (seq, v) = r1.poll(Dir::Request, 3, 1, 0).expect("visible on rank 1");
         assert_eq!(seq, 1);
         let (h, start) = v.header().unwrap();

@@ -14,11 +14,11 @@
 //! `ranks - 1` per rank. One connection per (thread, remote rank) would remove the
 //! mutex; it was not measured against this on a host with enough cores to matter.
 
-use super::slots::{ready, Layout};
+use super::slots::{marks_at, ready, Layout};
 use super::wire::{self, Msg};
 use super::Alarm;
 use crate::slot::{data_capacity, Header, HEADER_BYTES, HEADER_SIZE};
-use crate::transport::{Body, Dir};
+use crate::transport::{set_mark, Body, Dir};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::Ordering;
@@ -257,6 +257,10 @@ fn receive(
                     HEADER_BYTES,
                 );
                 ready(slot, l.size).store(f.seq, Ordering::Release);
+                set_mark(
+                    marks_at(rows.0, l.marks_offset(f.dir, f.to % l.t), &l),
+                    f.from,
+                );
             }
             alarm.parking.wake(f.to);
         }

@@ -97,6 +97,9 @@ pub(crate) struct Worker {
     current: Cell<Option<usize>>,
     pub delegated: Cell<u32>,
     channels: Vec<RefCell<Channel>>,
+    /// One bit per trustee whose channel has something queued to send, so
+    /// that the loop visits those channels only (see `client.rs`).
+    sendable: RefCell<Vec<u64>>,
     serve: RefCell<Vec<Serve>>,
     resp: RefCell<AlignedBuf>,
     registry: RefCell<Registry>,
@@ -124,6 +127,7 @@ impl Worker {
             current: Cell::new(None),
             delegated: Cell::new(0),
             channels: (0..n).map(|_| RefCell::new(Channel::new(ss))).collect(),
+            sendable: RefCell::new(vec![0; n.div_ceil(64)]),
             serve: RefCell::new((0..n).map(|_| Serve::default()).collect()),
             resp: RefCell::new(AlignedBuf::with_capacity(ss)),
             registry: RefCell::new(Registry::default()),

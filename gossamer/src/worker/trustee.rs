@@ -6,7 +6,7 @@
 use super::{panic_message, Delegated, Trampoline, Worker};
 use crate::slot::{self, flags, AlignedBuf, Header, Reader};
 use crate::stats::StatsCell;
-use crate::transport::{Body, Dir, SlotView};
+use crate::transport::{take_marks, Body, Dir, SlotView};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
@@ -19,17 +19,31 @@ pub(super) struct Serve {
 }
 
 impl Worker {
+    /// Serves every new request batch: the marked clients', or every client's
+    /// when the transport keeps no marks.
     pub(super) fn serve_all(&self) -> bool {
         let mut any = false;
-        for c in 0..self.n() {
-            let seen = self.serve.borrow()[c].seen;
-            if let Some((seq, view)) = self.shared.transport.poll(Dir::Request, self.id, c, seen) {
-                self.serve.borrow_mut()[c].seen = seq;
-                any = true;
-                self.serve_batch(c, seq, view);
+        match self.shared.transport.marks(Dir::Request, self.id) {
+            Some(marks) => take_marks(marks, |c| any |= self.serve_from(c)),
+            None => {
+                for c in 0..self.n() {
+                    any |= self.serve_from(c);
+                }
             }
         }
         any
+    }
+
+    fn serve_from(&self, c: usize) -> bool {
+        let seen = self.serve.borrow()[c].seen;
+        match self.shared.transport.poll(Dir::Request, self.id, c, seen) {
+            Some((seq, view)) => {
+                self.serve.borrow_mut()[c].seen = seq;
+                self.serve_batch(c, seq, view);
+                true
+            }
+            None => false,
+        }
     }
 
     fn serve_batch(&self, c: usize, seq: u64, view: SlotView) {
