@@ -19,6 +19,15 @@
 //! batch of records) has already run here. Kernels use that to end a phase
 //! without waiting for their own requests' answers.
 //!
+//! That costs `n^2` messages a round, which is cheap for a few dozen workers
+//! and ruinous for thousands (2 x 1024 workers on 2 cores never finished).
+//! Beyond [`ALL_TO_ALL_MAX`] parties a round therefore travels a tree of
+//! fanout 16 instead: a party first waits until its own requests are answered
+//! (which makes the round a flush as well), folds
+//! its children's values into its own, sends the sum to its parent, and the
+//! root's result comes back down: `2n` messages and two trips of depth
+//! `log16 n`.
+//!
 //! Rounds are numbered; a mailbox keeps two slots (rounds `r` and `r + 1` can
 //! overlap: a fast party may arrive at `r + 1` before a slow one has read `r`;
 //! it cannot reach `r + 2`, which needs the slow party's `r + 1`).
@@ -38,9 +47,17 @@
 //! assert_eq!(sums, vec![(6, 10); 3]);
 //! ```
 
+use crate::delegable::Delegable;
 use crate::runtime::{current_worker, num_workers, yield_now, WorkerId};
 use crate::trust::{entrust_with, Trust};
 use std::sync::Arc;
+
+/// Parties beyond which a round goes up and down a tree instead of from every
+/// party to every mailbox (see the module docs).
+pub const ALL_TO_ALL_MAX: usize = 64;
+
+/// Children of a party in a tree round.
+const FANOUT: usize = 16;
 
 /// Polls of the mailbox before a waiting party also yields its OS thread.
 const SPIN_POLLS: u32 = 64;
@@ -87,6 +104,8 @@ struct Slot {
     arrived: usize,
     acc: [u64; MAX_LANES],
     waiter: Option<usize>,
+    /// The round's result, sent down the tree by the parent (tree rounds).
+    result: Option<[u64; MAX_LANES]>,
 }
 
 /// A party's mailbox, on its worker: the last round it read, and the
@@ -174,6 +193,44 @@ pub struct Party {
     round: u64,
 }
 
+/// Folds `vals` into `m`'s `slot` (the first contribution of a round starts
+/// from the identities) and wakes the party waiting there when it is the
+/// `complete`-th; inline when `m` is this worker's (`own`), else without
+/// waiting (`apply_then`).
+fn fold_into<const N: usize>(
+    m: &Trust<Mailbox>,
+    slot: usize,
+    vals: [u64; N],
+    ops: [Op; N],
+    complete: usize,
+    own: bool,
+) {
+    let fold = move |m: &mut Mailbox| {
+        let s = &mut m.slots[slot];
+        if s.arrived == 0 {
+            for (a, op) in s.acc.iter_mut().zip(ops) {
+                *a = op.identity();
+            }
+        }
+        for ((a, op), v) in s.acc.iter_mut().zip(ops).zip(vals) {
+            *a = op.fold(*a, v);
+        }
+        s.arrived += 1;
+        if s.arrived == complete {
+            // The mailbox lives on its party's worker, which runs this
+            // closure: wake the party here.
+            if let Some(fid) = s.waiter.take() {
+                crate::worker::worker("all_reduce").wake(fid);
+            }
+        }
+    };
+    if own {
+        m.apply(fold);
+    } else {
+        m.apply_then(fold, |()| {});
+    }
+}
+
 impl Party {
     /// Combines `vals` over all parties, lane by lane with `ops`, and returns the
     /// result to every party. Arrives without blocking, then suspends this fiber
@@ -188,37 +245,94 @@ impl Party {
         let round = self.round;
         let slot = (round & 1) as usize;
         let parties = self.mailboxes.len();
+        if parties > ALL_TO_ALL_MAX {
+            return self.tree_round(round, slot, vals, ops);
+        }
         for m in &self.mailboxes {
-            m.apply_then(
+            fold_into(m, slot, vals, ops, parties, false);
+        }
+        let r = self.wait_mine(slot, move |s| (s.arrived == parties).then_some(s.acc));
+        self.mailboxes[self.me].apply(move |m: &mut Mailbox| {
+            m.slots[slot].arrived = 0;
+            m.round = round;
+        });
+        let mut out = [0u64; N];
+        out.copy_from_slice(&r[..N]);
+        out
+    }
+
+    /// A round through the tree: children `16 p + 1 ..= 16 p + 16` of party
+    /// `p` fold into it, it folds into its parent `(p - 1) / 16`, and the
+    /// result comes back the same way.
+    fn tree_round<const N: usize>(
+        &mut self,
+        round: u64,
+        slot: usize,
+        vals: [u64; N],
+        ops: [Op; N],
+    ) -> [u64; N] {
+        // Every request this worker issued before arriving has run when the
+        // round ends (the flush the all-to-all rounds give by their order).
+        crate::worker::worker("all_reduce").wait_served();
+        let parties = self.mailboxes.len();
+        let me = self.me;
+        let children =
+            |p: usize| (FANOUT * p + 1).min(parties)..(FANOUT * p + FANOUT + 1).min(parties);
+        let expect = 1 + children(me).len();
+        fold_into(&self.mailboxes[me], slot, vals, ops, expect, true);
+        let acc = self.wait_mine(slot, move |s| (s.arrived == expect).then_some(s.acc));
+        let result = if me == 0 {
+            acc
+        } else {
+            let parent = (me - 1) / FANOUT;
+            let mut up = [0u64; N];
+            up.copy_from_slice(&acc[..N]);
+            fold_into(
+                &self.mailboxes[parent],
+                slot,
+                up,
+                ops,
+                1 + children(parent).len(),
+                false,
+            );
+            self.wait_mine(slot, |s| s.result)
+        };
+        self.mailboxes[me].apply(move |m: &mut Mailbox| {
+            let s = &mut m.slots[slot];
+            s.arrived = 0;
+            s.result = None;
+            m.round = round;
+        });
+        for c in children(me) {
+            self.mailboxes[c].apply_then(
                 move |m: &mut Mailbox| {
                     let s = &mut m.slots[slot];
-                    if s.arrived == 0 {
-                        for (a, op) in s.acc.iter_mut().zip(ops) {
-                            *a = op.identity();
-                        }
-                    }
-                    for ((a, op), v) in s.acc.iter_mut().zip(ops).zip(vals) {
-                        *a = op.fold(*a, v);
-                    }
-                    s.arrived += 1;
-                    if s.arrived == parties {
-                        // The mailbox lives on its party's worker, which runs
-                        // this closure: wake the party here.
-                        if let Some(fid) = s.waiter.take() {
-                            crate::worker::worker("all_reduce").wake(fid);
-                        }
+                    s.result = Some(result);
+                    if let Some(fid) = s.waiter.take() {
+                        crate::worker::worker("all_reduce").wake(fid);
                     }
                 },
                 |()| {},
             );
         }
-        // On a crowded host (more workers than cores) the parties this round
-        // waits for need the core: park the fiber until the last arrival wakes
-        // it, so that the worker can sleep when it has nothing else to do.
-        // Yield-polling there kept every waiting worker runnable, and each
-        // turn of the cores went through all of them: rounds on 2 ranks x 32
-        // workers on 2 cores took 150 polls instead of 3, and 2 x 1024 never
-        // finished. With free cores, polling answers sooner than a wake-up.
+        let mut out = [0u64; N];
+        out.copy_from_slice(&result[..N]);
+        out
+    }
+
+    /// Waits until `take` finds what this party waits for in its own mailbox's
+    /// `slot`. With free cores it polls (an inline apply), yielding the fiber
+    /// so the worker keeps serving. On a crowded host (more workers than
+    /// cores) the parties it waits for need the core: it parks, and the
+    /// request that completes the slot wakes it, so that the worker can sleep
+    /// when it has nothing else to do. Yield-polling there kept every waiting
+    /// worker runnable and each turn of the cores went through all of them:
+    /// rounds on 2 ranks x 32 workers on 2 cores took 150 polls instead of 3.
+    fn wait_mine<R: Delegable>(
+        &self,
+        slot: usize,
+        take: impl Fn(&Slot) -> Option<R> + Delegable,
+    ) -> R {
         let w = crate::worker::worker("all_reduce");
         let crowded = w.shared.crowded;
         let mut polls = 0u32;
@@ -226,20 +340,12 @@ impl Party {
             let fid = crowded.then(|| w.current_fiber());
             let got = self.mailboxes[self.me].apply(move |m: &mut Mailbox| {
                 let s = &mut m.slots[slot];
-                if s.arrived == parties {
-                    s.arrived = 0;
-                    s.waiter = None;
-                    m.round = round;
-                    Some(s.acc)
-                } else {
-                    s.waiter = fid;
-                    None
-                }
+                let got = take(s);
+                s.waiter = if got.is_some() { None } else { fid };
+                got
             });
             if let Some(r) = got {
-                let mut out = [0u64; N];
-                out.copy_from_slice(&r[..N]);
-                return out;
+                return r;
             }
             if crowded {
                 w.park();
@@ -322,23 +428,60 @@ mod tests {
     fn a_round_flushes_earlier_requests() {
         // Each party sends non-blocking increments to every worker's counter,
         // then arrives; after the round, its own counter holds everything.
-        let out = crate::main(3, || {
+        // 70 workers take the tree (more than ALL_TO_ALL_MAX parties).
+        for n in [3, ALL_TO_ALL_MAX + 6] {
+            let out = crate::main(n, move || {
+                let c = Collective::new();
+                let counters: Vec<Trust<u64>> =
+                    (0..n).map(|w| entrust_with(WorkerId(w), || 0u64)).collect();
+                crate::on_every_worker(move || {
+                    let mut p = c.party();
+                    let me = current_worker().index();
+                    // More than a slot's worth per pair, so that batches
+                    // queue behind the one in flight when the party arrives.
+                    for t in &counters {
+                        for _ in 0..200 {
+                            t.apply_then(|x| *x += 1, |()| {});
+                        }
+                    }
+                    p.barrier();
+                    counters[me].apply(|x| *x)
+                })
+            });
+            assert_eq!(out, vec![200 * n as u64; n], "{n} workers");
+        }
+    }
+
+    #[test]
+    fn tree_rounds_agree_on_every_worker() {
+        // 300 parties: a tree of depth 3 (1 + 16 + 256 + 27), rounds
+        // overlapping in the two slots, lanes of every operation.
+        let n = 300;
+        let out = crate::main(n, move || {
             let c = Collective::new();
-            let counters: Vec<Trust<u64>> =
-                (0..3).map(|w| entrust_with(WorkerId(w), || 0u64)).collect();
             crate::on_every_worker(move || {
                 let mut p = c.party();
-                let me = current_worker().index();
-                for _ in 0..50 {
-                    for t in &counters {
-                        t.apply_then(|x| *x += 1, |()| {});
-                    }
-                }
-                p.barrier();
-                counters[me].apply(|x| *x)
+                let me = current_worker().index() as u64;
+                (0..20u64)
+                    .map(|r| {
+                        p.all_reduce(
+                            [me + r, me * 7 + r, me + r, 1 << (me % 64)],
+                            [Op::Sum, Op::Min, Op::Max, Op::Or],
+                        )
+                    })
+                    .collect::<Vec<_>>()
             })
         });
-        assert_eq!(out, vec![150; 3]);
+        let n = n as u64;
+        for seen in out {
+            for (r, &[s, mn, mx, or]) in seen.iter().enumerate() {
+                let r = r as u64;
+                assert_eq!(s, n * (n - 1) / 2 + n * r);
+                assert_eq!(mn, r);
+                assert_eq!(mx, n - 1 + r);
+                assert_eq!(or, u64::MAX);
+            }
+        }
     }
 
     #[test]

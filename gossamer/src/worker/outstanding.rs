@@ -29,6 +29,23 @@ impl Worker {
         (ch, self.deferred_issued.get(), self.next_token.get())
     }
 
+    /// Suspends the running fiber until every request this worker issued so
+    /// far has been served and answered (launched fibers need not have
+    /// finished: a launch is served when its fiber starts).
+    pub(crate) fn wait_served(&self) {
+        let (marks, deferred, _) = self.issued_marks();
+        let served = || {
+            self.channels
+                .iter()
+                .zip(&marks)
+                .all(|(c, &m)| c.borrow().completed >= m)
+                && self.deferred_done.get() >= deferred
+        };
+        while !served() {
+            self.wait_for_completion();
+        }
+    }
+
     /// True when everything in `marks` has completed.
     pub(crate) fn marks_done(&self, marks: &(Vec<u64>, u64, u64)) -> bool {
         self.channels

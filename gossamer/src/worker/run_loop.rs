@@ -155,7 +155,7 @@ impl Worker {
     /// Parks the thread until a peer publishes work for it (or 1 ms passes).
     fn sleep(&self) {
         let sh = &self.shared;
-        sh.parking.sleep(self.id, || {
+        sh.parking.sleep(self.id, sh.crowded, || {
             self.has_incoming() || sh.stop.load(Ordering::SeqCst) || sh.fate.failed()
         });
     }
