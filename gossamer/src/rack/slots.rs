@@ -14,7 +14,7 @@
 
 use super::tcp::Links;
 use crate::slot::{data_capacity, Header, HEADER_BYTES, HEADER_SIZE};
-use crate::transport::{mark_words, set_mark, Body, Dir, SlotView, Transport};
+use crate::transport::{mark_words, marks_wanted, set_mark, Body, Dir, SlotView, Transport};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -181,7 +181,9 @@ impl Transport for RackSlots {
                 header,
                 seq,
             );
-            set_mark(marks_at(base, l.marks_offset(dir, owner), &l), from);
+            if marks_wanted(l.n) {
+                set_mark(marks_at(base, l.marks_offset(dir, owner), &l), from);
+            }
         }
     }
 
@@ -204,6 +206,9 @@ impl Transport for RackSlots {
 
     fn marks(&self, dir: Dir, me: usize) -> Option<&[AtomicU64]> {
         let l = &self.layout;
+        if !marks_wanted(l.n) {
+            return None;
+        }
         // SAFETY: our own region is always mapped, and the offset is its marks'.
         Some(unsafe { marks_at(self.regions[self.rank], l.marks_offset(dir, me % l.t), l) })
     }
@@ -267,10 +272,11 @@ mod tests {
 
     #[test]
     fn shared_rows_carry_batches_between_ranks() {
-        // Two "ranks" of two workers each, both regions in one buffer, as with shm.
+        // Two "ranks" of 20 workers each (enough to keep marks), both regions
+        // in one buffer, as with shm.
         let l = Layout {
-            t: 2,
-            n: 4,
+            t: 20,
+            n: 40,
             size: 256,
         };
         let mem = Arc::new(LocalRows::new(l.shm_bytes(2)));
@@ -290,17 +296,17 @@ mod tests {
             ptr: b.buf.as_ptr(),
             len: b.buf.len(),
         };
-        // worker 1 (rank 0) -> worker 3 (rank 1)
-        r0.write(Dir::Request, 1, 3, body, &b.header(0), 1);
-        assert!(r1.poll(Dir::Request, 3, 0, 0).is_none());
+        // worker 1 (rank 0) -> worker 23 (rank 1)
+        r0.write(Dir::Request, 1, 23, body, &b.header(0), 1);
+        assert!(r1.poll(Dir::Request, 23, 0, 0).is_none());
         // The writer marked itself in the owner's marks, in the shared memory.
         let mut marked = Vec::new();
-        crate::transport::take_marks(r1.marks(Dir::Request, 3).unwrap(), |w| marked.push(w));
+        crate::transport::take_marks(r1.marks(Dir::Request, 23).unwrap(), |w| marked.push(w));
         assert_eq!(marked, vec![1]);
         assert!(!crate::transport::any_mark(
-            r1.marks(Dir::Request, 2).unwrap()
+            r1.marks(Dir::Request, 22).unwrap()
         ));
-        let (seq, v) = r1.poll(Dir::Request, 3, 1, 0).expect("visible on rank 1");
+        let (seq, v) = r1.poll(Dir::Request, 23, 1, 0).expect("visible on rank 1");
         assert_eq!(seq, 1);
         let (h, start) = v.header().unwrap();
         // SAFETY: the header bounded the record range inside the slot.

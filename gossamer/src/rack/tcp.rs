@@ -18,7 +18,7 @@ use super::slots::{marks_at, ready, Layout};
 use super::wire::{self, Msg};
 use super::Alarm;
 use crate::slot::{data_capacity, Header, HEADER_BYTES, HEADER_SIZE};
-use crate::transport::{set_mark, Body, Dir};
+use crate::transport::{marks_wanted, set_mark, Body, Dir};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::Ordering;
@@ -257,10 +257,12 @@ fn receive(
                     HEADER_BYTES,
                 );
                 ready(slot, l.size).store(f.seq, Ordering::Release);
-                set_mark(
-                    marks_at(rows.0, l.marks_offset(f.dir, f.to % l.t), &l),
-                    f.from,
-                );
+                if marks_wanted(l.n) {
+                    set_mark(
+                        marks_at(rows.0, l.marks_offset(f.dir, f.to % l.t), &l),
+                        f.from,
+                    );
+                }
             }
             alarm.parking.wake(f.to);
         }
