@@ -214,6 +214,7 @@ pub fn run_cc(args: &CcArgs) -> Result<()> {
     }
     if let Some(p) = &args.dump_labels {
         files::write_le(p, &out.labels)?;
+        files::write_ids_sidecar(p, &s.graph.meta().ids, s.graph.num_vertices())?;
     }
     let mut sizes = vec![0u64; out.labels.len()];
     for &l in &out.labels {
@@ -280,6 +281,7 @@ pub fn run_pagerank(args: &PageRankArgs) -> Result<()> {
     }
     if let Some(p) = &args.dump_scores {
         files::write_le(p, &out.scores)?;
+        files::write_ids_sidecar(p, &s.graph.meta().ids, s.graph.num_vertices())?;
     }
     let top = top_ten(&out.scores);
     let report = s.report(
@@ -365,6 +367,7 @@ pub fn run_bc(args: &BcArgs) -> Result<()> {
     };
     if let Some(p) = &args.dump_scores {
         files::write_le(p, &out.scores)?;
+        files::write_ids_sidecar(p, &s.graph.meta().ids, s.graph.num_vertices())?;
     }
     let report = s.report(
         "bc",
