@@ -593,6 +593,23 @@ fn whole_graph_dumps_of_renumbered_or_one_based_graphs_name_the_file_ids() {
             let _ = std::fs::remove_file(dir.join(f));
         }
     }
+    // The reports name vertices by the file's ids too: pagerank's and bc's
+    // top vertices, bc's sources.
+    let json =
+        |args: &[&str]| -> serde_json::Value { serde_json::from_str(&ok(&run(args))).unwrap() };
+    let (g, _) = convert(&dir, &mtx, &[]);
+    // The path 1 - 2 - 3: its middle vertex (file id 2, dense 1) ranks first.
+    let pr = json(&["pagerank", "--graph", arg(&g), "--json"]);
+    assert_eq!(pr["top"][0][0], 2, "{pr}");
+    let (g, _) = convert(&dir, &snap, &["--undirected"]);
+    let bc = json(&["bc", "--graph", arg(&g), "--roots", "2", "--json"]);
+    let file_ids = [17, 99, 5000000, 5000001, big];
+    for v in bc["sources"].as_array().unwrap() {
+        assert!(file_ids.contains(&v.as_u64().unwrap()), "{bc}");
+    }
+    for v in bc["top"].as_array().unwrap() {
+        assert!(file_ids.contains(&v[0].as_u64().unwrap()), "{bc}");
+    }
     // A graph whose ids are the dense ones gets no sidecar.
     let (g, _) = convert(&dir, &data("graph.el"), &["--undirected"]);
     let labels = dir.join("labels");
