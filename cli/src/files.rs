@@ -6,6 +6,8 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
+use graph_core::meta::IdMap;
+
 use crate::error::{io_error, Result};
 
 /// Fails early (before hours of generation or search) when `path` cannot
@@ -58,4 +60,26 @@ little_endian!(u32, u64, i64, f32, f64);
 /// Writes `xs` to `path` as consecutive little-endian values, no header.
 pub fn write_le<T: LittleEndian>(path: &Path, xs: &[T]) -> Result<()> {
     write_with(path, |w| xs.iter().try_for_each(|&x| x.put(w)))
+}
+
+/// After a dump indexed by dense vertex number was written to `dump`: when
+/// the graph's dense ids are not the input file's (a 1-based or renumbered
+/// file), writes the `DUMP.ids` sidecar (the file id of each entry, N x u64
+/// little-endian) and says so on stderr; otherwise writes nothing.
+pub fn write_ids_sidecar(dump: &Path, ids: &IdMap, num_vertices: u64) -> Result<()> {
+    if ids.is_identity() {
+        return Ok(());
+    }
+    let mut side = dump.as_os_str().to_owned();
+    side.push(".ids");
+    let side = std::path::PathBuf::from(side);
+    write_with(&side, |w| {
+        (0..num_vertices).try_for_each(|v| w.write_all(&ids.file_id(v).to_le_bytes()))
+    })?;
+    eprintln!(
+        "note: {} is indexed by dense vertex number; {} holds each entry's id in the input file (N x u64)",
+        dump.display(),
+        side.display()
+    );
+    Ok(())
 }

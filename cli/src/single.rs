@@ -80,18 +80,7 @@ pub fn run(req: Request<'_>) -> Result<()> {
         }
         // The dump is indexed by dense id: say which file id each entry is.
         if let Some(path) = req.spec.dump.as_ref().filter(|_| run.failure.is_none()) {
-            let mut side = path.clone().into_os_string();
-            side.push(".ids");
-            let side = std::path::PathBuf::from(side);
-            let n = loaded.num_vertices();
-            files::write_with(&side, |w| {
-                (0..n).try_for_each(|v| w.write_all(&ids.file_id(v).to_le_bytes()))
-            })?;
-            eprintln!(
-                "note: {} is indexed by dense vertex number; {} holds each entry's id in the input file (N x u64)",
-                path.display(),
-                side.display()
-            );
+            files::write_ids_sidecar(path, ids, loaded.num_vertices())?;
         }
     }
     if let Some((root, e)) = &run.failure {

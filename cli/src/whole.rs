@@ -6,6 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
+use graph_core::meta::IdMap;
 use graph_core::sharded::ShardedGraph;
 use graph_core::PartitionKind;
 use serde::Serialize;
@@ -214,6 +215,7 @@ pub fn run_cc(args: &CcArgs) -> Result<()> {
     }
     if let Some(p) = &args.dump_labels {
         files::write_le(p, &out.labels)?;
+        files::write_ids_sidecar(p, &s.graph.meta().ids, s.graph.num_vertices())?;
     }
     let mut sizes = vec![0u64; out.labels.len()];
     for &l in &out.labels {
@@ -280,8 +282,9 @@ pub fn run_pagerank(args: &PageRankArgs) -> Result<()> {
     }
     if let Some(p) = &args.dump_scores {
         files::write_le(p, &out.scores)?;
+        files::write_ids_sidecar(p, &s.graph.meta().ids, s.graph.num_vertices())?;
     }
-    let top = top_ten(&out.scores);
+    let top = top_ten(&out.scores, &s.graph.meta().ids);
     let report = s.report(
         "pagerank",
         ranks,
@@ -319,14 +322,15 @@ pub fn run_pagerank(args: &PageRankArgs) -> Result<()> {
     print(&args.out, &report, human)
 }
 
-/// The ten highest scores with their vertices, best first (ties: lower id).
-fn top_ten(scores: &[f64]) -> Vec<(u64, f64)> {
+/// The ten highest scores with their vertices (named by the input file's
+/// ids, as every report does), best first (ties: lower id).
+fn top_ten(scores: &[f64], ids: &IdMap) -> Vec<(u64, f64)> {
     let mut order: Vec<u64> = (0..scores.len() as u64).collect();
     order.sort_by(|&a, &b| scores[b as usize].total_cmp(&scores[a as usize]));
     order
         .iter()
         .take(10)
-        .map(|&v| (v, scores[v as usize]))
+        .map(|&v| (ids.file_id(v), scores[v as usize]))
         .collect()
 }
 
@@ -365,7 +369,10 @@ pub fn run_bc(args: &BcArgs) -> Result<()> {
     };
     if let Some(p) = &args.dump_scores {
         files::write_le(p, &out.scores)?;
+        files::write_ids_sidecar(p, &s.graph.meta().ids, s.graph.num_vertices())?;
     }
+    let ids = &s.graph.meta().ids;
+    let file_ids = |vs: &[u64]| vs.iter().map(|&v| ids.file_id(v)).collect::<Vec<u64>>();
     let report = s.report(
         "bc",
         ranks,
@@ -373,11 +380,11 @@ pub fn run_bc(args: &BcArgs) -> Result<()> {
         out.kernel_time,
         validated,
         BcResult {
-            sources: out.sources.clone(),
+            sources: file_ids(&out.sources),
             levels: out.levels.clone(),
             records: out.records,
             max_difference,
-            top: top_ten(&out.scores),
+            top: top_ten(&out.scores, ids),
         },
     );
     let list = |xs: &[u64]| {
@@ -389,7 +396,7 @@ pub fn run_bc(args: &BcArgs) -> Result<()> {
     let mut human = format!(
         "{}sources {} ({} BFS levels)\ntop vertices:",
         header(&report, &format!(", {} sources", sources.len())),
-        list(&sources),
+        list(&report.result.sources),
         list(&out.levels.iter().map(|&d| u64::from(d)).collect::<Vec<_>>()),
     );
     for (v, x) in &report.result.top {

@@ -537,6 +537,94 @@ fn huge_sparse_ids_are_renumbered_and_speak_the_file_ids() {
 }
 
 #[test]
+fn whole_graph_dumps_of_renumbered_or_one_based_graphs_name_the_file_ids() {
+    // cc, pagerank and bc dumps are indexed by dense vertex number too: like
+    // the search dumps, they need the `.ids` sidecar to be read against the
+    // input file (a renumbered SNAP file, a 1-based .mtx).
+    let dir = scratch("formats-whole-ids");
+    let big = 1u64 << 40;
+    let snap = dir.join("snap.el");
+    std::fs::write(&snap, format!("{big}\t17\n17\t99\n5000000\t5000001\n")).unwrap();
+    let mtx = dir.join("g.mtx");
+    std::fs::write(
+        &mtx,
+        "%%MatrixMarket matrix coordinate pattern symmetric\n4 4 3\n2 1\n3 2\n4 4\n",
+    )
+    .unwrap();
+    for (input, extra, want_ids, want_labels) in [
+        (
+            &snap,
+            &["--undirected"][..],
+            vec![17, 99, 5000000, 5000001, big],
+            vec![0, 0, 2, 2, 0],
+        ),
+        (&mtx, &[][..], vec![1, 2, 3, 4], vec![0, 0, 0, 3]),
+    ] {
+        let (g, _) = convert(&dir, input, extra);
+        let labels = dir.join("labels");
+        let o = run(&["cc", "--graph", arg(&g), "--dump-labels", arg(&labels)]);
+        ok(&o);
+        assert!(stderr(&o).contains("labels.ids"), "{}", stderr(&o));
+        assert_eq!(read_u64s(&labels), want_labels, "{}", input.display());
+        assert_eq!(read_u64s(&dir.join("labels.ids")), want_ids);
+        let scores = dir.join("scores");
+        ok(&run(&[
+            "pagerank",
+            "--graph",
+            arg(&g),
+            "--dump-scores",
+            arg(&scores),
+        ]));
+        assert_eq!(read_u64s(&dir.join("scores.ids")), want_ids);
+        if input == &snap {
+            let bc = dir.join("bc");
+            ok(&run(&[
+                "bc",
+                "--graph",
+                arg(&g),
+                "--roots",
+                "1",
+                "--dump-scores",
+                arg(&bc),
+            ]));
+            assert_eq!(read_u64s(&dir.join("bc.ids")), want_ids);
+        }
+        for f in ["labels.ids", "scores.ids", "bc.ids"] {
+            let _ = std::fs::remove_file(dir.join(f));
+        }
+    }
+    // The reports name vertices by the file's ids too: pagerank's and bc's
+    // top vertices, bc's sources.
+    let json =
+        |args: &[&str]| -> serde_json::Value { serde_json::from_str(&ok(&run(args))).unwrap() };
+    let (g, _) = convert(&dir, &mtx, &[]);
+    // The path 1 - 2 - 3: its middle vertex (file id 2, dense 1) ranks first.
+    let pr = json(&["pagerank", "--graph", arg(&g), "--json"]);
+    assert_eq!(pr["top"][0][0], 2, "{pr}");
+    let (g, _) = convert(&dir, &snap, &["--undirected"]);
+    let bc = json(&["bc", "--graph", arg(&g), "--roots", "2", "--json"]);
+    let file_ids = [17, 99, 5000000, 5000001, big];
+    for v in bc["sources"].as_array().unwrap() {
+        assert!(file_ids.contains(&v.as_u64().unwrap()), "{bc}");
+    }
+    for v in bc["top"].as_array().unwrap() {
+        assert!(file_ids.contains(&v[0].as_u64().unwrap()), "{bc}");
+    }
+    // A graph whose ids are the dense ones gets no sidecar.
+    let (g, _) = convert(&dir, &data("graph.el"), &["--undirected"]);
+    let labels = dir.join("labels");
+    ok(&run(&[
+        "cc",
+        "--graph",
+        arg(&g),
+        "--dump-labels",
+        arg(&labels),
+    ]));
+    assert!(!dir.join("labels.ids").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn roots_of_converted_graphs_are_seeded_picks_of_vertices_with_edges() {
     let dir = scratch("formats-roots");
     let (g, _) = convert(&dir, &data("graph.el"), &["--undirected"]);
