@@ -21,6 +21,11 @@
 //! simple (self-loops and repeated edges ignored, as GAPBS's builder
 //! removes them), and finally divides every score by the largest one.
 //!
+//! On a **directed** graph (arcs `u -> v`) the semantics are GAPBS's `bc` on
+//! a directed graph: the search follows out-arcs, so `σ(v)` counts the
+//! directed shortest paths and the successors of `u` are the heads of its
+//! out-arcs one level deeper ([`bc_sequential_as`], [`verify_bc_as`]).
+//!
 //! # As a kernel
 //!
 //! Both passes are level-synchronous sweeps with sum-combined `f64` updates
@@ -36,6 +41,16 @@
 //!   then every vertex `u` at depth `d - 1` sets `δ(u) = σ(u) · sum`.
 //!   Neighbours at depth `d` or `d + 1` receive shares too, but their `δ` is
 //!   already final, so the receiver needs no test.
+//!
+//! On a directed graph the forward sweep sends along the rows, which hold
+//! the out-arcs. The backward sweep must reach `v`'s *predecessors*, the
+//! tails of the arcs `u -> v`, so there `v` sends along the shard's in-edge
+//! index ([`Shard::in_neighbors`], repeats dropped) instead: the same push
+//! with the other rows, no pull and no new message. A tail `u` of an arc into
+//! `v` lies at depth `d - 1` or deeper (or was not reached), so again only
+//! the receivers at depth `d - 1` use the share and the others need no test.
+//! An undirected graph keeps one set of rows for both sweeps, so its sends,
+//! and its sums, are exactly those of an undirected run before.
 //!
 //! The receiver of a forward update must know the depth being filled, which
 //! changes between supersteps; a trustee raises it only after every update of
@@ -65,7 +80,7 @@
 use std::time::{Duration, Instant};
 
 use graph_core::sharded::{KernelError, ShardedGraph};
-use graph_core::{build_whole, EdgeList, Shard};
+use graph_core::{build_trustees_with, EdgeList, Partition, Shard};
 use graph_kernel::{gather, run, Program};
 
 /// Most sources one run takes (the 64 search roots of Graph500).
@@ -115,9 +130,15 @@ pub struct BcOutput {
 
 /// The per-trustee state.
 struct Brandes {
-    /// This trustee's neighbour lists (global ids) without repeats, by local index.
+    /// This trustee's neighbour lists (global ids) without repeats, by local
+    /// index: on a directed graph the out-arcs' heads (the forward pass).
     off: Vec<usize>,
     nbr: Vec<u32>,
+    /// On a directed graph, the in-arcs' tails without repeats (the backward
+    /// pass); empty on an undirected one, whose backward pass uses `nbr`.
+    in_off: Vec<usize>,
+    in_nbr: Vec<u32>,
+    directed: bool,
     depth: Vec<u32>,
     /// Shortest paths from the source.
     sigma: Vec<f64>,
@@ -164,29 +185,49 @@ impl Program for Brandes {
     }
 }
 
+/// The rows `row(v)` of local vertices `0..n`, each sorted and without
+/// repeats, as offsets and entries.
+fn simple_rows<'a>(
+    n: usize,
+    entries: usize,
+    row: impl Fn(u64) -> &'a [u32],
+) -> (Vec<usize>, Vec<u32>) {
+    let mut off = Vec::with_capacity(n + 1);
+    let mut nbr = Vec::with_capacity(entries);
+    off.push(0);
+    for v in 0..n as u64 {
+        let start = nbr.len();
+        nbr.extend_from_slice(row(v));
+        nbr[start..].sort_unstable();
+        let mut keep = start;
+        for i in start..nbr.len() {
+            if keep == start || nbr[i] != nbr[keep - 1] {
+                nbr[keep] = nbr[i];
+                keep += 1;
+            }
+        }
+        nbr.truncate(keep);
+        off.push(keep);
+    }
+    (off, nbr)
+}
+
 impl Brandes {
     fn new(shard: &Shard) -> Self {
         let n = shard.num_local_vertices() as usize;
-        let mut off = Vec::with_capacity(n + 1);
-        let mut nbr = Vec::with_capacity(shard.num_entries() as usize);
-        off.push(0);
-        for v in 0..n as u64 {
-            let start = nbr.len();
-            nbr.extend_from_slice(shard.adjacency(v).0);
-            nbr[start..].sort_unstable();
-            let mut keep = start;
-            for i in start..nbr.len() {
-                if keep == start || nbr[i] != nbr[keep - 1] {
-                    nbr[keep] = nbr[i];
-                    keep += 1;
-                }
-            }
-            nbr.truncate(keep);
-            off.push(keep);
-        }
+        let entries = shard.num_entries() as usize;
+        let (off, nbr) = simple_rows(n, entries, |v| shard.adjacency(v).0);
+        let (in_off, in_nbr) = if shard.is_directed() {
+            simple_rows(n, entries, |v| shard.in_neighbors(v))
+        } else {
+            (Vec::new(), Vec::new())
+        };
         Brandes {
             off,
             nbr,
+            in_off,
+            in_nbr,
+            directed: shard.is_directed(),
             depth: vec![UNSEEN; n],
             sigma: vec![0.0; n],
             delta: vec![0.0; n],
@@ -199,7 +240,8 @@ impl Brandes {
         }
     }
 
-    /// Sends `x` to every neighbour of local vertex `v`.
+    /// Sends `x` to every neighbour of local vertex `v` (on a directed
+    /// graph: every head of its out-arcs).
     #[inline]
     fn spread(l: &mut graph_kernel::Local<'_, Self>, v: u32, x: f64) {
         let (a, b) = {
@@ -208,6 +250,24 @@ impl Brandes {
         };
         for i in a..b {
             let u = l.state().nbr[i];
+            l.send(u, x);
+        }
+    }
+
+    /// Sends `x` to every vertex that may precede local vertex `v` on a
+    /// shortest path: its neighbours, or on a directed graph the tails of its
+    /// in-arcs.
+    #[inline]
+    fn spread_back(l: &mut graph_kernel::Local<'_, Self>, v: u32, x: f64) {
+        if !l.state().directed {
+            return Self::spread(l, v, x);
+        }
+        let (a, b) = {
+            let s = l.state();
+            (s.in_off[v as usize], s.in_off[v as usize + 1])
+        };
+        for i in a..b {
+            let u = l.state().in_nbr[i];
             l.send(u, x);
         }
     }
@@ -232,6 +292,8 @@ fn check_sources(sources: &[u64], n: u64) -> Result<(), KernelError> {
 
 /// Betweenness centrality of `graph` from `sources` (1 to [`MAX_SOURCES`]
 /// vertices; a source may repeat), from a fiber of the runtime that built it.
+/// On a directed graph ([`ShardedGraph::is_directed`]) the paths follow the
+/// arcs (see the module docs).
 /// Returns [`KernelError::Config`] or [`KernelError::RootOutOfRange`] for bad
 /// sources.
 ///
@@ -250,11 +312,6 @@ fn check_sources(sources: &[u64], n: u64) -> Result<(), KernelError> {
 /// assert!(matches!(far, Err(KernelError::RootOutOfRange { root: 9, .. })));
 /// ```
 pub fn bc(graph: &ShardedGraph, sources: &[u64]) -> Result<BcOutput, KernelError> {
-    if graph.is_directed() {
-        return Err(KernelError::Config(
-            "betweenness on directed graphs is not supported (it would need to follow arcs): build the graph undirected".into(),
-        ));
-    }
     check_sources(sources, graph.num_vertices())?;
     let count = sources.len();
     let mut roots = [0u64; MAX_SOURCES];
@@ -315,7 +372,7 @@ pub fn bc(graph: &ShardedGraph, sources: &[u64]) -> Result<BcOutput, KernelError
                 k.for_each_active(|l, v| {
                     let s = l.state();
                     let x = (1.0 + s.delta[v as usize]) / s.sigma[v as usize];
-                    Brandes::spread(l, v, x);
+                    Brandes::spread_back(l, v, x);
                 });
                 k.sync();
                 k.with(move |l| {
@@ -353,7 +410,8 @@ pub fn bc(graph: &ShardedGraph, sources: &[u64]) -> Result<BcOutput, KernelError
 /// Sequential reference, as GAPBS's verifier computes it: for each source a
 /// queue-based BFS counting paths, then the vertices from the deepest level
 /// up, each adding `σ(u)/σ(v) · (1 + δ(v))` over its successors `v`; the sums
-/// of all sources divided by the largest. On the simple graph of `list`.
+/// of all sources divided by the largest. On the simple undirected graph of
+/// `list` ([`bc_sequential_as`] reads the records as arcs).
 ///
 /// ```
 /// use graph_core::{EdgeList, PackedEdge};
@@ -363,8 +421,30 @@ pub fn bc(graph: &ShardedGraph, sources: &[u64]) -> Result<BcOutput, KernelError
 /// assert_eq!(bc::bc_sequential(&list, &[0]).unwrap(), [1.0, 1.0 / 6.0, 0.0, 1.0 / 6.0]);
 /// ```
 pub fn bc_sequential(list: &EdgeList<'_>, sources: &[u64]) -> Result<Vec<f64>, KernelError> {
+    bc_sequential_as(list, false, sources)
+}
+
+/// [`bc_sequential`] with the records of `list` read as arcs `u -> v` when
+/// `directed`: the search and the successors follow out-arcs, as GAPBS's
+/// `bc` and its verifier do on a directed graph (undirected when `false`).
+///
+/// ```
+/// use graph_core::{EdgeList, PackedEdge};
+/// // The 4-cycle as arcs 0 -> 1 -> 2 -> 3 -> 0: from 0 the only path to 3
+/// // runs through 1 and 2.
+/// let e = |u, v| PackedEdge::new(u, v, 1.0);
+/// let list = EdgeList::from_edges(4, vec![e(0, 1), e(1, 2), e(2, 3), e(3, 0)]).unwrap();
+/// // Raw dependencies: 0 -> 3, 1 -> 2, 2 -> 1, 3 -> 0.
+/// assert_eq!(bc::bc_sequential_as(&list, true, &[0]).unwrap(), [1.0, 2.0 / 3.0, 1.0 / 3.0, 0.0]);
+/// ```
+pub fn bc_sequential_as(
+    list: &EdgeList<'_>,
+    directed: bool,
+    sources: &[u64],
+) -> Result<Vec<f64>, KernelError> {
     check_sources(sources, list.num_vertices())?;
-    let g = build_whole(list)?;
+    let whole = Partition::single(list.num_vertices());
+    let g = build_trustees_with(list, &whole, 0..1, directed)?.remove(0);
     let n = list.num_vertices() as usize;
     let nbrs: Vec<Vec<u32>> = (0..n as u64)
         .map(|v| {
@@ -433,6 +513,28 @@ pub fn bc_sequential(list: &EdgeList<'_>, sources: &[u64]) -> Result<Vec<f64>, K
 /// assert!(bc::verify_bc(&list, &[0], &[0.9, 0.5, 0.0, 0.0]).unwrap_err().contains("largest"));
 /// ```
 pub fn verify_bc(list: &EdgeList<'_>, sources: &[u64], scores: &[f64]) -> Result<f64, String> {
+    verify_bc_as(list, false, sources, scores)
+}
+
+/// [`verify_bc`] with the records of `list` read as arcs `u -> v` when
+/// `directed` (the reference is then [`bc_sequential_as`] along out-arcs).
+///
+/// ```
+/// use graph_core::{EdgeList, PackedEdge};
+/// let e = |u, v| PackedEdge::new(u, v, 1.0);
+/// // 0 -> 1 -> 2 and 2 -> 0: from 1, vertex 2 carries the path to 0.
+/// let list = EdgeList::from_edges(3, vec![e(0, 1), e(1, 2), e(2, 0)]).unwrap();
+/// assert_eq!(bc::verify_bc_as(&list, true, &[1], &[0.0, 1.0, 0.5]), Ok(0.0));
+/// // The undirected triangle's scores are not the directed graph's.
+/// let undirected = bc::bc_sequential(&list, &[1]).unwrap();
+/// assert!(bc::verify_bc_as(&list, true, &[1], &undirected).is_err());
+/// ```
+pub fn verify_bc_as(
+    list: &EdgeList<'_>,
+    directed: bool,
+    sources: &[u64],
+    scores: &[f64],
+) -> Result<f64, String> {
     let n = list.num_vertices() as usize;
     if scores.len() != n {
         return Err(format!(
@@ -447,7 +549,7 @@ pub fn verify_bc(list: &EdgeList<'_>, sources: &[u64], scores: &[f64]) -> Result
         ));
     }
     let biggest = scores.iter().copied().fold(0.0, f64::max);
-    let want = bc_sequential(list, sources).map_err(|e| e.to_string())?;
+    let want = bc_sequential_as(list, directed, sources).map_err(|e| e.to_string())?;
     let want_biggest = want.iter().copied().fold(0.0, f64::max);
     if biggest != want_biggest {
         return Err(format!(
