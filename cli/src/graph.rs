@@ -106,7 +106,7 @@ pub enum RootPlan {
 }
 
 /// Kernels that refuse directed graphs ([`LoadedGraph::check_kernel`]).
-const DIRECTED_REFUSED: [&str; 2] = ["bc", "tc"];
+const DIRECTED_REFUSED: [&str; 1] = ["tc"];
 
 /// The Graph500 generator's graphs: undirected, weighted, ids as they are.
 static GENERATED_META: std::sync::LazyLock<GraphMeta> =
@@ -167,9 +167,9 @@ impl LoadedGraph {
         }
     }
 
-    /// Refuses what `kernel` cannot run on: directed graphs for `bc` and
-    /// `tc` (the others follow arcs: BFS and SSSP out-arcs, CC weak
-    /// components, PageRank in-arcs), and unweighted graphs when it needs
+    /// Refuses what `kernel` cannot run on: directed graphs for `tc` (the
+    /// others follow arcs: BFS, SSSP and BC out-arcs, CC weak components,
+    /// PageRank in-arcs), and unweighted graphs when it needs
     /// weights (SSSP) unless `--unit-weights` was given (then call
     /// [`LoadedGraph::with_unit_weights`]).
     pub fn check_kernel(
@@ -180,13 +180,8 @@ impl LoadedGraph {
     ) -> Result<()> {
         let meta = self.meta();
         if meta.directed && DIRECTED_REFUSED.contains(&kernel) {
-            let why = if kernel == "tc" {
-                "triangles are counted on undirected graphs (as GAPBS's tc)"
-            } else {
-                "betweenness does not follow arcs yet"
-            };
             return Err(CliError::new(format!(
-                "{kernel} does not run on directed graphs: {why}; convert with --undirected to symmetrize (or pass --undirected with a text --graph file)"
+                "{kernel} does not run on directed graphs: triangles are counted on undirected graphs (as GAPBS's tc); convert with --undirected to symmetrize (or pass --undirected with a text --graph file)"
             )));
         }
         if needs_weights && !meta.weighted && !unit_weights {

@@ -359,9 +359,10 @@ pub fn run_bc(args: &BcArgs) -> Result<()> {
     let src = sources.clone();
     let (ranks, construction, out) = in_runtime(&s, move |g| Ok(::bc::bc(g, &src)?))?;
     let validated = !args.out.skip_validation;
+    let directed = s.graph.meta().directed;
     let max_difference = if validated {
         Some(
-            ::bc::verify_bc(&s.graph.edge_list(), &sources, &out.scores)
+            ::bc::verify_bc_as(&s.graph.edge_list(), directed, &sources, &out.scores)
                 .map_err(|e| CliError::new(format!("bc: the scores failed verification: {e}")))?,
         )
     } else {

@@ -3,7 +3,8 @@
 //! undirected ones; BFS levels, SSSP distances, weak CC labels and PageRank
 //! scores (with a dangling vertex) checked against sequential references
 //! computed here, for 1-3 trustees and for 2 ranks; roots picked among the
-//! vertices with out-arcs; bc and tc refused.
+//! vertices with out-arcs; bc along the arcs (against a reference computed
+//! here, and hand-computed scores on a directed path); tc refused.
 
 mod common;
 
@@ -112,6 +113,56 @@ fn pagerank(iterations: u32) -> Vec<f64> {
     score
 }
 
+/// Brandes along the arcs from `sources` on the simple graph (parallel arcs
+/// once), summed and divided by the largest: GAPBS's bc on a directed graph.
+fn betweenness(directed: bool, sources: &[usize]) -> Vec<f64> {
+    let r: Vec<Vec<usize>> = rows(directed)
+        .into_iter()
+        .map(|row| {
+            let mut vs: Vec<usize> = row.into_iter().map(|(v, _)| v).collect();
+            vs.sort_unstable();
+            vs.dedup();
+            vs
+        })
+        .collect();
+    let mut score = vec![0.0f64; N];
+    for &s in sources {
+        let mut depth = [-1i64; N];
+        let mut sigma = [0.0f64; N];
+        let mut order = vec![s];
+        depth[s] = 0;
+        sigma[s] = 1.0;
+        let mut i = 0;
+        while i < order.len() {
+            let u = order[i];
+            i += 1;
+            for &v in &r[u] {
+                if depth[v] < 0 {
+                    depth[v] = depth[u] + 1;
+                    order.push(v);
+                }
+                if depth[v] == depth[u] + 1 {
+                    sigma[v] += sigma[u];
+                }
+            }
+        }
+        let mut delta = [0.0f64; N];
+        for &u in order.iter().rev() {
+            for &v in &r[u] {
+                if depth[v] == depth[u] + 1 {
+                    delta[u] += sigma[u] / sigma[v] * (1.0 + delta[v]);
+                }
+            }
+            score[u] += delta[u];
+        }
+    }
+    let top = score.iter().copied().fold(0.0, f64::max);
+    if top > 0.0 {
+        score.iter_mut().for_each(|x| *x /= top);
+    }
+    score
+}
+
 fn read<T, const K: usize>(p: &Path, f: fn([u8; K]) -> T) -> Vec<T> {
     std::fs::read(p)
         .unwrap()
@@ -216,7 +267,7 @@ fn every_kernel_follows_the_arcs() {
 }
 
 #[test]
-fn roots_have_out_arcs_and_bc_tc_refuse() {
+fn roots_have_out_arcs_and_tc_refuses() {
     let dir = scratch("directed-roots");
     let g = write_graph(&dir);
     let reference_levels: Vec<Vec<i64>> = (0..N).map(|r| levels(true, r)).collect();
@@ -247,14 +298,15 @@ fn roots_have_out_arcs_and_bc_tc_refuse() {
             assert_eq!(r["validated"], true);
         }
     }
-    for k in ["bc", "tc"] {
-        let e = fails(&run(&[k, "--graph", arg(&g), "--threads", "2"]));
-        assert!(
-            e.contains(&format!("{k} does not run on directed graphs")),
-            "{e}"
-        );
-    }
-    // Symmetrized, they run.
+    // tc refuses, with the reason and the way out.
+    let e = fails(&run(&["tc", "--graph", arg(&g), "--threads", "2"]));
+    assert!(e.contains("tc does not run on directed graphs"), "{e}");
+    assert!(
+        e.contains("triangles are counted on undirected graphs"),
+        "{e}"
+    );
+    assert!(e.contains("--undirected"), "{e}");
+    // Symmetrized, it runs, and so does bc.
     for k in ["bc", "tc"] {
         ok(&run(&[
             k,
@@ -264,6 +316,100 @@ fn roots_have_out_arcs_and_bc_tc_refuse() {
             "--threads",
             "2",
         ]));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bc_follows_the_arcs() {
+    let dir = scratch("directed-bc");
+    let text = write_graph(&dir);
+    let conv = dir.join("arcs.ggraph");
+    ok(&run(&["convert", arg(&text), "-o", arg(&conv)]));
+    let scores = dir.join("scores");
+    let setups: Vec<(Vec<&str>, &str)> = vec![
+        (vec![], "1"),
+        (vec![], "2"),
+        (vec![], "3"),
+        (vec!["--ranks", "2"], "1"),
+    ];
+    for g in [&conv, &text] {
+        for (prefix, threads) in &setups {
+            let what = format!("{} {prefix:?} --threads {threads}", g.display());
+            let mut a: Vec<&str> = prefix.clone();
+            a.extend_from_slice(&["bc", "--graph", arg(g), "--roots", "6", "--json"]);
+            a.extend_from_slice(&["--threads", threads, "--dump-scores", arg(&scores)]);
+            let json: serde_json::Value = serde_json::from_str(&ok(&run(&a))).unwrap();
+            assert_eq!(json["kernel"], "bc", "{what}");
+            let sources: Vec<usize> = json["sources"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s.as_u64().unwrap() as usize)
+                .collect();
+            assert_eq!(sources.len(), 6, "{what}");
+            // Sources have out-arcs: not 8 (dangling) nor 9 (a self-loop).
+            assert!(sources.iter().all(|&s| s < 8), "{what}: {sources:?}");
+            let got = read(&scores, f64::from_le_bytes);
+            let want = betweenness(true, &sources);
+            assert_ne!(want, betweenness(false, &sources), "{what}: {sources:?}");
+            for (v, (a, b)) in got.iter().zip(&want).enumerate() {
+                assert!((a - b).abs() < 1e-12, "{what} bc vertex {v}: {a} vs {b}");
+            }
+            assert_eq!(got.len(), N, "{what}");
+            // The verifier followed the arcs too.
+            assert_eq!(json["validated"], true, "{what}");
+            assert!(json["max_difference"].as_f64().unwrap() < 1e-12);
+        }
+    }
+    // From 0 the arcs reach 1, 3, 2, 4, 8 (not 5: 5 -> 0 points the other
+    // way), so the directed scores are not the undirected ones.
+    assert_ne!(betweenness(true, &[0]), betweenness(false, &[0]));
+    assert_eq!(betweenness(true, &[0])[5], 0.0);
+
+    // A directed path 0 -> 1 -> 2 -> 3, by hand. Each source has out-arcs
+    // (0, 1 or 2); raw dependencies from 0 are 3, 2, 1, 0, from 1 are
+    // 0, 2, 1, 0, from 2 are 0, 0, 1, 0.
+    let path = dir.join("path.el");
+    std::fs::write(&path, "0 1\n1 2\n2 3\n").unwrap();
+    let raw = [
+        [3.0, 2.0, 1.0, 0.0],
+        [0.0, 2.0, 1.0, 0.0],
+        [0.0, 0.0, 1.0, 0.0],
+    ];
+    for threads in ["1", "2", "3"] {
+        let out = ok(&run(&[
+            "bc",
+            "--graph",
+            arg(&path),
+            "--roots",
+            "3",
+            "--json",
+            "--threads",
+            threads,
+            "--dump-scores",
+            arg(&scores),
+        ]));
+        let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let mut want = [0.0f64; 4];
+        for s in json["sources"].as_array().unwrap() {
+            let s = s.as_u64().unwrap() as usize;
+            assert!(s < 3, "3 has no out-arc: {s}");
+            for (w, r) in want.iter_mut().zip(raw[s]) {
+                *w += r;
+            }
+        }
+        let top = want.iter().copied().fold(0.0, f64::max);
+        want.iter_mut().for_each(|x| *x /= top);
+        assert_eq!(
+            read(&scores, f64::from_le_bytes),
+            want,
+            "--threads {threads}"
+        );
+        // The report's top vertex is the one with score 1.
+        let top_vertex = json["top"][0].clone();
+        let best = want.iter().position(|&x| x == 1.0).unwrap() as u64;
+        assert_eq!(top_vertex[0].as_u64(), Some(best), "{top_vertex}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
