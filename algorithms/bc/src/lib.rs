@@ -49,8 +49,9 @@
 //! with the other rows, no pull and no new message. A tail `u` of an arc into
 //! `v` lies at depth `d - 1` or deeper (or was not reached), so again only
 //! the receivers at depth `d - 1` use the share and the others need no test.
-//! An undirected graph keeps one set of rows for both sweeps, so its sends,
-//! and its sums, are exactly those of an undirected run before.
+//! An undirected graph needs no second set of rows: both sweeps use the
+//! same neighbour lists and no in-edge rows are built. A directed graph's
+//! trustee holds both (4 more bytes per arc).
 //!
 //! The receiver of a forward update must know the depth being filled, which
 //! changes between supersteps; a trustee raises it only after every update of
@@ -138,6 +139,7 @@ struct Brandes {
     /// pass); empty on an undirected one, whose backward pass uses `nbr`.
     in_off: Vec<usize>,
     in_nbr: Vec<u32>,
+    /// Whether the backward pass sends along `in_nbr` (directed) or `nbr`.
     directed: bool,
     depth: Vec<u32>,
     /// Shortest paths from the source.
