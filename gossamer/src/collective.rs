@@ -20,13 +20,12 @@
 //! without waiting for their own requests' answers.
 //!
 //! That costs `n^2` messages a round, which is cheap for a few dozen workers
-//! and ruinous for thousands (2 x 1024 workers on 2 cores never finished).
-//! Beyond [`ALL_TO_ALL_MAX`] parties a round therefore travels a tree of
-//! fanout 16 instead: a party first waits until its own requests are answered
-//! (which makes the round a flush as well), folds
-//! its children's values into its own, sends the sum to its parent, and the
-//! root's result comes back down: `2n` messages and two trips of depth
-//! `log16 n`.
+//! and ruinous for thousands. Beyond [`ALL_TO_ALL_MAX`] parties a round
+//! therefore travels a tree of fanout 16 instead: a party first waits until
+//! its own earlier requests are answered (which makes the round a flush as
+//! well), folds its children's values into its own, sends the sum to its
+//! parent, and the root's result comes back down: `2n` messages and two trips
+//! of depth `log16 n`.
 //!
 //! Rounds are numbered; a mailbox keeps two slots (rounds `r` and `r + 1` can
 //! overlap: a fast party may arrive at `r + 1` before a slow one has read `r`;
@@ -233,10 +232,11 @@ fn fold_into<const N: usize>(
 
 impl Party {
     /// Combines `vals` over all parties, lane by lane with `ops`, and returns the
-    /// result to every party. Arrives without blocking, then suspends this fiber
-    /// (yielding, so the worker keeps serving) until the round finishes. On
-    /// return, every request any party issued to this worker before arriving
-    /// has run (see the module docs).
+    /// result to every party. Arrives without blocking (beyond
+    /// [`ALL_TO_ALL_MAX`] parties: once this worker's earlier requests are
+    /// answered), then suspends this fiber (the worker keeps serving) until
+    /// the round finishes. On return, every request any party issued to this
+    /// worker before arriving has run (see the module docs).
     ///
     /// Panics in delegated context (it waits), and at compile time if `N > 8`.
     pub fn all_reduce<const N: usize>(&mut self, vals: [u64; N], ops: [Op; N]) -> [u64; N] {
