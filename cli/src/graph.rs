@@ -708,11 +708,6 @@ impl LoadedGraph {
     /// before [`Self::with_unit_weights`]. Graphs read from another
     /// tool's format have no identity short of parsing them: refused.
     pub fn identity(&self, unit_weights: bool) -> Result<GraphIdentity> {
-        if self.meta().directed {
-            return Err(CliError::new(
-                "--save-prepared and --prepared do not support directed graphs yet (the prepared format holds out-edges only); run without them",
-            ));
-        }
         let file_checksum = match &self.storage {
             Storage::Mapped(m) => Some(m.header().data_checksum),
             Storage::Described { header, .. } => Some(header.data_checksum),
@@ -729,6 +724,7 @@ impl LoadedGraph {
             params: self.params(),
             file_checksum,
             unit_weights: unit_weights && self.meta().weighted,
+            directed: self.meta().directed,
         })
     }
 }

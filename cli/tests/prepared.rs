@@ -273,3 +273,62 @@ fn graph500_reuses_the_saved_graph_with_the_same_roots() {
     assert_eq!(nedge(&with(&["--prepared", arg(&p)])), want);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_directed_graph_is_saved_with_its_in_edges_and_reused() {
+    // Arcs one way only (and a few both ways), converted as directed: the
+    // prepared shards carry the in-edge index, and searches on them answer
+    // as on the graph file, on one process and on two ranks.
+    let dir = scratch("prepared-directed");
+    let el = dir.join("arcs.el");
+    let mut text = String::new();
+    for i in 0..400u32 {
+        text.push_str(&format!("{} {}\n", (i * 7) % 97, (i * 13 + 5) % 97));
+    }
+    std::fs::write(&el, text).unwrap();
+    let g = dir.join("g.ggraph");
+    ok(&run(&["convert", arg(&el), "-o", arg(&g)]));
+    let p = dir.join("p");
+    for (kernel, extra) in [("bfs", None), ("sssp", Some("--unit-weights"))] {
+        let levels = |name: &str| dir.join(format!("{kernel}-{name}.bin"));
+        let dump = if kernel == "bfs" {
+            "--dump-levels"
+        } else {
+            "--dump-dist"
+        };
+        let with = |shape: &[&str], name: &str, more: &[&str]| {
+            let mut a: Vec<&str> = shape.to_vec();
+            let out = levels(name);
+            a.extend([
+                kernel,
+                "--graph",
+                arg(&g),
+                "--roots",
+                "3",
+                "--seed",
+                "4",
+                "--json",
+                dump,
+                arg(&out),
+            ]);
+            a.extend(extra);
+            a.extend(more);
+            let r = run(&a);
+            (roots(&r), std::fs::read(&out).unwrap())
+        };
+        let fresh = with(&[], "fresh", &["--threads", "2"]);
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        let saved = with(&[], "saved", &["--threads", "2", "--save-prepared", arg(&p)]);
+        let mapped = with(&[], "mapped", &["--threads", "2", "--prepared", arg(&p)]);
+        let ranks = with(
+            &["--ranks", "2"],
+            "ranks",
+            &["--threads", "1", "--prepared", arg(&p)],
+        );
+        assert_eq!(saved, fresh, "{kernel}");
+        assert_eq!(mapped, fresh, "{kernel}");
+        assert_eq!(ranks, fresh, "{kernel}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

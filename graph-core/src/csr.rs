@@ -153,8 +153,8 @@ pub struct Shard {
     /// Directed graphs only (empty otherwise): each owned vertex's
     /// in-neighbours (tails of the arcs into it, duplicates kept), as
     /// `in_sources[in_offsets[l]..in_offsets[l + 1]]`.
-    in_offsets: Vec<u64>,
-    in_sources: Vec<u32>,
+    in_offsets: Array<u64>,
+    in_sources: Array<u32>,
 }
 
 /// One array of a shard: owned, or viewed in place in a mapped file.
@@ -276,14 +276,19 @@ impl Shard {
             targets,
             weights,
             directed: false,
-            in_offsets: Vec::new(),
-            in_sources: Vec::new(),
+            in_offsets: Vec::new().into(),
+            in_sources: Vec::new().into(),
         }
     }
 
     /// Marks the shard directed, with its in-edge index (`in_offsets`: one
     /// entry per owned vertex plus one, ending at `in_sources.len()`).
-    pub(crate) fn with_in_edges(mut self, in_offsets: Vec<u64>, in_sources: Vec<u32>) -> Shard {
+    pub(crate) fn with_in_edges(
+        mut self,
+        in_offsets: impl Into<Array<u64>>,
+        in_sources: impl Into<Array<u32>>,
+    ) -> Shard {
+        let (in_offsets, in_sources) = (in_offsets.into(), in_sources.into());
         debug_assert_eq!(in_offsets.len(), self.offsets.len());
         debug_assert_eq!(in_offsets.last().copied(), Some(in_sources.len() as u64));
         self.directed = true;
@@ -313,6 +318,12 @@ impl Shard {
             (Some(&a), Some(&b)) => &self.in_sources[a as usize..b as usize],
             _ => &[],
         }
+    }
+
+    /// The in-edge index of a directed shard: offsets (one per owned vertex
+    /// plus one) and sources; both empty on an undirected shard.
+    pub(crate) fn in_index(&self) -> (&[u64], &[u32]) {
+        (&self.in_offsets, &self.in_sources)
     }
 
     /// In-degree of local vertex `local` (the degree on an undirected shard).
@@ -420,8 +431,8 @@ impl Shard {
         (cap(&self.offsets)
             + cap(&self.targets)
             + cap(&self.weights)
-            + self.in_offsets.capacity() * 8
-            + self.in_sources.capacity() * 4) as u64
+            + cap(&self.in_offsets)
+            + cap(&self.in_sources)) as u64
     }
 }
 

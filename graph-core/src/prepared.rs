@@ -20,7 +20,7 @@
 //! | 0 | 8 | magic `b"GOSSHARD"` |
 //! | 8 | 4 | format version (`u32`, currently [`FORMAT_VERSION`]) |
 //! | 12 | 4 | header length (`u32`, 512) |
-//! | 16 | 4 | flags (`u32`): bit 0 = Graph500 parameters, bit 1 = source graph file checksum, bit 2 = unit weights |
+//! | 16 | 4 | flags (`u32`): bit 0 = Graph500 parameters, bit 1 = source graph file checksum, bit 2 = unit weights, bit 3 = directed (the in-edge index follows) |
 //! | 20 | 4 | partition kind (`u32`: 0 block, 1 cyclic) |
 //! | 24 | 8 | vertex count |
 //! | 32 | 4 | trustee count `W` |
@@ -36,11 +36,20 @@
 //! | 96 | 24 | offsets, targets, weights: where each array starts (`u64` x 3) |
 //! | 120 | 8 | file length |
 //! | 128 | 24 | checksums ([`checksum64`]) of the offsets, targets and weights bytes |
-//! | 152 | 352 | reserved, 0 |
+//! | 152 | 8 | in-edge entries (with bit 3) |
+//! | 160 | 16 | in-edge offsets, in-edge sources: where each starts (`u64` x 2, with bit 3) |
+//! | 176 | 16 | their checksums (with bit 3) |
+//! | 192 | 312 | reserved, 0 |
 //! | 504 | 8 | header checksum (of bytes 0..504) |
 //! | 512 | 8 x (rows + 1) | offsets (`u64`) |
 //! | | 4 x entries | targets (`u32`, global vertex ids) |
 //! | | 4 x entries | weights (`f32`) |
+//! | | 8 x (rows + 1) | in-edge offsets (`u64`, with bit 3) |
+//! | | 4 x in-edge entries | in-edge sources (`u32`, tails of the arcs into each row, with bit 3) |
+//!
+//! A directed graph's shard holds out-edge rows and the in-edge index
+//! (bit 3); files written before bit 3 existed have the same layout
+//! without it and still open.
 //!
 //! Rows are stored as the build left them (entries in arrival order); the
 //! kernels and validators do not depend on the order within a row, so a
@@ -75,6 +84,7 @@ const ALIGN: u64 = 64;
 const FLAG_GRAPH500: u32 = 1;
 const FLAG_FILE_SUM: u32 = 2;
 const FLAG_UNIT: u32 = 4;
+const FLAG_DIRECTED: u32 = 8;
 const OFF_VERSION: usize = 8;
 const OFF_HEADER_LEN: usize = 12;
 const OFF_FLAGS: usize = 16;
@@ -93,9 +103,18 @@ const OFF_ENTRIES: usize = 88;
 const OFF_SECTIONS: usize = 96;
 const OFF_FILE_LEN: usize = 120;
 const OFF_SUMS: usize = 128;
+const OFF_IN_ENTRIES: usize = 152;
+const OFF_IN_SECTIONS: usize = 160;
+const OFF_IN_SUMS: usize = 176;
 const OFF_HEADER_SUM: usize = HEADER_LEN - 8;
 
-const ARRAYS: [&str; 3] = ["offsets", "targets", "weights"];
+const ARRAYS: [&str; 5] = [
+    "offsets",
+    "targets",
+    "weights",
+    "in-edge offsets",
+    "in-edge sources",
+];
 const RESAVE: &str = "re-save it with --save-prepared";
 
 /// The file name of trustee `t`'s shard among `trustees`.
@@ -117,6 +136,8 @@ pub struct GraphIdentity {
     pub file_checksum: Option<u64>,
     /// Every weight was replaced by 1.0 (`--unit-weights`).
     pub unit_weights: bool,
+    /// The graph is directed (its shards hold out-edges and in-edges).
+    pub directed: bool,
 }
 
 impl fmt::Display for GraphIdentity {
@@ -140,6 +161,9 @@ impl fmt::Display for GraphIdentity {
         }
         if self.unit_weights {
             write!(f, ", with unit weights")?;
+        }
+        if self.directed {
+            write!(f, ", directed")?;
         }
         Ok(())
     }
@@ -173,19 +197,61 @@ pub struct ShardHeader {
     pub rows: u64,
     /// Entries.
     pub entries: u64,
-    /// Checksums of the offsets, targets and weights bytes.
-    pub sums: [u64; 3],
+    /// In-edge entries (directed graphs only).
+    pub in_entries: Option<u64>,
+    /// Checksums of the offsets, targets and weights bytes, then of the
+    /// in-edge offsets and sources (directed graphs only).
+    pub sums: Vec<u64>,
 }
 
-/// Where each array starts and ends, and the file length.
-fn layout(rows: u64, entries: u64) -> Option<([std::ops::Range<u64>; 3], u64)> {
-    let o0 = HEADER_LEN as u64;
-    let e0 = o0.checked_add(rows.checked_add(1)?.checked_mul(8)?)?;
-    let o1 = e0.checked_next_multiple_of(ALIGN)?;
-    let e1 = o1.checked_add(entries.checked_mul(4)?)?;
-    let o2 = e1.checked_next_multiple_of(ALIGN)?;
-    let e2 = o2.checked_add(entries.checked_mul(4)?)?;
-    Some(([o0..e0, o1..e1, o2..e2], e2))
+/// Where each array starts and ends (three, or five with the in-edge
+/// index of a directed graph), and the file length.
+fn layout(
+    rows: u64,
+    entries: u64,
+    in_entries: Option<u64>,
+) -> Option<(Vec<std::ops::Range<u64>>, u64)> {
+    let offsets = rows.checked_add(1)?.checked_mul(8)?;
+    let mut sizes = vec![offsets, entries.checked_mul(4)?, entries.checked_mul(4)?];
+    if let Some(m) = in_entries {
+        sizes.extend([offsets, m.checked_mul(4)?]);
+    }
+    let mut sections = Vec::with_capacity(sizes.len());
+    let mut end = HEADER_LEN as u64;
+    for size in sizes {
+        let start = end.checked_next_multiple_of(ALIGN)?;
+        end = start.checked_add(size)?;
+        sections.push(start..end);
+    }
+    Some((sections, end))
+}
+
+/// Where the header keeps section `i`'s start and checksum.
+fn section_fields(i: usize) -> (usize, usize) {
+    if i < 3 {
+        (OFF_SECTIONS + 8 * i, OFF_SUMS + 8 * i)
+    } else {
+        (OFF_IN_SECTIONS + 8 * (i - 3), OFF_IN_SUMS + 8 * (i - 3))
+    }
+}
+
+/// The in-edge entry count of a directed shard.
+fn in_entries_of(shard: &Shard) -> Option<u64> {
+    shard.is_directed().then(|| shard.in_index().1.len() as u64)
+}
+
+/// The arrays of `shard`'s file, in file encoding.
+fn arrays_of(shard: &Shard) -> Vec<Cow<'_, [u8]>> {
+    let mut arrays = vec![
+        bytes_of(shard.offsets()),
+        bytes_of(shard.targets()),
+        bytes_of(shard.weights()),
+    ];
+    if shard.is_directed() {
+        let (offsets, sources) = shard.in_index();
+        arrays.extend([bytes_of(offsets), bytes_of(sources)]);
+    }
+    arrays
 }
 
 /// Why a prepared-shard file could not be written or used.
@@ -323,7 +389,11 @@ fn bytes_of<T: Plain>(xs: &[T]) -> Cow<'_, [u8]> {
 }
 
 /// The header of `shard`'s file, given its arrays' bytes.
-fn encode_header(shard: &Shard, graph: &GraphIdentity, arrays: &[&[u8]; 3]) -> [u8; HEADER_LEN] {
+fn encode_header(
+    shard: &Shard,
+    graph: &GraphIdentity,
+    arrays: &[Cow<'_, [u8]>],
+) -> [u8; HEADER_LEN] {
     let mut h = [0u8; HEADER_LEN];
     let put32 = |h: &mut [u8; HEADER_LEN], off: usize, x: u32| {
         h[off..off + 4].copy_from_slice(&x.to_le_bytes())
@@ -333,7 +403,9 @@ fn encode_header(shard: &Shard, graph: &GraphIdentity, arrays: &[&[u8]; 3]) -> [
     };
     let p = shard.partition();
     let (rows, entries) = (shard.num_local_vertices(), shard.num_entries());
-    let (sections, len) = layout(rows, entries).expect("an in-memory shard's layout fits in u64");
+    let in_entries = in_entries_of(shard);
+    let (sections, len) =
+        layout(rows, entries, in_entries).expect("an in-memory shard's layout fits in u64");
     h[..8].copy_from_slice(&MAGIC);
     put32(&mut h, OFF_VERSION, FORMAT_VERSION);
     put32(&mut h, OFF_HEADER_LEN, HEADER_LEN as u32);
@@ -352,6 +424,10 @@ fn encode_header(shard: &Shard, graph: &GraphIdentity, arrays: &[&[u8]; 3]) -> [
     if graph.unit_weights {
         flags |= FLAG_UNIT;
     }
+    if let Some(m) = in_entries {
+        flags |= FLAG_DIRECTED;
+        put64(&mut h, OFF_IN_ENTRIES, m);
+    }
     put32(&mut h, OFF_FLAGS, flags);
     put32(&mut h, OFF_KIND, kind_code(p.kind()));
     put64(&mut h, OFF_VERTICES, p.num_vertices());
@@ -361,8 +437,9 @@ fn encode_header(shard: &Shard, graph: &GraphIdentity, arrays: &[&[u8]; 3]) -> [
     put64(&mut h, OFF_ROWS, rows);
     put64(&mut h, OFF_ENTRIES, entries);
     for (i, s) in sections.iter().enumerate() {
-        put64(&mut h, OFF_SECTIONS + 8 * i, s.start);
-        put64(&mut h, OFF_SUMS + 8 * i, checksum64(arrays[i]));
+        let (start, sum) = section_fields(i);
+        put64(&mut h, start, s.start);
+        put64(&mut h, sum, checksum64(&arrays[i]));
     }
     put64(&mut h, OFF_FILE_LEN, len);
     let sum = checksum64(&h[..OFF_HEADER_SUM]);
@@ -372,15 +449,15 @@ fn encode_header(shard: &Shard, graph: &GraphIdentity, arrays: &[&[u8]; 3]) -> [
 
 /// Writes the whole file to `out`.
 fn write_to(out: &mut dyn Write, shard: &Shard, graph: &GraphIdentity) -> io::Result<()> {
-    let arrays = [
-        bytes_of(shard.offsets()),
-        bytes_of(shard.targets()),
-        bytes_of(shard.weights()),
-    ];
-    let header = encode_header(shard, graph, &[&arrays[0], &arrays[1], &arrays[2]]);
+    let arrays = arrays_of(shard);
+    let header = encode_header(shard, graph, &arrays);
     out.write_all(&header)?;
-    let (sections, _) = layout(shard.num_local_vertices(), shard.num_entries())
-        .expect("an in-memory shard's layout fits in u64");
+    let (sections, _) = layout(
+        shard.num_local_vertices(),
+        shard.num_entries(),
+        in_entries_of(shard),
+    )
+    .expect("an in-memory shard's layout fits in u64");
     let mut at = HEADER_LEN as u64;
     for (s, bytes) in sections.iter().zip(&arrays) {
         let pad = (s.start - at) as usize;
@@ -455,7 +532,7 @@ pub fn parse_header(bytes: &[u8]) -> Result<ShardHeader, Problem> {
         return bad(format!("header length {}", u32_at(h, OFF_HEADER_LEN)));
     }
     let flags = u32_at(h, OFF_FLAGS);
-    if flags & !(FLAG_GRAPH500 | FLAG_FILE_SUM | FLAG_UNIT) != 0 {
+    if flags & !(FLAG_GRAPH500 | FLAG_FILE_SUM | FLAG_UNIT | FLAG_DIRECTED) != 0 {
         return bad(format!("unknown flags {flags:#x}"));
     }
     let kind = match u32_at(h, OFF_KIND) {
@@ -478,13 +555,15 @@ pub fn parse_header(bytes: &[u8]) -> Result<ShardHeader, Problem> {
         }),
         file_checksum: (flags & FLAG_FILE_SUM != 0).then(|| u64_at(h, OFF_FILE_SUM)),
         unit_weights: flags & FLAG_UNIT != 0,
+        directed: flags & FLAG_DIRECTED != 0,
     };
     let (rows, entries) = (u64_at(h, OFF_ROWS), u64_at(h, OFF_ENTRIES));
-    let Some((sections, len)) = layout(rows, entries) else {
+    let in_entries = graph.directed.then(|| u64_at(h, OFF_IN_ENTRIES));
+    let Some((sections, len)) = layout(rows, entries, in_entries) else {
         return bad(format!("{rows} rows and {entries} entries do not fit"));
     };
     for (i, s) in sections.iter().enumerate() {
-        if u64_at(h, OFF_SECTIONS + 8 * i) != s.start {
+        if u64_at(h, section_fields(i).0) != s.start {
             return bad(format!("the {} do not start at {}", ARRAYS[i], s.start));
         }
     }
@@ -501,7 +580,10 @@ pub fn parse_header(bytes: &[u8]) -> Result<ShardHeader, Problem> {
         graph,
         rows,
         entries,
-        sums: [0, 1, 2].map(|i| u64_at(h, OFF_SUMS + 8 * i)),
+        in_entries,
+        sums: (0..sections.len())
+            .map(|i| u64_at(h, section_fields(i).1))
+            .collect(),
     })
 }
 
@@ -617,7 +699,8 @@ pub fn open(path: &Path, want: &Expected, partition: &Partition) -> Result<Shard
     if let Some(what) = mismatch(&header, want, &dir_s) {
         return Err(err(Problem::Mismatch(what)));
     }
-    let (sections, expected) = layout(header.rows, header.entries).expect("checked by the parse");
+    let (sections, expected) =
+        layout(header.rows, header.entries, header.in_entries).expect("checked by the parse");
     if actual < expected {
         return Err(err(Problem::Truncated { expected, actual }));
     }
@@ -632,7 +715,10 @@ pub fn open(path: &Path, want: &Expected, partition: &Partition) -> Result<Shard
             partition.local_count(want.trustee)
         ))));
     }
-    let ranges = sections.map(|s| s.start as usize..s.end as usize);
+    let ranges: Vec<_> = sections
+        .iter()
+        .map(|s| s.start as usize..s.end as usize)
+        .collect();
     for (i, r) in ranges.iter().enumerate() {
         if checksum64(&map[r.clone()]) != header.sums[i] {
             return Err(err(Problem::CorruptArray(ARRAYS[i])));
@@ -655,13 +741,26 @@ pub fn open(path: &Path, want: &Expected, partition: &Partition) -> Result<Shard
             "a target {t} is not a vertex (the graph has {n})"
         ))));
     }
-    Ok(Shard::from_arrays(
-        *partition,
-        want.trustee,
-        offsets,
-        targets,
-        weights,
-    ))
+    let shard = Shard::from_arrays(*partition, want.trustee, offsets, targets, weights);
+    let Some(in_entries) = header.in_entries else {
+        return Ok(shard);
+    };
+    let in_offsets: Array<u64> = array(&map, ranges[3].clone());
+    let in_sources: Array<u32> = array(&map, ranges[4].clone());
+    if in_offsets.first() != Some(&0)
+        || in_offsets.last() != Some(&in_entries)
+        || in_offsets.windows(2).any(|w| w[0] > w[1])
+    {
+        return Err(err(Problem::BadArray(
+            "the in-edge offsets do not rise from 0 to the in-edge entry count".into(),
+        )));
+    }
+    if let Some(t) = in_sources.iter().find(|&&t| u64::from(t) >= n) {
+        return Err(err(Problem::BadArray(format!(
+            "an in-edge source {t} is not a vertex (the graph has {n})"
+        ))));
+    }
+    Ok(shard.with_in_edges(in_offsets, in_sources))
 }
 
 /// Bytes `r` of `map` as an array: viewed in place, or decoded where that
@@ -693,11 +792,12 @@ impl ShardedGraph {
     /// rank: shared, or the same path on each host). Call from a fiber.
     pub fn save_prepared(&self, dir: &Path, graph: &GraphIdentity) -> Result<(), KernelError> {
         in_fiber("ShardedGraph::save_prepared")?;
-        if self.is_directed() {
-            // The format has no place for the in-edge index yet.
-            return Err(KernelError::Config(
-                "prepared shards of a directed graph cannot be saved yet (the format holds out-edges only); run without --save-prepared".into(),
-            ));
+        if graph.directed != self.is_directed() {
+            return Err(KernelError::Config(format!(
+                "the graph identity says {}directed, but the shards were built {}directed",
+                if graph.directed { "" } else { "un" },
+                if self.is_directed() { "" } else { "un" },
+            )));
         }
         let outcomes = self.on_trustees_with((dir.to_path_buf(), graph.clone()), save_on_trustee);
         first_failure(outcomes).map(|_| ())
@@ -721,7 +821,8 @@ impl ShardedGraph {
             )));
         }
         let partition = Partition::new(kind, n, 1, workers as u32)?;
-        let g = ShardedGraph::with_placeholders(partition, graph.num_edges);
+        let mut g = ShardedGraph::with_placeholders(partition, graph.num_edges);
+        g.set_directed(graph.directed);
         let outcomes = g.on_trustees_with((dir.to_path_buf(), graph.clone()), open_on_trustee);
         first_failure(outcomes)?;
         let total_s = start.elapsed().as_secs_f64();
@@ -832,7 +933,85 @@ mod tests {
             params: None,
             file_checksum: Some(0x1234),
             unit_weights: false,
+            directed: false,
         }
+    }
+
+    fn directed_identity() -> GraphIdentity {
+        GraphIdentity {
+            directed: true,
+            ..identity()
+        }
+    }
+
+    #[test]
+    fn a_directed_shard_maps_back_with_its_in_edges() {
+        let d = scratch("directed");
+        let p = Partition::new(PartitionKind::Cyclic, 41, 1, 3).unwrap();
+        let sh = crate::build_rank_with(&list(), &p, 0, true)
+            .unwrap()
+            .remove(1);
+        assert!(sh.is_directed() && !sh.in_index().1.is_empty());
+        let path = d.join(file_name(1, 3));
+        write(&path, &sh, &directed_identity()).unwrap();
+        let dwant = Expected {
+            graph: directed_identity(),
+            ..want()
+        };
+        let back = open(&path, &dwant, &p).unwrap();
+        assert!(back.is_mapped() && back.is_directed());
+        assert_eq!(back, sh);
+        assert_eq!(back.heap_bytes(), 0);
+        for l in 0..sh.num_local_vertices() {
+            assert_eq!(back.in_neighbors(l), sh.in_neighbors(l));
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        let h = parse_header(&bytes).unwrap();
+        assert_eq!(h.in_entries, Some(sh.in_index().1.len() as u64));
+        assert_eq!(h.sums.len(), 5);
+        // Damage in the in-edge index, and a run that expects the graph
+        // undirected, are refused.
+        let check = |b: &[u8], want_text: &str, w: &Expected| {
+            std::fs::write(&path, b).unwrap();
+            let e = open(&path, w, &p).unwrap_err().to_string();
+            assert!(e.contains(want_text), "{e}");
+        };
+        let mut v = bytes.clone();
+        let last = v.len() - 1;
+        v[last] ^= 0x40;
+        check(&v, "its in-edge sources do not match their checksum", &dwant);
+        check(&bytes, ", directed, but this run's graph is", &want());
+        // An undirected shard's file is as before: three arrays, no flag.
+        let (_, _, plain) = shard_and_bytes();
+        let h = parse_header(&plain).unwrap();
+        assert_eq!((h.in_entries, h.sums.len()), (None, 3));
+        assert_eq!(u32_at(&plain, OFF_FLAGS) & FLAG_DIRECTED, 0);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn directed_shards_reopen_in_a_runtime() {
+        let d = scratch("directed-runtime");
+        let source = LocalSource::publish_list(list()).with_direction(true);
+        let dir = d.clone();
+        let (built, mapped, directed) = gossamer::main(2, move || {
+            let (g, _) = ShardedGraph::build_from(source, PartitionKind::Block).unwrap();
+            assert!(g.is_directed());
+            // The identity must say what the shards are.
+            assert!(g.save_prepared(&dir, &identity()).is_err());
+            g.save_prepared(&dir, &directed_identity()).unwrap();
+            let built = g.on_trustees(|ctx| ctx.local.apply_returning(|s| s.shard().clone()));
+            let (m, _) =
+                ShardedGraph::open_prepared(&dir, &directed_identity(), PartitionKind::Block)
+                    .unwrap();
+            let mapped = m.on_trustees(|ctx| ctx.local.apply_returning(|s| s.shard().clone()));
+            (built, mapped, m.is_directed())
+        });
+        source.withdraw();
+        assert!(directed);
+        assert_eq!(built, mapped);
+        assert!(mapped.iter().all(|s| s.is_mapped() && s.is_directed()));
+        let _ = std::fs::remove_dir_all(&d);
     }
 
     fn shard_and_bytes() -> (Shard, Partition, Vec<u8>) {
