@@ -197,12 +197,7 @@ fn every_kernel_follows_the_arcs() {
         dir.join("labels"),
         dir.join("scores"),
     );
-    let setups: Vec<(Vec<&str>, &str)> = vec![
-        (vec![], "1"),
-        (vec![], "2"),
-        (vec![], "3"),
-        (vec!["--ranks", "2"], "1"),
-    ];
+    let setups = shapes();
     for g in [&conv, &text] {
         for (prefix, threads) in &setups {
             let what = format!("{} {prefix:?} --threads {threads}", g.display());
@@ -320,6 +315,17 @@ fn roots_have_out_arcs_and_tc_refuses() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The process shapes each answer is checked on: 1, 2 and 3 threads in
+/// one process, and 2 ranks of 1 thread.
+fn shapes() -> Vec<(Vec<&'static str>, &'static str)> {
+    vec![
+        (vec![], "1"),
+        (vec![], "2"),
+        (vec![], "3"),
+        (vec!["--ranks", "2"], "1"),
+    ]
+}
+
 #[test]
 fn bc_follows_the_arcs() {
     let dir = scratch("directed-bc");
@@ -327,12 +333,7 @@ fn bc_follows_the_arcs() {
     let conv = dir.join("arcs.ggraph");
     ok(&run(&["convert", arg(&text), "-o", arg(&conv)]));
     let scores = dir.join("scores");
-    let setups: Vec<(Vec<&str>, &str)> = vec![
-        (vec![], "1"),
-        (vec![], "2"),
-        (vec![], "3"),
-        (vec!["--ranks", "2"], "1"),
-    ];
+    let setups = shapes();
     for g in [&conv, &text] {
         for (prefix, threads) in &setups {
             let what = format!("{} {prefix:?} --threads {threads}", g.display());

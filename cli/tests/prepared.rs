@@ -319,7 +319,11 @@ fn a_directed_graph_is_saved_with_its_in_edges_and_reused() {
         let fresh = with(&[], "fresh", &["--threads", "2"]);
         let _ = std::fs::remove_dir_all(&p);
         std::fs::create_dir_all(&p).unwrap();
-        let saved = with(&[], "saved", &["--threads", "2", "--save-prepared", arg(&p)]);
+        let saved = with(
+            &[],
+            "saved",
+            &["--threads", "2", "--save-prepared", arg(&p)],
+        );
         let mapped = with(&[], "mapped", &["--threads", "2", "--prepared", arg(&p)]);
         let ranks = with(
             &["--ranks", "2"],

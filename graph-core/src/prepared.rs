@@ -979,7 +979,11 @@ mod tests {
         let mut v = bytes.clone();
         let last = v.len() - 1;
         v[last] ^= 0x40;
-        check(&v, "its in-edge sources do not match their checksum", &dwant);
+        check(
+            &v,
+            "its in-edge sources do not match their checksum",
+            &dwant,
+        );
         check(&bytes, ", directed, but this run's graph is", &want());
         // An undirected shard's file is as before: three arrays, no flag.
         let (_, _, plain) = shard_and_bytes();

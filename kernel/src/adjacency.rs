@@ -665,3 +665,35 @@ impl LightHeavy {
         self.split(v)..self.start[v as usize + 1] as usize
     }
 }
+
+/// Neighbour lists as a simple graph: each list sorted and without repeats,
+/// as offsets (one per list, plus one) and entries. For kernels that count
+/// a neighbour once however often the input repeats the edge (betweenness,
+/// triangles), as GAPBS's builder does; `entries` is a capacity hint.
+///
+/// ```
+/// let (off, nbr) = graph_kernel::adjacency::simple_lists([&[3, 1, 3][..], &[], &[2, 2]].into_iter(), 5);
+/// assert_eq!((off, nbr), (vec![0, 2, 2, 3], vec![1, 3, 2]));
+/// ```
+pub fn simple_lists<'a>(
+    lists: impl Iterator<Item = &'a [u32]>,
+    entries: usize,
+) -> (Vec<usize>, Vec<u32>) {
+    let mut off = vec![0usize];
+    let mut nbr = Vec::with_capacity(entries);
+    for list in lists {
+        let start = nbr.len();
+        nbr.extend_from_slice(list);
+        nbr[start..].sort_unstable();
+        let mut keep = start;
+        for i in start..nbr.len() {
+            if keep == start || nbr[i] != nbr[keep - 1] {
+                nbr[keep] = nbr[i];
+                keep += 1;
+            }
+        }
+        nbr.truncate(keep);
+        off.push(keep);
+    }
+    (off, nbr)
+}

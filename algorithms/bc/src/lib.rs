@@ -82,6 +82,7 @@ use std::time::{Duration, Instant};
 
 use graph_core::sharded::{KernelError, ShardedGraph};
 use graph_core::{build_trustees_with, EdgeList, Partition, Shard};
+use graph_kernel::adjacency::simple_lists;
 use graph_kernel::{gather, run, Program};
 
 /// Most sources one run takes (the 64 search roots of Graph500).
@@ -187,40 +188,13 @@ impl Program for Brandes {
     }
 }
 
-/// The rows `row(v)` of local vertices `0..n`, each sorted and without
-/// repeats, as offsets and entries.
-fn simple_rows<'a>(
-    n: usize,
-    entries: usize,
-    row: impl Fn(u64) -> &'a [u32],
-) -> (Vec<usize>, Vec<u32>) {
-    let mut off = Vec::with_capacity(n + 1);
-    let mut nbr = Vec::with_capacity(entries);
-    off.push(0);
-    for v in 0..n as u64 {
-        let start = nbr.len();
-        nbr.extend_from_slice(row(v));
-        nbr[start..].sort_unstable();
-        let mut keep = start;
-        for i in start..nbr.len() {
-            if keep == start || nbr[i] != nbr[keep - 1] {
-                nbr[keep] = nbr[i];
-                keep += 1;
-            }
-        }
-        nbr.truncate(keep);
-        off.push(keep);
-    }
-    (off, nbr)
-}
-
 impl Brandes {
     fn new(shard: &Shard) -> Self {
         let n = shard.num_local_vertices() as usize;
         let entries = shard.num_entries() as usize;
-        let (off, nbr) = simple_rows(n, entries, |v| shard.adjacency(v).0);
+        let (off, nbr) = simple_lists((0..n as u64).map(|v| shard.adjacency(v).0), entries);
         let (in_off, in_nbr) = if shard.is_directed() {
-            simple_rows(n, entries, |v| shard.in_neighbors(v))
+            simple_lists((0..n as u64).map(|v| shard.in_neighbors(v)), entries)
         } else {
             (Vec::new(), Vec::new())
         };

@@ -141,7 +141,7 @@ impl Program for Triangles {
 
 impl Triangles {
     fn new(shard: &Shard) -> Self {
-        let (off, nbr) = simple_lists(
+        let (off, nbr) = graph_kernel::adjacency::simple_lists(
             (0..shard.num_local_vertices()).map(|v| shard.adjacency(v).0),
             shard.num_entries() as usize,
         );
@@ -203,31 +203,6 @@ impl Triangles {
     fn out_of(&self, r: u32) -> &[u32] {
         &self.all[self.all_off[r as usize]..self.all_off[r as usize + 1]]
     }
-}
-
-/// Sorted, deduplicated copies of neighbour lists, as offsets and entries.
-/// Self-loops never reach here (shards drop them).
-fn simple_lists<'a>(
-    lists: impl Iterator<Item = &'a [u32]>,
-    entries: usize,
-) -> (Vec<usize>, Vec<u32>) {
-    let mut off = vec![0usize];
-    let mut nbr = Vec::with_capacity(entries);
-    for list in lists {
-        let start = nbr.len();
-        nbr.extend_from_slice(list);
-        nbr[start..].sort_unstable();
-        let mut keep = start;
-        for i in start..nbr.len() {
-            if keep == start || nbr[i] != nbr[keep - 1] {
-                nbr[keep] = nbr[i];
-                keep += 1;
-            }
-        }
-        nbr.truncate(keep);
-        off.push(keep);
-    }
-    (off, nbr)
 }
 
 /// Number of common elements of two sorted lists without repeats (a merge).
@@ -448,7 +423,7 @@ pub fn tc(graph: &ShardedGraph) -> Result<TcOutput, KernelError> {
 /// entries (self-loops and repeated edges dropped).
 fn simple_graph(list: &EdgeList<'_>) -> Result<(Vec<usize>, Vec<u32>), KernelError> {
     let g = build_whole(list)?;
-    Ok(simple_lists(
+    Ok(graph_kernel::adjacency::simple_lists(
         (0..g.num_local_vertices()).map(|v| g.adjacency(v).0),
         g.num_entries() as usize,
     ))
