@@ -430,7 +430,7 @@ pub struct PlanArgs {
     /// available memory.
     #[arg(long, value_name = "M", value_parser = crate::plan::parse_size)]
     pub memory: Option<u64>,
-    /// The command to plan: generate, sssp, bfs, graph500, cc or pagerank.
+    /// The command to plan: generate, sssp, bfs, graph500, cc, pagerank, bc or tc.
     #[arg(long, default_value = "sssp", value_name = "CMD")]
     pub command: graph_core::memory::Workload,
     /// Print sizes in bytes instead of MiB/GiB (for scripts).

@@ -134,11 +134,10 @@ fn workload(command: &Command) -> graph_core::memory::Workload {
         Command::Graph500(_) => Workload::Graph500,
         Command::Cc(_) => Workload::Cc,
         Command::Pagerank(_) => Workload::PageRank,
-        // Not calibrated separately: bc and tc are whole-graph kernels like
-        // cc, converting holds what generating does.
+        // Converting holds what generating does.
         Command::Convert(_) => Workload::Generate,
-        Command::Bc(_) => Workload::Cc,
-        Command::Tc(_) => Workload::Cc,
+        Command::Bc(_) => Workload::Bc,
+        Command::Tc(_) => Workload::Tc,
         Command::Plan(a) => a.command,
     }
 }
