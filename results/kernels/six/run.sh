@@ -19,13 +19,14 @@
 #   GAPBS_FLOAT  float-WeightT GAPBS build dir (sssp)            (required)
 #   THREADS      2 (GAPBS gets OMP_NUM_THREADS)
 #   ROUNDS       5
+#   FIRST_ROUND  1 (number of the first round, to add rounds to a times.csv)
 #   SCALES       "18 20"
 #   KERNELS      "bfs sssp cc pr bc tc"
 #   NROOTS       4 (the first NROOTS Graph500 roots stored in sS.ggraph)
 #   DELTA_S      GAPBS sssp -d for SCALE S (e.g. DELTA_18=0.002); default 0.005
 #   MAXLOAD      wait before each batch until the 1-minute load is below it (3)
 set -euo pipefail
-if [ $# -ne 1 ]; then sed -n '2,27p' "$0"; exit 2; fi
+if [ $# -ne 1 ]; then sed -n '2,28p' "$0"; exit 2; fi
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../../.." && pwd)
 work=$1
@@ -34,6 +35,7 @@ GAPBS=${GAPBS:?stock GAPBS build directory}
 GAPBS_FLOAT=${GAPBS_FLOAT:?float-weight GAPBS build directory}
 THREADS=${THREADS:-2}
 ROUNDS=${ROUNDS:-5}
+FIRST_ROUND=${FIRST_ROUND:-1}
 SCALES=${SCALES:-"18 20"}
 KERNELS=${KERNELS:-"bfs sssp cc pr bc tc"}
 NROOTS=${NROOTS:-4}
@@ -71,7 +73,7 @@ gapbs() {
 }
 row() { echo "$1,$2,$3,$4,$5,$6,$7,$8" >>times.csv; }
 
-for round in $(seq 1 "$ROUNDS"); do
+for round in $(seq "$FIRST_ROUND" $((FIRST_ROUND + ROUNDS - 1))); do
     for s in $SCALES; do
         roots=$(head -n "$NROOTS" "s$s.roots" | tr '\n' ' ')
         dvar=DELTA_$s

@@ -34,9 +34,26 @@ def main():
         rounds[key].add(r["round"])
         if r["traversed_edges"]:
             teps[key].append(int(r["traversed_edges"]) / t / 1e6)
+    warm = {}
+    wpath = os.path.join(os.path.dirname(path), "warm.csv")
+    if os.path.exists(wpath):
+        per = defaultdict(list)
+        for r in csv.DictReader(open(wpath)):
+            if r["tool"] == "gapbs" and r["trial"] != "1":
+                per[(int(r["scale"]), r["kernel"], r["root"])].append(float(r["time_s"]))
+        sums = defaultdict(float)
+        for (s, k, root), v in per.items():
+            if k == "bc1":
+                sums[(s, "bc")] += statistics.median(v)
+        for (s, k, root), v in per.items():
+            if k != "bc1":
+                warm.setdefault((s, k), []).extend(v)
+        warm = {key: statistics.median(v) for key, v in warm.items()}
+        warm.update(sums)
+    wh = " GAPBS warm: median of trials 2+ s | ours / GAPBS warm |" if warm else ""
     print("| kernel | SCALE | calls (rounds) | ours: median [min-max] s | GAPBS: median [min-max] s "
-          "| ours / GAPBS | MTEPS median, ours / GAPBS | peak RSS MiB, ours / GAPBS |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+          "| ours / GAPBS | MTEPS median, ours / GAPBS | peak RSS MiB, ours / GAPBS |" + wh)
+    print("|---|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if warm else ""))
     scales = sorted({k[0] for k in times})
     for k in ORDER:
         for s in scales:
@@ -51,7 +68,24 @@ def main():
             nr = min(len(rounds[(s, k, "ours")]), len(rounds[(s, k, "gapbs")]))
             print(f"| {k} | {s} | {n} ({nr}) | {fmt(mo)} [{fmt(min(o))}-{fmt(max(o))}] "
                   f"| {fmt(mg)} [{fmt(min(g))}-{fmt(max(g))}] | {mo / mg:.2f}x | {tp} "
-                  f"| {rss[(s, k, 'ours')] / 1024:.0f} / {rss[(s, k, 'gapbs')] / 1024:.0f} |")
+                  f"| {rss[(s, k, 'ours')] / 1024:.0f} / {rss[(s, k, 'gapbs')] / 1024:.0f} |"
+                  + (f" {fmt(warm[(s, k)])} | {mo / warm[(s, k)]:.2f}x |" if (s, k) in warm else (" | |" if warm else "")))
+    # bfs/sssp per root: the roots differ in depth and reach, so a ratio per
+    # root says more than one over all of them.
+    per = defaultdict(list)
+    for r in csv.DictReader(open(path)):
+        if r["root"]:
+            per[(int(r["scale"]), r["kernel"], r["root"], r["tool"])].append(float(r["time_s"]))
+    print("\n| kernel | SCALE | root | ours median s | GAPBS median s | ours / GAPBS |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for k in ORDER:
+        for s in scales:
+            roots = sorted({key[2] for key in per if key[0] == s and key[1] == k}, key=int)
+            for root in roots:
+                o, g = per.get((s, k, root, "ours")), per.get((s, k, root, "gapbs"))
+                if o and g:
+                    mo, mg = statistics.median(o), statistics.median(g)
+                    print(f"| {k} | {s} | {root} | {fmt(mo)} | {fmt(mg)} | {mo / mg:.2f}x |")
     load = os.path.join(os.path.dirname(path), "load.csv")
     if os.path.exists(load):
         rows = list(csv.DictReader(open(load)))
