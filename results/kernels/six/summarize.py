@@ -70,22 +70,34 @@ def main():
                   f"| {fmt(mg)} [{fmt(min(g))}-{fmt(max(g))}] | {mo / mg:.2f}x | {tp} "
                   f"| {rss[(s, k, 'ours')] / 1024:.0f} / {rss[(s, k, 'gapbs')] / 1024:.0f} |"
                   + (f" {fmt(warm[(s, k)])} | {mo / warm[(s, k)]:.2f}x |" if (s, k) in warm else (" | |" if warm else "")))
-    # bfs/sssp per root: the roots differ in depth and reach, so a ratio per
-    # root says more than one over all of them.
+    # bfs/sssp per root: the roots differ in depth and reach (ours and GAPBS
+    # do not find the same roots hard), so a median over all calls can mix
+    # two clusters; per root, and the sum of the per-root medians, say more.
     per = defaultdict(list)
     for r in csv.DictReader(open(path)):
         if r["root"]:
             per[(int(r["scale"]), r["kernel"], r["root"], r["tool"])].append(float(r["time_s"]))
-    print("\n| kernel | SCALE | root | ours median s | GAPBS median s | ours / GAPBS |")
-    print("|---|---:|---:|---:|---:|---:|")
+    wroot = defaultdict(list)
+    if os.path.exists(wpath):
+        for r in csv.DictReader(open(wpath)):
+            if r["tool"] == "gapbs" and r["trial"] != "1" and r["kernel"] in ("bfs", "sssp"):
+                wroot[(int(r["scale"]), r["kernel"], r["root"])].append(float(r["time_s"]))
+    print("\n| kernel | SCALE | root | ours median s | GAPBS median s | ours / GAPBS | GAPBS warm median s | ours / GAPBS warm |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for k in ORDER:
         for s in scales:
             roots = sorted({key[2] for key in per if key[0] == s and key[1] == k}, key=int)
+            so = sg = sw = 0.0
             for root in roots:
                 o, g = per.get((s, k, root, "ours")), per.get((s, k, root, "gapbs"))
                 if o and g:
                     mo, mg = statistics.median(o), statistics.median(g)
-                    print(f"| {k} | {s} | {root} | {fmt(mo)} | {fmt(mg)} | {mo / mg:.2f}x |")
+                    w = wroot.get((s, k, root))
+                    mw = statistics.median(w) if w else float("nan")
+                    so, sg, sw = so + mo, sg + mg, sw + mw
+                    print(f"| {k} | {s} | {root} | {fmt(mo)} | {fmt(mg)} | {mo / mg:.2f}x | {fmt(mw)} | {mo / mw:.2f}x |")
+            if roots:
+                print(f"| {k} | {s} | **sum of the {len(roots)}** | {fmt(so)} | {fmt(sg)} | **{so / sg:.2f}x** | {fmt(sw)} | **{so / sw:.2f}x** |")
     load = os.path.join(os.path.dirname(path), "load.csv")
     if os.path.exists(load):
         rows = list(csv.DictReader(open(load)))
