@@ -955,6 +955,23 @@ pub fn open(path: impl AsRef<Path>) -> Result<MappedGraph, GraphFileError> {
     open_with(path, ReadOptions::default())
 }
 
+/// How a failed read of the graph file at `path`, while doing `action`, is
+/// reported: a missing file as [`GraphFileError::NotFound`].
+fn read_err(path: &Path, action: &'static str) -> impl FnOnce(io::Error) -> GraphFileError {
+    let p = path.to_path_buf();
+    move |source| {
+        if source.kind() == io::ErrorKind::NotFound {
+            GraphFileError::NotFound { path: p }
+        } else {
+            GraphFileError::Io {
+                path: p,
+                action,
+                source,
+            }
+        }
+    }
+}
+
 /// Reads only a graph file's header and id table (not its records): what
 /// a run on a prepared graph ([`crate::prepared`]) needs to know of the
 /// graph (its identity, roots and meta). Checks the header and id table
@@ -963,20 +980,7 @@ pub fn open(path: impl AsRef<Path>) -> Result<MappedGraph, GraphFileError> {
 pub fn open_header(path: impl AsRef<Path>) -> Result<(GraphHeader, GraphMeta), GraphFileError> {
     use std::io::{Read, Seek};
     let path = path.as_ref();
-    let io_err = |action: &'static str| {
-        let p = path.to_path_buf();
-        move |source: io::Error| {
-            if source.kind() == io::ErrorKind::NotFound {
-                GraphFileError::NotFound { path: p }
-            } else {
-                GraphFileError::Io {
-                    path: p,
-                    action,
-                    source,
-                }
-            }
-        }
-    };
+    let io_err = |action: &'static str| read_err(path, action);
     let meta = std::fs::metadata(path).map_err(io_err("inspect"))?;
     if !meta.file_type().is_file() {
         return Err(GraphFileError::NotARegularFile {
@@ -1052,20 +1056,7 @@ fn meta_of(header: &GraphHeader, table: Option<&[u8]>) -> Result<GraphMeta, Grap
 /// [`open`] with options (e.g. skip the data checksum for huge files).
 pub fn open_with(path: impl AsRef<Path>, opts: ReadOptions) -> Result<MappedGraph, GraphFileError> {
     let path = path.as_ref();
-    let io_err = |action: &'static str| {
-        let p = path.to_path_buf();
-        move |source: io::Error| {
-            if source.kind() == io::ErrorKind::NotFound {
-                GraphFileError::NotFound { path: p }
-            } else {
-                GraphFileError::Io {
-                    path: p,
-                    action,
-                    source,
-                }
-            }
-        }
-    };
+    let io_err = |action: &'static str| read_err(path, action);
     // Only a regular file can be a graph file. Look before opening (a FIFO
     // would block `open` until a writer comes, a device or /proc file may
     // never end), and again on the opened file (the path may have changed

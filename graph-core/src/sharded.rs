@@ -260,13 +260,7 @@ impl ShardedGraph {
                 }
             })
             .collect();
-        ShardedGraph {
-            partition,
-            num_edges_input,
-            directed: false,
-            trustees,
-            collective: Collective::new(),
-        }
+        Self::from_trusts(partition, num_edges_input, trustees)
     }
 
     /// A graph of already entrusted trustee states (`trustees[t]` on worker `t`).
