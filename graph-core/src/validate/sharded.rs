@@ -298,6 +298,34 @@ impl ShardReport {
     }
 }
 
+/// Calls `f(rep, v, w)` for each entry `u -> v` of local vertex `l` (vertex
+/// `u`) whose head is another vertex of the graph, `w` being the weight as
+/// `weights` reads it; a head outside the graph is reported in `rep` and
+/// skipped, and so is a self-loop.
+fn entries(
+    shard: &Shard,
+    l: u64,
+    u: u64,
+    n: u64,
+    weights: Weights,
+    rep: &mut ShardReport,
+    mut f: impl FnMut(&mut ShardReport, u64, f32),
+) {
+    let (targets, ws) = shard.adjacency(l);
+    for (&v, &w) in targets.iter().zip(ws) {
+        let v = u64::from(v);
+        let w = match weights {
+            Weights::Shard => w,
+            Weights::Unit => 1.0,
+        };
+        if v >= n {
+            rep.edge(EdgeProblem::Outside { u, v });
+        } else if v != u {
+            f(rep, v, w);
+        }
+    }
+}
+
 /// Rules 4-6 and the traversed-edge count on one shard, reading the packed
 /// answer `words` of every vertex.
 fn scan(shard: &Shard, words: &[u64], root: u64, weights: Weights) -> ShardReport {
@@ -309,20 +337,7 @@ fn scan(shard: &Shard, words: &[u64], root: u64, weights: Weights) -> ShardRepor
     for (l, u) in shard.vertices() {
         let mine = unpack(words[u as usize]);
         let mut confirmed = mine.is_none() || u == root;
-        let (targets, ws) = shard.adjacency(l);
-        for (&v, &w) in targets.iter().zip(ws) {
-            let v = u64::from(v);
-            let w = match weights {
-                Weights::Shard => w,
-                Weights::Unit => 1.0,
-            };
-            if v >= n {
-                rep.edge(EdgeProblem::Outside { u, v });
-                continue;
-            }
-            if v == u {
-                continue;
-            }
+        entries(shard, l, u, n, weights, &mut rep, |rep, v, w| {
             let other = unpack(words[v as usize]);
             // Rule 6 for u, on any entry (both directions of an edge are here).
             if let (Some((pu, du)), Some((_, dv))) = (mine, other) {
@@ -331,7 +346,7 @@ fn scan(shard: &Shard, words: &[u64], root: u64, weights: Weights) -> ShardRepor
                 }
             }
             if v < u {
-                continue;
+                return;
             }
             match (mine, other) {
                 (None, None) => {}
@@ -344,7 +359,7 @@ fn scan(shard: &Shard, words: &[u64], root: u64, weights: Weights) -> ShardRepor
                     }
                 }
             }
-        }
+        });
         if !confirmed {
             rep.unconfirmed += 1;
             if rep.unconfirmed_listed.len() < MAX_LISTED {
@@ -369,20 +384,7 @@ fn scan_arcs(shard: &Shard, words: &[u64], weights: Weights) -> ShardReport {
         let Some((_, du)) = unpack(words[u as usize]) else {
             continue;
         };
-        let (targets, ws) = shard.adjacency(l);
-        for (&v, &w) in targets.iter().zip(ws) {
-            let v = u64::from(v);
-            let w = match weights {
-                Weights::Shard => w,
-                Weights::Unit => 1.0,
-            };
-            if v >= n {
-                rep.edge(EdgeProblem::Outside { u, v });
-                continue;
-            }
-            if v == u {
-                continue;
-            }
+        entries(shard, l, u, n, weights, &mut rep, |rep, v, w| {
             rep.traversed += 1;
             match unpack(words[v as usize]) {
                 None => rep.edge(EdgeProblem::ArcSplit { u, v }),
@@ -395,7 +397,7 @@ fn scan_arcs(shard: &Shard, words: &[u64], weights: Weights) -> ShardReport {
                     }
                 }
             }
-        }
+        });
     }
     rep.trim();
     rep
