@@ -7,8 +7,6 @@
 //! `launcher` test runs the built-in launcher when `GOSSAMER_TEST_LAUNCH` is
 //! set; the driver test spawns it and checks the exit code and output.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -16,8 +14,8 @@ use gossamer::rack::TransportKind;
 use gossamer::Builder;
 use graph_core::sharded::{non_isolated_sharded, ShardedGraph};
 use graph_core::validate::{
-    count_traversed_sharded, validate_bfs_list, validate_bfs_sharded, validate_sssp_list,
-    validate_sssp_sharded, NO_PARENT,
+    count_traversed_sharded, reference, validate_bfs_list, validate_bfs_sharded,
+    validate_sssp_list, validate_sssp_sharded,
 };
 use graph_core::{EdgeList, PackedEdge, PartitionKind};
 
@@ -55,55 +53,6 @@ fn graph() -> EdgeList<'static> {
     EdgeList::from_edges(u64::from(n), edges).unwrap()
 }
 
-fn adjacency(list: &EdgeList<'_>) -> Vec<Vec<(u64, f32)>> {
-    let mut adj = vec![Vec::new(); list.num_vertices() as usize];
-    for e in list.edges().iter().filter(|e| e.u != e.v) {
-        adj[e.u as usize].push((u64::from(e.v), e.w));
-        adj[e.v as usize].push((u64::from(e.u), e.w));
-    }
-    adj
-}
-
-fn dijkstra(adj: &[Vec<(u64, f32)>], root: u64) -> (Vec<u64>, Vec<f32>) {
-    let n = adj.len();
-    let (mut parent, mut dist) = (vec![NO_PARENT; n], vec![f32::INFINITY; n]);
-    parent[root as usize] = root;
-    dist[root as usize] = 0.0;
-    let mut heap = BinaryHeap::from([Reverse((0u32, root))]);
-    while let Some(Reverse((bits, u))) = heap.pop() {
-        let d = f32::from_bits(bits);
-        if d > dist[u as usize] {
-            continue;
-        }
-        for &(v, w) in &adj[u as usize] {
-            if d + w < dist[v as usize] {
-                dist[v as usize] = d + w;
-                parent[v as usize] = u;
-                heap.push(Reverse(((d + w).to_bits(), v)));
-            }
-        }
-    }
-    (parent, dist)
-}
-
-fn bfs(adj: &[Vec<(u64, f32)>], root: u64) -> (Vec<u64>, Vec<i64>) {
-    let n = adj.len();
-    let (mut parent, mut level) = (vec![NO_PARENT; n], vec![-1i64; n]);
-    parent[root as usize] = root;
-    level[root as usize] = 0;
-    let mut queue = VecDeque::from([root]);
-    while let Some(u) = queue.pop_front() {
-        for &(v, _) in &adj[u as usize] {
-            if parent[v as usize] == NO_PARENT {
-                parent[v as usize] = u;
-                level[v as usize] = level[u as usize] + 1;
-                queue.push_back(v);
-            }
-        }
-    }
-    (parent, level)
-}
-
 /// Rank 0's work: every check on both partitions, against the list.
 fn checks(t: TransportKind) {
     let b = Builder::from_env()
@@ -115,7 +64,6 @@ fn checks(t: TransportKind) {
     let out = b
         .run(move || {
             let list = graph();
-            let adj = adjacency(&list);
             let mut live = vec![0u64; list.num_vertices().div_ceil(64) as usize];
             for e in list.edges().iter().filter(|e| e.u != e.v) {
                 for v in [e.u, e.v] {
@@ -128,14 +76,14 @@ fn checks(t: TransportKind) {
                 assert_eq!(g.num_trustees(), ranks * THREADS);
                 assert_eq!(non_isolated_sharded(&g), live);
                 for root in [0, 2001, 2950] {
-                    let (p, d) = dijkstra(&adj, root);
+                    let (p, d) = reference::dijkstra(&list, root, false);
                     let ok = validate_sssp_sharded(&g, root, &p, &d).unwrap();
                     assert_eq!(Ok(ok), validate_sssp_list(&list, root, &p, &d));
                     assert_eq!(
                         count_traversed_sharded(&g, &p),
                         (ok.reached, ok.traversed_edges)
                     );
-                    let (bp, bl) = bfs(&adj, root);
+                    let (bp, bl) = reference::bfs(&list, root, false);
                     let okb = validate_bfs_sharded(&g, root, &bp, Some(&bl));
                     assert_eq!(okb, validate_bfs_list(&list, root, &bp, Some(&bl)));
                     assert_eq!(okb.unwrap(), ok);

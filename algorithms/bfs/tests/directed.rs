@@ -2,12 +2,9 @@
 //! sequential references and the directed validators, for 1-3 trustees and
 //! both partitions, on graphs where the undirected answer differs.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
-
 use bfs::{BfsConfig, BfsMode};
 use graph_core::sharded::ShardedGraph;
-use graph_core::validate::{validate_bfs_sharded, validate_sssp_sharded, NO_PARENT};
+use graph_core::validate::{reference, validate_bfs_sharded, validate_sssp_sharded, NO_PARENT};
 use graph_core::{EdgeList, PackedEdge, PartitionKind};
 use sssp::SsspConfig;
 
@@ -34,48 +31,16 @@ fn graph(seed: u64) -> EdgeList<'static> {
     EdgeList::from_edges(u64::from(n), edges).unwrap()
 }
 
-fn out_rows(list: &EdgeList<'_>) -> Vec<Vec<(u32, f32)>> {
-    let mut rows = vec![Vec::new(); list.num_vertices() as usize];
-    for e in list.edges().iter().filter(|e| e.u != e.v) {
-        rows[e.u as usize].push((e.v, e.w));
-    }
-    rows
+fn out_rows(list: &EdgeList<'_>) -> Vec<Vec<(u64, f32)>> {
+    reference::adjacency(list, true)
 }
 
 fn levels(list: &EdgeList<'_>, root: u32) -> Vec<i64> {
-    let rows = out_rows(list);
-    let mut level = vec![-1i64; rows.len()];
-    level[root as usize] = 0;
-    let mut q = VecDeque::from([root]);
-    while let Some(u) = q.pop_front() {
-        for &(v, _) in &rows[u as usize] {
-            if level[v as usize] < 0 {
-                level[v as usize] = level[u as usize] + 1;
-                q.push_back(v);
-            }
-        }
-    }
-    level
+    reference::bfs(list, u64::from(root), true).1
 }
 
 fn dijkstra(list: &EdgeList<'_>, root: u32) -> Vec<f32> {
-    let rows = out_rows(list);
-    let mut dist = vec![f32::INFINITY; rows.len()];
-    dist[root as usize] = 0.0;
-    let mut heap = BinaryHeap::from([Reverse((0u32, root))]);
-    while let Some(Reverse((bits, u))) = heap.pop() {
-        let d = f32::from_bits(bits);
-        if d > dist[u as usize] {
-            continue;
-        }
-        for &(v, w) in &rows[u as usize] {
-            if d + w < dist[v as usize] {
-                dist[v as usize] = d + w;
-                heap.push(Reverse(((d + w).to_bits(), v)));
-            }
-        }
-    }
-    dist
+    reference::dijkstra(list, u64::from(root), true).1
 }
 
 #[test]

@@ -69,6 +69,7 @@ use std::fmt;
 
 use crate::edge_list::EdgeList;
 
+pub mod reference;
 mod sharded;
 
 pub use sharded::{count_traversed_sharded, validate_bfs_sharded, validate_sssp_sharded};

@@ -480,12 +480,9 @@ fn check_shards(
 
 #[cfg(test)]
 mod tests {
-    use std::cmp::Reverse;
-    use std::collections::{BinaryHeap, VecDeque};
-
     use super::*;
     use crate::sharded::non_isolated_sharded;
-    use crate::validate::{validate_bfs_list, validate_sssp_list};
+    use crate::validate::{reference, validate_bfs_list, validate_sssp_list};
     use crate::{EdgeList, PackedEdge, PartitionKind};
 
     const KINDS: [PartitionKind; 2] = [PartitionKind::Block, PartitionKind::Cyclic];
@@ -553,68 +550,12 @@ mod tests {
         EdgeList::from_edges(n, edges).unwrap()
     }
 
-    /// Out-edges when `directed`, else both directions.
-    fn adjacency_as(list: &EdgeList<'_>, directed: bool) -> Vec<Vec<(u64, f32)>> {
-        let mut adj = vec![Vec::new(); list.num_vertices() as usize];
-        for e in list.edges().iter().filter(|e| e.u != e.v) {
-            adj[e.u as usize].push((u64::from(e.v), e.w));
-            if !directed {
-                adj[e.v as usize].push((u64::from(e.u), e.w));
-            }
-        }
-        adj
-    }
-
-    /// Sequential Dijkstra in `f32` (non-negative `f32` bits order like the values).
     fn dijkstra(list: &EdgeList<'_>, root: u64) -> (Vec<u64>, Vec<f32>) {
-        dijkstra_as(list, root, false)
-    }
-
-    fn dijkstra_as(list: &EdgeList<'_>, root: u64, directed: bool) -> (Vec<u64>, Vec<f32>) {
-        let adj = adjacency_as(list, directed);
-        let n = adj.len();
-        let (mut parent, mut dist) = (vec![NO_PARENT; n], vec![f32::INFINITY; n]);
-        parent[root as usize] = root;
-        dist[root as usize] = 0.0;
-        let mut heap = BinaryHeap::from([Reverse((0u32, root))]);
-        while let Some(Reverse((bits, u))) = heap.pop() {
-            let d = f32::from_bits(bits);
-            if d > dist[u as usize] {
-                continue;
-            }
-            for &(v, w) in &adj[u as usize] {
-                let nd = d + w;
-                if nd < dist[v as usize] {
-                    dist[v as usize] = nd;
-                    parent[v as usize] = u;
-                    heap.push(Reverse((nd.to_bits(), v)));
-                }
-            }
-        }
-        (parent, dist)
+        reference::dijkstra(list, root, false)
     }
 
     fn bfs(list: &EdgeList<'_>, root: u64) -> (Vec<u64>, Vec<i64>) {
-        bfs_as(list, root, false)
-    }
-
-    fn bfs_as(list: &EdgeList<'_>, root: u64, directed: bool) -> (Vec<u64>, Vec<i64>) {
-        let adj = adjacency_as(list, directed);
-        let n = adj.len();
-        let (mut parent, mut level) = (vec![NO_PARENT; n], vec![-1i64; n]);
-        parent[root as usize] = root;
-        level[root as usize] = 0;
-        let mut queue = VecDeque::from([root]);
-        while let Some(u) = queue.pop_front() {
-            for &(v, _) in &adj[u as usize] {
-                if parent[v as usize] == NO_PARENT {
-                    parent[v as usize] = u;
-                    level[v as usize] = level[u as usize] + 1;
-                    queue.push_back(v);
-                }
-            }
-        }
-        (parent, level)
+        reference::bfs(list, root, false)
     }
 
     /// The CLI's count over the edge list: reached entries, and non-loop
@@ -722,8 +663,8 @@ mod tests {
                         let mut r = Rng(seed ^ 0x5EED);
                         for case in 0..24 {
                             let root = r.below(list.num_vertices());
-                            let (sp, sd) = dijkstra_as(&list, root, true);
-                            let (bp, bl) = bfs_as(&list, root, true);
+                            let (sp, sd) = reference::dijkstra(&list, root, true);
+                            let (bp, bl) = reference::bfs(&list, root, true);
                             let (mut parent, mut dist, mut level) = (sp, sd, bl.clone());
                             let broken = if case < 4 { 0 } else { r.below(11) };
                             perturb(&mut r, broken, root, &mut parent, &mut dist, &mut level);
