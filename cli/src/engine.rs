@@ -78,7 +78,12 @@ impl Engine {
 
     /// Delta-stepping shortest paths from `root`; `None` keeps the kernel's delta.
     pub fn sssp(&self, root: u64, delta: Option<f32>) -> Result<SsspRun> {
-        let cfg = SsspConfig::with_delta(delta.unwrap_or(sssp::DEFAULT_DELTA));
+        // In place: the commands that run SSSP run only SSSP and BFS on the
+        // graph afterwards, and the copy would be a third of the peak.
+        let cfg = SsspConfig {
+            in_place: true,
+            ..SsspConfig::with_delta(delta.unwrap_or(sssp::DEFAULT_DELTA))
+        };
         let out = sssp::sssp(&self.graph, root, &cfg)?;
         Ok(SsspRun {
             dist: out.dist,

@@ -22,6 +22,18 @@
 //! * each vertex's list is in input (generator) order, so a build is
 //!   deterministic whatever the number of threads.
 //!
+//! A kernel may *rewrite the rows in place* ([`Shard::rewrite_rows`]) instead
+//! of keeping a private copy of them: it renames the targets to its own ids
+//! and reorders each row (SSSP's light/heavy rows, see `graph_kernel`'s
+//! `LightHeavy`), and leaves the table that names them back
+//! ([`Shard::renamed`]). Rows then keep their vertices, degrees and entries
+//! (duplicates too), so degrees, the Graph500 validation and the TEPS count
+//! still read them; [`neighbors`](Shard::neighbors) names targets by global
+//! id either way, while [`adjacency`](Shard::adjacency) and
+//! [`targets`](Shard::targets) hand out the stored ids. Kernels that read
+//! raw global ids refuse such a graph
+//! (`ShardedGraph::check_global_ids`).
+//!
 //! Building ([`build_rank`], [`build_trustees`], [`build_whole`]) is a
 //! parallel two-pass counting sort of the adjacency entries. The edge list
 //! is cut into one contiguous chunk per worker thread (rayon); each chunk
@@ -55,6 +67,7 @@
 use std::fmt;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
 
 use crate::edge_list::{EdgeList, EdgeListError, PackedEdge};
 use crate::file::mapped::{MappedSlice, Plain};
@@ -155,6 +168,10 @@ pub struct Shard {
     /// `in_sources[in_offsets[l]..in_offsets[l + 1]]`.
     in_offsets: Array<u64>,
     in_sources: Array<u32>,
+    /// Set when a kernel rewrote the rows in place
+    /// ([`Shard::rewrite_rows`]): the global id of each stored target id.
+    #[serde(skip)]
+    renamed: Option<Arc<[u32]>>,
 }
 
 /// One array of a shard: owned, or viewed in place in a mapped file.
@@ -278,6 +295,7 @@ impl Shard {
             directed: false,
             in_offsets: Vec::new().into(),
             in_sources: Vec::new().into(),
+            renamed: None,
         }
     }
 
@@ -307,7 +325,8 @@ impl Shard {
 
     /// Tails of the arcs into local vertex `local` (global ids, duplicates
     /// kept, self-loops dropped). On an undirected shard every edge goes
-    /// both ways, so this is the row itself ([`adjacency`](Self::adjacency)'s ids).
+    /// both ways, so this is the row itself ([`adjacency`](Self::adjacency)'s
+    /// ids: the stored ones, after a [rename](Self::rewrite_rows)).
     #[inline]
     pub fn in_neighbors(&self, local: u64) -> &[u32] {
         if !self.directed {
@@ -382,18 +401,87 @@ impl Shard {
         self.entry_range(local).len() as u64
     }
 
-    /// Neighbour ids and weights of `local` as two parallel slices.
+    /// Neighbour ids and weights of `local` as two parallel slices: global
+    /// ids, unless a kernel [renamed](Self::rewrite_rows) them (then
+    /// [`renamed`](Self::renamed) maps them back).
     #[inline]
     pub fn adjacency(&self, local: u64) -> (&[u32], &[f32]) {
         let r = self.entry_range(local);
         (&self.targets[r.clone()], &self.weights[r])
     }
 
-    /// `(neighbour global id, weight)` pairs of local vertex `local`.
+    /// `(neighbour global id, weight)` pairs of local vertex `local` (global
+    /// ids also after a kernel [renamed](Self::rewrite_rows) the targets).
     #[inline]
     pub fn neighbors(&self, local: u64) -> impl Iterator<Item = (u32, f32)> + '_ {
         let (t, w) = self.adjacency(local);
-        t.iter().copied().zip(w.iter().copied())
+        let names = self.renamed.as_deref();
+        t.iter()
+            .map(move |&v| names.map_or(v, |n| n[v as usize]))
+            .zip(w.iter().copied())
+    }
+
+    /// The table of a shard whose rows a kernel rewrote in place
+    /// ([`rewrite_rows`](Self::rewrite_rows)): `names[t]` is the global id
+    /// of stored target `t`. `None` while the targets are global ids.
+    #[inline]
+    pub fn renamed(&self) -> Option<&Arc<[u32]>> {
+        self.renamed.as_ref()
+    }
+
+    /// Lets a kernel rename the targets and reorder the entries of each row
+    /// in place, to run on the shard instead of on a private copy (8 B per
+    /// entry saved): `rewrite(offsets, targets, weights)` must leave every
+    /// row with the same entries (each target renamed to its index in
+    /// `names`, whose value is its global id; any order within the row;
+    /// nothing dropped), so that degrees, validation and the TEPS count stay
+    /// right. The shard keeps `names` ([`renamed`](Self::renamed)).
+    ///
+    /// Returns false, calling nothing, when the arrays are mapped from a
+    /// prepared-shard file (read-only: the kernel copies them instead) or
+    /// were renamed with another table. A shard renamed with the same table
+    /// (the same `Arc`) may be rewritten again (e.g. reordered for a new
+    /// bucket width); its targets are then already renamed.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use graph_core::{EdgeList, PackedEdge};
+    /// let edges = vec![PackedEdge::new(0, 1, 0.5), PackedEdge::new(1, 2, 0.25)];
+    /// let list = EdgeList::from_edges(3, edges).unwrap();
+    /// let mut g = graph_core::csr::build_whole(&list).unwrap();
+    /// // Name vertex v as 2 - v, and reverse every row.
+    /// let names: Arc<[u32]> = Arc::from(vec![2, 1, 0]);
+    /// assert!(g.rewrite_rows(names, |off, t, w| {
+    ///     t.iter_mut().for_each(|v| *v = 2 - *v);
+    ///     for r in off.windows(2) {
+    ///         t[r[0] as usize..r[1] as usize].reverse();
+    ///         w[r[0] as usize..r[1] as usize].reverse();
+    ///     }
+    /// }));
+    /// assert_eq!(g.adjacency(1).0, [0, 2]); // stored: the new names
+    /// let global: Vec<(u32, f32)> = g.neighbors(1).collect();
+    /// assert_eq!(global, [(2, 0.25), (0, 0.5)]);
+    /// ```
+    pub fn rewrite_rows(
+        &mut self,
+        names: Arc<[u32]>,
+        rewrite: impl FnOnce(&[u64], &mut [u32], &mut [f32]),
+    ) -> bool {
+        if self
+            .renamed
+            .as_ref()
+            .is_some_and(|n| !Arc::ptr_eq(n, &names))
+        {
+            return false;
+        }
+        let (Array::Owned(offsets), Array::Owned(targets), Array::Owned(weights)) =
+            (&self.offsets, &mut self.targets, &mut self.weights)
+        else {
+            return false;
+        };
+        rewrite(offsets, targets, weights);
+        self.renamed = Some(names);
+        true
     }
 
     /// `(local index, global id)` of every owned vertex.
@@ -407,7 +495,8 @@ impl Shard {
         &self.offsets
     }
 
-    /// Neighbour global ids of all entries.
+    /// Neighbour ids of all entries (global ids unless
+    /// [renamed](Self::rewrite_rows)).
     #[inline]
     pub fn targets(&self) -> &[u32] {
         &self.targets

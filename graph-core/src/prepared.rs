@@ -792,6 +792,8 @@ impl ShardedGraph {
     /// rank: shared, or the same path on each host). Call from a fiber.
     pub fn save_prepared(&self, dir: &Path, graph: &GraphIdentity) -> Result<(), KernelError> {
         in_fiber("ShardedGraph::save_prepared")?;
+        // A file holds global ids, in input order.
+        self.check_global_ids("saving prepared shards")?;
         if graph.directed != self.is_directed() {
             return Err(KernelError::Config(format!(
                 "the graph identity says {}directed, but the shards were built {}directed",

@@ -111,6 +111,14 @@ impl TrusteeState {
         &self.shard
     }
 
+    /// This trustee's adjacency, to [rewrite in place](Shard::rewrite_rows)
+    /// (the only change a shard takes; the kernel calls
+    /// [`ShardedGraph::mark_rows_rewritten`] first).
+    #[inline]
+    pub fn shard_mut(&mut self) -> &mut Shard {
+        &mut self.shard
+    }
+
     /// The shard and kernel state `S` of this trustee, creating the state with
     /// `init` on first use. One state per type: a kernel keeps its per-trustee
     /// data (and any kernel-ready adjacency) in its own type and resets it per run.
@@ -172,6 +180,9 @@ pub struct ShardedGraph {
     directed: bool,
     trustees: Vec<Trust<TrusteeState>>,
     collective: Collective,
+    /// Which kernel rewrote the shards' rows in place, if one did
+    /// ([`ShardedGraph::mark_rows_rewritten`]).
+    rewritten_by: std::sync::OnceLock<&'static str>,
 }
 
 impl fmt::Debug for ShardedGraph {
@@ -275,6 +286,44 @@ impl ShardedGraph {
             directed: false,
             trustees,
             collective: Collective::new(),
+            rewritten_by: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Records that kernel `by` rewrites the shards' rows in place
+    /// ([`Shard::rewrite_rows`]), before it does, on every rank alike (the
+    /// kernel's settings decide, not whether a shard could be rewritten: a
+    /// mapped one cannot). From then on the graph serves kernels that read
+    /// rows through [`Shard::neighbors`] or the renamed ids (SSSP, BFS, the
+    /// Graph500 validation), and [`check_global_ids`](Self::check_global_ids)
+    /// refuses the others.
+    pub fn mark_rows_rewritten(&self, by: &'static str) {
+        let _ = self.rewritten_by.set(by);
+    }
+
+    /// `Ok` unless a kernel rewrote the rows in place
+    /// ([`mark_rows_rewritten`](Self::mark_rows_rewritten)): kernels that
+    /// read the shards' stored targets as global ids (`kernel` names the
+    /// caller in the message) call this first.
+    ///
+    /// ```
+    /// let list = graph_core::EdgeList::from_edges(2, vec![graph_core::PackedEdge::new(0, 1, 1.0)]).unwrap();
+    /// gossamer::main(1, move || {
+    ///     let g = graph_core::sharded::ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
+    ///     assert!(g.check_global_ids("tc").is_ok());
+    ///     g.mark_rows_rewritten("SSSP");
+    ///     let e = g.check_global_ids("tc").unwrap_err().to_string();
+    ///     assert!(e.contains("tc cannot run"), "{e}");
+    /// });
+    /// ```
+    pub fn check_global_ids(&self, kernel: &str) -> Result<(), KernelError> {
+        match self.rewritten_by.get() {
+            None => Ok(()),
+            Some(by) => Err(KernelError::Runtime(format!(
+                "{kernel} cannot run on this graph: {by} rewrote its shards' rows in place to save memory, \
+                 and {kernel} reads them by global id; build or open the graph again for {kernel}, \
+                 or run {by} with `in_place: false` (it then keeps its own copy of the rows)"
+            ))),
         }
     }
 

@@ -428,6 +428,14 @@ impl<P: Program> Kernel<P> {
 /// Both closures travel to the trustees as bytes (also to other processes of a
 /// rack run), so they capture only plain values; results come back serialized.
 ///
+/// # Panics
+///
+/// When a kernel rewrote the graph's rows in place (SSSP with
+/// `in_place`: see [`ShardedGraph::check_global_ids`]): the shards'
+/// stored targets are no longer global ids, which is what
+/// [`Local::neighbors`](crate::Local::neighbors) hands out. Kernels that
+/// return errors call `check_global_ids` themselves first.
+///
 /// ```
 /// use graph_kernel::{gather, run, Program};
 /// /// Degree of every vertex, counted by the neighbours' owners.
@@ -456,6 +464,9 @@ where
     P: Program,
     R: Send + Serialize + DeserializeOwned + 'static,
 {
+    if let Err(e) = graph.check_global_ids("graph_kernel::run") {
+        panic!("{e}");
+    }
     graph.on_trustees(move |mut ctx: TrusteeCtx| {
         let me = ctx.me;
         let peers = ctx.peers.clone();

@@ -48,17 +48,40 @@ fn prepared_rows_match_the_shards() {
             *m = m.min(w);
         }
     }
-    for threads in [1, 2, 3] {
+    // Every entry of each vertex, parallels included, by global id.
+    let mut all: Vec<Vec<(u32, u32)>> = vec![Vec::new(); list.num_vertices() as usize];
+    for e in list.edges() {
+        if e.u != e.v {
+            all[e.u as usize].push((e.v, e.w.to_bits()));
+            all[e.v as usize].push((e.u, e.w.to_bits()));
+        }
+    }
+    all.iter_mut().for_each(|r| r.sort_unstable());
+    // Leaked: the trustee closures are `Copy`.
+    let all: &'static [Vec<(u32, u32)>] = Vec::leak(all);
+    for (threads, in_place) in [
+        (1, false),
+        (2, false),
+        (3, false),
+        (1, true),
+        (2, true),
+        (3, true),
+    ] {
         for kind in [PartitionKind::Block, PartitionKind::Cyclic] {
             let l = list.clone();
             let seen: Vec<Seen> = gossamer::main(threads, move || {
                 let g = ShardedGraph::build(&l, kind).unwrap();
+                if in_place {
+                    g.mark_rows_rewritten("this test");
+                }
                 g.on_trustees(move |mut ctx| {
                     adjacency::prepare(&mut ctx);
                     adjacency::prepare(&mut ctx); // the second call finds it
                     ctx.local.apply_returning(move |s| {
                         let a = adjacency::shared(s).unwrap();
-                        let lh = a.light_heavy(s.shard(), delta);
+                        let mut lh = a.light_heavy(s.shard_mut(), delta, in_place);
+                        assert_eq!(lh.in_shard(), in_place);
+                        assert_eq!(s.shard().renamed().is_some(), in_place);
                         let adj_rows = a.rows(s.shard());
                         let p = *a.partition();
                         let mut rows = Vec::new();
@@ -86,11 +109,17 @@ fn prepared_rows_match_the_shards() {
                                 assert_eq!(a.flat_of(g as u32), t);
                                 assert_eq!(a.own(t).is_some(), o == a.me() as usize);
                             }
+                            // The shard still holds every entry, by global id.
+                            let mut kept: Vec<(u32, u32)> = s
+                                .shard()
+                                .neighbors(u64::from(l))
+                                .map(|(t, w)| (t, w.to_bits()))
+                                .collect();
+                            kept.sort_unstable();
+                            assert_eq!(kept, all[g as usize], "entries of {g}");
+                            let (ts, ws) = lh.arrays(s.shard());
                             let ent = |r: std::ops::Range<usize>| -> Vec<(u32, f32)> {
-                                lh.entries()[r]
-                                    .iter()
-                                    .map(|e| (a.global_of(e.f), e.w))
-                                    .collect()
+                                r.map(|i| (a.global_of(ts[i]), ws[i])).collect()
                             };
                             rows.push((
                                 g,
@@ -99,7 +128,24 @@ fn prepared_rows_match_the_shards() {
                                 ent(lh.heavy(v)),
                             ));
                         }
-                        (rows, adj_rows.entries_merged())
+                        // A new Δ: the same entries, split again, each part ascending.
+                        let before: Vec<usize> = (0..a.num_own())
+                            .map(|v| lh.light(v).len() + lh.heavy(v).len())
+                            .collect();
+                        lh.resplit(s.shard_mut(), 0.6);
+                        let (ts, ws) = lh.arrays(s.shard());
+                        for v in 0..a.num_own() {
+                            let (li, he) = (lh.light(v), lh.heavy(v));
+                            assert_eq!(li.len() + he.len(), before[v as usize]);
+                            assert!(
+                                li.clone().all(|i| ws[i] <= 0.6) && he.clone().all(|i| ws[i] > 0.6)
+                            );
+                            assert!(
+                                ts[li].windows(2).all(|p| p[0] < p[1])
+                                    && ts[he].windows(2).all(|p| p[0] < p[1])
+                            );
+                        }
+                        (rows, a.rows(s.shard()).entries_merged())
                     })
                 })
             });

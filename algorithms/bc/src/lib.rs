@@ -289,6 +289,7 @@ fn check_sources(sources: &[u64], n: u64) -> Result<(), KernelError> {
 /// ```
 pub fn bc(graph: &ShardedGraph, sources: &[u64]) -> Result<BcOutput, KernelError> {
     check_sources(sources, graph.num_vertices())?;
+    graph.check_global_ids("bc")?;
     let count = sources.len();
     let mut roots = [0u64; MAX_SOURCES];
     roots[..count].copy_from_slice(sources);

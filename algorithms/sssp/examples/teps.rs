@@ -179,7 +179,12 @@ fn main() {
                     for &root in &r2 {
                         match k.as_str() {
                             "sssp" => {
-                                let o = sssp(&g, root, &SsspConfig::with_delta(delta)).expect("root ok");
+                                // In place, as gossamer-graph runs it.
+                                let cfg = SsspConfig {
+                                    in_place: true,
+                                    ..SsspConfig::with_delta(delta)
+                                };
+                                let o = sssp(&g, root, &cfg).expect("root ok");
                                 rounds.push(o.rounds as f64);
                                 scanned.push(o.scanned as f64);
                                 per.push((

@@ -95,7 +95,7 @@ use buckets::{Buckets, MAX_BUCKET, NO_BUCKET};
 
 use graph_core::memory::vec_or_exit;
 use graph_core::sharded::{KernelError, ShardedGraph, TrusteeCtx, TrusteeState};
-use graph_kernel::adjacency::{self, gather_parents, Adjacency, LightHeavy, Weighted, NO_FLAT};
+use graph_kernel::adjacency::{self, gather_parents, Adjacency, LightHeavy, NO_FLAT};
 use graph_kernel::outbox::{ship, Outbox};
 
 /// Δ used by [`SsspConfig::default`]: the flat optimum (0.002-0.005) of the
@@ -161,6 +161,14 @@ pub struct SsspConfig {
     /// window grows only in the shrinking tail); 256 K and up were fastest
     /// (`results/kernels/delta.md`). Default 256 Ki.
     pub epoch_work: u64,
+    /// Split the rows inside the graph's own shards instead of a copy (8 B
+    /// per entry, about a third of the peak at Graph500 sizes; see
+    /// [`Adjacency::light_heavy`]). The graph then serves SSSP, BFS, CC,
+    /// PageRank and the Graph500 validation only: bc, tc, programs run
+    /// with `graph_kernel::run` and saving prepared shards refuse it
+    /// ([`ShardedGraph::check_global_ids`]). Shards mapped from a file are
+    /// copied anyway. Default false; `gossamer-graph` sets it.
+    pub in_place: bool,
 }
 
 impl Default for SsspConfig {
@@ -169,6 +177,7 @@ impl Default for SsspConfig {
             delta: DEFAULT_DELTA,
             pass_budget: 16 * 1024,
             epoch_work: 256 * 1024,
+            in_place: false,
         }
     }
 }
@@ -358,17 +367,24 @@ impl Search {
     /// compares `d + w` with `best` (independent loads, so the CPU overlaps
     /// their cache misses), then the few improving entries are applied.
     #[inline(always)]
-    fn relax_range(&mut self, a: &Adjacency, entries: &[Weighted], d: f32, g: u32) -> usize {
+    fn relax_range(
+        &mut self,
+        a: &Adjacency,
+        targets: &[u32],
+        weights: &[f32],
+        d: f32,
+        g: u32,
+    ) -> usize {
         let mut queued = 0;
-        for group in entries.chunks(64) {
+        for (ts, ws) in targets.chunks(64).zip(weights.chunks(64)) {
             let mut mask = 0u64;
-            for (k, e) in group.iter().enumerate() {
-                mask |= u64::from(d + e.w < self.best[e.f as usize]) << k;
+            for (k, (&f, &w)) in ts.iter().zip(ws).enumerate() {
+                mask |= u64::from(d + w < self.best[f as usize]) << k;
             }
             while mask != 0 {
-                let e = group[mask.trailing_zeros() as usize];
+                let k = mask.trailing_zeros() as usize;
                 mask &= mask - 1;
-                queued += self.relax_entry(a, e, d, g);
+                queued += self.relax_entry(a, ts[k], ws[k], d, g);
             }
         }
         queued
@@ -377,14 +393,14 @@ impl Search {
     /// Relaxes one entry of own vertex `g` at distance `d`; returns 1 when a
     /// record was queued for another trustee.
     #[inline(always)]
-    fn relax_entry(&mut self, a: &Adjacency, e: Weighted, d: f32, g: u32) -> usize {
-        let nd = d + e.w;
-        let c = e.f as usize;
+    fn relax_entry(&mut self, a: &Adjacency, f: u32, w: f32, d: f32, g: u32) -> usize {
+        let nd = d + w;
+        let c = f as usize;
         if nd >= self.best[c] {
             return 0;
         }
         self.best[c] = nd;
-        if let Some(v) = a.own(e.f) {
+        if let Some(v) = a.own(f) {
             self.parent[v as usize] = g;
             self.push(v, nd);
             0
@@ -395,7 +411,7 @@ impl Search {
             } else {
                 self.sent_min = self.sent_min.min(bk);
             }
-            let (o, v) = a.locate(e.f);
+            let (o, v) = a.locate(f);
             self.out.push(
                 o,
                 Relax {
@@ -415,7 +431,7 @@ impl Search {
     /// now are relaxed, and what lands in bucket `k` meanwhile forms the next
     /// wave. Popping one vertex at a time (LIFO) would chase fresh, not yet
     /// final distances depth-first and relax the same vertices over and over.
-    fn light_pass(&mut self, a: &Adjacency, lh: &LightHeavy, k: u64, mut budget: usize) -> bool {
+    fn light_pass(&mut self, a: &Adjacency, rows: Split<'_>, k: u64, mut budget: usize) -> bool {
         loop {
             if self.cursor >= self.wave.len() {
                 self.wave.clear();
@@ -434,9 +450,9 @@ impl Search {
             }
             self.settled.push(v);
             self.light_done[i] = d;
-            let r = lh.light(v);
+            let r = rows.lh.light(v);
             let work = r.len();
-            let q = self.relax_range(a, &lh.entries()[r], d, a.flat(v));
+            let q = self.relax_range(a, &rows.targets[r.clone()], &rows.weights[r], d, a.flat(v));
             self.scanned += work as u64;
             budget = budget.saturating_sub(work + 1 + RECORD_COST * q);
             if budget == 0 {
@@ -446,7 +462,7 @@ impl Search {
     }
 
     /// Heavy phase: relaxes the heavy edges of the settled vertices.
-    fn heavy_pass(&mut self, a: &Adjacency, lh: &LightHeavy, mut budget: usize) -> bool {
+    fn heavy_pass(&mut self, a: &Adjacency, rows: Split<'_>, mut budget: usize) -> bool {
         while let Some(v) = self.settled.pop() {
             let i = v as usize;
             let d = self.best[a.flat(v) as usize];
@@ -454,9 +470,9 @@ impl Search {
                 continue;
             }
             self.heavy_done[i] = d;
-            let r = lh.heavy(v);
+            let r = rows.lh.heavy(v);
             let work = r.len();
-            let q = self.relax_range(a, &lh.entries()[r], d, a.flat(v));
+            let q = self.relax_range(a, &rows.targets[r.clone()], &rows.weights[r], d, a.flat(v));
             self.scanned += work as u64;
             budget = budget.saturating_sub(work + 1 + RECORD_COST * q);
             if budget == 0 {
@@ -471,7 +487,7 @@ impl Search {
     /// settled. Returns false when no bucket of the epoch has work here; true
     /// after a bucket is done or `budget` is spent (the caller ships the
     /// records, yields so incoming records land, and calls again).
-    fn epoch_pass(&mut self, a: &Adjacency, lh: &LightHeavy, budget: usize) -> bool {
+    fn epoch_pass(&mut self, a: &Adjacency, rows: Split<'_>, budget: usize) -> bool {
         if !self.active {
             let b = self.buckets.first_from(self.epoch);
             if b >= self.epoch_end {
@@ -482,17 +498,25 @@ impl Search {
             self.heavy = false;
         }
         if !self.heavy {
-            if self.light_pass(a, lh, self.cur, budget) {
+            if self.light_pass(a, rows, self.cur, budget) {
                 return true;
             }
             self.heavy = true;
         }
-        if self.heavy_pass(a, lh, budget) {
+        if self.heavy_pass(a, rows, budget) {
             return true;
         }
         self.active = false;
         true
     }
+}
+
+/// The split rows with the arrays they index (the shard's, or a copy).
+#[derive(Clone, Copy)]
+struct Split<'a> {
+    lh: &'a LightHeavy,
+    targets: &'a [u32],
+    weights: &'a [f32],
 }
 
 /// The kernel state of `s` (empty if the kernel never ran there).
@@ -520,10 +544,16 @@ fn receive(s: &mut TrusteeState, recs: &[Relax]) {
 fn phase(ctx: &TrusteeCtx, budget: usize) {
     loop {
         let (out, more) = ctx.local.apply_returning(move |s| {
-            let t = state(s);
+            let (shard, t) = s.kernel::<Trustee>(|_| Trustee::default());
             let (a, lh) = (t.adj.as_deref(), t.split.as_ref());
             let (a, lh) = (a.expect("attached"), lh.expect("split"));
-            let more = t.search.epoch_pass(a, lh, budget);
+            let (targets, weights) = lh.arrays(shard);
+            let rows = Split {
+                lh,
+                targets,
+                weights,
+            };
+            let more = t.search.epoch_pass(a, rows, budget);
             (t.search.out.take(), more)
         });
         ship(ctx, out, receive, outbox);
@@ -619,20 +649,23 @@ fn run_trustee(mut ctx: TrusteeCtx, cfg: SsspConfig) -> u64 {
 pub fn sssp(graph: &ShardedGraph, root: u64, cfg: &SsspConfig) -> Result<SsspOutput, KernelError> {
     graph.check_root(root)?;
     cfg.check()?;
-    let (cfg, delta) = (*cfg, cfg.delta);
+    let (cfg, delta, in_place) = (*cfg, cfg.delta, cfg.in_place);
+    if in_place {
+        graph.mark_rows_rewritten("SSSP");
+    }
     // The adjacency (prepared by the first kernel on this graph), its split
     // (first run, or new Δ) and the reset, on every trustee.
     adjacency::prepare_search(graph, root, move |s, a, root| {
         let lh = match state(s).split.take() {
             Some(mut lh) if state(s).adj.as_ref().is_some_and(|b| Arc::ptr_eq(b, &a)) => {
                 if lh.delta() != delta {
-                    lh.resplit(delta);
+                    lh.resplit(s.shard_mut(), delta);
                 }
                 lh
             }
             _ => {
                 state(s).search.attach(&a);
-                a.light_heavy(s.shard(), delta)
+                a.light_heavy(s.shard_mut(), delta, in_place)
             }
         };
         let t = state(s);

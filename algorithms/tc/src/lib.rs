@@ -241,6 +241,7 @@ fn common(a: &[u32], b: &[u32]) -> u64 {
 /// assert_eq!(counts, [10, 10]);
 /// ```
 pub fn tc(graph: &ShardedGraph) -> Result<TcOutput, KernelError> {
+    graph.check_global_ids("tc")?;
     if graph.is_directed() {
         return Err(KernelError::Config(
             "triangles are counted on undirected graphs (as GAPBS's tc): build the graph undirected".into(),

@@ -167,10 +167,8 @@ fn count_reached_edges(shard: &Shard, bits: &[u64]) -> u64 {
             continue;
         }
         count += shard
-            .adjacency(l)
-            .0
-            .iter()
-            .filter(|&&v| u64::from(v) > u && is(u64::from(v)))
+            .neighbors(l)
+            .filter(|&(v, _)| u64::from(v) > u && is(u64::from(v)))
             .count() as u64;
     }
     count
@@ -311,8 +309,8 @@ fn entries(
     rep: &mut ShardReport,
     mut f: impl FnMut(&mut ShardReport, u64, f32),
 ) {
-    let (targets, ws) = shard.adjacency(l);
-    for (&v, &w) in targets.iter().zip(ws) {
+    // By global id, also when a kernel renamed the stored ones.
+    for (v, w) in shard.neighbors(l) {
         let v = u64::from(v);
         let w = match weights {
             Weights::Shard => w,
