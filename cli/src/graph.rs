@@ -521,7 +521,14 @@ fn memory_context() -> MemoryContext {
 /// Refuses a run whose memory estimate for this rank (see
 /// [`MemoryContext`]) exceeds the available memory, before anything large
 /// is allocated; with `force`, says on stderr that it goes ahead anyway.
-pub fn check_memory(scale: u32, edgefactor: u32, threads: usize, force: bool) -> Result<()> {
+/// Returns the estimate (what a streamed build follows: whether it keeps
+/// the generated slices, [`memory::MemoryEstimate::keeps_slice`]).
+pub fn check_memory(
+    scale: u32,
+    edgefactor: u32,
+    threads: usize,
+    force: bool,
+) -> Result<memory::MemoryEstimate> {
     let ctx = memory_context();
     let shape = memory::Shape {
         scale,
@@ -531,17 +538,17 @@ pub fn check_memory(scale: u32, edgefactor: u32, threads: usize, force: bool) ->
     };
     let estimate = memory::estimate_rank(ctx.workload, shape, ctx.rank);
     let Some(avail) = available_memory() else {
-        return Ok(());
+        return Ok(estimate);
     };
     match memory::check_fits(&estimate, avail) {
-        Ok(()) => Ok(()),
+        Ok(()) => Ok(estimate),
         Err(_) if force => {
             eprintln!(
                 "warning: --force: running although the estimate ({}) exceeds the available memory ({})",
                 memory::human_bytes(estimate.per_rank_bytes),
                 memory::human_bytes(avail)
             );
-            Ok(())
+            Ok(estimate)
         }
         Err(refusal) => Err(CliError::new(format!(
             "{refusal} Pass --force to try anyway."
@@ -683,9 +690,10 @@ pub fn load_streamed(
         return load(input, gen, threads, force);
     };
     let (kron, _) = generator(scale, gen.edgefactor, gen.seed1, gen.seed2)?;
-    check_memory(scale, gen.edgefactor, threads, force)?;
+    let estimate = check_memory(scale, gen.edgefactor, threads, force)?;
     let source = Graph500Source::new(scale, gen.edgefactor, gen.seed1, gen.seed2)
-        .map_err(|e| CliError::new(e.to_string()))?;
+        .map_err(|e| CliError::new(e.to_string()))?
+        .regenerating(!estimate.keeps_slice);
     Ok(LoadedGraph {
         storage: Storage::Streamed {
             source,

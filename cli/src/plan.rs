@@ -230,6 +230,13 @@ pub fn render(workload: Workload, shape: Shape, memory: u64, source: &str, bytes
         if worst <= memory { "yes" } else { "no" }
     ));
     out.push_str("(\"allocates\": what the phase adds on rank 0; the rank columns: resident at the phase's peak)\n");
+    if workload.streams() {
+        out.push_str(if zero.keeps_slice {
+            "(each trustee keeps its generated slice between the two construction passes: that is not the peak)\n"
+        } else {
+            "(each trustee generates its slice twice during construction: keeping it, 12 B per edge, would raise the peak)\n"
+        });
+    }
     out.push_str(&verdict(workload, shape, memory, &zero, worst));
     out
 }
@@ -355,9 +362,9 @@ mod tests {
 
     #[test]
     fn a_run_that_does_not_fit_names_ranks_that_do() {
-        // SSSP at SCALE 22 on 1.5 GiB ranks: more ranks spread the shards
+        // SSSP at SCALE 22 on 1 GiB ranks: more ranks spread the shards
         // and the kernel state.
-        let avail = 3 << 29;
+        let avail = 1 << 30;
         let text = render(Workload::Sssp, shape(22, 16, 1, 2), avail, "given", false);
         assert!(text.contains("verdict: does not fit"), "{text}");
         let r: u32 = text
@@ -379,12 +386,17 @@ mod tests {
         let text = render(Workload::Sssp, shape(27, 32, 12, 32), 188 << 30, "", false);
         assert!(text.contains("ranks 1-11"), "{text}");
         assert!(text.contains("verdict: fits"), "{text}");
-        // Four 64 GiB machines: the per-trustee whole-graph arrays of 32
-        // threads leave too little room; more ranks of the same size do fit.
-        let text = render(Workload::Sssp, shape(27, 16, 4, 32), 64 << 30, "", false);
+        // Four 64 GiB machines fit both edge factors; four 24 GiB ones do
+        // not: the per-trustee `best` arrays of 32 threads (16 GiB) leave
+        // too little room, and more ranks of the same size do fit.
+        for ef in [16, 32] {
+            let text = render(Workload::Sssp, shape(27, ef, 4, 32), 64 << 30, "", false);
+            assert!(text.contains("verdict: fits"), "{text}");
+        }
+        let text = render(Workload::Sssp, shape(27, 16, 4, 32), 24 << 30, "", false);
         assert!(text.contains("ranks 1-3"), "{text}");
         assert!(text.contains("verdict: does not fit"), "{text}");
-        assert!(text.contains("(--ranks 7)"), "{text}");
+        assert!(text.contains("(--ranks 16)"), "{text}");
         assert!(!text.contains("rank 0 builds every shard"), "{text}");
     }
 }

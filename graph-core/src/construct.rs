@@ -10,10 +10,13 @@
 //! graph is the same for any number of ranks and threads.
 //!
 //! Two passes over the slice, so that every array is allocated once, at its
-//! final size, and nothing grows by doubling (a generated slice is kept
-//! from the first pass for the second, 12 B per edge until the shards are
-//! built, because generating costs more than the memory, which is below the
-//! kernels' peak; a mapped or in-memory slice is read again):
+//! final size, and nothing grows by doubling. A mapped or in-memory slice is
+//! read again; a generated one is generated again, or kept from the first
+//! pass for the second (12 B per edge until the shards are built) when the
+//! source says so ([`EdgeSource::reread_slice`]): keeping saves the
+//! generation time, but once the kernels no longer copy the rows it is the
+//! rank's peak, so the commands keep it only when that is not the case
+//! (`graph_core::memory::MemoryEstimate::keeps_slice`).
 //!
 //! 1. **count**: each non-loop edge `(u, v)` sends `u`'s local index to
 //!    `u`'s owner and `v`'s to `v`'s; owners count degrees;
@@ -40,8 +43,8 @@
 //!
 //! Peak memory per trustee: its shard (8 bytes per entry, 16 per owned
 //! non-loop edge), its offsets and cursors (16 bytes per owned vertex), a
-//! few MiB of send buffers and read chunks, and a generated slice (12 bytes
-//! per edge of the slice); a mapped file's touched pages come on top.
+//! few MiB of send buffers and read chunks, and a kept generated slice (12
+//! bytes per edge of the slice); a mapped file's touched pages come on top.
 //!
 //! ```
 //! use graph_core::construct::LocalSource;
@@ -130,12 +133,12 @@ pub trait EdgeSource: Clone + Send + Sync + Serialize + DeserializeOwned + 'stat
     fn directed(&self) -> bool {
         false
     }
-    /// Whether reading a slice again costs little (a mapping, a list in
-    /// memory). When it does not (a generator), each trustee keeps the
-    /// slice it read in the first pass for the second (12 B per edge of
-    /// its slice, freed before the kernels start) instead of generating
+    /// Whether the second pass reads the slice again (true: a mapping, a
+    /// list in memory, or a generator when memory is tight) rather than
+    /// keep what the first pass read (12 B per edge of the trustee's
+    /// slice, until the shards are built), which saves reading (generating)
     /// it twice. Default: keep.
-    fn cheap_to_reread(&self) -> bool {
+    fn reread_slice(&self) -> bool {
         false
     }
 }
@@ -271,10 +274,10 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
     let me = u64::from(ctx.me);
     let slice = m * me / w..m * (me + 1) / w;
     let mut chunk = vec![PackedEdge::default(); READ_CHUNK];
-    // A generated slice is kept for the second pass (see
-    // `EdgeSource::cheap_to_reread`); reserved at its exact size.
+    // The slice is kept for the second pass unless the source reads it
+    // again (`EdgeSource::reread_slice`); reserved at its exact size.
     let mut kept: Option<Vec<PackedEdge>> = None;
-    let held = if source.cheap_to_reread() {
+    let held = if source.reread_slice() {
         Ok(())
     } else {
         let mut v = Vec::new();
@@ -742,7 +745,7 @@ impl EdgeSource for LocalSource {
         out.copy_from_slice(&reader.records()[s..s + out.len()]);
     }
 
-    fn cheap_to_reread(&self) -> bool {
+    fn reread_slice(&self) -> bool {
         true
     }
 

@@ -15,17 +15,21 @@
 //! 2. *construction*: streamed, every rank builds only its own shards
 //!    while its trustees generate their slices
 //!    ([`streamed_construction_bytes`]: `8 B` per adjacency entry, `8 B`
-//!    per vertex of offsets; as scratch its share of the generated edges,
-//!    12 B per edge, 16 B per vertex and the send buffers); otherwise rank 0 builds the CSR shards of all `W` trustees
+//!    per vertex of offsets; as scratch 16 B per vertex, the send buffers
+//!    and, when keeping it does not raise the rank's peak
+//!    ([`MemoryEstimate::keeps_slice`]), its share of the generated edges,
+//!    12 B per edge, kept between the two passes instead of generated
+//!    twice); otherwise rank 0 builds the CSR shards of all `W` trustees
 //!    from the list with a `u32` cursor per vertex per extra sorting chunk
 //!    as scratch ([`construction_bytes`]) and the other ranks wait.
 //! 3. *exchange* (not streamed): rank 0 ships every remote shard, one at
 //!    a time, as a serialized copy (about two shard sizes at once,
 //!    measured); every rank then keeps its own `T` shards.
-//! 4. *kernel state*: per command (see [`Workload`]): SSSP and BFS build a
-//!    private adjacency copy per trustee (8 B and 4 B per entry) and
-//!    whole-graph per-vertex arrays on every trustee; rank 0 gathers the
-//!    answer (O(n)).
+//! 4. *kernel state*: per command (see [`Workload`]): SSSP splits its rows
+//!    inside the shards (no copy), BFS builds unweighted rows (4 B per
+//!    entry); the renumbering tables (8 B per vertex of the whole graph)
+//!    once per rank; SSSP's `best` (4 B per vertex of the whole graph) on
+//!    every trustee; rank 0 gathers the answer (O(n)).
 //! 5. *validation*: `sssp`, `bfs`, `graph500`: on every trustee over its
 //!    own shard, with one packed copy of the answer per rank (8 B per
 //!    vertex) and the tree checks on rank 0; `cc` and `pagerank`: on rank 0
@@ -186,6 +190,11 @@ pub struct MemoryEstimate {
     pub per_rank_bytes: u64,
     /// Sum of every rank's peak.
     pub total_bytes: u64,
+    /// Streamed builds: whether each trustee keeps the slice it generated
+    /// in the first pass for the second (12 B per edge of its slice),
+    /// which is chosen only when that does not raise the rank's peak;
+    /// otherwise it generates the slice twice. False for other builds.
+    pub keeps_slice: bool,
 }
 
 impl MemoryEstimate {
@@ -256,16 +265,20 @@ pub fn edge_list_bytes(shape: Shape, rank: u32) -> u64 {
 /// shards (held), and as scratch the rank's share of the generated edges
 /// (12 B per edge, kept between the two passes), the placeholder and
 /// cursor arrays (16 B per owned vertex), the send buffers and read chunk
-/// of each trustee ([`crate::construct::scratch_bytes_per_trustee`]).
-/// Returns (held, scratch).
-pub fn streamed_construction_bytes(shape: Shape) -> (u64, u64) {
+/// of each trustee ([`crate::construct::scratch_bytes_per_trustee`]); the
+/// slice only when `keep_slice`. Returns (held, scratch).
+pub fn streamed_construction_bytes(shape: Shape, keep_slice: bool) -> (u64, u64) {
     let z = Sizes::new(shape);
     let held = z.csr(z.entries_rank(), z.n_rank(), z.threads);
     let per_trustee = crate::construct::scratch_bytes_per_trustee(z.trustees as u64);
     // A generated slice is kept between the two passes (12 B per edge of
     // the rank's share); a mapped file is read again instead, so this
     // overcounts files.
-    let slice = Wide::from(RECORD_BYTES) * z.m.div_ceil(z.ranks);
+    let slice = if keep_slice {
+        Wide::from(RECORD_BYTES) * z.m.div_ceil(z.ranks)
+    } else {
+        0
+    };
     let scratch = 16 * (z.n_rank() + z.threads) + z.threads * Wide::from(per_trustee) + slice;
     (clamp(held), clamp(scratch))
 }
@@ -292,11 +305,35 @@ pub fn construction_bytes(shape: Shape, rank: u32) -> (u64, u64) {
 /// use graph_core::memory::{estimate_rank, Shape, Workload};
 /// let one = Shape { scale: 20, edgefactor: 16, ranks: 1, threads_per_rank: 2 };
 /// let e = estimate_rank(Workload::Sssp, one, 0);
-/// // Shards (16 B) and SSSP's adjacency copy (16 B) per edge; no edge list.
-/// assert!(e.per_rank_bytes > 32 * (16 << 20));
+/// // Shards (16 B per edge) and SSSP's per-vertex state; no edge list, no
+/// // copy of the rows, and the generated slices are not kept (they would
+/// // be the peak).
+/// assert!(e.per_rank_bytes > 16 * (16 << 20));
+/// assert!(e.per_rank_bytes < 26 * (16 << 20));
+/// assert!(!e.keeps_slice);
 /// assert_eq!(e.phases[0].name, "generation");
 /// ```
 pub fn estimate_rank(workload: Workload, shape: Shape, rank: u32) -> MemoryEstimate {
+    let keep = estimate_rank_as(workload, shape, rank, true);
+    if !workload.streams() {
+        return keep;
+    }
+    let twice = estimate_rank_as(workload, shape, rank, false);
+    if keep.per_rank_bytes <= twice.per_rank_bytes {
+        keep
+    } else {
+        twice
+    }
+}
+
+/// [`estimate_rank`] with the generated slices kept between the passes
+/// of a streamed build (`keep_slice`) or generated twice.
+fn estimate_rank_as(
+    workload: Workload,
+    shape: Shape,
+    rank: u32,
+    keep_slice: bool,
+) -> MemoryEstimate {
     let z = Sizes::new(shape);
     let (n, t) = (z.n, z.threads);
     let nr = z.n_rank();
@@ -335,7 +372,7 @@ pub fn estimate_rank(workload: Workload, shape: Shape, rank: u32) -> MemoryEstim
 
     // 2. Construction.
     let (all_shards, scratch) = if streams {
-        let (own, scratch) = streamed_construction_bytes(shape);
+        let (own, scratch) = streamed_construction_bytes(shape, keep_slice);
         // Rank 0 then gathers which vertices have edges (the roots): 1 B
         // per vertex, and each trustee's part of it.
         let live = if root_rank { n + nr } else { nr };
@@ -372,47 +409,49 @@ pub fn estimate_rank(workload: Workload, shape: Shape, rank: u32) -> MemoryEstim
     // 4. Kernel state: (held per rank, transient, gathered on rank 0).
     let er = z.entries_rank();
     let gather = |bytes_per_vertex: Wide| if root_rank { bytes_per_vertex * n } else { 0 };
-    // SSSP: 8 B entries; per trustee a whole-graph `best` and flat-id map
-    // (4 B + 4 B per vertex) and, while preparing, every trustee's degree
-    // ranks (4 B per vertex); per own vertex offsets, split, parent, two
-    // done marks and the queues (64 B); rank 0 gathers 16 B per vertex.
+    // Every kernel on the shared adjacency: every trustee's positions and
+    // the flat-id map, 4 B + 4 B per vertex of the whole graph, held once
+    // per rank (process) and shared by its trustees.
+    let tables = 8 * n;
+    // SSSP: its rows are the shards' own (split in place); per trustee a
+    // whole-graph `best` (4 B per vertex); per own vertex the row span,
+    // parent, two done marks and the queues (64 B); rank 0 gathers 16 B
+    // per vertex.
     // Outgoing records waiting in the outboxes and request queues grow with
     // the share of edges a pass sends before the peers drain them, more so
     // when ranks wait for cores (calibrated on 4 ranks x 1 thread at SCALE
-    // 22, 2 cores: 3 B per own edge for SSSP, 0.5 B for BFS).
+    // 22, 2 cores: 3 B per own edge for SSSP, 0.5 B for BFS; in one process
+    // the trustees drain each other's records within a pass: 0.5 B for
+    // SSSP, measured at SCALE 20-24 with 2 threads).
     // Rank 0 also receives the other ranks' parts of each answer serialized
     // (about 12 B per remote vertex in flight while it gathers).
     let m_rank = z.m.div_ceil(z.ranks);
     let arrivals = if root_rank { 12 * (n - nr) } else { 0 };
-    let sssp = (
-        8 * er + 8 * n * t + 64 * nr,
-        4 * n * t + 3 * m_rank + arrivals,
-        gather(16),
-    );
-    // BFS: 4 B entries; per trustee the flat-id map and two frontier bit
-    // maps (4.25 B per vertex) and the ranks while preparing (4 B); per own
-    // vertex offsets, parent, depth and the queues (48 B); rank 0 gathers
-    // parents and levels (8 B + 8 B) from 4 B + 4 B per vertex.
+    let sssp_in_flight = if z.ranks > 1 { 3 * m_rank } else { m_rank / 2 };
+    let sssp = (4 * n * t + 64 * nr, sssp_in_flight + arrivals, gather(16));
+    // BFS: 4 B entries; per trustee two frontier bitmaps (0.25 B per
+    // vertex); per own vertex offsets, parent, depth and the queues (48 B);
+    // rank 0 gathers parents and levels (8 B + 8 B) from 4 B + 4 B per
+    // vertex.
     let bfs = (
-        4 * er + (4 * n + n.div_ceil(4)) * t + 48 * nr,
-        4 * n * t + m_rank / 2 + arrivals,
+        4 * er + n.div_ceil(4) * t + 48 * nr,
+        m_rank / 2 + arrivals,
         gather(24),
     );
     // cc (Afforest) and pagerank (pull) on the kernel blocks: the shared
-    // adjacency's unweighted rows (4 B per entry) and flat-id map (4 B per
-    // vertex per trustee, and the degree ranks while preparing), the
-    // per-rank replicas (parents; two contribution arrays) and per own
-    // vertex state (calibrated at SCALE 20, 2 threads: 40 B and 16 B +
-    // 48 B per vertex).
-    let cc = (4 * er + 4 * n * t + 40 * n, 4 * n * t, gather(8));
-    let pagerank = (4 * er + 8 * n * t + 16 * n + 48 * nr, 4 * n * t, gather(8));
+    // adjacency's unweighted rows (4 B per entry), the per-rank replicas
+    // (parents; two contribution arrays) and per own vertex state
+    // (calibrated at SCALE 20, 2 threads: 40 B and 16 B + 48 B per vertex;
+    // pagerank 4 B per vertex per trustee more).
+    let cc = (4 * er + 40 * n, 0, gather(8));
+    let pagerank = (4 * er + 4 * n * t + 16 * n + 48 * nr, 0, gather(8));
     // bc (Brandes, level-synchronous pushes of f64 shares) and tc (ordered
     // count; the out-lists a trustee needs arrive as update records and
     // are kept): calibrated at SCALE 20, 2 threads, one process (measured
     // peak: bc 694 MiB, tc 901 MiB): bc 96 B per vertex beside cc's rows,
     // tc 15 B per entry and 16 B per vertex.
-    let bc = (4 * er + 4 * n * t + 96 * n, 4 * n * t, gather(8));
-    let tc = (15 * er + 4 * n * t + 16 * n, 4 * n * t, 0);
+    let bc = (4 * er + 96 * n, 0, gather(8));
+    let tc = (15 * er + 16 * n, 0, 0);
     let (k_held, k_transient, k_gather) = match workload {
         Workload::Sssp => sssp,
         Workload::Bfs => bfs,
@@ -425,6 +464,7 @@ pub fn estimate_rank(workload: Workload, shape: Shape, rank: u32) -> MemoryEstim
         Workload::Tc => tc,
         Workload::Generate => unreachable!("returned above"),
     };
+    let k_held = k_held + tables;
     let kernel = (
         k_held + k_transient + k_gather,
         held + k_held + k_transient + k_gather,
@@ -460,12 +500,14 @@ pub fn estimate_rank(workload: Workload, shape: Shape, rank: u32) -> MemoryEstim
             Workload::Generate => unreachable!("returned above"),
         }
     };
-    finish(
+    let mut e = finish(
         workload,
         shape,
         rank,
         [generation, construction, exchange, kernel, validation],
-    )
+    );
+    e.keeps_slice = streams && keep_slice;
+    e
 }
 
 fn finish(workload: Workload, shape: Shape, rank: u32, parts: [(Wide, Wide); 5]) -> MemoryEstimate {
@@ -492,6 +534,7 @@ fn finish(workload: Workload, shape: Shape, rank: u32, parts: [(Wide, Wide); 5])
         phases,
         per_rank_bytes: per_rank,
         total_bytes: 0,
+        keeps_slice: false,
     }
 }
 
@@ -891,20 +934,27 @@ mod tests {
         assert_eq!(names, PHASES);
         // Streamed: nothing is generated before the build.
         assert_eq!(e.phases[0].peak, BASE_BYTES);
-        // Shards: 8 B x 2 entries per edge, offsets; scratch: the kept
-        // slices (12 B per edge), 16 B per vertex, two trustees' send
-        // buffers and read chunks.
-        let scratch = 12 * m + 16 * (n + 2) + 2 * crate::construct::scratch_bytes_per_trustee(2);
+        // Shards: 8 B x 2 entries per edge, offsets; scratch: 16 B per
+        // vertex, two trustees' send buffers and read chunks; the slices
+        // are generated twice, since keeping them (12 B per edge) would
+        // make construction the peak.
+        assert!(!e.keeps_slice);
+        let scratch = 16 * (n + 2) + 2 * crate::construct::scratch_bytes_per_trustee(2);
         assert_eq!(e.phases[1].allocates, 16 * m + 8 * (n + 2) + scratch);
         assert_eq!(e.phases[2].allocates, 0, "one rank ships nothing");
-        // The kernel state is the peak, with validation close behind:
-        // shards and SSSP's copy (32 B per edge), per-vertex state, the
+        // Kernel state and validation are the peak, level: the shards
+        // (SSSP splits its rows inside them), per-vertex state and the
         // records in flight, then the gathered answer and its packed copy
-        // (measured: 606 and 616 MiB).
-        assert_eq!(e.peak_phase().name, "kernel state");
-        assert!(e.phases[3].peak - e.phases[4].peak < 4 * m);
+        // (measured: 390 MiB).
+        assert!(["kernel state", "validation"].contains(&e.peak_phase().name));
+        assert!(e.phases[3].peak.abs_diff(e.phases[4].peak) < m);
         let per_edge = e.per_rank_bytes as f64 / m as f64;
-        assert!((40.0..44.0).contains(&per_edge), "{per_edge}");
+        assert!((24.0..28.0).contains(&per_edge), "{per_edge}");
+        // With the slices kept, construction would be the peak.
+        let keep = estimate_rank_as(Workload::Sssp, shape(20, 1, 2), 0, true);
+        assert_eq!(keep.phases[1].allocates, e.phases[1].allocates + 12 * m);
+        assert_eq!(keep.peak_phase().name, "construction");
+        assert!(keep.per_rank_bytes > e.per_rank_bytes);
     }
 
     #[test]
@@ -981,10 +1031,10 @@ mod tests {
 
     #[test]
     fn some_refusals_are_cured_by_more_ranks() {
-        // SSSP at SCALE 22 (about 2.5 GiB on one rank) in 1.5 GiB: the
+        // SSSP at SCALE 22 (about 1.5 GiB on one rank) in 1 GiB: the
         // shards and the kernel state spread over the ranks.
         let e = estimate_rank(Workload::Sssp, shape(22, 1, 2), 0);
-        let r = check_fits(&e, 3 << 29).unwrap_err();
+        let r = check_fits(&e, 1 << 30).unwrap_err();
         let need = r.ranks_needed.expect("more ranks help");
         assert!(need >= 2, "{need}");
         assert!(r

@@ -43,9 +43,13 @@
 //!
 //! [`prepare`] is collective (every trustee's fiber calls it, as the first
 //! step of a kernel): each trustee sends its positions to every other one as
-//! POD slices, then builds its rows. It does the work only the first time on a
-//! graph; later calls (any kernel) find the adjacency in place. Kernels take a
-//! shared handle with [`shared`] and keep it in their own state.
+//! POD slices; the first trustee of each process files them, and the
+//! process's trustees then share one copy of the renumbering tables (every
+//! trustee's positions and the flat-id map, 8 B per vertex of the whole
+//! graph: once per rank, not once per trustee). It does the work only the
+//! first time on a graph; later calls (any kernel) find the adjacency in
+//! place. Kernels take a shared handle with [`shared`] and keep it in their
+//! own state.
 //!
 //! ```
 //! use graph_core::sharded::ShardedGraph;
@@ -74,7 +78,7 @@
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use gossamer::Op;
 
@@ -103,12 +107,11 @@ pub struct Adjacency {
     /// Own vertices: flat ids `lo..lo + n`.
     lo: u32,
     n: u32,
-    /// `rank[o][l]`: position of trustee `o`'s local vertex `l`.
-    rank: Vec<Vec<u32>>,
+    /// Every trustee's positions and the flat-id map (one copy per
+    /// process, shared by its trustees).
+    tables: Arc<Tables>,
     /// `order[v]`: original local index of own position `v`.
     order: Vec<u32>,
-    /// Global id of every flat id (0 in the padding).
-    global_of: Arc<[u32]>,
     /// The unweighted rows, built on first use.
     rows: OnceLock<Rows>,
     /// Directed graphs: the in-edge rows, built on first use.
@@ -130,9 +133,100 @@ pub struct Rows {
 #[derive(Default)]
 struct Prepared(Option<Arc<Adjacency>>);
 
-/// Positions received from the other trustees while preparing.
+/// While preparing: whether this trustee is the first of its process (the
+/// one that files the positions every trustee sends into [`TABLES`]).
 #[derive(Default)]
-struct Building(Vec<Vec<u32>>);
+struct Building {
+    files: bool,
+}
+
+/// The tables that are the same on every trustee of a graph (every
+/// trustee's positions and the flat-id map: 8 B per vertex of the whole
+/// graph), held once per process instead of once per trustee: at 32
+/// trustees per rank that is 31 copies fewer.
+#[derive(Debug)]
+struct Tables {
+    /// `rank[o][l]`: position of trustee `o`'s local vertex `l`.
+    rank: Vec<Vec<u32>>,
+    /// Global id of every flat id (0 in the padding); an `Arc` of its own
+    /// because a shard split in place keeps it as its names.
+    global_of: Arc<[u32]>,
+}
+
+/// This process's tables by graph key: positions being filed while the
+/// graph is prepared, then a weak handle (the adjacencies hold the tables;
+/// the last one dropped frees them).
+enum Filed {
+    Filling(Vec<Vec<u32>>),
+    Ready(std::sync::Weak<Tables>),
+}
+
+static TABLES: Mutex<Vec<(u64, Filed)>> = Mutex::new(Vec::new());
+
+fn tables() -> std::sync::MutexGuard<'static, Vec<(u64, Filed)>> {
+    TABLES.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Files trustee `o`'s positions `r`, from `at` on, for graph `key` of
+/// `trustees` trustees (on the first trustee of this process).
+fn file_positions(key: u64, trustees: usize, o: usize, at: usize, r: &[u32]) {
+    let mut all = tables();
+    let i = match all.iter().position(|(k, _)| *k == key) {
+        Some(i) => i,
+        None => {
+            all.push((key, Filed::Filling(vec![Vec::new(); trustees])));
+            all.len() - 1
+        }
+    };
+    if let Filed::Filling(rank) = &mut all[i].1 {
+        let own = &mut rank[o];
+        own.resize(own.len().max(at + r.len()), 0);
+        own[at..at + r.len()].copy_from_slice(r);
+    }
+}
+
+/// The tables of graph `key` once every position is filed: the first
+/// trustee of the process to ask builds the flat-id map, the others share
+/// it. `None` if nothing was filed (a bug: the caller says so).
+fn take_tables(key: u64, p: &Partition) -> Option<Arc<Tables>> {
+    let mut all = tables();
+    all.retain(|(_, f)| !matches!(f, Filed::Ready(w) if w.strong_count() == 0));
+    let i = all.iter().position(|(k, _)| *k == key)?;
+    if let Filed::Ready(w) = &all[i].1 {
+        return w.upgrade();
+    }
+    let Filed::Filling(rank) =
+        std::mem::replace(&mut all[i].1, Filed::Ready(std::sync::Weak::new()))
+    else {
+        unreachable!("matched above");
+    };
+    let (base, total) = bases(p);
+    let mut global_of = vec_or_exit(total as usize, 0u32, "flat-id map");
+    for (o, ranks) in rank.iter().enumerate() {
+        for (l, &r) in ranks.iter().enumerate() {
+            global_of[(base[o] + r) as usize] = p.global(o as u32, l as u64) as u32;
+        }
+    }
+    let t = Arc::new(Tables {
+        rank,
+        global_of: global_of.into(),
+    });
+    all[i].1 = Filed::Ready(Arc::downgrade(&t));
+    Some(t)
+}
+
+/// First flat id of each trustee (cumulative vertex counts rounded up to
+/// multiples of 64), and the total.
+fn bases(p: &Partition) -> (Vec<u32>, u32) {
+    let mut base = Vec::with_capacity(p.num_trustees() as usize + 1);
+    let mut acc = 0u32;
+    for o in 0..p.num_trustees() {
+        base.push(acc);
+        acc += (p.local_count(o) as u32).div_ceil(64) * 64;
+    }
+    base.push(acc);
+    (base, acc)
+}
 
 /// Positions of `shard`'s vertices by decreasing degree (stable: ties keep
 /// local order): `rank[l]` is local vertex `l`'s position.
@@ -162,23 +256,27 @@ pub fn prepare(ctx: &mut TrusteeCtx) {
     {
         return;
     }
-    let ranks = ctx.local.apply_returning(|s| {
-        let t = s.shard().partition().num_trustees() as usize;
-        *s.kernel::<Building>(|_| Building::default()).1 = Building(vec![Vec::new(); t]);
+    let me = ctx.me as usize;
+    // The first trustee of each process files everybody's positions.
+    let files = (0..me).all(|j| !gossamer::is_local_worker(ctx.peers[j].trustee()));
+    let ranks = ctx.local.apply_returning(move |s| {
+        s.kernel::<Building>(|_| Building::default()).1.files = files;
         degree_ranks(s.shard())
     });
-    // Every trustee has its empty tables before any peer writes into them (in
-    // a rack run the fibers of other ranks start later than the local ones).
-    ctx.party.barrier();
-    let me = ctx.me as usize;
+    // One key for the graph; the all-reduce is also the barrier after
+    // which every filing trustee knows its role (in a rack run the fibers
+    // of other ranks start later than the local ones).
+    let draw = NEXT_KEY.fetch_add(1, Ordering::Relaxed);
+    let [key] = ctx.party.all_reduce([draw], [Op::Max]);
+    let trustees = ctx.peers.len();
     for peer in &ctx.peers {
         let mut at = 0;
         for piece in ranks.chunks(RANK_PIECE) {
             peer.apply_slice_then(
                 move |s, r: &[u32]| {
-                    let own = &mut s.kernel::<Building>(|_| Building::default()).1 .0[me];
-                    own.resize(own.len().max(at + r.len()), 0);
-                    own[at..at + r.len()].copy_from_slice(r);
+                    if s.kernel::<Building>(|_| Building::default()).1.files {
+                        file_positions(key, trustees, me, at, r);
+                    }
                 },
                 piece,
                 |()| {},
@@ -187,13 +285,13 @@ pub fn prepare(ctx: &mut TrusteeCtx) {
         }
     }
     gossamer::wait_outstanding();
-    // The barrier of this all-reduce is also the one after the exchange.
-    let draw = NEXT_KEY.fetch_add(1, Ordering::Relaxed);
-    let [key] = ctx.party.all_reduce([draw], [Op::Max]);
+    // Every position is filed in every process before anyone reads.
+    ctx.party.barrier();
     ctx.local.apply(move |s| {
-        let rank = std::mem::take(&mut s.kernel::<Building>(|_| Building::default()).1 .0);
         s.drop_kernel::<Building>();
-        let adj = Adjacency::build(s.shard(), rank, key);
+        let tables = take_tables(key, s.shard().partition())
+            .expect("graph_kernel::adjacency::prepare: the positions of this graph were not filed in this process");
+        let adj = Adjacency::build(s.shard(), tables, key);
         s.kernel::<Prepared>(|_| Prepared::default()).1 .0 = Some(Arc::new(adj));
     });
 }
@@ -242,25 +340,13 @@ pub fn shared(s: &mut TrusteeState) -> Option<Arc<Adjacency>> {
 impl Adjacency {
     /// Builds the rows of `shard` once every trustee's positions (`rank`) are
     /// known.
-    fn build(shard: &Shard, rank: Vec<Vec<u32>>, key: u64) -> Self {
+    fn build(shard: &Shard, tables: Arc<Tables>, key: u64) -> Self {
         let p = *shard.partition();
         let me = shard.trustee();
-        let mut base = Vec::with_capacity(p.num_trustees() as usize + 1);
-        let mut acc = 0u32;
-        for o in 0..p.num_trustees() {
-            base.push(acc);
-            acc += (p.local_count(o) as u32).div_ceil(64) * 64;
-        }
-        base.push(acc);
-        let mut global_of = vec_or_exit(acc as usize, 0u32, "flat-id map");
-        for (o, ranks) in rank.iter().enumerate() {
-            for (l, &r) in ranks.iter().enumerate() {
-                global_of[(base[o] + r) as usize] = p.global(o as u32, l as u64) as u32;
-            }
-        }
+        let (base, _) = bases(&p);
         let n = shard.num_local_vertices() as usize;
         let mut order = vec![0u32; n];
-        for (l, &r) in rank[me as usize].iter().enumerate() {
+        for (l, &r) in tables.rank[me as usize].iter().enumerate() {
             order[r as usize] = l as u32;
         }
         Adjacency {
@@ -269,9 +355,8 @@ impl Adjacency {
             lo: base[me as usize],
             n: n as u32,
             base,
-            rank,
             order,
-            global_of: global_of.into(),
+            tables,
             rows: OnceLock::new(),
             in_rows: OnceLock::new(),
             key,
@@ -363,7 +448,7 @@ impl Adjacency {
     /// Position of own local vertex `l` (original local index).
     #[inline]
     pub fn position(&self, l: u32) -> u32 {
-        self.rank[self.me as usize][l as usize]
+        self.tables.rank[self.me as usize][l as usize]
     }
 
     /// Original local index of own position `v`.
@@ -376,13 +461,13 @@ impl Adjacency {
     #[inline]
     pub fn flat_of(&self, g: u32) -> u32 {
         let o = self.partition.owner(u64::from(g));
-        self.base[o.trustee as usize] + self.rank[o.trustee as usize][o.local as usize]
+        self.base[o.trustee as usize] + self.tables.rank[o.trustee as usize][o.local as usize]
     }
 
     /// Global id of flat id `f`.
     #[inline]
     pub fn global_of(&self, f: u32) -> u32 {
-        self.global_of[f as usize]
+        self.tables.global_of[f as usize]
     }
 
     /// The unweighted rows (see [`Rows`]), built from `shard` (this
@@ -392,7 +477,7 @@ impl Adjacency {
         self.rows.get_or_init(|| match shard.renamed() {
             None => self.build_rows(|l| shard.adjacency(l).0, |v| self.flat_of(v)),
             // Split in place by this adjacency: flat ids already.
-            Some(n) if Arc::ptr_eq(n, &self.global_of) => {
+            Some(n) if Arc::ptr_eq(n, &self.tables.global_of) => {
                 self.build_rows(|l| shard.adjacency(l).0, |f| f)
             }
             Some(n) => self.build_rows(|l| shard.adjacency(l).0, |v| self.flat_of(n[v as usize])),
@@ -449,7 +534,10 @@ impl Adjacency {
     /// its position: the order [`ShardedGraph::gather`](graph_core::sharded::ShardedGraph::gather)
     /// expects.
     pub fn by_local<T>(&self, at: impl Fn(u32) -> T) -> Vec<T> {
-        self.rank[self.me as usize].iter().map(|&r| at(r)).collect()
+        self.tables.rank[self.me as usize]
+            .iter()
+            .map(|&r| at(r))
+            .collect()
     }
 
     /// The weighted rows split at `delta` (see [`LightHeavy`]), on this
@@ -460,7 +548,7 @@ impl Adjacency {
     /// ([`ShardedGraph::mark_rows_rewritten`]). A mapped shard (a
     /// prepared-shard file) cannot be rewritten and gets the copy.
     pub fn light_heavy(&self, shard: &mut Shard, delta: f32, in_place: bool) -> LightHeavy {
-        let names = self.global_of.clone();
+        let names = self.tables.global_of.clone();
         let mut spans = Vec::new();
         reserve_or_exit(&mut spans, self.n as usize, "light/heavy rows");
         // Renamed before (by a split of this adjacency) means flat already;
