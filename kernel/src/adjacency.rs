@@ -167,9 +167,9 @@ fn tables() -> std::sync::MutexGuard<'static, Vec<(u64, Filed)>> {
     TABLES.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Files trustee `o`'s positions `r`, from `at` on, for graph `key` of
-/// `trustees` trustees (on the first trustee of this process).
-fn file_positions(key: u64, trustees: usize, o: usize, at: usize, r: &[u32]) {
+/// Files trustee `o`'s positions `r`, from `at` on (of `len` in all), for
+/// graph `key` of `trustees` trustees (on the first trustee of this process).
+fn file_positions(key: u64, trustees: usize, o: usize, len: usize, at: usize, r: &[u32]) {
     let mut all = tables();
     let i = match all.iter().position(|(k, _)| *k == key) {
         Some(i) => i,
@@ -180,6 +180,9 @@ fn file_positions(key: u64, trustees: usize, o: usize, at: usize, r: &[u32]) {
     };
     if let Filed::Filling(rank) = &mut all[i].1 {
         let own = &mut rank[o];
+        if own.is_empty() {
+            reserve_or_exit(own, len, "vertex positions");
+        }
         own.resize(own.len().max(at + r.len()), 0);
         own[at..at + r.len()].copy_from_slice(r);
     }
@@ -268,14 +271,14 @@ pub fn prepare(ctx: &mut TrusteeCtx) {
     // of other ranks start later than the local ones).
     let draw = NEXT_KEY.fetch_add(1, Ordering::Relaxed);
     let [key] = ctx.party.all_reduce([draw], [Op::Max]);
-    let trustees = ctx.peers.len();
+    let (trustees, len) = (ctx.peers.len(), ranks.len());
     for peer in &ctx.peers {
         let mut at = 0;
         for piece in ranks.chunks(RANK_PIECE) {
             peer.apply_slice_then(
                 move |s, r: &[u32]| {
                     if s.kernel::<Building>(|_| Building::default()).1.files {
-                        file_positions(key, trustees, me, at, r);
+                        file_positions(key, trustees, me, len, at, r);
                     }
                 },
                 piece,
