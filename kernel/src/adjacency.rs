@@ -27,9 +27,10 @@
 //! statistics: [`entries_merged`](Rows::entries_merged); TEPS count the
 //! input edges, through the validator, not these rows). They are built the
 //! first time a kernel asks ([`Adjacency::rows`]), so a kernel that uses only
-//! its own weighted copy ([`LightHeavy`]) does not pay their memory. Hubs come first in
-//! every row and their per-vertex state shares a few cache lines, which is
-//! where most edges of a Kronecker graph lead.
+//! its weighted rows ([`LightHeavy`], split inside the shard or in a copy)
+//! does not pay their memory. Hubs come first in every row and their
+//! per-vertex state shares a few cache lines, which is where most edges of a
+//! Kronecker graph lead.
 //!
 //! A kernel works on positions (its per-vertex arrays are indexed by them),
 //! turns a flat id into "mine, at position `v`" with

@@ -33,7 +33,10 @@
 //! owner, then decreasing degree) so no partition arithmetic is left in the
 //! inner loop. This kernel keeps its own [`LightHeavy`] view of it: parallel
 //! edges merged to their minimum weight, each row split into light then heavy
-//! entries for its Δ. One fiber per trustee drives the rounds:
+//! entries for its Δ; with [`SsspConfig::in_place`] (what `gossamer-graph`
+//! runs) the split lives inside the shard itself, renamed and reordered row
+//! by row, so the rows cost no memory beyond the graph. One fiber per trustee
+//! drives the rounds:
 //!
 //! - **Relaxing** a vertex's edges: a target owned by the same trustee is
 //!   relaxed directly on local state (the *local shortcut*); a target owned by
