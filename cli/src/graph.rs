@@ -521,14 +521,7 @@ fn memory_context() -> MemoryContext {
 /// Refuses a run whose memory estimate for this rank (see
 /// [`MemoryContext`]) exceeds the available memory, before anything large
 /// is allocated; with `force`, says on stderr that it goes ahead anyway.
-/// Returns the estimate (what a streamed build follows: whether it keeps
-/// the generated slices, [`memory::MemoryEstimate::keeps_slice`]).
-pub fn check_memory(
-    scale: u32,
-    edgefactor: u32,
-    threads: usize,
-    force: bool,
-) -> Result<memory::MemoryEstimate> {
+pub fn check_memory(scale: u32, edgefactor: u32, threads: usize, force: bool) -> Result<()> {
     let ctx = memory_context();
     let shape = memory::Shape {
         scale,
@@ -538,17 +531,17 @@ pub fn check_memory(
     };
     let estimate = memory::estimate_rank(ctx.workload, shape, ctx.rank);
     let Some(avail) = available_memory() else {
-        return Ok(estimate);
+        return Ok(());
     };
     match memory::check_fits(&estimate, avail) {
-        Ok(()) => Ok(estimate),
+        Ok(()) => Ok(()),
         Err(_) if force => {
             eprintln!(
                 "warning: --force: running although the estimate ({}) exceeds the available memory ({})",
                 memory::human_bytes(estimate.per_rank_bytes),
                 memory::human_bytes(avail)
             );
-            Ok(estimate)
+            Ok(())
         }
         Err(refusal) => Err(CliError::new(format!(
             "{refusal} Pass --force to try anyway."
@@ -690,10 +683,21 @@ pub fn load_streamed(
         return load(input, gen, threads, force);
     };
     let (kron, _) = generator(scale, gen.edgefactor, gen.seed1, gen.seed2)?;
-    let estimate = check_memory(scale, gen.edgefactor, threads, force)?;
+    check_memory(scale, gen.edgefactor, threads, force)?;
+    // Each rank keeps its slices only where that is not its peak; the
+    // source travels from rank 0 to every trustee, so it carries the
+    // choice for rank 0 and for the others (which are alike).
+    let ctx = memory_context();
+    let shape = memory::Shape {
+        scale,
+        edgefactor: gen.edgefactor,
+        ranks: ctx.ranks,
+        threads_per_rank: u32::try_from(threads).unwrap_or(u32::MAX),
+    };
+    let keeps = |rank| memory::estimate_rank(ctx.workload, shape, rank).keeps_slice;
     let source = Graph500Source::new(scale, gen.edgefactor, gen.seed1, gen.seed2)
         .map_err(|e| CliError::new(e.to_string()))?
-        .regenerating(!estimate.keeps_slice);
+        .regenerating(!keeps(0), ctx.ranks > 1 && !keeps(1));
     Ok(LoadedGraph {
         storage: Storage::Streamed {
             source,

@@ -231,11 +231,21 @@ pub fn render(workload: Workload, shape: Shape, memory: u64, source: &str, bytes
     ));
     out.push_str("(\"allocates\": what the phase adds on rank 0; the rank columns: resident at the phase's peak)\n");
     if workload.streams() {
-        out.push_str(if zero.keeps_slice {
-            "(each trustee keeps its generated slice between the two construction passes: that is not the peak)\n"
-        } else {
-            "(each trustee generates its slice twice during construction: keeping it, 12 B per edge, would raise the peak)\n"
-        });
+        let how = |keeps: bool| {
+            if keeps {
+                "each trustee keeps its generated slice between the two construction passes: that is not the peak"
+            } else {
+                "each trustee generates its slice twice during construction: keeping it, 12 B per edge, would raise the peak"
+            }
+        };
+        match other {
+            Some(o) if o.keeps_slice != zero.keeps_slice => out.push_str(&format!(
+                "(rank 0: {}; {others}: {})\n",
+                how(zero.keeps_slice),
+                how(o.keeps_slice)
+            )),
+            _ => out.push_str(&format!("({})\n", how(zero.keeps_slice))),
+        }
     }
     out.push_str(&verdict(workload, shape, memory, &zero, worst));
     out

@@ -135,10 +135,12 @@ pub trait EdgeSource: Clone + Send + Sync + Serialize + DeserializeOwned + 'stat
     }
     /// Whether the second pass reads the slice again (true: a mapping, a
     /// list in memory, or a generator when memory is tight) rather than
-    /// keep what the first pass read (12 B per edge of the trustee's
-    /// slice, until the shards are built), which saves reading (generating)
-    /// it twice. Default: keep.
-    fn reread_slice(&self) -> bool {
+    /// keep what the first pass read (12 B per edge of the trustee's slice,
+    /// until the shards are built), which saves reading (generating) it
+    /// twice; `on_rank_0`: the trustee runs in rank 0's process. Default:
+    /// keep.
+    fn reread_slice(&self, on_rank_0: bool) -> bool {
+        let _ = on_rank_0;
         false
     }
 }
@@ -277,7 +279,10 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
     // The slice is kept for the second pass unless the source reads it
     // again (`EdgeSource::reread_slice`); reserved at its exact size.
     let mut kept: Option<Vec<PackedEdge>> = None;
-    let held = if source.reread_slice() {
+    // Rank 0 (the process of trustee 0) gathers the answers, so its memory
+    // differs from the other ranks'.
+    let on_rank_0 = gossamer::is_local_worker(WorkerId(0));
+    let held = if source.reread_slice(on_rank_0) {
         Ok(())
     } else {
         let mut v = Vec::new();
@@ -745,7 +750,7 @@ impl EdgeSource for LocalSource {
         out.copy_from_slice(&reader.records()[s..s + out.len()]);
     }
 
-    fn reread_slice(&self) -> bool {
+    fn reread_slice(&self, _: bool) -> bool {
         true
     }
 

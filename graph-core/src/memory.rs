@@ -419,15 +419,17 @@ fn estimate_rank_as(
     // per vertex.
     // Outgoing records waiting in the outboxes and request queues grow with
     // the share of edges a pass sends before the peers drain them, more so
-    // when ranks wait for cores (calibrated on 4 ranks x 1 thread at SCALE
-    // 22, 2 cores: 3 B per own edge for SSSP, 0.5 B for BFS; in one process
-    // the trustees drain each other's records within a pass: 0.5 B for
-    // SSSP, measured at SCALE 20-24 with 2 threads).
+    // when ranks wait for cores: SSSP 2 B per own edge with several ranks
+    // (measured per rank with 2 ranks x 1 thread at SCALE 20 and 22 on 2
+    // cores; 4 ranks x 1 thread on those 2 cores need about 3.5 B on the
+    // last rank, which this leaves 6% under), 0.5 B in one process, where
+    // the trustees drain each other's records within a pass (SCALE 20-24,
+    // 2 threads); BFS 0.5 B.
     // Rank 0 also receives the other ranks' parts of each answer serialized
     // (about 12 B per remote vertex in flight while it gathers).
     let m_rank = z.m.div_ceil(z.ranks);
     let arrivals = if root_rank { 12 * (n - nr) } else { 0 };
-    let sssp_in_flight = if z.ranks > 1 { 3 * m_rank } else { m_rank / 2 };
+    let sssp_in_flight = if z.ranks > 1 { 2 * m_rank } else { m_rank / 2 };
     let sssp = (4 * n * t + 64 * nr, sssp_in_flight + arrivals, gather(16));
     // BFS: 4 B entries; per trustee two frontier bitmaps (0.25 B per
     // vertex); per own vertex offsets, parent, depth and the queues (48 B);

@@ -35,7 +35,9 @@ pub struct Graph500Source {
     seed1: u64,
     seed2: u64,
     unit_weights: bool,
-    regenerate: bool,
+    /// Generate the slices twice instead of keeping them: on rank 0, and
+    /// on the other ranks (their memory differs: rank 0 gathers).
+    regenerate: [bool; 2],
 }
 
 impl Graph500Source {
@@ -53,7 +55,7 @@ impl Graph500Source {
             seed1,
             seed2,
             unit_weights: false,
-            regenerate: false,
+            regenerate: [false; 2],
         };
         s.config().validate()?;
         Ok(s)
@@ -70,10 +72,14 @@ impl Graph500Source {
     /// Generates each trustee's slice twice during a build (once to count
     /// degrees, once to fill the rows) instead of keeping it between the
     /// passes: 12 B per edge less at construction, for one more
-    /// generation. `gossamer-graph` does this when the kept slice would be
-    /// the run's peak ([`MemoryEstimate::keeps_slice`](graph_core::memory::MemoryEstimate::keeps_slice)).
-    pub fn regenerating(self, regenerate: bool) -> Self {
-        Graph500Source { regenerate, ..self }
+    /// generation; on rank 0 when `on_rank_0`, on the other ranks when
+    /// `elsewhere`. `gossamer-graph` does this where the kept slice would be
+    /// the rank's peak ([`MemoryEstimate::keeps_slice`](graph_core::memory::MemoryEstimate::keeps_slice)).
+    pub fn regenerating(self, on_rank_0: bool, elsewhere: bool) -> Self {
+        Graph500Source {
+            regenerate: [on_rank_0, elsewhere],
+            ..self
+        }
     }
 
     /// The generator's parameters.
@@ -102,8 +108,8 @@ impl EdgeSource for Graph500Source {
         Kronecker::new(self.config()).map_err(|e| e.to_string())
     }
 
-    fn reread_slice(&self) -> bool {
-        self.regenerate
+    fn reread_slice(&self, on_rank_0: bool) -> bool {
+        self.regenerate[usize::from(!on_rank_0)]
     }
 
     fn read(&self, kron: &Kronecker, start: u64, out: &mut [PackedEdge]) {
@@ -136,9 +142,12 @@ mod tests {
         kron.par_map_into(0, list.edges_mut(), |e| {
             PackedEdge::from_wide(e.u, e.v, e.w)
         });
+        // Rank 0 and the other ranks choose apart.
+        let apart = source.regenerating(true, false);
+        assert!(apart.reread_slice(true) && !apart.reread_slice(false));
         // Kept between the passes or generated twice: the same shards.
         for (threads, regenerate) in [(1, false), (3, false), (1, true), (3, true)] {
-            let source = source.regenerating(regenerate);
+            let source = source.regenerating(regenerate, regenerate);
             let p = Partition::new(PartitionKind::Cyclic, 1 << scale, 1, threads).unwrap();
             let want: Vec<_> = build_rank(&list, &p, 0).unwrap();
             let got = gossamer::main(threads as usize, move || {
