@@ -236,7 +236,9 @@ impl Party {
     /// [`ALL_TO_ALL_MAX`] parties: once this worker's earlier requests are
     /// answered), then suspends this fiber (the worker keeps serving) until
     /// the round finishes. On return, every request any party issued to this
-    /// worker before arriving has run (see the module docs).
+    /// worker before arriving has run (see the module docs), and this party's
+    /// own arrival has left this worker, so a long step right after the round
+    /// does not hold the other parties back.
     ///
     /// Panics in delegated context (it waits), and at compile time if `N > 8`.
     pub fn all_reduce<const N: usize>(&mut self, vals: [u64; N], ops: [Op; N]) -> [u64; N] {
