@@ -236,7 +236,9 @@ impl Party {
     /// [`ALL_TO_ALL_MAX`] parties: once this worker's earlier requests are
     /// answered), then suspends this fiber (the worker keeps serving) until
     /// the round finishes. On return, every request any party issued to this
-    /// worker before arriving has run (see the module docs).
+    /// worker before arriving has run (see the module docs), and this party's
+    /// own arrival has left this worker, so a long step right after the round
+    /// does not hold the other parties back.
     ///
     /// Panics in delegated context (it waits), and at compile time if `N > 8`.
     pub fn all_reduce<const N: usize>(&mut self, vals: [u64; N], ops: [Op; N]) -> [u64; N] {
@@ -251,11 +253,13 @@ impl Party {
         for m in &self.mailboxes {
             fold_into(m, slot, vals, ops, parties, false);
         }
+        let sent = self.marks(0..parties);
         let r = self.wait_mine(slot, move |s| (s.arrived == parties).then_some(s.acc));
         self.mailboxes[self.me].apply(move |m: &mut Mailbox| {
             m.slots[slot].arrived = 0;
             m.round = round;
         });
+        Self::wait_sent(&sent);
         let mut out = [0u64; N];
         out.copy_from_slice(&r[..N]);
         out
@@ -295,7 +299,10 @@ impl Party {
                 1 + children(parent).len(),
                 false,
             );
-            self.wait_mine(slot, |s| s.result)
+            let sent = self.marks(parent..parent + 1);
+            let result = self.wait_mine(slot, |s| s.result);
+            Self::wait_sent(&sent);
+            result
         };
         self.mailboxes[me].apply(move |m: &mut Mailbox| {
             let s = &mut m.slots[slot];
@@ -315,9 +322,41 @@ impl Party {
                 |()| {},
             );
         }
+        Self::wait_sent(&self.marks(children(me)));
         let mut out = [0u64; N];
         out.copy_from_slice(&result[..N]);
         out
+    }
+
+    /// For the mailboxes of `parties` other than this party's: their
+    /// worker and the number of requests this worker has issued to it so
+    /// far (the last of which is this party's latest to that mailbox).
+    fn marks(&self, parties: std::ops::Range<usize>) -> Vec<(usize, u64)> {
+        let w = crate::worker::worker("all_reduce");
+        parties
+            .filter(|&p| p != self.me)
+            .map(|p| {
+                let t = self.mailboxes[p].trustee().index();
+                (t, w.issued_sent(t).0)
+            })
+            .collect()
+    }
+
+    /// Returns once the requests counted in `marks` have left this worker
+    /// (been written to their slots), yielding meanwhile so the worker
+    /// loop sends them. A request leaves only when that loop runs, and a
+    /// party that arrives last finds its round complete at once, without
+    /// yielding: its arrival, which releases the others, would otherwise
+    /// wait here until the fiber next yields, i.e. after whatever long
+    /// inline step follows the round. In BFS that was a bottom-up level
+    /// (4 ms at SCALE 20): the other party waited that long at the barrier,
+    /// and the two trustees ran their halves of the level one after the
+    /// other.
+    fn wait_sent(marks: &[(usize, u64)]) {
+        let w = crate::worker::worker("all_reduce");
+        while marks.iter().any(|&(t, m)| w.issued_sent(t).1 < m) {
+            yield_now();
+        }
     }
 
     /// Waits until `take` finds what this party waits for in its own mailbox's
@@ -482,6 +521,42 @@ mod tests {
                 assert_eq!(or, u64::MAX);
             }
         }
+    }
+
+    #[test]
+    fn the_last_arrival_leaves_before_the_round_returns() {
+        // Party 1 arrives first; party 0 serves that arrival, then arrives
+        // last (its round completes at once) and blocks its worker thread
+        // until party 1 is out of the barrier. That works only if party 0's
+        // arrival left worker 0 before its barrier returned; otherwise both
+        // wait for good (here: until the deadline).
+        let out = crate::main(2, || {
+            let c = Collective::new();
+            let released = Arc::new(std::sync::atomic::AtomicBool::new(false));
+            crate::on_every_worker(move || {
+                let mut p = c.party();
+                if current_worker().index() == 1 {
+                    p.barrier();
+                    released.store(true, std::sync::atomic::Ordering::SeqCst);
+                    return true;
+                }
+                let slot = ((p.round + 1) & 1) as usize;
+                while p.mailboxes[0].apply(move |m: &mut Mailbox| m.slots[slot].arrived) == 0 {
+                    yield_now();
+                }
+                p.barrier();
+                // A long step that does not yield (e.g. a bottom-up BFS level).
+                let t = std::time::Instant::now();
+                while !released.load(std::sync::atomic::Ordering::SeqCst) {
+                    if t.elapsed() > std::time::Duration::from_secs(10) {
+                        return false;
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+                true
+            })
+        });
+        assert_eq!(out, vec![true; 2]);
     }
 
     #[test]

@@ -33,6 +33,9 @@ pub(super) struct Channel {
     seq: u64,
     pub(super) resp_seen: u64,
     pub(super) issued: u64,
+    /// Requests written to the pair's slot (in issue order, so request `i`
+    /// has left once `sent >= i`).
+    sent: u64,
     pub(super) completed: u64,
     pool: Vec<BatchWriter>,
 }
@@ -48,6 +51,7 @@ impl Channel {
             seq: 0,
             resp_seen: 0,
             issued: 0,
+            sent: 0,
             completed: 0,
             pool: Vec::new(),
         }
@@ -92,6 +96,14 @@ impl Worker {
         ch.issued += 1;
         self.outstanding.set(self.outstanding.get() + 1);
         ch.queue.len()
+    }
+
+    /// Requests issued for `trustee` so far, and how many of them have been
+    /// written to the pair's slot (the rest wait here, staged or queued, for
+    /// the worker loop to send them).
+    pub(crate) fn issued_sent(&self, trustee: usize) -> (u64, u64) {
+        let ch = self.channels[trustee].borrow();
+        (ch.issued, ch.sent)
     }
 
     /// Free bytes in the batch being filled for `trustee`, and a slot's record capacity.
@@ -145,6 +157,7 @@ impl Worker {
             ch.seq,
         );
         ch.inflight = Some(Inflight::Batch(ch.staging.count));
+        ch.sent += u64::from(ch.staging.count);
         ch.staging.reset();
     }
 
@@ -193,6 +206,7 @@ impl Worker {
                     ch.seq,
                 );
                 ch.inflight = Some(Inflight::Batch(b.count));
+                ch.sent += u64::from(b.count);
                 if let Some(Out::Batch(mut b)) = ch.queue.pop_front() {
                     b.reset();
                     ch.pool.push(b);
@@ -221,6 +235,7 @@ impl Worker {
                 );
                 *sent += chunk;
                 ch.inflight = Some(Inflight::Chunk { last });
+                ch.sent += u64::from(last);
                 true
             }
             None if !ch.staging.is_empty() => {
