@@ -529,7 +529,7 @@ pub fn check_memory(scale: u32, edgefactor: u32, threads: usize, force: bool) ->
         ranks: ctx.ranks,
         threads_per_rank: u32::try_from(threads).unwrap_or(u32::MAX),
     };
-    let estimate = memory::estimate_rank(ctx.workload, shape, ctx.rank);
+    let estimate = slice_choice(ctx, shape, ctx.rank);
     let Some(avail) = available_memory() else {
         return Ok(());
     };
@@ -546,6 +546,24 @@ pub fn check_memory(scale: u32, edgefactor: u32, threads: usize, force: bool) ->
         Err(refusal) => Err(CliError::new(format!(
             "{refusal} Pass --force to try anyway."
         ))),
+    }
+}
+
+/// Rank `rank`'s estimate as the build will follow it: a streamed build
+/// keeps its generated slices between the construction passes (one
+/// generation pass instead of two) when that fits in this host's available
+/// memory shared by the job's ranks (a conservative share when they span
+/// hosts), and generates them twice, for the least memory, otherwise or
+/// when the available memory is unknown.
+fn slice_choice(ctx: MemoryContext, shape: memory::Shape, rank: u32) -> memory::MemoryEstimate {
+    match available_memory() {
+        Some(avail) => memory::estimate_rank_fitting(
+            ctx.workload,
+            shape,
+            rank,
+            avail / u64::from(ctx.ranks.max(1)),
+        ),
+        None => memory::estimate_rank(ctx.workload, shape, rank),
     }
 }
 
@@ -684,8 +702,7 @@ pub fn load_streamed(
     };
     let (kron, _) = generator(scale, gen.edgefactor, gen.seed1, gen.seed2)?;
     check_memory(scale, gen.edgefactor, threads, force)?;
-    // Each rank keeps its slices only where that is not its peak; the
-    // source travels from rank 0 to every trustee, so it carries the
+    // The source travels from rank 0 to every trustee, so it carries the
     // choice for rank 0 and for the others (which are alike).
     let ctx = memory_context();
     let shape = memory::Shape {
@@ -694,7 +711,7 @@ pub fn load_streamed(
         ranks: ctx.ranks,
         threads_per_rank: u32::try_from(threads).unwrap_or(u32::MAX),
     };
-    let keeps = |rank| memory::estimate_rank(ctx.workload, shape, rank).keeps_slice;
+    let keeps = |rank| slice_choice(ctx, shape, rank).keeps_slice;
     let source = Graph500Source::new(scale, gen.edgefactor, gen.seed1, gen.seed2)
         .map_err(|e| CliError::new(e.to_string()))?
         .regenerating(!keeps(0), ctx.ranks > 1 && !keeps(1));

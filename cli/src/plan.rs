@@ -168,8 +168,10 @@ pub fn run(args: &PlanArgs) -> Result<()> {
 /// The report (separate for tests).
 pub fn render(workload: Workload, shape: Shape, memory: u64, source: &str, bytes: bool) -> String {
     let size = |b: u64| if bytes { b.to_string() } else { human_bytes(b) };
-    let zero = memory::estimate_rank(workload, shape, 0);
-    let other = (shape.ranks > 1).then(|| memory::estimate_rank(workload, shape, 1));
+    // As a run with `memory` per rank would: slices kept where that fits.
+    let zero = memory::estimate_rank_fitting(workload, shape, 0, memory);
+    let other =
+        (shape.ranks > 1).then(|| memory::estimate_rank_fitting(workload, shape, 1, memory));
     let n = 1u64 << shape.scale;
     let mut out = format!(
         "plan: {} at SCALE {}, edgefactor {} ({} vertices, {} edges) on {} rank(s) x {} thread(s), {} per rank ({}), current implementation\n",
@@ -233,9 +235,9 @@ pub fn render(workload: Workload, shape: Shape, memory: u64, source: &str, bytes
     if workload.streams() {
         let how = |keeps: bool| {
             if keeps {
-                "each trustee keeps its generated slice between the two construction passes: that is not the peak"
+                "each trustee keeps its generated slice between the two construction passes (12 B per edge; one generation instead of two)"
             } else {
-                "each trustee generates its slice twice during construction: keeping it, 12 B per edge, would raise the peak"
+                "each trustee generates its slice twice during construction: keeping it (12 B per edge) would not fit"
             }
         };
         match other {

@@ -16,10 +16,10 @@
 //!    while its trustees generate their slices
 //!    ([`streamed_construction_bytes`]: `8 B` per adjacency entry, `8 B`
 //!    per vertex of offsets; as scratch 16 B per vertex, the send buffers
-//!    and, when keeping it does not raise the rank's peak
-//!    ([`MemoryEstimate::keeps_slice`]), its share of the generated edges,
-//!    12 B per edge, kept between the two passes instead of generated
-//!    twice); otherwise rank 0 builds the CSR shards of all `W` trustees
+//!    and, when keeping it does not raise the rank's peak or still fits
+//!    ([`MemoryEstimate::keeps_slice`], [`estimate_rank_fitting`]), its
+//!    share of the generated edges, 12 B per edge, kept between the two
+//!    passes instead of generated twice); otherwise rank 0 builds the CSR shards of all `W` trustees
 //!    from the list with a `u32` cursor per vertex per extra sorting chunk
 //!    as scratch ([`construction_bytes`]) and the other ranks wait.
 //! 3. *exchange* (not streamed): rank 0 ships every remote shard, one at
@@ -191,9 +191,10 @@ pub struct MemoryEstimate {
     /// Sum of every rank's peak.
     pub total_bytes: u64,
     /// Streamed builds: whether each trustee keeps the slice it generated
-    /// in the first pass for the second (12 B per edge of its slice),
-    /// which is chosen only when that does not raise the rank's peak;
-    /// otherwise it generates the slice twice. False for other builds.
+    /// in the first pass for the second (12 B per edge of its slice)
+    /// rather than generate it twice. [`estimate_rank`] keeps it only when
+    /// that does not raise the rank's peak (the least memory),
+    /// [`estimate_rank_fitting`] also when it fits. False for other builds.
     pub keeps_slice: bool,
 }
 
@@ -323,6 +324,40 @@ pub fn estimate_rank(workload: Workload, shape: Shape, rank: u32) -> MemoryEstim
         keep
     } else {
         twice
+    }
+}
+
+/// [`estimate_rank`] for a rank that has `avail` bytes: a streamed build
+/// keeps its generated slices between the two construction passes (one
+/// generation instead of two: at SCALE 22, 2 threads, about 5 s less to
+/// build) when that still fits in `avail`, and generates them twice only
+/// when it would not ([`estimate_rank`]'s choice, the least memory).
+///
+/// ```
+/// use graph_core::memory::{estimate_rank, estimate_rank_fitting, Shape, Workload};
+/// let s = Shape { scale: 22, edgefactor: 16, ranks: 1, threads_per_rank: 2 };
+/// let least = estimate_rank(Workload::Sssp, s, 0);
+/// let roomy = estimate_rank_fitting(Workload::Sssp, s, 0, 24 << 30);
+/// assert!(roomy.keeps_slice && !least.keeps_slice);
+/// assert!(roomy.per_rank_bytes > least.per_rank_bytes);
+/// let tight = estimate_rank_fitting(Workload::Sssp, s, 0, roomy.per_rank_bytes - 1);
+/// assert_eq!(tight, least);
+/// ```
+pub fn estimate_rank_fitting(
+    workload: Workload,
+    shape: Shape,
+    rank: u32,
+    avail: u64,
+) -> MemoryEstimate {
+    let least = estimate_rank(workload, shape, rank);
+    if !workload.streams() || least.keeps_slice {
+        return least;
+    }
+    let keep = estimate_rank_as(workload, shape, rank, true);
+    if keep.per_rank_bytes <= avail {
+        keep
+    } else {
+        least
     }
 }
 
