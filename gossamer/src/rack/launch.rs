@@ -64,6 +64,17 @@ fn memfd() -> Result<OwnedFd, LaunchError> {
     Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
+/// Writes `line` and a newline to stderr in one write: the ranks share the
+/// launcher's stderr, and `eprintln!` writes a formatted line in pieces, so
+/// a rank's own message (a panic note) could land in the middle of it.
+fn say(line: &str) {
+    use std::io::Write;
+    let mut out = String::with_capacity(line.len() + 1);
+    out.push_str(line);
+    out.push('\n');
+    let _ = std::io::stderr().write_all(out.as_bytes());
+}
+
 /// Describes how a rank ended. A SIGKILL nobody asked for is most often
 /// the kernel's out-of-memory killer, so that case says so and where to
 /// look; `oom_hint` (if any) is appended, e.g. the command that shows the
@@ -213,14 +224,17 @@ pub fn launch_local_with_hint(
                         Some((_, f)) => !killed && st.signal().is_some() && f.signal().is_none(),
                     };
                     if cause {
-                        eprintln!("gossamer: rank {r} {}", describe_with_hint(st, oom_hint));
+                        say(&format!(
+                            "gossamer: rank {r} {}",
+                            describe_with_hint(st, oom_hint)
+                        ));
                         first_failure = Some((r, st));
                         kill_at.get_or_insert(Instant::now() + GRACE);
                     }
                 }
                 Ok(None) => {}
                 Err(e) => {
-                    eprintln!("gossamer: cannot watch rank {r}: {e}");
+                    say(&format!("gossamer: cannot watch rank {r}: {e}"));
                 }
             }
         }
@@ -228,7 +242,9 @@ pub fn launch_local_with_hint(
             if Instant::now() >= t {
                 for (r, ch) in children.iter_mut().enumerate() {
                     if let Some(ch) = ch {
-                        eprintln!("gossamer: rank {r} did not stop by itself; killing it");
+                        say(&format!(
+                            "gossamer: rank {r} did not stop by itself; killing it"
+                        ));
                         let _ = ch.kill();
                         killed = true;
                     }
