@@ -220,14 +220,7 @@ impl Brandes {
     /// graph: every head of its out-arcs).
     #[inline]
     fn spread(l: &mut graph_kernel::Local<'_, Self>, v: u32, x: f64) {
-        let (a, b) = {
-            let s = l.state();
-            (s.off[v as usize], s.off[v as usize + 1])
-        };
-        for i in a..b {
-            let u = l.state().nbr[i];
-            l.send(u, x);
-        }
+        Self::send_row(l, v, x, |s| (&s.off, &s.nbr));
     }
 
     /// Sends `x` to every vertex that may precede local vertex `v` on a
@@ -235,15 +228,28 @@ impl Brandes {
     /// in-arcs.
     #[inline]
     fn spread_back(l: &mut graph_kernel::Local<'_, Self>, v: u32, x: f64) {
-        if !l.state().directed {
-            return Self::spread(l, v, x);
+        if l.state().directed {
+            Self::send_row(l, v, x, |s| (&s.in_off, &s.in_nbr));
+        } else {
+            Self::spread(l, v, x);
         }
+    }
+
+    /// Sends `x` to every vertex of local vertex `v`'s row in the row set
+    /// `rows` picks (offsets, neighbours).
+    #[inline(always)]
+    fn send_row(
+        l: &mut graph_kernel::Local<'_, Self>,
+        v: u32,
+        x: f64,
+        rows: impl Fn(&Self) -> (&[usize], &[u32]),
+    ) {
         let (a, b) = {
-            let s = l.state();
-            (s.in_off[v as usize], s.in_off[v as usize + 1])
+            let (off, _) = rows(l.state());
+            (off[v as usize], off[v as usize + 1])
         };
         for i in a..b {
-            let u = l.state().in_nbr[i];
+            let u = rows(l.state()).1[i];
             l.send(u, x);
         }
     }
