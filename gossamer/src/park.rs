@@ -117,6 +117,11 @@ impl Parking {
         }
     }
 
+    /// True while worker `w` is (about to be) asleep.
+    pub(crate) fn is_asleep(&self, w: usize) -> bool {
+        self.word(w).load(Ordering::SeqCst) != 0
+    }
+
     /// Wakes every worker.
     pub(crate) fn wake_all(&self) {
         for w in 0..self.n {

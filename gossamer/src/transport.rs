@@ -65,6 +65,16 @@ pub(crate) trait Transport: Send + Sync {
         let _ = (dir, me);
         None
     }
+    /// Moves what has arrived from other ranks into this rank's slots, without
+    /// blocking; true when something arrived. Transports whose peers write the
+    /// slots directly (local, shm, rdma) have nothing to do.
+    fn pump(&self) -> bool {
+        false
+    }
+    /// Called by a worker about to sleep, after its sleeping word is set: a
+    /// transport that [`pump`](Transport::pump)s must now deliver (and wake) by
+    /// other means until the worker wakes.
+    fn arm(&self) {}
 }
 
 /// Jobs of more workers than this keep marks (see the module docs).

@@ -3,7 +3,7 @@
 # thread, 4 ranks x 1 thread (oversubscribed on 2 cores), SSSP and BFS from
 # the first ROOTS Graph500 roots, validated; rounds alternate the shapes and
 # the binaries (to compare a build before and after a change).
-# usage: [SHAPES="1x2 2x1"] results/rack/run.sh ROUNDS ROOTS "SCALE..." BINARY...
+# usage: [SHAPES="1x2 2x1"] [TRANSPORT=tcp] results/rack/run.sh ROUNDS ROOTS "SCALE..." BINARY...
 # prints one line per run: binary scale kernel shape round generation_s
 #   construction_s harmonic_mean_TEPS largest_process_MiB (/usr/bin/time)
 #   peak_MiB_per_rank (from the JSON report, comma-separated; - if absent)
@@ -18,7 +18,7 @@ for s in $scales; do
       ranks=${shape%x*} threads=${shape#*x}
       for k in sssp bfs; do
         for bin in "$@"; do
-          /usr/bin/time -f '%M' -o "$tmp/t" "$bin" --ranks "$ranks" --transport shm "$k" \
+          /usr/bin/time -f '%M' -o "$tmp/t" "$bin" --ranks "$ranks" --transport "${TRANSPORT:-shm}" "$k" \
             --scale "$s" --threads "$threads" --roots "$roots" --json >"$tmp/j" 2>/dev/null
           python3 - "$tmp/j" "$(cat "$tmp/t")" "$(basename "$bin")" "$s" "$k" "$shape" "$r" <<'PY'
 import json, sys

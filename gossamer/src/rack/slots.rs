@@ -10,7 +10,8 @@
 //! - shm: all ranks' rows sit in one shared mapping (after a page of futex words),
 //!   so a remote write is a copy followed by a release store of the ready word.
 //! - tcp: each rank's rows are private memory; a remote write becomes a frame that
-//!   the peer's receiver thread places into its rows, ready word last.
+//!   the peer's workers (or its receiver thread, while they sleep) place into its
+//!   rows, ready word last.
 
 use super::tcp::Links;
 use crate::slot::{data_capacity, Header, HEADER_BYTES, HEADER_SIZE};
@@ -202,6 +203,16 @@ impl Transport for RackSlots {
                 size: l.size,
             },
         ))
+    }
+
+    fn pump(&self) -> bool {
+        self.tcp.as_ref().is_some_and(|t| t.pump())
+    }
+
+    fn arm(&self) {
+        if let Some(t) = &self.tcp {
+            t.arm();
+        }
     }
 
     fn marks(&self, dir: Dir, me: usize) -> Option<&[AtomicU64]> {

@@ -41,7 +41,8 @@ impl Worker {
             YIELD_ITERS
         };
         loop {
-            let mut progress = self.drain_inbox();
+            let mut progress = self.shared.transport.pump();
+            progress |= self.drain_inbox();
             progress |= self.run_fibers();
             progress |= self.run_deferred();
             progress |= self.serve_all();
@@ -156,6 +157,9 @@ impl Worker {
     fn sleep(&self) {
         let sh = &self.shared;
         sh.parking.sleep(self.id, sh.crowded, || {
+            // Our sleeping word is set: a transport that needs our loop to read
+            // its sockets hands that to its own thread now.
+            sh.transport.arm();
             self.has_incoming() || sh.stop.load(Ordering::SeqCst) || sh.fate.failed()
         });
     }
