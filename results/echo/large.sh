@@ -4,9 +4,11 @@
 # "before" = the same binary with --slot-size 1024 (the old rack default: a
 # request over ~1 KiB went in slot-sized pieces, one round trip each);
 # "after" = the rack default (gossamer::rack_slot_size, 64 KiB here).
-# Every repeat runs the three systems in a rotated order. Writes large.csv;
-# summarize with `python3 results/echo/large.py`.
-# Usage: bash results/echo/large.sh   (from the repository root)
+# With BEFORE=path/to/echo, "before" is that binary (an older build) at its
+# rack default instead. OUT names the csv (default large.csv).
+# Every repeat runs the three systems in a rotated order. Writes the csv;
+# summarize with `python3 results/echo/large.py [CSV] [BEFORE-LABEL]`.
+# Usage: [BEFORE=...] [OUT=...] bash results/echo/large.sh   (from the repository root)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
@@ -18,15 +20,17 @@ M=mpi-baselines/build/gg_echo
 S=${SECONDS_PER_RUN:-1.5}
 R=${REPEATS:-5}
 W=16
-out=results/echo/large.csv
+out=results/echo/${OUT:-large.csv}
 echo "transport,size,system,repeat,mreq_s,p50_us,p99_us" > "$out"
 run() { # transport size system repeat
   local t=$1 s=$2 sys=$3 r=$4 line mops p50 p99
   case $sys in
     before|after)
-      local extra=()
-      [ "$sys" = before ] && extra=(--slot-size 1024)
-      line=$("$E" --ranks 2 --threads 1 --transport "$t" --size "$s" --window $W --seconds "$S" "${extra[@]}" | grep '^echo ')
+      local extra=() bin=$E
+      if [ "$sys" = before ]; then
+        if [ -n "${BEFORE:-}" ]; then bin=$BEFORE; else extra=(--slot-size 1024); fi
+      fi
+      line=$("$bin" --ranks 2 --threads 1 --transport "$t" --size "$s" --window $W --seconds "$S" "${extra[@]}" | grep '^echo ')
       mops=$(sed -E 's/.* mops=([^ ]+).*/\1/' <<<"$line")
       p50=$(sed -E 's/.* p50_us=([^ ]+).*/\1/' <<<"$line")
       p99=$(sed -E 's/.* p99_us=([^ ]+).*/\1/' <<<"$line")
