@@ -427,6 +427,9 @@ pub(crate) fn main_body<R: Send + 'static>(
         let r = catch_unwind(AssertUnwindSafe(gsm_main));
         *r2.lock().unwrap_or_else(|p| p.into_inner()) = Some(r);
         sh.main_done.store(true, Ordering::SeqCst);
+        if let Some(t) = sh.main_waiter.get() {
+            t.unpark();
+        }
     });
     (body, result)
 }

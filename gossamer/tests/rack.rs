@@ -268,6 +268,47 @@ fn slow_join(t: TransportKind) {
     let _ = b.run(|| 0u64);
 }
 
+/// Context switches so far of this process's thread named `name`.
+fn switches_of(name: &str) -> Option<u64> {
+    for task in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
+        let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
+        if comm.trim_end() != name {
+            continue;
+        }
+        let status = std::fs::read_to_string(task.path().join("status")).ok()?;
+        return Some(
+            status
+                .lines()
+                .filter(|l| l.contains("ctxt_switches:"))
+                .filter_map(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+                .sum(),
+        );
+    }
+    None
+}
+
+/// While the main function runs, rank 0's own thread (which detects
+/// termination once it returns) stays asleep: it woke every 200 us before,
+/// a context switch each on a worker's core. Prints how often it woke in
+/// 400 ms of main-function work.
+fn quiet(t: TransportKind) {
+    // The test harness names the thread that runs this test (and so rank 0's
+    // termination loop) after the test; `comm` keeps 15 bytes.
+    let name: String = "rank_quiet_shm".chars().take(15).collect();
+    let out = builder(t)
+        .run(move || {
+            let before = switches_of(&name).expect("rank 0's own thread");
+            let t0 = Instant::now();
+            let c: Trust<u64> = entrust_with(WorkerId(THREADS), || 0u64);
+            while t0.elapsed() < Duration::from_millis(400) {
+                c.apply(|x| *x += 1);
+            }
+            switches_of(&name).expect("rank 0's own thread") - before
+        })
+        .unwrap();
+    println!("rank 0 result woke {out} times");
+}
+
 macro_rules! rank_tests {
     ($($name:ident => $body:expr;)*) => {$(
         #[test]
@@ -293,6 +334,7 @@ rank_tests! {
     rank_panic_tcp => remote_panic(TransportKind::Tcp);
     rank_forever_shm => forever(TransportKind::Shm);
     rank_slow_join_shm => slow_join(TransportKind::Shm);
+    rank_quiet_shm => quiet(TransportKind::Shm);
 }
 
 #[test]
@@ -393,6 +435,26 @@ fn counter_and_collective_across_ranks_over_shm_and_tcp() {
         assert!(text.contains("rank 0 result"), "{text}");
         assert!(shm_files_of(pid).is_empty());
     }
+}
+
+#[test]
+fn rank_0_does_not_poll_while_the_main_function_runs() {
+    if is_rank() {
+        return;
+    }
+    let (code, text, _) = launch(2, "rank_quiet_shm");
+    assert_eq!(code, 0, "{text}");
+    let woke: u64 = text
+        .split("rank 0 result woke ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no result in:\n{text}"));
+    // Sleeping until the main function returns, it wakes every 20 ms at most
+    // (20 times in 400 ms, plus a few); polling every 200 us woke it ~2000.
+    assert!(
+        woke < 100,
+        "rank 0's termination loop woke {woke} times in 400 ms"
+    );
 }
 
 #[test]

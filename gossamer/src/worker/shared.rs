@@ -28,6 +28,9 @@ pub(crate) struct Shared {
     pub(super) inbox_flag: Vec<AtomicBool>,
     pub parking: Arc<Parking>,
     pub main_done: AtomicBool,
+    /// A thread to unpark when `main_done` is set (rack rank 0's termination
+    /// loop, which sleeps until then instead of polling).
+    pub main_waiter: std::sync::OnceLock<std::thread::Thread>,
     pub stop: AtomicBool,
     pub fate: Arc<Fate>,
     /// More workers on this host than cores: waiting workers and fibers give
@@ -70,6 +73,7 @@ impl Shared {
             inbox_flag: (0..n).map(|_| AtomicBool::new(false)).collect(),
             parking,
             main_done: AtomicBool::new(false),
+            main_waiter: std::sync::OnceLock::new(),
             stop: AtomicBool::new(false),
             fate,
             crowded: crate::runtime::crowded(local),
