@@ -496,6 +496,9 @@ fn non_isolated(list: &EdgeList<'_>, directed: bool) -> VertexSet {
 pub struct MemoryContext {
     /// The command's memory profile.
     pub workload: memory::Workload,
+    /// How the command spreads vertices over trustees (ranks' shares of
+    /// the edges follow from it).
+    pub partition: graph_core::PartitionKind,
     /// This process's rank.
     pub rank: u32,
     /// Ranks in the job.
@@ -513,21 +516,65 @@ pub fn set_memory_context(ctx: MemoryContext) {
 fn memory_context() -> MemoryContext {
     MEMORY_CONTEXT.get().copied().unwrap_or(MemoryContext {
         workload: memory::Workload::Graph500,
+        partition: graph_core::PartitionKind::Block,
         rank: 0,
         ranks: 1,
     })
 }
 
+/// Each rank's expected share of a generated graph's edge endpoints under
+/// `partition` over `ranks` x `threads` trustees (see
+/// `Kronecker::expected_endpoint_shares`), as [`memory::Shape::share_permille`].
+pub fn rank_shares(
+    kron: &Kronecker,
+    partition: graph_core::PartitionKind,
+    ranks: u32,
+    threads: u32,
+) -> Vec<u32> {
+    let Ok(p) = graph_core::Partition::new(partition, kron.num_vertices(), ranks, threads) else {
+        return vec![1000; ranks as usize];
+    };
+    let t = threads.max(1);
+    kron.expected_endpoint_shares(ranks as usize, |v| (p.owner(v).trustee / t) as usize)
+        .into_iter()
+        .map(|s| memory::share_permille(s, ranks))
+        .collect()
+}
+
+/// The heaviest rank's share of a generated graph's edges for each rank
+/// count (block partition), for the advice of a refusal.
+pub fn heaviest_share(kron: &Kronecker, threads: u32) -> impl Fn(u32) -> u32 + '_ {
+    move |ranks| {
+        rank_shares(kron, graph_core::PartitionKind::Block, ranks, threads)
+            .into_iter()
+            .max()
+            .unwrap_or(1000)
+    }
+}
+
 /// Refuses a run whose memory estimate for this rank (see
-/// [`MemoryContext`]) exceeds the available memory, before anything large
-/// is allocated; with `force`, says on stderr that it goes ahead anyway.
-pub fn check_memory(scale: u32, edgefactor: u32, threads: usize, force: bool) -> Result<()> {
+/// [`MemoryContext`]), holding `share` of the edges (thousandths of an even
+/// split, see [`memory::Shape::share_permille`]), exceeds the available
+/// memory, before anything large is allocated; with `force`, says on stderr
+/// that it goes ahead anyway. `heaviest` gives the advice's rank count the
+/// real shares of a generated graph (otherwise it allows for 25% skew).
+pub fn check_memory(
+    scale: u32,
+    edgefactor: u32,
+    threads: usize,
+    share: u32,
+    heaviest: Option<&dyn Fn(u32) -> u32>,
+    force: bool,
+) -> Result<()> {
     let ctx = memory_context();
     let shape = memory::Shape {
-        scale,
-        edgefactor,
-        ranks: ctx.ranks,
-        threads_per_rank: u32::try_from(threads).unwrap_or(u32::MAX),
+        share_permille: share,
+        ..memory::Shape::even(
+            scale,
+            edgefactor,
+            ctx.ranks,
+            u32::try_from(threads).unwrap_or(u32::MAX),
+        )
     };
     let estimate = slice_choice(ctx, shape, ctx.rank);
     let Some(avail) = available_memory() else {
@@ -543,9 +590,21 @@ pub fn check_memory(scale: u32, edgefactor: u32, threads: usize, force: bool) ->
             );
             Ok(())
         }
-        Err(refusal) => Err(CliError::new(format!(
-            "{refusal} Pass --force to try anyway."
-        ))),
+        Err(mut refusal) => {
+            if let Some(h) = heaviest {
+                refusal.ranks_needed = memory::ranks_needed_with(
+                    estimate.workload,
+                    estimate.scale,
+                    estimate.edgefactor,
+                    estimate.threads_per_rank,
+                    avail,
+                    h,
+                );
+            }
+            Err(CliError::new(format!(
+                "{refusal} Pass --force to try anyway."
+            )))
+        }
     }
 }
 
@@ -587,7 +646,7 @@ pub fn generate(
     force: bool,
 ) -> Result<(EdgeList<'static>, Kronecker, f64)> {
     let (kron, params) = generator(scale, edgefactor, seed1, seed2)?;
-    check_memory(scale, edgefactor, threads, force)?;
+    check_memory(scale, edgefactor, threads, 1000, None, force)?;
     let start = Instant::now();
     crate::memtrace::start();
     let mut list = EdgeList::zeroed(params)?;
@@ -649,7 +708,7 @@ pub fn open(path: &Path, threads: usize, force: bool) -> Result<MappedGraph> {
         e => e.into(),
     })?;
     if let Some(p) = g.header().params {
-        check_memory(p.scale, p.edgefactor, threads, force)?;
+        check_memory(p.scale, p.edgefactor, threads, 1000, None, force)?;
     }
     Ok(g)
 }
@@ -701,17 +760,43 @@ pub fn load_streamed(
         return load(input, gen, threads, force);
     };
     let (kron, _) = generator(scale, gen.edgefactor, gen.seed1, gen.seed2)?;
-    check_memory(scale, gen.edgefactor, threads, force)?;
-    // The source travels from rank 0 to every trustee, so it carries the
-    // choice for rank 0 and for the others (which are alike).
     let ctx = memory_context();
-    let shape = memory::Shape {
-        scale,
-        edgefactor: gen.edgefactor,
-        ranks: ctx.ranks,
-        threads_per_rank: u32::try_from(threads).unwrap_or(u32::MAX),
+    let t = u32::try_from(threads).unwrap_or(u32::MAX);
+    // The partition does not split the edges evenly: each rank is checked
+    // with its own expected share.
+    let shares = rank_shares(&kron, ctx.partition, ctx.ranks, t);
+    let share_of = |rank: u32| shares.get(rank as usize).copied().unwrap_or(1000);
+    {
+        let heaviest = heaviest_share(&kron, t);
+        check_memory(
+            scale,
+            gen.edgefactor,
+            threads,
+            share_of(ctx.rank),
+            Some(&heaviest),
+            force,
+        )?;
+    }
+    // The source travels from rank 0 to every trustee, so it carries the
+    // choice for rank 0 and one for the others (made for the heaviest).
+    let shape = memory::Shape::even(scale, gen.edgefactor, ctx.ranks, t);
+    let heaviest_other = (1..ctx.ranks).map(share_of).max().unwrap_or(1000);
+    let keeps = |rank: u32| {
+        let share = if rank == 0 {
+            share_of(0)
+        } else {
+            heaviest_other
+        };
+        slice_choice(
+            ctx,
+            memory::Shape {
+                share_permille: share,
+                ..shape
+            },
+            rank,
+        )
+        .keeps_slice
     };
-    let keeps = |rank| slice_choice(ctx, shape, rank).keeps_slice;
     let source = Graph500Source::new(scale, gen.edgefactor, gen.seed1, gen.seed2)
         .map_err(|e| CliError::new(e.to_string()))?
         .regenerating(!keeps(0), ctx.ranks > 1 && !keeps(1));
@@ -782,7 +867,7 @@ pub fn load_described(
     let start = Instant::now();
     let (header, meta) = file::open_header(path)?;
     if let Some(p) = header.params {
-        check_memory(p.scale, p.edgefactor, threads, force)?;
+        check_memory(p.scale, p.edgefactor, threads, 1000, None, force)?;
     }
     Ok(LoadedGraph {
         storage: Storage::Described { header, meta },
@@ -839,5 +924,40 @@ pub fn load(input: &Input, gen: &GenParams, threads: usize, force: bool) -> Resu
         _ => Err(CliError::new(
             "give exactly one of --scale S (generate the graph) or --graph FILE (read it)",
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_rank_is_checked_with_its_own_share_of_the_edges() {
+        let kron = Kronecker::new(Graph500Config::with_scale(18)).unwrap();
+        let block = rank_shares(&kron, graph_core::PartitionKind::Block, 4, 2);
+        let cyclic = rank_shares(&kron, graph_core::PartitionKind::Cyclic, 4, 2);
+        // The last block of a Graph500 graph is the heavy one; round-robin
+        // is close to even. No share is reported below even.
+        assert!(block[3] > 1040, "{block:?}");
+        assert!(block.iter().all(|&s| s >= 1000), "{block:?}");
+        assert!(
+            cyclic.iter().all(|&s| (1000..1030).contains(&s)),
+            "{cyclic:?}"
+        );
+        // The heavy rank's estimate is larger than an even one.
+        let even = memory::Shape::even(18, 16, 4, 2);
+        let heavy = memory::Shape {
+            share_permille: block[3],
+            ..even
+        };
+        let w = memory::Workload::Sssp;
+        assert!(
+            memory::estimate_rank(w, heavy, 3).per_rank_bytes
+                > memory::estimate_rank(w, even, 3).per_rank_bytes
+        );
+        assert_eq!(
+            rank_shares(&kron, graph_core::PartitionKind::Block, 1, 2),
+            [1000]
+        );
     }
 }

@@ -142,6 +142,22 @@ fn workload(command: &Command) -> graph_core::memory::Workload {
     }
 }
 
+/// The vertex partition a command runs with (block where it has none).
+fn partition(command: &Command) -> graph_core::PartitionKind {
+    match command {
+        Command::Sssp(a) => a.run.partition.kind(),
+        Command::Bfs(a) => a.run.partition.kind(),
+        Command::Graph500(a) => a.run.partition.kind(),
+        Command::Cc(a) => a.run.partition.kind(),
+        Command::Pagerank(a) => a.run.partition.kind(),
+        Command::Bc(a) => a.run.partition.kind(),
+        Command::Tc(a) => a.run.partition.kind(),
+        Command::Generate(_) | Command::Convert(_) | Command::Plan(_) => {
+            graph_core::PartitionKind::Block
+        }
+    }
+}
+
 fn main() {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     // `plan --ranks N` describes a run; it starts nothing.
@@ -194,6 +210,7 @@ fn main() {
     let cli = Cli::parse_from(argv);
     graph::set_memory_context(graph::MemoryContext {
         workload: workload(&cli.command),
+        partition: partition(&cli.command),
         rank: u32::try_from(rank).unwrap_or(u32::MAX),
         ranks: u32::try_from(ranks).unwrap_or(u32::MAX),
     });

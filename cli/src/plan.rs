@@ -156,22 +156,54 @@ pub fn run(args: &PlanArgs) -> Result<()> {
             }
         },
     };
-    let shape = Shape {
-        scale: args.scale,
-        edgefactor: args.edgefactor,
-        ranks: args.ranks,
-        threads_per_rank: u32::try_from(threads).unwrap_or(u32::MAX),
+    let t = u32::try_from(threads).unwrap_or(u32::MAX);
+    let shape = Shape::even(args.scale, args.edgefactor, args.ranks, t);
+    // The ranks' shares of the Graph500 graph (reference seeds) under the
+    // default block partition, as a run would check them.
+    let shares = if args.ranks > 1 {
+        let cfg = generators::Graph500Config {
+            edgefactor: args.edgefactor,
+            ..generators::Graph500Config::with_scale(args.scale)
+        };
+        match generators::Kronecker::new(cfg) {
+            Ok(k) => crate::graph::rank_shares(&k, graph_core::PartitionKind::Block, args.ranks, t),
+            Err(_) => Vec::new(),
+        }
+    } else {
+        Vec::new()
     };
-    output::print_stdout(&render(args.command, shape, memory, source, args.bytes))
+    output::print_stdout(&render(
+        args.command,
+        shape,
+        &shares,
+        memory,
+        source,
+        args.bytes,
+    ))
 }
 
-/// The report (separate for tests).
-pub fn render(workload: Workload, shape: Shape, memory: u64, source: &str, bytes: bool) -> String {
+/// The report (separate for tests). `shares` are the ranks' shares of the
+/// edges ([`Shape::share_permille`]; empty: even): rank 0's column uses its
+/// own, the other ranks' column the heaviest of theirs.
+pub fn render(
+    workload: Workload,
+    shape: Shape,
+    shares: &[u32],
+    memory: u64,
+    source: &str,
+    bytes: bool,
+) -> String {
     let size = |b: u64| if bytes { b.to_string() } else { human_bytes(b) };
+    let zero_share = shares.first().copied().unwrap_or(1000);
+    let other_share = shares.iter().skip(1).copied().max().unwrap_or(1000);
+    let with = |share: u32| Shape {
+        share_permille: share,
+        ..shape
+    };
     // As a run with `memory` per rank would: slices kept where that fits.
-    let zero = memory::estimate_rank_fitting(workload, shape, 0, memory);
-    let other =
-        (shape.ranks > 1).then(|| memory::estimate_rank_fitting(workload, shape, 1, memory));
+    let zero = memory::estimate_rank_fitting(workload, with(zero_share), 0, memory);
+    let other = (shape.ranks > 1)
+        .then(|| memory::estimate_rank_fitting(workload, with(other_share), 1, memory));
     let n = 1u64 << shape.scale;
     let mut out = format!(
         "plan: {} at SCALE {}, edgefactor {} ({} vertices, {} edges) on {} rank(s) x {} thread(s), {} per rank ({}), current implementation\n",
@@ -232,6 +264,15 @@ pub fn render(workload: Workload, shape: Shape, memory: u64, source: &str, bytes
         if worst <= memory { "yes" } else { "no" }
     ));
     out.push_str("(\"allocates\": what the phase adds on rank 0; the rank columns: resident at the phase's peak)\n");
+    if shares.len() > 1 {
+        let heaviest = zero_share.max(other_share);
+        out.push_str(&format!(
+            "(the block partition does not split a Graph500 graph's edges evenly: the heaviest rank holds {}.{}% more than an even share; {} counts with its own share, {others} with the heaviest of theirs)\n",
+            (heaviest - 1000) / 10,
+            (heaviest - 1000) % 10,
+            "rank 0",
+        ));
+    }
     if workload.streams() {
         let how = |keeps: bool| {
             if keeps {
@@ -274,13 +315,29 @@ fn verdict(
         human_bytes(worst),
         human_bytes(worst - memory)
     );
-    match memory::ranks_needed(
-        workload,
-        shape.scale,
-        shape.edgefactor,
-        shape.threads_per_rank,
-        memory,
-    ) {
+    // The ranks' real shares of the generated graph for each count.
+    let cfg = generators::Graph500Config {
+        edgefactor: shape.edgefactor,
+        ..generators::Graph500Config::with_scale(shape.scale)
+    };
+    let needed = match generators::Kronecker::new(cfg) {
+        Ok(k) => memory::ranks_needed_with(
+            workload,
+            shape.scale,
+            shape.edgefactor,
+            shape.threads_per_rank,
+            memory,
+            &crate::graph::heaviest_share(&k, shape.threads_per_rank),
+        ),
+        Err(_) => memory::ranks_needed(
+            workload,
+            shape.scale,
+            shape.edgefactor,
+            shape.threads_per_rank,
+            memory,
+        ),
+    };
+    match needed {
         Some(r) => text.push_str(&format!(
             "; it fits on {r} ranks of {} each (--ranks {r})",
             human_bytes(memory)
@@ -347,12 +404,7 @@ mod tests {
     }
 
     fn shape(scale: u32, edgefactor: u32, ranks: u32, threads: u32) -> Shape {
-        Shape {
-            scale,
-            edgefactor,
-            ranks,
-            threads_per_rank: threads,
-        }
+        Shape::even(scale, edgefactor, ranks, threads)
     }
 
     #[test]
@@ -360,6 +412,7 @@ mod tests {
         let text = render(
             Workload::Sssp,
             shape(20, 16, 1, 2),
+            &[],
             24 << 30,
             "given",
             false,
@@ -377,7 +430,14 @@ mod tests {
         // SSSP at SCALE 22 on 1 GiB ranks: more ranks spread the shards
         // and the kernel state.
         let avail = 1 << 30;
-        let text = render(Workload::Sssp, shape(22, 16, 1, 2), avail, "given", false);
+        let text = render(
+            Workload::Sssp,
+            shape(22, 16, 1, 2),
+            &[],
+            avail,
+            "given",
+            false,
+        );
         assert!(text.contains("verdict: does not fit"), "{text}");
         let r: u32 = text
             .split("(--ranks ")
@@ -385,7 +445,14 @@ mod tests {
             .and_then(|t| t.split(')').next())
             .and_then(|t| t.parse().ok())
             .unwrap_or_else(|| panic!("no rank advice: {text}"));
-        let again = render(Workload::Sssp, shape(22, 16, r, 2), avail, "given", false);
+        let again = render(
+            Workload::Sssp,
+            shape(22, 16, r, 2),
+            &[],
+            avail,
+            "given",
+            false,
+        );
         assert!(again.contains("verdict: fits"), "{again}");
         assert!(
             again.contains(&format!("ranks 1-{}", r - 1)) || r == 2,
@@ -395,17 +462,38 @@ mod tests {
 
     #[test]
     fn the_dissertation_shape_and_a_smaller_rack() {
-        let text = render(Workload::Sssp, shape(27, 32, 12, 32), 188 << 30, "", false);
+        let text = render(
+            Workload::Sssp,
+            shape(27, 32, 12, 32),
+            &[],
+            188 << 30,
+            "",
+            false,
+        );
         assert!(text.contains("ranks 1-11"), "{text}");
         assert!(text.contains("verdict: fits"), "{text}");
         // Four 64 GiB machines fit both edge factors; four 24 GiB ones do
         // not: the per-trustee `best` arrays of 32 threads (16 GiB) leave
         // too little room, and more ranks of the same size do fit.
         for ef in [16, 32] {
-            let text = render(Workload::Sssp, shape(27, ef, 4, 32), 64 << 30, "", false);
+            let text = render(
+                Workload::Sssp,
+                shape(27, ef, 4, 32),
+                &[],
+                64 << 30,
+                "",
+                false,
+            );
             assert!(text.contains("verdict: fits"), "{text}");
         }
-        let text = render(Workload::Sssp, shape(27, 16, 4, 32), 24 << 30, "", false);
+        let text = render(
+            Workload::Sssp,
+            shape(27, 16, 4, 32),
+            &[],
+            24 << 30,
+            "",
+            false,
+        );
         assert!(text.contains("ranks 1-3"), "{text}");
         assert!(text.contains("verdict: does not fit"), "{text}");
         assert!(text.contains("(--ranks 16)"), "{text}");

@@ -80,6 +80,8 @@ fn plan_says_what_does_not_fit_and_how_many_ranks_would() {
         &r.to_string(),
     ]));
     assert!(again.contains("verdict: fits"), "{again}");
+    // The advice uses the ranks' real shares of the generated graph, so
+    // it is the fewest.
     let fewer = ok(&run(&[
         "plan",
         "--scale",

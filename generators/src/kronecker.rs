@@ -95,6 +95,11 @@ impl Kronecker {
         &self.cfg
     }
 
+    /// The vertex-id scrambling of this graph.
+    pub(crate) fn scrambler(&self) -> &Scrambler {
+        &self.scrambler
+    }
+
     /// The base MRG state (from the two user seeds).
     pub fn base_state(&self) -> MrgState {
         self.base

@@ -53,6 +53,7 @@ mod kronecker;
 pub mod mrg;
 mod roots;
 mod scramble;
+mod shares;
 
 pub use config::{ConfigError, Graph500Config, MAX_SCALE};
 pub use kronecker::{Edge, Edges, Kronecker};

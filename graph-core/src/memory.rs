@@ -167,6 +167,39 @@ pub struct Shape {
     pub ranks: u32,
     /// Trustees per rank (at least 1).
     pub threads_per_rank: u32,
+    /// The estimated rank's share of the graph's edge endpoints (its
+    /// adjacency entries), relative to an even split, in thousandths:
+    /// 1000 for an even split. A partition need not split evenly: the
+    /// Graph500 generator's fixed scrambling leaves the last of 4 blocks of
+    /// ids 12% above average at SCALE 20 (1120), see
+    /// `generators::Kronecker::expected_endpoint_shares`. Values below 1000
+    /// count as 1000.
+    pub share_permille: u32,
+}
+
+impl Shape {
+    /// A shape whose ranks hold even shares.
+    pub fn even(scale: u32, edgefactor: u32, ranks: u32, threads_per_rank: u32) -> Shape {
+        Shape {
+            scale,
+            edgefactor,
+            ranks,
+            threads_per_rank,
+            share_permille: 1000,
+        }
+    }
+}
+
+/// `share` (a fraction of the whole) relative to an even split over
+/// `ranks`, in thousandths, rounded up: the [`Shape::share_permille`] of a
+/// rank that holds `share`.
+pub fn share_permille(share: f64, ranks: u32) -> u32 {
+    let p = (share * f64::from(ranks.max(1)) * 1000.0).ceil();
+    if p.is_finite() && p > 0.0 {
+        (p as u32).max(1000)
+    } else {
+        1000
+    }
 }
 
 /// Per-rank memory needs of a run.
@@ -224,6 +257,9 @@ struct Sizes {
     ranks: Wide,
     threads: Wide,
     trustees: Wide,
+    /// This rank's share of the entries relative to an even split, in
+    /// thousandths.
+    share: Wide,
 }
 
 impl Sizes {
@@ -237,7 +273,12 @@ impl Sizes {
             ranks,
             threads,
             trustees: ranks * threads,
+            share: Wide::from(s.share_permille.max(1000)),
         }
+    }
+    /// Records (input edges) whose entries one rank holds, with its share.
+    fn m_rank(&self) -> Wide {
+        (self.m * self.share).div_ceil(1000 * self.ranks)
     }
     /// Vertices one rank owns (the partitions split evenly up to one).
     fn n_rank(&self) -> Wide {
@@ -245,7 +286,7 @@ impl Sizes {
     }
     /// Adjacency entries one rank owns (at most 2 per record).
     fn entries_rank(&self) -> Wide {
-        (2 * self.m).div_ceil(self.ranks)
+        (2 * self.m * self.share).div_ceil(1000 * self.ranks)
     }
     /// The CSR of `shards` trustees holding `entries` entries and
     /// `vertices` vertices: targets and weights, offsets (`n + 1` each).
@@ -304,7 +345,7 @@ pub fn construction_bytes(shape: Shape, rank: u32) -> (u64, u64) {
 ///
 /// ```
 /// use graph_core::memory::{estimate_rank, Shape, Workload};
-/// let one = Shape { scale: 20, edgefactor: 16, ranks: 1, threads_per_rank: 2 };
+/// let one = Shape::even(20, 16, 1, 2);
 /// let e = estimate_rank(Workload::Sssp, one, 0);
 /// // Shards (16 B per edge) and SSSP's per-vertex state; no edge list, no
 /// // copy of the rows, and the generated slices are not kept (they would
@@ -335,7 +376,7 @@ pub fn estimate_rank(workload: Workload, shape: Shape, rank: u32) -> MemoryEstim
 ///
 /// ```
 /// use graph_core::memory::{estimate_rank, estimate_rank_fitting, Shape, Workload};
-/// let s = Shape { scale: 22, edgefactor: 16, ranks: 1, threads_per_rank: 2 };
+/// let s = Shape::even(22, 16, 1, 2);
 /// let least = estimate_rank(Workload::Sssp, s, 0);
 /// let roomy = estimate_rank_fitting(Workload::Sssp, s, 0, 24 << 30);
 /// assert!(roomy.keeps_slice && !least.keeps_slice);
@@ -462,7 +503,7 @@ fn estimate_rank_as(
     // 2 threads); BFS 0.5 B.
     // Rank 0 also receives the other ranks' parts of each answer serialized
     // (about 12 B per remote vertex in flight while it gathers).
-    let m_rank = z.m.div_ceil(z.ranks);
+    let m_rank = z.m_rank();
     let arrivals = if root_rank { 12 * (n - nr) } else { 0 };
     let sssp_in_flight = if z.ranks > 1 { 2 * m_rank } else { m_rank / 2 };
     let sssp = (4 * n * t + 64 * nr, sssp_in_flight + arrivals, gather(16));
@@ -591,12 +632,7 @@ pub fn estimate(
     ranks: u32,
     threads_per_rank: u32,
 ) -> MemoryEstimate {
-    let shape = Shape {
-        scale,
-        edgefactor,
-        ranks: ranks.max(1),
-        threads_per_rank: threads_per_rank.max(1),
-    };
+    let shape = Shape::even(scale, edgefactor, ranks.max(1), threads_per_rank.max(1));
     let zero = estimate_rank(workload, shape, 0);
     let other = (shape.ranks > 1).then(|| estimate_rank(workload, shape, 1));
     let mut worst = zero;
@@ -644,13 +680,21 @@ pub fn largest_fitting_scale(
     })
 }
 
+/// The share [`ranks_needed`] assumes for every rank of a count above
+/// one (25% above an even split): partitions of Graph500 graphs reach
+/// about 1.19 at 8-12 ranks (see [`Shape::share_permille`]), and each
+/// rank checks its own share when it runs.
+pub const ADVICE_SHARE_PERMILLE: u32 = 1250;
+
 /// Most ranks [`ranks_needed`] tries.
 pub const MAX_RANKS: u32 = 1 << 16;
 
 /// Fewest ranks, each with `available` bytes, on which every rank's
 /// estimate fits (`None` when no count up to [`MAX_RANKS`] does: today
 /// every rank holds the whole edge list and rank 0 builds every shard, so
-/// adding ranks stops helping once those alone exceed `available`).
+/// adding ranks stops helping once those alone exceed `available`). Every
+/// rank of a count above one is taken to hold [`ADVICE_SHARE_PERMILLE`] of
+/// an even share of the edges; [`ranks_needed_with`] takes the shares.
 pub fn ranks_needed(
     workload: Workload,
     scale: u32,
@@ -658,14 +702,40 @@ pub fn ranks_needed(
     threads_per_rank: u32,
     available: u64,
 ) -> Option<u32> {
-    let need = |r: u32| estimate(workload, scale, edgefactor, r, threads_per_rank).per_rank_bytes;
-    // Rank 0's floor does not depend on the rank count: stop early.
-    let shape = Shape {
+    let allowance = |r: u32| if r > 1 { ADVICE_SHARE_PERMILLE } else { 1000 };
+    ranks_needed_with(
+        workload,
         scale,
         edgefactor,
-        ranks: 1,
-        threads_per_rank: threads_per_rank.max(1),
+        threads_per_rank,
+        available,
+        &allowance,
+    )
+}
+
+/// [`ranks_needed`] where `heaviest(r)` is the largest share of the edges a
+/// rank of `r` holds ([`Shape::share_permille`]; e.g. from the generator).
+pub fn ranks_needed_with(
+    workload: Workload,
+    scale: u32,
+    edgefactor: u32,
+    threads_per_rank: u32,
+    available: u64,
+    heaviest: &dyn Fn(u32) -> u32,
+) -> Option<u32> {
+    // Every rank as the heaviest may be: the advice names a count on which
+    // each rank's own check (with its real share) passes.
+    let need = |r: u32| {
+        let shape = Shape {
+            share_permille: heaviest(r),
+            ..Shape::even(scale, edgefactor, r, threads_per_rank.max(1))
+        };
+        let zero = estimate_rank(workload, shape, 0).per_rank_bytes;
+        let other = (r > 1).then(|| estimate_rank(workload, shape, 1).per_rank_bytes);
+        zero.max(other.unwrap_or(0))
     };
+    // Rank 0's floor does not depend on the rank count: stop early.
+    let shape = Shape::even(scale, edgefactor, 1, threads_per_rank.max(1));
     let floor = BASE_BYTES
         .saturating_add(edge_list_bytes(shape, 0))
         .saturating_add(construction_bytes(shape, 0).0);
@@ -776,12 +846,7 @@ impl fmt::Display for MemoryRefusal {
                 e.scale,
                 why_no_rank_count_fits(
                     e.workload,
-                    Shape {
-                        scale: e.scale,
-                        edgefactor: e.edgefactor,
-                        ranks: e.ranks,
-                        threads_per_rank: e.threads_per_rank
-                    }
+                    Shape::even(e.scale, e.edgefactor, e.ranks, e.threads_per_rank)
                 ),
             )?,
         }
@@ -805,7 +870,7 @@ impl std::error::Error for MemoryRefusal {}
 ///
 /// ```
 /// use graph_core::memory::{check_fits, estimate_rank, Shape, Workload};
-/// let shape = Shape { scale: 26, edgefactor: 16, ranks: 1, threads_per_rank: 2 };
+/// let shape = Shape::even(26, 16, 1, 2);
 /// let e = estimate_rank(Workload::Sssp, shape, 0);
 /// let refusal = check_fits(&e, 1 << 30).unwrap_err();
 /// let text = refusal.to_string();
@@ -939,12 +1004,35 @@ mod tests {
     use super::*;
 
     fn shape(scale: u32, ranks: u32, threads: u32) -> Shape {
-        Shape {
-            scale,
-            edgefactor: 16,
-            ranks,
-            threads_per_rank: threads,
-        }
+        Shape::even(scale, 16, ranks, threads)
+    }
+
+    #[test]
+    fn a_heavier_share_raises_the_edge_terms_only() {
+        let even = shape(22, 4, 1);
+        let heavy = Shape {
+            share_permille: 1120,
+            ..even
+        };
+        let (e, h) = (
+            estimate_rank(Workload::Sssp, even, 3),
+            estimate_rank(Workload::Sssp, heavy, 3),
+        );
+        // The shards (8 B per entry) and in-flight records grow by 12%,
+        // per-vertex state does not.
+        let entries = 2 * (16u64 << 22) / 4;
+        let grown = h.per_rank_bytes - e.per_rank_bytes;
+        assert!(grown >= 8 * entries * 12 / 100, "{grown}");
+        assert!(h.per_rank_bytes < e.per_rank_bytes * 112 / 100);
+        // Below an even split counts as even.
+        let light = Shape {
+            share_permille: 900,
+            ..even
+        };
+        assert_eq!(estimate_rank(Workload::Sssp, light, 3), e);
+        assert_eq!(share_permille(0.28, 4), 1120);
+        assert_eq!(share_permille(0.2, 4), 1000);
+        assert_eq!(share_permille(f64::NAN, 4), 1000);
     }
 
     #[test]
@@ -1044,15 +1132,26 @@ mod tests {
                 match r.ranks_needed {
                     Some(need) => {
                         assert!(text.contains(&format!("--ranks {need}")), "{text}");
+                        // Every rank fits, even the heaviest a partition
+                        // makes (up to the advice's allowance).
+                        let heavy = |r: u32| Shape {
+                            share_permille: if r > 1 { ADVICE_SHARE_PERMILLE } else { 1000 },
+                            ..shape(scale, r, 2)
+                        };
                         for rank in 0..need {
-                            let mine = estimate_rank(w, shape(scale, need, 2), rank);
+                            let mine = estimate_rank(w, heavy(need), rank);
                             assert!(
                                 check_fits(&mine, avail).is_ok(),
                                 "{w:?} rank {rank} of {need}"
                             );
                         }
+                        // And no smaller count would.
                         for fewer in 1..need {
-                            assert!(estimate(w, scale, 16, fewer, 2).per_rank_bytes > avail);
+                            let worst = (0..fewer.min(2))
+                                .map(|rank| estimate_rank(w, heavy(fewer), rank).per_rank_bytes)
+                                .max()
+                                .unwrap();
+                            assert!(worst > avail, "{w:?} {fewer} ranks would fit");
                         }
                     }
                     None => {
