@@ -110,8 +110,13 @@ pub fn check_colocated(command: &crate::args::Command, ranks: usize) -> Result<(
     if e.total_bytes <= avail {
         return Ok(());
     }
+    let why = if workload.streams() {
+        "and each rank adds its own runtime, tables and per-trustee arrays of the whole graph, so more ranks on one host need more memory together, not less"
+    } else {
+        "and today every rank of this command holds the whole edge list, so more ranks on one host need more memory, not less"
+    };
     let what = format!(
-        "{ranks} ranks of {} at SCALE {scale} on this host need about {} together (the largest {}), but only {} is available here (MemAvailable): ranks started by --ranks share this host's memory, and today every rank holds the whole edge list, so more ranks on one host need more memory, not less. Use fewer ranks or a smaller SCALE here, or one rank per host (docs/rack.md); per phase: gossamer-graph plan --command {} --scale {scale} --edgefactor {edgefactor} --ranks {ranks} --threads {t}",
+        "{ranks} ranks of {} at SCALE {scale} on this host need about {} together (the largest {}), but only {} is available here (MemAvailable): ranks started by --ranks share this host's memory, {why}. Use fewer ranks or a smaller SCALE here, or one rank per host (docs/rack.md); per phase: gossamer-graph plan --command {} --scale {scale} --edgefactor {edgefactor} --ranks {ranks} --threads {t}",
         workload.name(),
         human_bytes(e.total_bytes),
         human_bytes(e.per_rank_bytes),

@@ -703,7 +703,7 @@ pub fn ranks_needed(
     available: u64,
 ) -> Option<u32> {
     let allowance = |r: u32| if r > 1 { ADVICE_SHARE_PERMILLE } else { 1000 };
-    ranks_needed_with(
+    first_fitting(
         workload,
         scale,
         edgefactor,
@@ -714,7 +714,11 @@ pub fn ranks_needed(
 }
 
 /// [`ranks_needed`] where `heaviest(r)` is the largest share of the edges a
-/// rank of `r` holds ([`Shape::share_permille`]; e.g. from the generator).
+/// rank of `r` holds ([`Shape::share_permille`]; e.g. from the generator,
+/// which costs a pass over the vertices per call). It is asked only
+/// between the count an even split needs (no fewer can do) and the count
+/// [`ranks_needed`] names, at most [`MAX_SHARE_QUERIES`] times; past that
+/// the latter is the answer.
 pub fn ranks_needed_with(
     workload: Workload,
     scale: u32,
@@ -723,17 +727,63 @@ pub fn ranks_needed_with(
     available: u64,
     heaviest: &dyn Fn(u32) -> u32,
 ) -> Option<u32> {
-    // Every rank as the heaviest may be: the advice names a count on which
-    // each rank's own check (with its real share) passes.
-    let need = |r: u32| {
-        let shape = Shape {
-            share_permille: heaviest(r),
-            ..Shape::even(scale, edgefactor, r, threads_per_rank.max(1))
-        };
-        let zero = estimate_rank(workload, shape, 0).per_rank_bytes;
-        let other = (r > 1).then(|| estimate_rank(workload, shape, 1).per_rank_bytes);
-        zero.max(other.unwrap_or(0))
+    let even = first_fitting(
+        workload,
+        scale,
+        edgefactor,
+        threads_per_rank,
+        available,
+        &|_| 1000,
+    )?;
+    let allowed = ranks_needed(workload, scale, edgefactor, threads_per_rank, available);
+    let last = allowed
+        .unwrap_or(MAX_RANKS)
+        .min(even.saturating_add(MAX_SHARE_QUERIES - 1));
+    let fits = |r: u32| {
+        need_with(
+            workload,
+            scale,
+            edgefactor,
+            threads_per_rank,
+            r,
+            heaviest(r),
+        ) <= available
     };
+    (even..=last).find(|&r| fits(r)).or(allowed)
+}
+
+/// Most shares [`ranks_needed_with`] asks for.
+pub const MAX_SHARE_QUERIES: u32 = 8;
+
+/// The larger of rank 0's and rank 1's estimates on `ranks` ranks whose
+/// heaviest holds `share` (both taken as that heavy).
+fn need_with(
+    workload: Workload,
+    scale: u32,
+    edgefactor: u32,
+    threads_per_rank: u32,
+    ranks: u32,
+    share: u32,
+) -> u64 {
+    let shape = Shape {
+        share_permille: share,
+        ..Shape::even(scale, edgefactor, ranks, threads_per_rank.max(1))
+    };
+    let zero = estimate_rank(workload, shape, 0).per_rank_bytes;
+    let other = (ranks > 1).then(|| estimate_rank(workload, shape, 1).per_rank_bytes);
+    zero.max(other.unwrap_or(0))
+}
+
+/// The first rank count whose heaviest rank (share `share(r)`) fits.
+fn first_fitting(
+    workload: Workload,
+    scale: u32,
+    edgefactor: u32,
+    threads_per_rank: u32,
+    available: u64,
+    share: &dyn Fn(u32) -> u32,
+) -> Option<u32> {
+    let need = |r: u32| need_with(workload, scale, edgefactor, threads_per_rank, r, share(r));
     // Rank 0's floor does not depend on the rank count: stop early.
     let shape = Shape::even(scale, edgefactor, 1, threads_per_rank.max(1));
     let floor = BASE_BYTES
@@ -1005,6 +1055,37 @@ mod tests {
 
     fn shape(scale: u32, ranks: u32, threads: u32) -> Shape {
         Shape::even(scale, 16, ranks, threads)
+    }
+
+    #[test]
+    fn the_advice_asks_for_few_shares_and_never_when_nothing_fits() {
+        use std::cell::Cell;
+        let w = Workload::Sssp;
+        let asked = Cell::new(0u32);
+        // SCALE 22 on 1 GiB ranks needs a few ranks.
+        let even = ranks_needed_with(w, 22, 16, 2, 1 << 30, &|_| {
+            asked.set(asked.get() + 1);
+            1000
+        })
+        .unwrap();
+        let allowed = ranks_needed(w, 22, 16, 2, 1 << 30).unwrap();
+        assert!(even <= allowed && asked.get() == 1, "{even} {allowed}");
+        // A share heavier than the allowance: at most MAX_SHARE_QUERIES
+        // asks, then the allowance's answer.
+        asked.set(0);
+        let heavy = ranks_needed_with(w, 22, 16, 2, 1 << 30, &|_| {
+            asked.set(asked.get() + 1);
+            4000
+        });
+        assert!(asked.get() <= MAX_SHARE_QUERIES);
+        assert!(heavy.unwrap() >= even);
+        // Nothing fits 1 MiB: no share is asked for.
+        asked.set(0);
+        let none = ranks_needed_with(w, 30, 16, 2, 1 << 20, &|_| {
+            asked.set(asked.get() + 1);
+            1000
+        });
+        assert_eq!((none, asked.get()), (None, 0));
     }
 
     #[test]
