@@ -531,6 +531,9 @@ pub fn rank_shares(
     ranks: u32,
     threads: u32,
 ) -> Vec<u32> {
+    if ranks <= 1 {
+        return vec![1000; ranks as usize];
+    }
     let Ok(p) = graph_core::Partition::new(partition, kron.num_vertices(), ranks, threads) else {
         return vec![1000; ranks as usize];
     };
@@ -542,10 +545,14 @@ pub fn rank_shares(
 }
 
 /// The heaviest rank's share of a generated graph's edges for each rank
-/// count (block partition), for the advice of a refusal.
-pub fn heaviest_share(kron: &Kronecker, threads: u32) -> impl Fn(u32) -> u32 + '_ {
+/// count under `partition`, for the advice of a refusal.
+pub fn heaviest_share(
+    kron: &Kronecker,
+    partition: graph_core::PartitionKind,
+    threads: u32,
+) -> impl Fn(u32) -> u32 + '_ {
     move |ranks| {
-        rank_shares(kron, graph_core::PartitionKind::Block, ranks, threads)
+        rank_shares(kron, partition, ranks, threads)
             .into_iter()
             .max()
             .unwrap_or(1000)
@@ -767,7 +774,7 @@ pub fn load_streamed(
     let shares = rank_shares(&kron, ctx.partition, ctx.ranks, t);
     let share_of = |rank: u32| shares.get(rank as usize).copied().unwrap_or(1000);
     {
-        let heaviest = heaviest_share(&kron, t);
+        let heaviest = heaviest_share(&kron, ctx.partition, t);
         check_memory(
             scale,
             gen.edgefactor,

@@ -332,7 +332,11 @@ fn verdict(
             shape.edgefactor,
             shape.threads_per_rank,
             memory,
-            &crate::graph::heaviest_share(&k, shape.threads_per_rank),
+            &crate::graph::heaviest_share(
+                &k,
+                graph_core::PartitionKind::Block,
+                shape.threads_per_rank,
+            ),
         ),
         Err(_) => memory::ranks_needed(
             workload,
