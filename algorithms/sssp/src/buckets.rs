@@ -20,8 +20,8 @@
 use std::collections::BTreeMap;
 
 /// Slots of the ring: buckets `base..base + RING` are O(1) to push to and
-/// take from. A power of two. At the default Δ (0.005) a weight-1 edge spans
-/// 200 buckets, so the ring covers every push of a Graph500 search.
+/// take from. A power of two. At the default Δ (0.001) a weight-1 edge spans
+/// 1000 buckets, so the ring covers every push of a Graph500 search.
 pub(crate) const RING: usize = 4096;
 const MASK: u64 = RING as u64 - 1;
 const WORDS: usize = RING / 64;

@@ -18,8 +18,8 @@
 //! relaxations, one round per distinct distance), Δ -> ∞ is Bellman-Ford. For
 //! Graph500 weights (uniform in (0, 1], about 30 edges per vertex) a small Δ
 //! wins, as in GAPBS: since sparse buckets share agreements (epochs, below)
-//! 0.002-0.005 is best, with 10-25 % fewer scans than 0.01; the default,
-//! [`DEFAULT_DELTA`], is taken from that range (see `results/kernels/delta.md`).
+//! 0.0005-0.002 is best on a quiet machine; the default, [`DEFAULT_DELTA`],
+//! is taken from that range (see `results/kernels/delta.md`, run D).
 //! Any positive normal Δ works ([`check_delta`]): the buckets near the current
 //! one are a fixed ring and the later ones a sparse map, so memory does not
 //! grow with `max distance / Δ`.
@@ -101,12 +101,14 @@ use graph_core::sharded::{KernelError, ShardedGraph, TrusteeCtx, TrusteeState};
 use graph_kernel::adjacency::{self, gather_parents, Adjacency, LightHeavy, NO_FLAT};
 use graph_kernel::outbox::{ship, Outbox};
 
-/// Δ used by [`SsspConfig::default`]: the flat optimum (0.002-0.005) of the
-/// sweep on Graph500 graphs at SCALE 16-22 with 2 threads
-/// (`results/kernels/delta.md`, run C). The one place the number is written:
+/// Δ used by [`SsspConfig::default`]: the middle of the flat optimum
+/// (0.0005-0.002) of the sweep on Graph500 graphs at SCALE 18-22 with 2
+/// threads on a quiet machine, one process and 2 ranks alike
+/// (`results/kernels/delta.md`, run D; 0.005, chosen under load 4-5, was
+/// 15-32% slower). The one place the number is written:
 /// the CLI's `--delta` default (and its help), its error hints and
 /// [`check_delta`]'s messages take it from here.
-pub const DEFAULT_DELTA: f32 = 0.005;
+pub const DEFAULT_DELTA: f32 = 0.001;
 
 /// Why `delta` cannot be a bucket width, or `Ok` when it can: it must be a
 /// positive, finite, normal `f32` (so that `1/Δ` is finite). The reason is a
