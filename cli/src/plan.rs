@@ -165,17 +165,11 @@ pub fn run(args: &PlanArgs) -> Result<()> {
     let shape = Shape::even(args.scale, args.edgefactor, args.ranks, t);
     // The ranks' shares of the Graph500 graph (reference seeds) under the
     // default block partition, as a run would check them.
-    let shares = if args.ranks > 1 {
-        let cfg = generators::Graph500Config {
-            edgefactor: args.edgefactor,
-            ..generators::Graph500Config::with_scale(args.scale)
-        };
-        match generators::Kronecker::new(cfg) {
-            Ok(k) => crate::graph::rank_shares(&k, graph_core::PartitionKind::Block, args.ranks, t),
-            Err(_) => Vec::new(),
+    let shares = match reference_graph(args.scale, args.edgefactor) {
+        Some(k) if args.ranks > 1 => {
+            crate::graph::rank_shares(&k, graph_core::PartitionKind::Block, args.ranks, t)
         }
-    } else {
-        Vec::new()
+        _ => Vec::new(),
     };
     output::print_stdout(&render(
         args.command,
@@ -185,6 +179,16 @@ pub fn run(args: &PlanArgs) -> Result<()> {
         source,
         args.bytes,
     ))
+}
+
+/// The Graph500 graph a plan describes (the reference's seeds), when the
+/// generator accepts `scale` and `edgefactor`.
+fn reference_graph(scale: u32, edgefactor: u32) -> Option<generators::Kronecker> {
+    let cfg = generators::Graph500Config {
+        edgefactor,
+        ..generators::Graph500Config::with_scale(scale)
+    };
+    generators::Kronecker::new(cfg).ok()
 }
 
 /// The report (separate for tests). `shares` are the ranks' shares of the
@@ -272,10 +276,9 @@ pub fn render(
     if shares.len() > 1 {
         let heaviest = zero_share.max(other_share);
         out.push_str(&format!(
-            "(the block partition does not split a Graph500 graph's edges evenly: the heaviest rank holds {}.{}% more than an even share; {} counts with its own share, {others} with the heaviest of theirs)\n",
+            "(the block partition does not split a Graph500 graph's edges evenly: the heaviest rank holds {}.{}% more than an even share; rank 0 counts with its own share, {others} with the heaviest of theirs)\n",
             (heaviest - 1000) / 10,
             (heaviest - 1000) % 10,
-            "rank 0",
         ));
     }
     if workload.streams() {
@@ -321,12 +324,8 @@ fn verdict(
         human_bytes(worst - memory)
     );
     // The ranks' real shares of the generated graph for each count.
-    let cfg = generators::Graph500Config {
-        edgefactor: shape.edgefactor,
-        ..generators::Graph500Config::with_scale(shape.scale)
-    };
-    let needed = match generators::Kronecker::new(cfg) {
-        Ok(k) => memory::ranks_needed_with(
+    let needed = match reference_graph(shape.scale, shape.edgefactor) {
+        Some(k) => memory::ranks_needed_with(
             workload,
             shape.scale,
             shape.edgefactor,
@@ -338,7 +337,7 @@ fn verdict(
                 shape.threads_per_rank,
             ),
         ),
-        Err(_) => memory::ranks_needed(
+        None => memory::ranks_needed(
             workload,
             shape.scale,
             shape.edgefactor,

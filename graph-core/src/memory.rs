@@ -496,9 +496,9 @@ fn estimate_rank_as(
     // Outgoing records waiting in the outboxes and request queues grow with
     // the share of edges a pass sends before the peers drain them, more so
     // when ranks wait for cores: SSSP 2 B per own edge with several ranks
-    // (measured per rank with 2 ranks x 1 thread at SCALE 20 and 22 on 2
-    // cores; 4 ranks x 1 thread on those 2 cores need about 3.5 B on the
-    // last rank, which this leaves 6% under), 0.5 B in one process, where
+    // (measured per rank with 2 ranks x 1 thread at SCALE 20 and 22 and
+    // 4 ranks x 1 thread at SCALE 20 on 2 cores, each rank with its own
+    // share of the edges), 0.5 B in one process, where
     // the trustees drain each other's records within a pass (SCALE 20-24,
     // 2 threads); BFS 0.5 B.
     // Rank 0 also receives the other ranks' parts of each answer serialized
@@ -632,7 +632,16 @@ pub fn estimate(
     ranks: u32,
     threads_per_rank: u32,
 ) -> MemoryEstimate {
-    let shape = Shape::even(scale, edgefactor, ranks.max(1), threads_per_rank.max(1));
+    estimate_shape(
+        workload,
+        Shape::even(scale, edgefactor, ranks.max(1), threads_per_rank.max(1)),
+    )
+}
+
+/// [`estimate`] for `shape` (its ranks and threads at least one): the
+/// larger of rank 0's and rank 1's estimates, every other rank taken as
+/// rank 1, with the total over all ranks.
+fn estimate_shape(workload: Workload, shape: Shape) -> MemoryEstimate {
     let zero = estimate_rank(workload, shape, 0);
     let other = (shape.ranks > 1).then(|| estimate_rank(workload, shape, 1));
     let mut worst = zero;
@@ -703,14 +712,8 @@ pub fn ranks_needed(
     available: u64,
 ) -> Option<u32> {
     let allowance = |r: u32| if r > 1 { ADVICE_SHARE_PERMILLE } else { 1000 };
-    first_fitting(
-        workload,
-        scale,
-        edgefactor,
-        threads_per_rank,
-        available,
-        &allowance,
-    )
+    let one = Shape::even(scale, edgefactor, 1, threads_per_rank.max(1));
+    first_fitting(workload, one, available, &allowance)
 }
 
 /// [`ranks_needed`] where `heaviest(r)` is the largest share of the edges a
@@ -727,73 +730,48 @@ pub fn ranks_needed_with(
     available: u64,
     heaviest: &dyn Fn(u32) -> u32,
 ) -> Option<u32> {
-    let even = first_fitting(
-        workload,
-        scale,
-        edgefactor,
-        threads_per_rank,
-        available,
-        &|_| 1000,
-    )?;
+    let one = Shape::even(scale, edgefactor, 1, threads_per_rank.max(1));
+    let even = first_fitting(workload, one, available, &|_| 1000)?;
     let allowed = ranks_needed(workload, scale, edgefactor, threads_per_rank, available);
     let last = allowed
         .unwrap_or(MAX_RANKS)
         .min(even.saturating_add(MAX_SHARE_QUERIES - 1));
-    let fits = |r: u32| {
-        need_with(
-            workload,
-            scale,
-            edgefactor,
-            threads_per_rank,
-            r,
-            heaviest(r),
-        ) <= available
-    };
-    (even..=last).find(|&r| fits(r)).or(allowed)
+    (even..=last)
+        .find(|&r| need(workload, one, r, heaviest(r)) <= available)
+        .or(allowed)
 }
 
 /// Most shares [`ranks_needed_with`] asks for.
 pub const MAX_SHARE_QUERIES: u32 = 8;
 
-/// The larger of rank 0's and rank 1's estimates on `ranks` ranks whose
-/// heaviest holds `share` (both taken as that heavy).
-fn need_with(
-    workload: Workload,
-    scale: u32,
-    edgefactor: u32,
-    threads_per_rank: u32,
-    ranks: u32,
-    share: u32,
-) -> u64 {
+/// The largest rank's estimate for `one` spread over `ranks` ranks whose
+/// heaviest holds `share` (every rank taken as that heavy).
+fn need(workload: Workload, one: Shape, ranks: u32, share: u32) -> u64 {
     let shape = Shape {
+        ranks,
         share_permille: share,
-        ..Shape::even(scale, edgefactor, ranks, threads_per_rank.max(1))
+        ..one
     };
-    let zero = estimate_rank(workload, shape, 0).per_rank_bytes;
-    let other = (ranks > 1).then(|| estimate_rank(workload, shape, 1).per_rank_bytes);
-    zero.max(other.unwrap_or(0))
+    estimate_shape(workload, shape).per_rank_bytes
 }
 
-/// The first rank count whose heaviest rank (share `share(r)`) fits.
+/// The first rank count over which `one` (a one-rank shape) fits when the
+/// heaviest rank of `r` holds `share(r)`.
 fn first_fitting(
     workload: Workload,
-    scale: u32,
-    edgefactor: u32,
-    threads_per_rank: u32,
+    one: Shape,
     available: u64,
     share: &dyn Fn(u32) -> u32,
 ) -> Option<u32> {
-    let need = |r: u32| need_with(workload, scale, edgefactor, threads_per_rank, r, share(r));
     // Rank 0's floor does not depend on the rank count: stop early.
-    let shape = Shape::even(scale, edgefactor, 1, threads_per_rank.max(1));
     let floor = BASE_BYTES
-        .saturating_add(edge_list_bytes(shape, 0))
-        .saturating_add(construction_bytes(shape, 0).0);
+        .saturating_add(edge_list_bytes(one, 0))
+        .saturating_add(construction_bytes(one, 0).0);
     if !workload.streams() && workload != Workload::Generate && floor > available {
         return None;
     }
     // Not monotone: more ranks shrink the kernel state but add slots.
-    (1..=MAX_RANKS).find(|&r| need(r) <= available)
+    (1..=MAX_RANKS).find(|&r| need(workload, one, r, share(r)) <= available)
 }
 
 /// Why no rank count fits: what rank 0 holds however many ranks there are.
