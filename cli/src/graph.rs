@@ -583,7 +583,7 @@ pub fn check_memory(
             u32::try_from(threads).unwrap_or(u32::MAX),
         )
     };
-    let estimate = slice_choice(ctx, shape, ctx.rank);
+    let estimate = memory::estimate_rank(ctx.workload, shape, ctx.rank);
     let Some(avail) = available_memory() else {
         return Ok(());
     };
@@ -612,24 +612,6 @@ pub fn check_memory(
                 "{refusal} Pass --force to try anyway."
             )))
         }
-    }
-}
-
-/// Rank `rank`'s estimate as the build will follow it: a streamed build
-/// keeps its generated slices between the construction passes (one
-/// generation pass instead of two) when that fits in this host's available
-/// memory shared by the job's ranks (a conservative share when they span
-/// hosts), and generates them twice, for the least memory, otherwise or
-/// when the available memory is unknown.
-fn slice_choice(ctx: MemoryContext, shape: memory::Shape, rank: u32) -> memory::MemoryEstimate {
-    match available_memory() {
-        Some(avail) => memory::estimate_rank_fitting(
-            ctx.workload,
-            shape,
-            rank,
-            avail / u64::from(ctx.ranks.max(1)),
-        ),
-        None => memory::estimate_rank(ctx.workload, shape, rank),
     }
 }
 
@@ -785,28 +767,24 @@ pub fn load_streamed(
         )?;
     }
     // The source travels from rank 0 to every trustee, so it carries the
-    // choice for rank 0 and one for the others (made for the heaviest).
+    // part of the slices rank 0 keeps and the part the others keep (made
+    // for the heaviest): as much as stays under the rank's later peak.
     let shape = memory::Shape::even(scale, gen.edgefactor, ctx.ranks, t);
     let heaviest_other = (1..ctx.ranks).map(share_of).max().unwrap_or(1000);
-    let keeps = |rank: u32| {
-        let share = if rank == 0 {
-            share_of(0)
-        } else {
-            heaviest_other
-        };
-        slice_choice(
-            ctx,
+    let kept = |rank: u32, share: u32| {
+        memory::estimate_rank(
+            ctx.workload,
             memory::Shape {
                 share_permille: share,
                 ..shape
             },
             rank,
         )
-        .keeps_slice
+        .kept_permille
     };
     let source = Graph500Source::new(scale, gen.edgefactor, gen.seed1, gen.seed2)
         .map_err(|e| CliError::new(e.to_string()))?
-        .regenerating(!keeps(0), ctx.ranks > 1 && !keeps(1));
+        .keeping(kept(0, share_of(0)), kept(1, heaviest_other));
     Ok(LoadedGraph {
         storage: Storage::Streamed {
             source,

@@ -209,10 +209,8 @@ pub fn render(
         share_permille: share,
         ..shape
     };
-    // As a run with `memory` per rank would: slices kept where that fits.
-    let zero = memory::estimate_rank_fitting(workload, with(zero_share), 0, memory);
-    let other = (shape.ranks > 1)
-        .then(|| memory::estimate_rank_fitting(workload, with(other_share), 1, memory));
+    let zero = memory::estimate_rank(workload, with(zero_share), 0);
+    let other = (shape.ranks > 1).then(|| memory::estimate_rank(workload, with(other_share), 1));
     let n = 1u64 << shape.scale;
     let mut out = format!(
         "plan: {} at SCALE {}, edgefactor {} ({} vertices, {} edges) on {} rank(s) x {} thread(s), {} per rank ({}), current implementation\n",
@@ -282,20 +280,24 @@ pub fn render(
         ));
     }
     if workload.streams() {
-        let how = |keeps: bool| {
-            if keeps {
-                "each trustee keeps its generated slice between the two construction passes (12 B per edge; one generation instead of two)"
-            } else {
-                "each trustee generates its slice twice during construction: keeping it (12 B per edge) would not fit"
-            }
+        let how = |permille: u32| {
+            match permille {
+            1000 => "each trustee keeps its generated slice between the two construction passes (12 B per edge; one generation instead of two)".to_string(),
+            0 => "each trustee generates its slice twice during construction: keeping any of it (12 B per edge) would raise the peak".to_string(),
+            p => format!(
+                "each trustee keeps {}.{}% of its generated slice between the two construction passes (12 B per edge), as much as stays under the later peak, and generates the rest twice",
+                p / 10,
+                p % 10
+            ),
+        }
         };
         match other {
-            Some(o) if o.keeps_slice != zero.keeps_slice => out.push_str(&format!(
+            Some(o) if o.kept_permille != zero.kept_permille => out.push_str(&format!(
                 "(rank 0: {}; {others}: {})\n",
-                how(zero.keeps_slice),
-                how(o.keeps_slice)
+                how(zero.kept_permille),
+                how(o.kept_permille)
             )),
-            _ => out.push_str(&format!("({})\n", how(zero.keeps_slice))),
+            _ => out.push_str(&format!("({})\n", how(zero.kept_permille))),
         }
     }
     out.push_str(&verdict(workload, shape, memory, &zero, worst));
@@ -431,6 +433,28 @@ mod tests {
         assert!(text.contains("sssp at SCALE 20, edgefactor 16 (1048576 vertices, 16777216 edges) on 1 rank(s) x 2 thread(s), 24.0 GiB per rank"), "{text}");
         assert!(text.contains("verdict: fits"), "{text}");
         assert!(!text.contains("ranks 1-"), "{text}");
+        // Part of the slices is kept, whatever the memory: as much as
+        // stays under the later peak, which the plan still names.
+        let kept = memory::estimate_rank(Workload::Sssp, shape(20, 16, 1, 2), 0).kept_permille;
+        let line = format!(
+            "each trustee keeps {}.{}% of its generated slice",
+            kept / 10,
+            kept % 10
+        );
+        assert!(text.contains(&line), "{text}");
+        assert!(
+            text.contains("in validation") || text.contains("in kernel state"),
+            "{text}"
+        );
+        let tight = render(
+            Workload::Sssp,
+            shape(20, 16, 1, 2),
+            &[],
+            1 << 20,
+            "given",
+            false,
+        );
+        assert!(tight.contains(&line), "{tight}");
     }
 
     #[test]

@@ -11,12 +11,13 @@
 //!
 //! Two passes over the slice, so that every array is allocated once, at its
 //! final size, and nothing grows by doubling. A mapped or in-memory slice is
-//! read again; a generated one is generated again, or kept from the first
-//! pass for the second (12 B per edge until the shards are built) when the
-//! source says so ([`EdgeSource::reread_slice`]): keeping saves the
-//! generation time, but once the kernels no longer copy the rows it is the
-//! rank's peak, so the commands keep it only when that is not the case
-//! (`graph_core::memory::MemoryEstimate::keeps_slice`).
+//! read again; a generated one is generated again, except the part the
+//! first pass kept for the second (12 B per edge until the shards are
+//! built) when the source says so ([`EdgeSource::kept_permille`]): what is
+//! kept saves its generation time, but once the kernels no longer copy the
+//! rows the kept part adds to the rank's construction peak, so the
+//! commands keep only as much as stays under the rank's later peak
+//! (`graph_core::memory::MemoryEstimate::kept_permille`).
 //!
 //! 1. **count**: each non-loop edge `(u, v)` sends `u`'s local index to
 //!    `u`'s owner and `v`'s to `v`'s; owners count degrees;
@@ -43,8 +44,9 @@
 //!
 //! Peak memory per trustee: its shard (8 bytes per entry, 16 per owned
 //! non-loop edge), its offsets and cursors (16 bytes per owned vertex), a
-//! few MiB of send buffers and read chunks, and a kept generated slice (12
-//! bytes per edge of the slice); a mapped file's touched pages come on top.
+//! few MiB of send buffers and read chunks, and the kept part of a
+//! generated slice (12 bytes per kept edge); a mapped file's touched pages
+//! come on top.
 //!
 //! ```
 //! use graph_core::construct::LocalSource;
@@ -133,15 +135,15 @@ pub trait EdgeSource: Clone + Send + Sync + Serialize + DeserializeOwned + 'stat
     fn directed(&self) -> bool {
         false
     }
-    /// Whether the second pass reads the slice again (true: a mapping, a
-    /// list in memory, or a generator when memory is tight) rather than
-    /// keep what the first pass read (12 B per edge of the trustee's slice,
-    /// until the shards are built), which saves reading (generating) it
-    /// twice; `on_rank_0`: the trustee runs in rank 0's process. Default:
-    /// keep.
-    fn reread_slice(&self, on_rank_0: bool) -> bool {
+    /// Thousandths of its slice a trustee keeps from the first pass for
+    /// the second (12 B per kept edge, until the shards are built); the
+    /// rest the second pass reads again. Keeping saves reading (for a
+    /// generator: generating) it twice; a mapping or a list in memory
+    /// reads again for free and keeps nothing. `on_rank_0`: the trustee
+    /// runs in rank 0's process. Default: keep all (1000).
+    fn kept_permille(&self, on_rank_0: bool) -> u32 {
         let _ = on_rank_0;
-        false
+        1000
     }
 }
 
@@ -276,20 +278,17 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
     let me = u64::from(ctx.me);
     let slice = m * me / w..m * (me + 1) / w;
     let mut chunk = vec![PackedEdge::default(); READ_CHUNK];
-    // The slice is kept for the second pass unless the source reads it
-    // again (`EdgeSource::reread_slice`); reserved at its exact size.
-    let mut kept: Option<Vec<PackedEdge>> = None;
     // Rank 0 (the process of trustee 0) gathers the answers, so its memory
     // differs from the other ranks'.
     let on_rank_0 = gossamer::is_local_worker(WorkerId(0));
-    let held = if source.reread_slice(on_rank_0) {
-        Ok(())
-    } else {
-        let mut v = Vec::new();
-        let r = try_reserve(&mut v, (slice.end - slice.start) as usize, "the edge slice");
-        kept = Some(v);
-        r.map_err(|e| e.to_string())
-    };
+    // The first `kept_len` edges of the slice are kept for the second pass
+    // (`EdgeSource::kept_permille`), reserved at their exact size.
+    let slice_len = slice.end - slice.start;
+    let permille = u64::from(source.kept_permille(on_rank_0).min(1000));
+    let kept_len = (u128::from(slice_len) * u128::from(permille) / 1000) as usize;
+    let mut kept: Vec<PackedEdge> = Vec::new();
+    let held = try_reserve(&mut kept, kept_len, "the kept part of the edge slice")
+        .map_err(|e| e.to_string());
     agree(&mut ctx, held.err(), "hold its slice")?;
     let batch = send_batch(w);
     let mut read_s = 0.0;
@@ -306,7 +305,7 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
         slice.clone(),
         &mut chunk,
         &mut read_s,
-        kept.as_mut(),
+        Some((&mut kept, kept_len)),
         |i, e| {
             if u64::from(e.u) >= n || u64::from(e.v) >= n {
                 bad.get_or_insert_with(|| {
@@ -421,18 +420,17 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
             }
         }
     };
-    match kept.take() {
-        Some(edges) => edges.into_iter().for_each(&mut place),
-        None => for_each_edge(
-            &source,
-            &reader,
-            slice,
-            &mut chunk,
-            &mut read_s,
-            None,
-            |_, e| place(e),
-        ),
-    }
+    let reread = slice.start + kept.len() as u64..slice.end;
+    std::mem::take(&mut kept).into_iter().for_each(&mut place);
+    for_each_edge(
+        &source,
+        &reader,
+        reread,
+        &mut chunk,
+        &mut read_s,
+        None,
+        |_, e| place(e),
+    );
     for (t, buf) in out.iter_mut().enumerate() {
         send(&ctx.peers[t], buf, place_entries);
     }
@@ -495,14 +493,16 @@ pub(crate) fn agree(
     }
 }
 
-/// Calls `f(index, edge)` for every edge of `range`, read in chunks.
+/// Calls `f(index, edge)` for every edge of `range`, read in chunks; with
+/// `keep = Some((kept, limit))` the first edges are also appended to
+/// `kept` until it holds `limit`.
 fn for_each_edge<S: EdgeSource>(
     source: &S,
     reader: &S::Reader,
     range: Range<u64>,
     chunk: &mut [PackedEdge],
     read_s: &mut f64,
-    mut keep: Option<&mut Vec<PackedEdge>>,
+    mut keep: Option<(&mut Vec<PackedEdge>, usize)>,
     mut f: impl FnMut(u64, PackedEdge),
 ) {
     let mut at = range.start;
@@ -511,8 +511,9 @@ fn for_each_edge<S: EdgeSource>(
         let started = Instant::now();
         source.read(reader, at, &mut chunk[..len]);
         *read_s += started.elapsed().as_secs_f64();
-        if let Some(k) = keep.as_deref_mut() {
-            k.extend_from_slice(&chunk[..len]);
+        if let Some((k, limit)) = keep.as_mut() {
+            let room = limit.saturating_sub(k.len()).min(len);
+            k.extend_from_slice(&chunk[..room]);
         }
         for (k, &e) in chunk[..len].iter().enumerate() {
             f(at + k as u64, e);
@@ -750,8 +751,8 @@ impl EdgeSource for LocalSource {
         out.copy_from_slice(&reader.records()[s..s + out.len()]);
     }
 
-    fn reread_slice(&self, _: bool) -> bool {
-        true
+    fn kept_permille(&self, _: bool) -> u32 {
+        0
     }
 
     fn directed(&self) -> bool {

@@ -16,10 +16,10 @@
 //!    while its trustees generate their slices
 //!    ([`streamed_construction_bytes`]: `8 B` per adjacency entry, `8 B`
 //!    per vertex of offsets; as scratch 16 B per vertex, the send buffers
-//!    and, when keeping it does not raise the rank's peak or still fits
-//!    ([`MemoryEstimate::keeps_slice`], [`estimate_rank_fitting`]), its
-//!    share of the generated edges, 12 B per edge, kept between the two
-//!    passes instead of generated twice); otherwise rank 0 builds the CSR shards of all `W` trustees
+//!    and as much of its share of the generated edges, 12 B per edge, kept
+//!    between the two passes instead of generated twice, as stays under
+//!    the rank's later peak ([`MemoryEstimate::kept_permille`]));
+//!    otherwise rank 0 builds the CSR shards of all `W` trustees
 //!    from the list with a `u32` cursor per vertex per extra sorting chunk
 //!    as scratch ([`construction_bytes`]) and the other ranks wait.
 //! 3. *exchange* (not streamed): rank 0 ships every remote shard, one at
@@ -223,12 +223,11 @@ pub struct MemoryEstimate {
     pub per_rank_bytes: u64,
     /// Sum of every rank's peak.
     pub total_bytes: u64,
-    /// Streamed builds: whether each trustee keeps the slice it generated
-    /// in the first pass for the second (12 B per edge of its slice)
-    /// rather than generate it twice. [`estimate_rank`] keeps it only when
-    /// that does not raise the rank's peak (the least memory),
-    /// [`estimate_rank_fitting`] also when it fits. False for other builds.
-    pub keeps_slice: bool,
+    /// Streamed builds: thousandths of the slice it generated in the first
+    /// pass that each trustee keeps for the second (12 B per kept edge)
+    /// rather than generate it twice: as much as does not raise the rank's
+    /// peak ([`estimate_rank`]). Zero for other builds.
+    pub kept_permille: u32,
 }
 
 impl MemoryEstimate {
@@ -304,24 +303,22 @@ pub fn edge_list_bytes(shape: Shape, rank: u32) -> u64 {
 }
 
 /// The distributed construction on one rank (every rank alike): its own
-/// shards (held), and as scratch the rank's share of the generated edges
-/// (12 B per edge, kept between the two passes), the placeholder and
-/// cursor arrays (16 B per owned vertex), the send buffers and read chunk
-/// of each trustee ([`crate::construct::scratch_bytes_per_trustee`]); the
-/// slice only when `keep_slice`. Returns (held, scratch).
-pub fn streamed_construction_bytes(shape: Shape, keep_slice: bool) -> (u64, u64) {
+/// shards (held), and as scratch the placeholder and cursor arrays (16 B
+/// per owned vertex), the send buffers and read chunk of each trustee
+/// ([`crate::construct::scratch_bytes_per_trustee`]) and the kept part of
+/// the rank's slices of the generated edges (`kept_permille` thousandths of
+/// them, 12 B per edge, kept between the two passes). Returns (held,
+/// scratch).
+pub fn streamed_construction_bytes(shape: Shape, kept_permille: u32) -> (u64, u64) {
     let z = Sizes::new(shape);
     let held = z.csr(z.entries_rank(), z.n_rank(), z.threads);
     let per_trustee = crate::construct::scratch_bytes_per_trustee(z.trustees as u64);
-    // A generated slice is kept between the two passes (12 B per edge of
-    // the rank's share); a mapped file is read again instead, so this
-    // overcounts files.
-    let slice = if keep_slice {
-        Wide::from(RECORD_BYTES) * z.m.div_ceil(z.ranks)
-    } else {
-        0
-    };
-    let scratch = 16 * (z.n_rank() + z.threads) + z.threads * Wide::from(per_trustee) + slice;
+    // The slices of the stream are even (unlike the entries); a mapped
+    // file keeps nothing (reading it again is free), so this overcounts
+    // files.
+    let slice = Wide::from(RECORD_BYTES) * z.m.div_ceil(z.ranks);
+    let kept = slice * Wide::from(kept_permille.min(1000)) / 1000;
+    let scratch = 16 * (z.n_rank() + z.threads) + z.threads * Wide::from(per_trustee) + kept;
     (clamp(held), clamp(scratch))
 }
 
@@ -343,72 +340,56 @@ pub fn construction_bytes(shape: Shape, rank: u32) -> (u64, u64) {
 /// Estimates rank `rank`'s memory for `workload` on `shape` (rank 0, which
 /// gathers the answers, is the largest today).
 ///
+/// A streamed build keeps as much of its generated slices between the two
+/// construction passes as does not raise the rank's peak, and generates
+/// the rest twice: each kept edge saves one generation (at SCALE 22, 2
+/// threads, all of them would save about 4 s) but costs 12 B until the
+/// shards are built, and kept whole they would be the peak (about 29 B per
+/// edge for `sssp`, against 23 B).
+///
 /// ```
 /// use graph_core::memory::{estimate_rank, Shape, Workload};
 /// let one = Shape::even(20, 16, 1, 2);
 /// let e = estimate_rank(Workload::Sssp, one, 0);
 /// // Shards (16 B per edge) and SSSP's per-vertex state; no edge list, no
-/// // copy of the rows, and the generated slices are not kept (they would
-/// // be the peak).
+/// // copy of the rows, and only part of the generated slices kept.
 /// assert!(e.per_rank_bytes > 16 * (16 << 20));
 /// assert!(e.per_rank_bytes < 26 * (16 << 20));
-/// assert!(!e.keeps_slice);
+/// assert!(e.kept_permille > 0 && e.kept_permille < 1000);
 /// assert_eq!(e.phases[0].name, "generation");
 /// ```
 pub fn estimate_rank(workload: Workload, shape: Shape, rank: u32) -> MemoryEstimate {
-    let keep = estimate_rank_as(workload, shape, rank, true);
     if !workload.streams() {
-        return keep;
+        return estimate_rank_as(workload, shape, rank, 0);
     }
-    let twice = estimate_rank_as(workload, shape, rank, false);
-    if keep.per_rank_bytes <= twice.per_rank_bytes {
-        keep
-    } else {
-        twice
+    let twice = estimate_rank_as(workload, shape, rank, 0);
+    // The peak grows with the kept part once construction sets it: the
+    // largest part that leaves it where generating twice puts it.
+    let (mut lo, mut hi) = (0u32, 1000u32);
+    let fits =
+        |p: u32| estimate_rank_as(workload, shape, rank, p).per_rank_bytes <= twice.per_rank_bytes;
+    if fits(hi) {
+        return estimate_rank_as(workload, shape, rank, hi);
     }
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if fits(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    estimate_rank_as(workload, shape, rank, lo)
 }
 
-/// [`estimate_rank`] for a rank that has `avail` bytes: a streamed build
-/// keeps its generated slices between the two construction passes (one
-/// generation instead of two: at SCALE 22, 2 threads, about 5 s less to
-/// build) when that still fits in `avail`, and generates them twice only
-/// when it would not ([`estimate_rank`]'s choice, the least memory).
-///
-/// ```
-/// use graph_core::memory::{estimate_rank, estimate_rank_fitting, Shape, Workload};
-/// let s = Shape::even(22, 16, 1, 2);
-/// let least = estimate_rank(Workload::Sssp, s, 0);
-/// let roomy = estimate_rank_fitting(Workload::Sssp, s, 0, 24 << 30);
-/// assert!(roomy.keeps_slice && !least.keeps_slice);
-/// assert!(roomy.per_rank_bytes > least.per_rank_bytes);
-/// let tight = estimate_rank_fitting(Workload::Sssp, s, 0, roomy.per_rank_bytes - 1);
-/// assert_eq!(tight, least);
-/// ```
-pub fn estimate_rank_fitting(
-    workload: Workload,
-    shape: Shape,
-    rank: u32,
-    avail: u64,
-) -> MemoryEstimate {
-    let least = estimate_rank(workload, shape, rank);
-    if !workload.streams() || least.keeps_slice {
-        return least;
-    }
-    let keep = estimate_rank_as(workload, shape, rank, true);
-    if keep.per_rank_bytes <= avail {
-        keep
-    } else {
-        least
-    }
-}
-
-/// [`estimate_rank`] with the generated slices kept between the passes
-/// of a streamed build (`keep_slice`) or generated twice.
+/// [`estimate_rank`] with `kept_permille` thousandths of the generated
+/// slices kept between the passes of a streamed build (the rest generated
+/// twice).
 fn estimate_rank_as(
     workload: Workload,
     shape: Shape,
     rank: u32,
-    keep_slice: bool,
+    kept_permille: u32,
 ) -> MemoryEstimate {
     let z = Sizes::new(shape);
     let (n, t) = (z.n, z.threads);
@@ -448,7 +429,7 @@ fn estimate_rank_as(
 
     // 2. Construction.
     let (all_shards, scratch) = if streams {
-        let (own, scratch) = streamed_construction_bytes(shape, keep_slice);
+        let (own, scratch) = streamed_construction_bytes(shape, kept_permille);
         // Rank 0 then gathers which vertices have edges (the roots): 1 B
         // per vertex, and each trustee's part of it.
         let live = if root_rank { n + nr } else { nr };
@@ -584,7 +565,7 @@ fn estimate_rank_as(
         rank,
         [generation, construction, exchange, kernel, validation],
     );
-    e.keeps_slice = streams && keep_slice;
+    e.kept_permille = if streams { kept_permille } else { 0 };
     e
 }
 
@@ -612,7 +593,7 @@ fn finish(workload: Workload, shape: Shape, rank: u32, parts: [(Wide, Wide); 5])
         phases,
         per_rank_bytes: per_rank,
         total_bytes: 0,
-        keeps_slice: false,
+        kept_permille: 0,
     }
 }
 
@@ -1119,12 +1100,17 @@ mod tests {
         // Streamed: nothing is generated before the build.
         assert_eq!(e.phases[0].peak, BASE_BYTES);
         // Shards: 8 B x 2 entries per edge, offsets; scratch: 16 B per
-        // vertex, two trustees' send buffers and read chunks; the slices
-        // are generated twice, since keeping them (12 B per edge) would
-        // make construction the peak.
-        assert!(!e.keeps_slice);
+        // vertex, two trustees' send buffers and read chunks, and the part
+        // of the slices (12 B per edge) that keeps construction under the
+        // later phases' peak; the rest is generated twice.
+        let p = u64::from(e.kept_permille);
+        assert!(p > 200 && p < 800, "{p}");
         let scratch = 16 * (n + 2) + 2 * crate::construct::scratch_bytes_per_trustee(2);
-        assert_eq!(e.phases[1].allocates, 16 * m + 8 * (n + 2) + scratch);
+        assert_eq!(
+            e.phases[1].allocates,
+            16 * m + 8 * (n + 2) + scratch + 12 * m * p / 1000
+        );
+        assert!(e.phases[1].peak <= e.per_rank_bytes);
         assert_eq!(e.phases[2].allocates, 0, "one rank ships nothing");
         // Kernel state and validation are the peak, level: the shards
         // (SSSP splits its rows inside them), per-vertex state and the
@@ -1134,11 +1120,17 @@ mod tests {
         assert!(e.phases[3].peak.abs_diff(e.phases[4].peak) < m);
         let per_edge = e.per_rank_bytes as f64 / m as f64;
         assert!((24.0..28.0).contains(&per_edge), "{per_edge}");
-        // With the slices kept, construction would be the peak.
-        let keep = estimate_rank_as(Workload::Sssp, shape(20, 1, 2), 0, true);
-        assert_eq!(keep.phases[1].allocates, e.phases[1].allocates + 12 * m);
-        assert_eq!(keep.peak_phase().name, "construction");
-        assert!(keep.per_rank_bytes > e.per_rank_bytes);
+        // Generating twice leaves the same peak; one thousandth more kept,
+        // or all of it, makes construction the peak.
+        let twice = estimate_rank_as(Workload::Sssp, shape(20, 1, 2), 0, 0);
+        assert_eq!(twice.per_rank_bytes, e.per_rank_bytes);
+        for more in [e.kept_permille + 1, 1000] {
+            let keep = estimate_rank_as(Workload::Sssp, shape(20, 1, 2), 0, more);
+            assert_eq!(keep.peak_phase().name, "construction");
+            assert!(keep.per_rank_bytes > e.per_rank_bytes);
+        }
+        let all = estimate_rank_as(Workload::Sssp, shape(20, 1, 2), 0, 1000);
+        assert_eq!(all.phases[1].allocates, twice.phases[1].allocates + 12 * m);
     }
 
     #[test]

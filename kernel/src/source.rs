@@ -35,9 +35,10 @@ pub struct Graph500Source {
     seed1: u64,
     seed2: u64,
     unit_weights: bool,
-    /// Generate the slices twice instead of keeping them: on rank 0, and
-    /// on the other ranks (their memory differs: rank 0 gathers).
-    regenerate: [bool; 2],
+    /// Thousandths of each trustee's slice kept between the two passes
+    /// (the rest is generated twice): on rank 0, and on the other ranks
+    /// (their memory differs: rank 0 gathers).
+    kept_permille: [u32; 2],
 }
 
 impl Graph500Source {
@@ -55,7 +56,7 @@ impl Graph500Source {
             seed1,
             seed2,
             unit_weights: false,
-            regenerate: [false; 2],
+            kept_permille: [1000; 2],
         };
         s.config().validate()?;
         Ok(s)
@@ -69,15 +70,17 @@ impl Graph500Source {
         }
     }
 
-    /// Generates each trustee's slice twice during a build (once to count
-    /// degrees, once to fill the rows) instead of keeping it between the
-    /// passes: 12 B per edge less at construction, for one more
-    /// generation; on rank 0 when `on_rank_0`, on the other ranks when
-    /// `elsewhere`. `gossamer-graph` does this where the kept slice would be
-    /// the rank's peak ([`MemoryEstimate::keeps_slice`](graph_core::memory::MemoryEstimate::keeps_slice)).
-    pub fn regenerating(self, on_rank_0: bool, elsewhere: bool) -> Self {
+    /// Keeps `on_rank_0` thousandths of each trustee's slice between the
+    /// two passes of a build on rank 0, `elsewhere` thousandths on the
+    /// other ranks, and generates the rest twice (once to count degrees,
+    /// once to fill the rows): 12 B per kept edge at construction against
+    /// one more generation of the rest. `gossamer-graph` keeps what stays
+    /// under the rank's later peak
+    /// ([`MemoryEstimate::kept_permille`](graph_core::memory::MemoryEstimate::kept_permille)).
+    /// Default: keep all.
+    pub fn keeping(self, on_rank_0: u32, elsewhere: u32) -> Self {
         Graph500Source {
-            regenerate: [on_rank_0, elsewhere],
+            kept_permille: [on_rank_0.min(1000), elsewhere.min(1000)],
             ..self
         }
     }
@@ -108,8 +111,8 @@ impl EdgeSource for Graph500Source {
         Kronecker::new(self.config()).map_err(|e| e.to_string())
     }
 
-    fn reread_slice(&self, on_rank_0: bool) -> bool {
-        self.regenerate[usize::from(!on_rank_0)]
+    fn kept_permille(&self, on_rank_0: bool) -> u32 {
+        self.kept_permille[usize::from(!on_rank_0)]
     }
 
     fn read(&self, kron: &Kronecker, start: u64, out: &mut [PackedEdge]) {
@@ -143,11 +146,16 @@ mod tests {
             PackedEdge::from_wide(e.u, e.v, e.w)
         });
         // Rank 0 and the other ranks choose apart.
-        let apart = source.regenerating(true, false);
-        assert!(apart.reread_slice(true) && !apart.reread_slice(false));
-        // Kept between the passes or generated twice: the same shards.
-        for (threads, regenerate) in [(1, false), (3, false), (1, true), (3, true)] {
-            let source = source.regenerating(regenerate, regenerate);
+        let apart = source.keeping(0, 2000);
+        assert_eq!(
+            (apart.kept_permille(true), apart.kept_permille(false)),
+            (0, 1000)
+        );
+        // Kept between the passes, generated twice, or part of each (the
+        // kept part ends inside a read chunk): the same shards.
+        let cases = [(1, 1000), (3, 1000), (1, 0), (3, 0), (1, 437), (3, 1)];
+        for (threads, permille) in cases {
+            let source = source.keeping(permille, permille);
             let p = Partition::new(PartitionKind::Cyclic, 1 << scale, 1, threads).unwrap();
             let want: Vec<_> = build_rank(&list, &p, 0).unwrap();
             let got = gossamer::main(threads as usize, move || {
