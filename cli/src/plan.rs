@@ -504,9 +504,11 @@ mod tests {
         );
         assert!(text.contains("ranks 1-11"), "{text}");
         assert!(text.contains("verdict: fits"), "{text}");
-        // Four 64 GiB machines fit both edge factors; four 24 GiB ones do
-        // not: the per-trustee `best` arrays of 32 threads (16 GiB) leave
-        // too little room, and more ranks of the same size do fit.
+        // Four 64 GiB machines fit both edge factors, four 24 GiB ones
+        // edge factor 16 (the trustees share their bounds of the other
+        // ranks' vertices: the whole arrays, 16 GiB per rank, would not
+        // leave room); four 16 GiB ones do not, and more ranks of the same
+        // size do.
         for ef in [16, 32] {
             let text = render(
                 Workload::Sssp,
@@ -526,9 +528,18 @@ mod tests {
             "",
             false,
         );
+        assert!(text.contains("verdict: fits"), "{text}");
+        let text = render(
+            Workload::Sssp,
+            shape(27, 16, 4, 32),
+            &[],
+            16 << 30,
+            "",
+            false,
+        );
         assert!(text.contains("ranks 1-3"), "{text}");
         assert!(text.contains("verdict: does not fit"), "{text}");
-        assert!(text.contains("(--ranks 16)"), "{text}");
+        assert!(text.contains("(--ranks 6)"), "{text}");
         assert!(!text.contains("rank 0 builds every shard"), "{text}");
     }
 }

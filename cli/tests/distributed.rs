@@ -81,6 +81,32 @@ fn every_rank_count_transport_and_partition_answers_as_one_process() {
 }
 
 #[test]
+fn sssp_with_bounds_shared_per_rank_answers_as_one_process() {
+    // Edgefactor 1: with more than 4 trustees in all, of several ranks of
+    // several trustees each, SSSP's trustees keep bounds for their own
+    // rank's vertices and share a filter per rank for the others'
+    // (graph_core::memory::sssp_shares_bounds); 3 roots, so a filter left
+    // over from the previous search would show.
+    let dir = scratch("shared-bounds");
+    let ef = ["--edgefactor", "1"];
+    let d = dir.join("one");
+    let want = answers(&search_scale10(&[], "sssp", "2", &d, &ef), &d);
+    assert!(want.roots.iter().all(|r| r.1 > 0 && r.2 > 1), "{want:?}");
+    for (ranks, threads) in [("3", "2"), ("2", "3")] {
+        for transport in ["shm", "tcp"] {
+            let d = dir.join(format!("{ranks}x{threads}.{transport}"));
+            let prefix = ["--ranks", ranks, "--transport", transport];
+            let got = answers(&search_scale10(&prefix, "sssp", threads, &d, &ef), &d);
+            assert_eq!(
+                got, want,
+                "{ranks} ranks x {threads} threads over {transport}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_graph_file_is_read_by_every_rank_for_its_own_slice() {
     let dir = scratch("distributed-file");
     let g = dir.join("g.ggraph");

@@ -28,8 +28,9 @@
 //! 4. *kernel state*: per command (see [`Workload`]): SSSP splits its rows
 //!    inside the shards (no copy), BFS builds unweighted rows (4 B per
 //!    entry); the renumbering tables (8 B per vertex of the whole graph)
-//!    once per rank; SSSP's `best` (4 B per vertex of the whole graph) on
-//!    every trustee; rank 0 gathers the answer (O(n)).
+//!    once per rank; SSSP's distance bounds (4 B per vertex of the whole
+//!    graph) on every trustee, or shared per rank for the other ranks'
+//!    vertices ([`sssp_shares_bounds`]); rank 0 gathers the answer (O(n)).
 //! 5. *validation*: `sssp`, `bfs`, `graph500`: on every trustee over its
 //!    own shard, with one packed copy of the answer per rank (8 B per
 //!    vertex) and the tree checks on rank 0; `cc` and `pagerank`: on rank 0
@@ -200,6 +201,31 @@ pub fn share_permille(share: f64, ranks: u32) -> u32 {
     } else {
         1000
     }
+}
+
+/// Whether SSSP's trustees keep their distance bounds for their own rank's
+/// vertices only and share one filter per rank for the others'
+/// (`graph_kernel::Filter`), rather than each keep one array over every
+/// vertex: when there are several ranks of several trustees each and the
+/// whole arrays would outweigh the graph, i.e. 4 B x `vertices` x the
+/// trustees of all ranks above 16 B x `edges` (more than 4 x edgefactor
+/// trustees). Shared bounds cost a choice per scanned edge (measured 7%
+/// slower at 2 ranks x 2 threads); at SCALE 27 on 12 ranks x 32 threads
+/// they save 14 GiB per rank.
+///
+/// ```
+/// use graph_core::memory::sssp_shares_bounds;
+/// let (n, m) = (1u64 << 27, 16u64 << 27);
+/// assert!(sssp_shares_bounds(n, m, 12, 32));
+/// assert!(!sssp_shares_bounds(n, m, 1, 32)); // one rank: nothing to share
+/// assert!(!sssp_shares_bounds(n, m, 12, 1)); // one trustee per rank
+/// assert!(!sssp_shares_bounds(n, m, 2, 2)); // small next to the graph
+/// ```
+pub fn sssp_shares_bounds(vertices: u64, edges: u64, ranks: u64, threads_per_rank: u64) -> bool {
+    let trustees = u128::from(ranks) * u128::from(threads_per_rank);
+    ranks > 1
+        && threads_per_rank > 1
+        && 4 * u128::from(vertices) * trustees > 16 * u128::from(edges)
 }
 
 /// Per-rank memory needs of a run.
@@ -471,7 +497,7 @@ fn estimate_rank_as(
     // per rank (process) and shared by its trustees.
     let tables = 8 * n;
     // SSSP: its rows are the shards' own (split in place); per trustee a
-    // whole-graph `best` (4 B per vertex); per own vertex the row span,
+    // whole-graph `best` (4 B per vertex), or shared bounds (below); per own vertex the row span,
     // parent, two done marks and the queues (64 B); rank 0 gathers 16 B
     // per vertex.
     // Outgoing records waiting in the outboxes and request queues grow with
@@ -487,7 +513,14 @@ fn estimate_rank_as(
     let m_rank = z.m_rank();
     let arrivals = if root_rank { 12 * (n - nr) } else { 0 };
     let sssp_in_flight = if z.ranks > 1 { 2 * m_rank } else { m_rank / 2 };
-    let sssp = (4 * n * t + 64 * nr, sssp_in_flight + arrivals, gather(16));
+    // With shared bounds each trustee keeps its rank's vertices and the
+    // rank one filter over the others' ([`sssp_shares_bounds`]).
+    let bounds = if sssp_shares_bounds(clamp(n), clamp(z.m), clamp(z.ranks), clamp(t)) {
+        4 * n.div_ceil(z.ranks) * t + 4 * (n - n.div_ceil(z.ranks))
+    } else {
+        4 * n * t
+    };
+    let sssp = (bounds + 64 * nr, sssp_in_flight + arrivals, gather(16));
     // BFS: 4 B entries; per trustee two frontier bitmaps (0.25 B per
     // vertex); per own vertex offsets, parent, depth and the queues (48 B);
     // rank 0 gathers parents and levels (8 B + 8 B) from 4 B + 4 B per
@@ -1131,6 +1164,24 @@ mod tests {
         }
         let all = estimate_rank_as(Workload::Sssp, shape(20, 1, 2), 0, 1000);
         assert_eq!(all.phases[1].allocates, twice.phases[1].allocates + 12 * m);
+    }
+
+    #[test]
+    fn sssp_bounds_are_shared_where_whole_arrays_outweigh_the_graph() {
+        let kernel = |ef, ranks| estimate_rank(Workload::Sssp, Shape::even(27, ef, ranks, 32), 1);
+        let n = 1u64 << 27;
+        // 12 x 32 trustees, edgefactor 16: each trustee's bounds cover its
+        // rank's vertices, the rank's filter the others'.
+        let shared = kernel(16, 12);
+        let whole = 4 * n * 32;
+        let split = 4 * n.div_ceil(12) * 32 + 4 * (n - n.div_ceil(12));
+        assert!(sssp_shares_bounds(n, 16 * n, 12, 32));
+        assert!(shared.phases[3].allocates > split);
+        assert!(shared.phases[3].allocates < whole, "{shared:?}");
+        // 4 x 32 trustees, edgefactor 32: the whole arrays are no larger
+        // than the graph and stay.
+        assert!(!sssp_shares_bounds(n, 32 * n, 4, 32));
+        assert!(kernel(32, 4).phases[3].allocates > whole);
     }
 
     #[test]

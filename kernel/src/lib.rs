@@ -38,7 +38,7 @@
 //! # The blocks the fast kernels are made of
 //!
 //! `algorithms/bfs` (direction-optimizing BFS), `algorithms/sssp`
-//! (delta-stepping), `algorithms/components` (Afforest over a [`Replica`] of
+//! (delta-stepping over a [`Filter`] of sent distances), `algorithms/components` (Afforest over a [`Replica`] of
 //! parents) and `algorithms/pagerank` (pull over a [`Replica`] of
 //! contributions) are written directly on these, one fiber per trustee
 //! ([`ShardedGraph::on_trustees`](graph_core::sharded::ShardedGraph::on_trustees)),
@@ -47,6 +47,7 @@
 //! | module | role |
 //! | --- | --- |
 //! | [`adjacency`] | [`Adjacency`]: each trustee's rows renumbered by degree to flat ids (owner lookup, local/remote split, merged parallel edges), prepared once per graph and shared by every kernel; [`LightHeavy`]: the weighted rows split at a bucket width; `prepare_search`, `gather_parents` |
+//! | [`filter`] | [`Filter`]: per-vertex upper bounds over flat ids, one per process, that any of its trustees may lower: what a push kernel already sent, so it sends only improvements |
 //! | [`outbox`] | [`Outbox`]: POD records batched per destination, shipped in slot-sized pieces, buffers recycled |
 //! | [`replica`] | [`Replica`]: a dense bitmap or per-vertex array over flat ids, one per process, shared by its trustees and published to other processes |
 //! | [`runtime`] | starting the runtime configured for graph work (the slot size the kernels were measured with) |
@@ -134,6 +135,7 @@ mod program;
 
 pub mod adjacency;
 pub mod doc;
+pub mod filter;
 pub mod outbox;
 pub mod replica;
 pub mod runtime;
@@ -142,6 +144,7 @@ pub mod tutorial;
 
 pub use adjacency::{Adjacency, LightHeavy};
 pub use driver::{gather, run, Kernel};
+pub use filter::Filter;
 pub use frontier::{Frontier, FrontierMode};
 pub use local::{KernelStats, Local};
 pub use outbox::Outbox;

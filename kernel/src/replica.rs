@@ -55,6 +55,7 @@
 //! assert_eq!(hits, [100, 100]);
 //! ```
 
+use std::any::Any;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, Weak};
@@ -66,9 +67,39 @@ use crate::adjacency::Adjacency;
 /// 64-bit words per message of [`publish`] (32 KiB: half a 64 KiB slot).
 const WORDS_PIECE: usize = 4096;
 
-/// The replicas of this process: (graph key, name, array).
-type Registry = Vec<(u64, &'static str, Weak<Replica>)>;
+/// The per-process arrays of this process (replicas, [`Filter`](crate::Filter)s):
+/// (graph key, name, array).
+type Registry = Vec<(u64, &'static str, Weak<dyn Any + Send + Sync>)>;
 static REGISTRY: Mutex<Registry> = Mutex::new(Vec::new());
+
+/// This process's array `name` of the graph with key `key`, made by `make`
+/// when none is live: every trustee of the process that asks with the same
+/// key and name gets the same array while any of them holds it.
+///
+/// # Panics
+///
+/// When a live array of that name has another type.
+pub(crate) fn per_process<T: Any + Send + Sync>(
+    key: u64,
+    name: &'static str,
+    make: impl FnOnce() -> T,
+) -> Arc<T> {
+    let mut reg = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+    reg.retain(|(_, _, w)| w.strong_count() > 0);
+    if let Some(any) = reg
+        .iter()
+        .find(|(k, n, _)| *k == key && *n == name)
+        .and_then(|(_, _, w)| w.upgrade())
+    {
+        return any.downcast::<T>().unwrap_or_else(|_| {
+            panic!("graph-kernel: per-process array `{name}` already exists with another type")
+        });
+    }
+    let t = Arc::new(make());
+    let weak: Weak<dyn Any + Send + Sync> = Arc::downgrade(&t) as Weak<dyn Any + Send + Sync>;
+    reg.push((key, name, weak));
+    t
+}
 
 /// A dense array of 64-bit words shared by this process's trustees; see the
 /// module docs.
@@ -88,25 +119,14 @@ impl Replica {
     /// When a live replica of that name has another length (two kernels
     /// using one name for different arrays).
     pub fn shared(adj: &Adjacency, name: &'static str, len: usize) -> Arc<Replica> {
-        let key = adj.key();
-        let mut reg = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
-        reg.retain(|(_, _, w)| w.strong_count() > 0);
-        if let Some(r) = reg
-            .iter()
-            .find(|(k, n, _)| *k == key && *n == name)
-            .and_then(|(_, _, w)| w.upgrade())
-        {
-            assert_eq!(
-                r.words.len(),
-                len,
-                "graph-kernel: replica `{name}` already exists with another length"
-            );
-            return r;
-        }
-        let r = Arc::new(Replica {
+        let r = per_process(adj.key(), name, || Replica {
             words: (0..len).map(|_| AtomicU64::new(0)).collect(),
         });
-        reg.push((key, name, Arc::downgrade(&r)));
+        assert_eq!(
+            r.words.len(),
+            len,
+            "graph-kernel: replica `{name}` already exists with another length"
+        );
         r
     }
 

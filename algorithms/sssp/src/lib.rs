@@ -44,10 +44,14 @@
 //!   distance, parent)` in the trustee's [`Outbox`]. After each pass the
 //!   batches are shipped as POD slices in slot-sized pieces to a delegated
 //!   closure on the owner that applies the whole batch: never one request per
-//!   edge. A sender
-//!   remembers the best distance it sent for each remote vertex and sends only
-//!   improvements (one `f32` array over all flat ids holds both the own
-//!   distances and these bounds).
+//!   edge. A sender remembers the best distance it sent for each remote
+//!   vertex and sends only improvements, in one `f32` array over all flat
+//!   ids beside its own vertices' distances. In a rack job whose trustees
+//!   would hold more in those arrays than the graph itself (several ranks
+//!   of several trustees, more than 4 x edgefactor trustees in all: 16 GiB
+//!   per rank at SCALE 27 on 12 ranks x 32 threads), each trustee keeps
+//!   only its rank's vertices and the trustees of a rank share one
+//!   [`Filter`] for the other ranks' vertices (1.8 GiB per rank there).
 //! - **Bucket fusion** (as in GAPBS): a local relaxation that lands in the
 //!   current bucket is processed in the same pass (in FIFO waves), without a
 //!   global round.
@@ -100,6 +104,7 @@ use graph_core::memory::vec_or_exit;
 use graph_core::sharded::{KernelError, ShardedGraph, TrusteeCtx, TrusteeState};
 use graph_kernel::adjacency::{self, gather_parents, Adjacency, LightHeavy, NO_FLAT};
 use graph_kernel::outbox::{ship, Outbox};
+use graph_kernel::Filter;
 
 /// Δ used by [`SsspConfig::default`]: the middle of the flat optimum
 /// (0.0005-0.002) of the sweep on Graph500 graphs at SCALE 18-22 with 2
@@ -253,25 +258,34 @@ gossamer::pod_struct! {
 }
 
 /// One trustee's kernel state: the shared adjacency, this kernel's
-/// light/heavy split of it, and the search.
+/// light/heavy split of it, the rank's filter of sent distances, and the
+/// search.
 #[derive(Default)]
 struct Trustee {
     adj: Option<Arc<Adjacency>>,
     split: Option<LightHeavy>,
+    sent: Option<Arc<Filter>>,
     search: Search,
 }
 
 /// Per-root state of one trustee, by position (see [`Adjacency`]).
 ///
-/// `best[f]` is, for an own vertex, its tentative distance, and for another
-/// trustee's vertex the best distance sent to its owner so far (a sender-side
-/// filter: the owner's distance is at most that, so a record that does not
-/// beat it cannot improve anything). One array over flat ids, one random
-/// access per edge.
+/// Every flat id has a *bound*: the distance its owner will end with is at
+/// most that. `best[f - lo]` holds it for flat ids `lo..lo + best.len()`:
+/// an own vertex's tentative distance, another trustee's vertex's best
+/// distance sent to it. That is every flat id (`lo = 0`) unless the rank
+/// shares a [`Filter`] (`sent`, passed in; see [`use_filter`]): then it
+/// holds this rank's flat ids and the filter the other ranks' (the best
+/// distance any trustee of the rank sent). A relaxation `d + w` that does
+/// not beat the bound cannot improve anything; one random access per edge.
 #[derive(Default)]
 struct Search {
     inv_delta: f32,
     best: Vec<f32>,
+    /// First flat id of this rank; `own_at`: the index in `best` of own
+    /// position 0.
+    lo: u32,
+    own_at: usize,
     /// Flat id of each own vertex's parent.
     parent: Vec<u32>,
     /// Distance at which each vertex last relaxed its light / heavy edges.
@@ -303,19 +317,26 @@ struct Search {
 
 impl Search {
     /// Sizes the state for `a` (first search on this graph).
-    fn attach(&mut self, a: &Adjacency) {
+    fn attach(&mut self, a: &Adjacency, sent: Option<&Filter>) {
         let n = a.num_own() as usize;
-        self.best = vec_or_exit(a.num_flat() as usize, f32::INFINITY, "SSSP distances");
+        let local = sent.map_or(0..a.num_flat(), |f| f.local());
+        self.lo = local.start;
+        self.own_at = (a.flat(0) - local.start) as usize;
+        self.best = vec_or_exit(local.len(), f32::INFINITY, "SSSP distances");
         self.parent = vec_or_exit(n, NO_FLAT, "SSSP parents");
         self.light_done = vec_or_exit(n, f32::NAN, "SSSP relaxation marks");
         self.heavy_done = vec_or_exit(n, f32::NAN, "SSSP relaxation marks");
         self.out = Outbox::new(a.num_trustees());
     }
 
-    /// Clears per-root state and seeds the root (a position) if it is ours.
-    fn reset(&mut self, a: &Adjacency, delta: f32, root: Option<u32>) {
+    /// Clears per-root state (and this trustee's share of the rank's
+    /// filter) and seeds the root (a position) if it is ours.
+    fn reset(&mut self, a: &Adjacency, sent: Option<&Filter>, delta: f32, root: Option<u32>) {
         self.inv_delta = 1.0 / delta;
         self.best.fill(f32::INFINITY);
+        if let Some(f) = sent {
+            f.reset_share(a);
+        }
         self.parent.fill(NO_FLAT);
         self.light_done.fill(f32::NAN);
         self.heavy_done.fill(f32::NAN);
@@ -332,7 +353,7 @@ impl Search {
         self.sent_min = NO_BUCKET;
         self.scanned = 0;
         if let Some(r) = root {
-            self.best[a.flat(r) as usize] = 0.0;
+            self.best[self.own_at + r as usize] = 0.0;
             self.parent[r as usize] = a.flat(r);
             self.push(r, 0.0);
         }
@@ -354,10 +375,16 @@ impl Search {
         self.buckets.push(b, v);
     }
 
+    /// Own position `v`'s tentative distance.
+    #[inline(always)]
+    fn dist(&self, v: u32) -> f32 {
+        self.best[self.own_at + v as usize]
+    }
+
     /// Relaxation of own position `v` to `d` via flat `parent`.
     #[inline(always)]
-    fn relax_local(&mut self, a: &Adjacency, v: u32, d: f32, parent: u32) {
-        let c = a.flat(v) as usize;
+    fn relax_local(&mut self, v: u32, d: f32, parent: u32) {
+        let c = self.own_at + v as usize;
         if d < self.best[c] {
             self.best[c] = d;
             self.parent[v as usize] = parent;
@@ -369,12 +396,14 @@ impl Search {
     /// Returns the number of records queued for other trustees.
     ///
     /// Two steps per group of 64 entries: first a branch-free scan that only
-    /// compares `d + w` with `best` (independent loads, so the CPU overlaps
-    /// their cache misses), then the few improving entries are applied.
+    /// compares `d + w` with the filter (independent loads, so the CPU
+    /// overlaps their cache misses), then the few entries that beat it are
+    /// applied.
     #[inline(always)]
     fn relax_range(
         &mut self,
         a: &Adjacency,
+        sent: Option<&Filter>,
         targets: &[u32],
         weights: &[f32],
         d: f32,
@@ -383,13 +412,29 @@ impl Search {
         let mut queued = 0;
         for (ts, ws) in targets.chunks(64).zip(weights.chunks(64)) {
             let mut mask = 0u64;
-            for (k, (&f, &w)) in ts.iter().zip(ws).enumerate() {
-                mask |= u64::from(d + w < self.best[f as usize]) << k;
+            match sent {
+                None => {
+                    for (k, (&f, &w)) in ts.iter().zip(ws).enumerate() {
+                        mask |= u64::from(d + w < self.best[f as usize]) << k;
+                    }
+                }
+                Some(sent) => {
+                    // Both bounds are loaded (clamped indices) and one is
+                    // picked: no branch on where the target lives.
+                    let (lo, own) = (self.lo, &self.best[..]);
+                    for (k, (&f, &w)) in ts.iter().zip(ws).enumerate() {
+                        let i = f.wrapping_sub(lo) as usize;
+                        let near = own[i.min(own.len() - 1)];
+                        let far = sent.get_clamped(f);
+                        let b = if i < own.len() { near } else { far };
+                        mask |= u64::from(d + w < b) << k;
+                    }
+                }
             }
             while mask != 0 {
                 let k = mask.trailing_zeros() as usize;
                 mask &= mask - 1;
-                queued += self.relax_entry(a, ts[k], ws[k], d, g);
+                queued += self.relax_entry(a, sent, ts[k], ws[k], d, g);
             }
         }
         queued
@@ -398,13 +443,24 @@ impl Search {
     /// Relaxes one entry of own vertex `g` at distance `d`; returns 1 when a
     /// record was queued for another trustee.
     #[inline(always)]
-    fn relax_entry(&mut self, a: &Adjacency, f: u32, w: f32, d: f32, g: u32) -> usize {
+    fn relax_entry(
+        &mut self,
+        a: &Adjacency,
+        sent: Option<&Filter>,
+        f: u32,
+        w: f32,
+        d: f32,
+        g: u32,
+    ) -> usize {
         let nd = d + w;
-        let c = f as usize;
-        if nd >= self.best[c] {
-            return 0;
+        match self.best.get_mut(f.wrapping_sub(self.lo) as usize) {
+            Some(b) if nd < *b => *b = nd,
+            Some(_) => return 0,
+            None => match sent {
+                Some(sent) if nd < sent.get(f) => sent.lower(f, nd),
+                _ => return 0,
+            },
         }
-        self.best[c] = nd;
         if let Some(v) = a.own(f) {
             self.parent[v as usize] = g;
             self.push(v, nd);
@@ -437,6 +493,7 @@ impl Search {
     /// wave. Popping one vertex at a time (LIFO) would chase fresh, not yet
     /// final distances depth-first and relax the same vertices over and over.
     fn light_pass(&mut self, a: &Adjacency, rows: Split<'_>, k: u64, mut budget: usize) -> bool {
+        let sent = rows.sent;
         loop {
             if self.cursor >= self.wave.len() {
                 self.wave.clear();
@@ -448,7 +505,7 @@ impl Search {
             let v = self.wave[self.cursor];
             self.cursor += 1;
             let i = v as usize;
-            let d = self.best[a.flat(v) as usize];
+            let d = self.dist(v);
             // Stale (moved to a lower bucket) or already relaxed at this distance.
             if self.bucket_of(d) != k || self.light_done[i] == d {
                 continue;
@@ -457,7 +514,14 @@ impl Search {
             self.light_done[i] = d;
             let r = rows.lh.light(v);
             let work = r.len();
-            let q = self.relax_range(a, &rows.targets[r.clone()], &rows.weights[r], d, a.flat(v));
+            let q = self.relax_range(
+                a,
+                sent,
+                &rows.targets[r.clone()],
+                &rows.weights[r],
+                d,
+                a.flat(v),
+            );
             self.scanned += work as u64;
             budget = budget.saturating_sub(work + 1 + RECORD_COST * q);
             if budget == 0 {
@@ -468,16 +532,24 @@ impl Search {
 
     /// Heavy phase: relaxes the heavy edges of the settled vertices.
     fn heavy_pass(&mut self, a: &Adjacency, rows: Split<'_>, mut budget: usize) -> bool {
+        let sent = rows.sent;
         while let Some(v) = self.settled.pop() {
             let i = v as usize;
-            let d = self.best[a.flat(v) as usize];
+            let d = self.dist(v);
             if self.heavy_done[i] == d {
                 continue;
             }
             self.heavy_done[i] = d;
             let r = rows.lh.heavy(v);
             let work = r.len();
-            let q = self.relax_range(a, &rows.targets[r.clone()], &rows.weights[r], d, a.flat(v));
+            let q = self.relax_range(
+                a,
+                sent,
+                &rows.targets[r.clone()],
+                &rows.weights[r],
+                d,
+                a.flat(v),
+            );
             self.scanned += work as u64;
             budget = budget.saturating_sub(work + 1 + RECORD_COST * q);
             if budget == 0 {
@@ -516,12 +588,25 @@ impl Search {
     }
 }
 
-/// The split rows with the arrays they index (the shard's, or a copy).
+/// Whether this rank's trustees share a [`Filter`] for the other ranks'
+/// vertices (and each keeps bounds for its own rank's only): where one
+/// array over every vertex per trustee would outweigh the graph, see
+/// [`graph_core::memory::sssp_shares_bounds`]. Every trustee of the job
+/// decides alike (the filter's reset is split between them).
+fn use_filter(a: &Adjacency, vertices: u64, edges: u64) -> bool {
+    let w = a.num_trustees();
+    let t = graph_kernel::filter::process_trustees(w).len().max(1);
+    graph_core::memory::sssp_shares_bounds(vertices, edges, (w / t) as u64, t as u64)
+}
+
+/// The split rows with the arrays they index (the shard's, or a copy), and
+/// the rank's filter of sent distances.
 #[derive(Clone, Copy)]
 struct Split<'a> {
     lh: &'a LightHeavy,
     targets: &'a [u32],
     weights: &'a [f32],
+    sent: Option<&'a Filter>,
 }
 
 /// The kernel state of `s` (empty if the kernel never ran there).
@@ -537,9 +622,8 @@ fn outbox(s: &mut TrusteeState) -> &mut Outbox<Relax> {
 /// Applies a batch of relaxations on the owner (delegated closure body).
 fn receive(s: &mut TrusteeState, recs: &[Relax]) {
     let t = state(s);
-    let a = t.adj.as_deref().expect("sssp: adjacency attached");
     for r in recs {
-        t.search.relax_local(a, r.v, r.dist, r.parent);
+        t.search.relax_local(r.v, r.dist, r.parent);
     }
 }
 
@@ -552,11 +636,13 @@ fn phase(ctx: &TrusteeCtx, budget: usize) {
             let (shard, t) = s.kernel::<Trustee>(|_| Trustee::default());
             let (a, lh) = (t.adj.as_deref(), t.split.as_ref());
             let (a, lh) = (a.expect("attached"), lh.expect("split"));
+            let sent = t.sent.as_deref();
             let (targets, weights) = lh.arrays(shard);
             let rows = Split {
                 lh,
                 targets,
                 weights,
+                sent,
             };
             let more = t.search.epoch_pass(a, rows, budget);
             (t.search.out.take(), more)
@@ -660,6 +746,7 @@ pub fn sssp(graph: &ShardedGraph, root: u64, cfg: &SsspConfig) -> Result<SsspOut
     }
     // The adjacency (prepared by the first kernel on this graph), its split
     // (first run, or new Δ) and the reset, on every trustee.
+    let (vertices, edges) = (graph.partition().num_vertices(), graph.num_edges_input());
     adjacency::prepare_search(graph, root, move |s, a, root| {
         let lh = match state(s).split.take() {
             Some(mut lh) if state(s).adj.as_ref().is_some_and(|b| Arc::ptr_eq(b, &a)) => {
@@ -669,12 +756,14 @@ pub fn sssp(graph: &ShardedGraph, root: u64, cfg: &SsspConfig) -> Result<SsspOut
                 lh
             }
             _ => {
-                state(s).search.attach(&a);
+                let t = state(s);
+                t.sent = use_filter(&a, vertices, edges).then(|| Filter::shared(&a, "sssp.sent"));
+                t.search.attach(&a, t.sent.as_deref());
                 a.light_heavy(s.shard_mut(), delta, in_place)
             }
         };
         let t = state(s);
-        t.search.reset(&a, delta, root);
+        t.search.reset(&a, t.sent.as_deref(), delta, root);
         (t.adj, t.split) = (Some(a), Some(lh));
     });
     let t0 = Instant::now();
@@ -687,7 +776,7 @@ pub fn sssp(graph: &ShardedGraph, root: u64, cfg: &SsspConfig) -> Result<SsspOut
     let dist = graph.gather(f32::INFINITY, |s| {
         let t = state(s);
         let a = t.adj.as_deref().expect("attached");
-        a.by_local(|v| t.search.best[a.flat(v) as usize])
+        a.by_local(|v| t.search.dist(v))
     });
     let parent = gather_parents(graph, |s| {
         let t = state(s);
