@@ -400,7 +400,7 @@ impl Search {
     /// overlaps their cache misses), then the few entries that beat it are
     /// applied.
     #[inline(always)]
-    fn relax_range(
+    fn relax_range<const SHARED: bool>(
         &mut self,
         a: &Adjacency,
         sent: Option<&Filter>,
@@ -412,7 +412,7 @@ impl Search {
         let mut queued = 0;
         for (ts, ws) in targets.chunks(64).zip(weights.chunks(64)) {
             let mut mask = 0u64;
-            match sent {
+            match sent.filter(|_| SHARED) {
                 None => {
                     for (k, (&f, &w)) in ts.iter().zip(ws).enumerate() {
                         mask |= u64::from(d + w < self.best[f as usize]) << k;
@@ -434,7 +434,7 @@ impl Search {
             while mask != 0 {
                 let k = mask.trailing_zeros() as usize;
                 mask &= mask - 1;
-                queued += self.relax_entry(a, sent, ts[k], ws[k], d, g);
+                queued += self.relax_entry::<SHARED>(a, sent, ts[k], ws[k], d, g);
             }
         }
         queued
@@ -443,7 +443,7 @@ impl Search {
     /// Relaxes one entry of own vertex `g` at distance `d`; returns 1 when a
     /// record was queued for another trustee.
     #[inline(always)]
-    fn relax_entry(
+    fn relax_entry<const SHARED: bool>(
         &mut self,
         a: &Adjacency,
         sent: Option<&Filter>,
@@ -453,13 +453,22 @@ impl Search {
         g: u32,
     ) -> usize {
         let nd = d + w;
-        match self.best.get_mut(f.wrapping_sub(self.lo) as usize) {
-            Some(b) if nd < *b => *b = nd,
-            Some(_) => return 0,
-            None => match sent {
-                Some(sent) if nd < sent.get(f) => sent.lower(f, nd),
-                _ => return 0,
-            },
+        if !SHARED {
+            // Every flat id has its bound here (`lo = 0`).
+            let c = f as usize;
+            if nd >= self.best[c] {
+                return 0;
+            }
+            self.best[c] = nd;
+        } else {
+            match self.best.get_mut(f.wrapping_sub(self.lo) as usize) {
+                Some(b) if nd < *b => *b = nd,
+                Some(_) => return 0,
+                None => match sent {
+                    Some(sent) if nd < sent.get(f) => sent.lower(f, nd),
+                    _ => return 0,
+                },
+            }
         }
         if let Some(v) = a.own(f) {
             self.parent[v as usize] = g;
@@ -492,7 +501,13 @@ impl Search {
     /// now are relaxed, and what lands in bucket `k` meanwhile forms the next
     /// wave. Popping one vertex at a time (LIFO) would chase fresh, not yet
     /// final distances depth-first and relax the same vertices over and over.
-    fn light_pass(&mut self, a: &Adjacency, rows: Split<'_>, k: u64, mut budget: usize) -> bool {
+    fn light_pass<const SHARED: bool>(
+        &mut self,
+        a: &Adjacency,
+        rows: Split<'_>,
+        k: u64,
+        mut budget: usize,
+    ) -> bool {
         let sent = rows.sent;
         loop {
             if self.cursor >= self.wave.len() {
@@ -514,7 +529,7 @@ impl Search {
             self.light_done[i] = d;
             let r = rows.lh.light(v);
             let work = r.len();
-            let q = self.relax_range(
+            let q = self.relax_range::<SHARED>(
                 a,
                 sent,
                 &rows.targets[r.clone()],
@@ -531,7 +546,12 @@ impl Search {
     }
 
     /// Heavy phase: relaxes the heavy edges of the settled vertices.
-    fn heavy_pass(&mut self, a: &Adjacency, rows: Split<'_>, mut budget: usize) -> bool {
+    fn heavy_pass<const SHARED: bool>(
+        &mut self,
+        a: &Adjacency,
+        rows: Split<'_>,
+        mut budget: usize,
+    ) -> bool {
         let sent = rows.sent;
         while let Some(v) = self.settled.pop() {
             let i = v as usize;
@@ -542,7 +562,7 @@ impl Search {
             self.heavy_done[i] = d;
             let r = rows.lh.heavy(v);
             let work = r.len();
-            let q = self.relax_range(
+            let q = self.relax_range::<SHARED>(
                 a,
                 sent,
                 &rows.targets[r.clone()],
@@ -565,6 +585,21 @@ impl Search {
     /// after a bucket is done or `budget` is spent (the caller ships the
     /// records, yields so incoming records land, and calls again).
     fn epoch_pass(&mut self, a: &Adjacency, rows: Split<'_>, budget: usize) -> bool {
+        // One copy of the passes per kind of bounds, so the whole-array one
+        // has no choice left in its inner loops.
+        if rows.sent.is_some() {
+            self.epoch_pass_as::<true>(a, rows, budget)
+        } else {
+            self.epoch_pass_as::<false>(a, rows, budget)
+        }
+    }
+
+    fn epoch_pass_as<const SHARED: bool>(
+        &mut self,
+        a: &Adjacency,
+        rows: Split<'_>,
+        budget: usize,
+    ) -> bool {
         if !self.active {
             let b = self.buckets.first_from(self.epoch);
             if b >= self.epoch_end {
@@ -575,12 +610,12 @@ impl Search {
             self.heavy = false;
         }
         if !self.heavy {
-            if self.light_pass(a, rows, self.cur, budget) {
+            if self.light_pass::<SHARED>(a, rows, self.cur, budget) {
                 return true;
             }
             self.heavy = true;
         }
-        if self.heavy_pass(a, rows, budget) {
+        if self.heavy_pass::<SHARED>(a, rows, budget) {
             return true;
         }
         self.active = false;
