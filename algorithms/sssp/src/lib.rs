@@ -396,9 +396,9 @@ impl Search {
     /// Returns the number of records queued for other trustees.
     ///
     /// Two steps per group of 64 entries: first a branch-free scan that only
-    /// compares `d + w` with the filter (independent loads, so the CPU
-    /// overlaps their cache misses), then the few entries that beat it are
-    /// applied.
+    /// compares `d + w` with the target's bound (independent loads, so the
+    /// CPU overlaps their cache misses), then the few entries that beat it
+    /// are applied. `SHARED`: the rank shares a filter (see [`Search`]).
     #[inline(always)]
     fn relax_range<const SHARED: bool>(
         &mut self,
