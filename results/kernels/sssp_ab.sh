@@ -1,8 +1,8 @@
 #!/bin/bash
 # Alternates builds of gossamer-graph on SSSP (validated, --json): one line
 # per run: scale, shape, round, binary, harmonic-mean TEPS, peak KiB per rank,
-# /usr/bin/time max KiB, wall s. Used by sssp_bounds.md and memory/estimate.md.
-# usage: ab.sh ROUNDS ROOTS "CONFIGS" BIN...   CONFIGS like "20:1x2 22:1x2 22:2x1"
+# /usr/bin/time max KiB, wall s. Used by sssp_bounds.md.
+# usage: results/kernels/sssp_ab.sh ROUNDS ROOTS "CONFIGS" BIN...   CONFIGS like "20:1x2 22:1x2 22:2x1"
 R=$1; ROOTS=$2; CFGS=$3; shift 3
 for r in $(seq 1 $R); do
   for c in $CFGS; do
