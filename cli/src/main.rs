@@ -108,20 +108,23 @@ fn launched_as_a_rank() -> bool {
     .any(|v| v.trim().parse::<usize>().is_ok_and(|n| n > 1))
 }
 
+/// The run options of a command that starts the kernels' runtime.
+fn run_options(command: &Command) -> Option<&args::RunOptions> {
+    match command {
+        Command::Sssp(a) => Some(&a.run),
+        Command::Bfs(a) => Some(&a.run),
+        Command::Graph500(a) => Some(&a.run),
+        Command::Cc(a) => Some(&a.run),
+        Command::Pagerank(a) => Some(&a.run),
+        Command::Bc(a) => Some(&a.run),
+        Command::Tc(a) => Some(&a.run),
+        Command::Generate(_) | Command::Convert(_) | Command::Plan(_) => None,
+    }
+}
+
 /// The worker threads a command asks for, if it starts the kernels' runtime.
 fn kernel_threads(command: &Command) -> Option<usize> {
-    match command {
-        Command::Generate(_) => None,
-        Command::Sssp(a) => a.run.threads,
-        Command::Bfs(a) => a.run.threads,
-        Command::Graph500(a) => a.run.threads,
-        Command::Cc(a) => a.run.threads,
-        Command::Pagerank(a) => a.run.threads,
-        Command::Convert(_) => None,
-        Command::Bc(a) => a.run.threads,
-        Command::Tc(a) => a.run.threads,
-        Command::Plan(_) => None,
-    }
+    run_options(command).and_then(|r| r.threads)
 }
 
 /// The memory profile of a command (see `graph_core::memory`).
@@ -144,18 +147,7 @@ fn workload(command: &Command) -> graph_core::memory::Workload {
 
 /// The vertex partition a command runs with (block where it has none).
 fn partition(command: &Command) -> graph_core::PartitionKind {
-    match command {
-        Command::Sssp(a) => a.run.partition.kind(),
-        Command::Bfs(a) => a.run.partition.kind(),
-        Command::Graph500(a) => a.run.partition.kind(),
-        Command::Cc(a) => a.run.partition.kind(),
-        Command::Pagerank(a) => a.run.partition.kind(),
-        Command::Bc(a) => a.run.partition.kind(),
-        Command::Tc(a) => a.run.partition.kind(),
-        Command::Generate(_) | Command::Convert(_) | Command::Plan(_) => {
-            graph_core::PartitionKind::Block
-        }
-    }
+    run_options(command).map_or(graph_core::PartitionKind::Block, |r| r.partition.kind())
 }
 
 fn main() {

@@ -280,28 +280,37 @@ pub fn render(
         ));
     }
     if workload.streams() {
-        let how = |permille: u32| {
-            match permille {
-            1000 => "each trustee keeps its generated slice between the two construction passes (12 B per edge; one generation instead of two)".to_string(),
-            0 => "each trustee generates its slice twice during construction: keeping any of it (12 B per edge) would raise the peak".to_string(),
-            p => format!(
-                "each trustee keeps {}.{}% of its generated slice between the two construction passes (12 B per edge), as much as stays under the later peak, and generates the rest twice",
-                p / 10,
-                p % 10
-            ),
-        }
-        };
         match other {
             Some(o) if o.kept_permille != zero.kept_permille => out.push_str(&format!(
                 "(rank 0: {}; {others}: {})\n",
-                how(zero.kept_permille),
-                how(o.kept_permille)
+                slice_note(zero.kept_permille),
+                slice_note(o.kept_permille)
             )),
-            _ => out.push_str(&format!("({})\n", how(zero.kept_permille))),
+            _ => out.push_str(&format!("({})\n", slice_note(zero.kept_permille))),
         }
     }
     out.push_str(&verdict(workload, shape, memory, &zero, worst));
     out
+}
+
+/// What a streamed build's trustees do with `permille` thousandths of
+/// their generated slices kept between the construction passes.
+fn slice_note(permille: u32) -> String {
+    match permille {
+        1000 => "each trustee keeps its generated slice between the two construction \
+                 passes (12 B per edge; one generation instead of two)"
+            .to_string(),
+        0 => "each trustee generates its slice twice during construction: keeping any \
+              of it (12 B per edge) would raise the peak"
+            .to_string(),
+        p => format!(
+            "each trustee keeps {}.{}% of its generated slice between the two construction \
+             passes (12 B per edge), as much as stays under the later peak, and generates \
+             the rest twice",
+            p / 10,
+            p % 10
+        ),
+    }
 }
 
 fn verdict(
@@ -509,34 +518,16 @@ mod tests {
         // ranks' vertices: the whole arrays, 16 GiB per rank, would not
         // leave room); four 16 GiB ones do not, and more ranks of the same
         // size do.
+        let four = |ef: u32, memory: u64| {
+            render(Workload::Sssp, shape(27, ef, 4, 32), &[], memory, "", false)
+        };
         for ef in [16, 32] {
-            let text = render(
-                Workload::Sssp,
-                shape(27, ef, 4, 32),
-                &[],
-                64 << 30,
-                "",
-                false,
-            );
+            let text = four(ef, 64 << 30);
             assert!(text.contains("verdict: fits"), "{text}");
         }
-        let text = render(
-            Workload::Sssp,
-            shape(27, 16, 4, 32),
-            &[],
-            24 << 30,
-            "",
-            false,
-        );
+        let text = four(16, 24 << 30);
         assert!(text.contains("verdict: fits"), "{text}");
-        let text = render(
-            Workload::Sssp,
-            shape(27, 16, 4, 32),
-            &[],
-            16 << 30,
-            "",
-            false,
-        );
+        let text = four(16, 16 << 30);
         assert!(text.contains("ranks 1-3"), "{text}");
         assert!(text.contains("verdict: does not fit"), "{text}");
         assert!(text.contains("(--ranks 6)"), "{text}");
