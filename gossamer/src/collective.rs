@@ -233,7 +233,7 @@ fn fold_into<const N: usize>(
 impl Party {
     /// Combines `vals` over all parties, lane by lane with `ops`, and returns the
     /// result to every party. Arrives without blocking (beyond
-    /// [`ALL_TO_ALL_MAX`] parties: once this worker's earlier requests are
+    /// `ALL_TO_ALL_MAX` parties: once this worker's earlier requests are
     /// answered), then suspends this fiber (the worker keeps serving) until
     /// the round finishes. On return, every request any party issued to this
     /// worker before arriving has run (see the module docs), and this party's
