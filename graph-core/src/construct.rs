@@ -19,6 +19,13 @@
 //! commands keep only as much as stays under the rank's later peak
 //! (`graph_core::memory::MemoryEstimate::kept_permille`).
 //!
+//! 0. **check** (only a source that asks, [`EdgeSource::checks_slices`]: a
+//!    graph file opened without reading it, `file::open_in_slices`): every
+//!    trustee checks its slice's ids and weights and hashes the chunks of
+//!    the file's data checksum that start in it; the builder folds the
+//!    digests and compares them with the header, so a corrupt file is
+//!    refused before anything is built, and no process reads more than
+//!    its slices;
 //! 1. **count**: each non-loop edge `(u, v)` sends `u`'s local index to
 //!    `u`'s owner and `v`'s to `v`'s; owners count degrees;
 //! 2. **fill**: after a prefix sum every owner allocates its rows exactly;
@@ -45,8 +52,10 @@
 //! Peak memory per trustee: its shard (8 bytes per entry, 16 per owned
 //! non-loop edge), its offsets and cursors (16 bytes per owned vertex), a
 //! few MiB of send buffers and read chunks, and the kept part of a
-//! generated slice (12 bytes per kept edge); a mapped file's touched pages
-//! come on top.
+//! generated slice (12 bytes per kept edge). A graph file opened in
+//! slices gives its pages back as each read chunk is done with
+//! ([`EdgeSource::release`]), so they do not stay in the resident set (a
+//! file opened whole stays mapped for the commands that read it whole).
 //!
 //! ```
 //! use graph_core::construct::LocalSource;
@@ -145,6 +154,36 @@ pub trait EdgeSource: Clone + Send + Sync + Serialize + DeserializeOwned + 'stat
         let _ = on_rank_0;
         1000
     }
+    /// Whether the records must be checked before the build reads them: a
+    /// graph file each process opened without reading. Then every trustee
+    /// hashes ([`slice_digests`](Self::slice_digests)) and checks
+    /// ([`check_slice`](Self::check_slice)) its slice, and the builder
+    /// checks the digests ([`check_digests`](Self::check_digests)) before
+    /// it reports a bad record: a corrupt file is called corrupt. Default: no.
+    fn checks_slices(&self) -> bool {
+        false
+    }
+    /// Digests of the part of a checksum that starts in edges `slice`.
+    fn slice_digests(&self, reader: &Self::Reader, slice: Range<u64>) -> Vec<u64> {
+        let _ = (reader, slice);
+        Vec::new()
+    }
+    /// Checks the records of edges `slice` (ids, weights).
+    fn check_slice(&self, reader: &Self::Reader, slice: Range<u64>) -> Result<(), String> {
+        let _ = (reader, slice);
+        Ok(())
+    }
+    /// Says that edges `range` were read and are not needed until read
+    /// again (a mapped file gives their pages back). Default: nothing.
+    fn release(&self, reader: &Self::Reader, range: Range<u64>) {
+        let _ = (reader, range);
+    }
+    /// On the builder: every trustee's digests, in trustee order (which is
+    /// record order); an error if they do not add up to the source's.
+    fn check_digests(&self, reader: &Self::Reader, digests: &[u64]) -> Result<(), String> {
+        let _ = (reader, digests);
+        Ok(())
+    }
 }
 
 /// Time a trustee spent on its part of a build.
@@ -206,6 +245,20 @@ impl ShardedGraph {
         let partition = Partition::new(kind, n, 1, workers as u32)?;
         let mut graph = ShardedGraph::with_placeholders(partition, source.num_edges());
         graph.set_directed(source.directed());
+        if source.checks_slices() {
+            // A source no trustee could open, then a wrong checksum, then
+            // a bad record: the first of these that happened is the error.
+            let outcomes = graph.on_trustees_with(source.clone(), check_on_trustee::<S>);
+            let checked = first_failure(outcomes)?;
+            let digests: Vec<u64> = checked.iter().flat_map(|(d, _)| d).copied().collect();
+            let reader = source.open().map_err(KernelError::Runtime)?;
+            source
+                .check_digests(&reader, &digests)
+                .map_err(KernelError::Runtime)?;
+            if let Some(bad) = checked.into_iter().find_map(|(_, bad)| bad) {
+                return Err(KernelError::Runtime(bad));
+            }
+        }
         let outcomes = graph.on_trustees_with(source, build_on_trustee::<S>);
         let read_s = first_failure(outcomes)?.into_iter().fold(0.0, f64::max);
         let times = BuildTimes {
@@ -262,6 +315,41 @@ fn placeholder(p: Partition, t: u32) -> Shard {
     Shard::from_parts(p, t, vec![0; n + 1], Vec::new(), Vec::new())
 }
 
+/// The edges trustee `me` of `trustees` reads: an even, contiguous share
+/// of `edges`, in trustee order.
+fn slice_of(edges: u64, me: u32, trustees: u64) -> Range<u64> {
+    let me = u64::from(me);
+    edges * me / trustees..edges * (me + 1) / trustees
+}
+
+/// Every trustee's check of its slice before a build reads it
+/// ([`EdgeSource::checks_slices`]): its digests and its first bad record,
+/// or why it could not open the source. No collective: each trustee
+/// returns on its own.
+fn check_on_trustee<S: EdgeSource>(
+    ctx: TrusteeCtx,
+    source: S,
+) -> Result<(Vec<u64>, Option<String>), String> {
+    let reader = source.open()?;
+    let w = ctx.partition.num_trustees() as u64;
+    let slice = slice_of(source.num_edges(), ctx.me, w);
+    // Piece by piece, each given back once checked (a rank keeps resident
+    // only what it is reading): the digests of consecutive pieces are the
+    // slice's, in order.
+    let (mut digests, mut bad) = (Vec::new(), None);
+    let mut at = slice.start;
+    while at < slice.end {
+        let piece = at..(at + READ_CHUNK as u64).min(slice.end);
+        digests.extend(source.slice_digests(&reader, piece.clone()));
+        if bad.is_none() {
+            bad = source.check_slice(&reader, piece.clone()).err();
+        }
+        source.release(&reader, piece.clone());
+        at = piece.end;
+    }
+    Ok((digests, bad))
+}
+
 /// Every trustee's part of the build; returns its seconds spent reading.
 /// Each step ends with an all-reduce of "did anyone fail?", so a failure
 /// anywhere ends the build everywhere instead of leaving peers waiting.
@@ -274,9 +362,7 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
     )?;
     let reader = opened.expect("checked by agree");
     let w = ctx.partition.num_trustees() as u64;
-    let m = source.num_edges();
-    let me = u64::from(ctx.me);
-    let slice = m * me / w..m * (me + 1) / w;
+    let slice = slice_of(source.num_edges(), ctx.me, w);
     let mut chunk = vec![PackedEdge::default(); READ_CHUNK];
     // Rank 0 (the process of trustee 0) gathers the answers, so its memory
     // differs from the other ranks'.
@@ -515,6 +601,7 @@ fn for_each_edge<S: EdgeSource>(
             let room = limit.saturating_sub(k.len()).min(len);
             k.extend_from_slice(&chunk[..room]);
         }
+        source.release(reader, at..at + len as u64);
         for (k, &e) in chunk[..len].iter().enumerate() {
             f(at + k as u64, e);
         }
@@ -635,6 +722,36 @@ pub trait EdgeRecords: Send + Sync {
     fn directed(&self) -> bool {
         false
     }
+    /// What identifies these records beyond their counts, so that ranks
+    /// holding different graphs of the same size are caught (a graph
+    /// file's data checksum); default 0 (nothing more).
+    fn fingerprint(&self) -> u64 {
+        0
+    }
+    /// Whether the records still need checking, slice by slice
+    /// ([`EdgeSource::checks_slices`]); default no (checked on creation).
+    fn needs_check(&self) -> bool {
+        false
+    }
+    /// See [`EdgeSource::slice_digests`].
+    fn slice_digests(&self, range: Range<u64>) -> Vec<u64> {
+        let _ = range;
+        Vec::new()
+    }
+    /// See [`EdgeSource::check_slice`].
+    fn check_slice(&self, range: Range<u64>) -> Result<(), String> {
+        let _ = range;
+        Ok(())
+    }
+    /// See [`EdgeSource::check_digests`].
+    fn check_digests(&self, digests: &[u64]) -> Result<(), String> {
+        let _ = digests;
+        Ok(())
+    }
+    /// See [`EdgeSource::release`].
+    fn release(&self, range: Range<u64>) {
+        let _ = range;
+    }
 }
 
 impl EdgeRecords for EdgeList<'static> {
@@ -656,19 +773,41 @@ impl EdgeRecords for MappedGraph {
     fn directed(&self) -> bool {
         self.meta().directed
     }
+    fn fingerprint(&self) -> u64 {
+        self.header().data_checksum
+    }
+    fn needs_check(&self) -> bool {
+        !self.is_verified()
+    }
+    fn slice_digests(&self, range: Range<u64>) -> Vec<u64> {
+        MappedGraph::slice_digests(self, range)
+    }
+    fn check_slice(&self, range: Range<u64>) -> Result<(), String> {
+        MappedGraph::check_slice(self, range).map_err(|e| e.to_string())
+    }
+    fn check_digests(&self, digests: &[u64]) -> Result<(), String> {
+        MappedGraph::check_digests(self, digests).map_err(|e| e.to_string())
+    }
+    fn release(&self, range: Range<u64>) {
+        MappedGraph::release(self, range);
+    }
 }
 
 /// Edges every process of the job holds itself (parsed from a text file
 /// by each rank, a graph file each rank mapped, a list a test built), as an
 /// [`EdgeSource`]: [`LocalSource::publish`] puts the records in a
 /// per-process table, and the source travels as their number there. Each
-/// trustee reads only its slice, so a mapped file is paged in piecewise.
+/// trustee reads only its slice, so a mapped file is paged in piecewise
+/// (and, opened with [`crate::file::open_in_slices`], checked piecewise).
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 pub struct LocalSource {
     id: u64,
     vertices: u64,
     edges: u64,
     directed: bool,
+    fingerprint: u64,
+    needs_check: bool,
+    unit_weights: bool,
 }
 
 type Published = Vec<(u64, Arc<dyn EdgeRecords>)>;
@@ -689,6 +828,9 @@ impl LocalSource {
             vertices: records.num_vertices(),
             edges: records.records().len() as u64,
             directed: records.directed(),
+            fingerprint: records.fingerprint(),
+            needs_check: records.needs_check(),
+            unit_weights: false,
         };
         table.push((id, records));
         source
@@ -699,6 +841,14 @@ impl LocalSource {
     /// a text file, whose [`GraphMeta`](crate::GraphMeta) says).
     pub fn with_direction(self, directed: bool) -> LocalSource {
         LocalSource { directed, ..self }
+    }
+
+    /// The same records with every weight read as 1.0 (`--unit-weights`).
+    pub fn with_unit_weights(self) -> LocalSource {
+        LocalSource {
+            unit_weights: true,
+            ..self
+        }
     }
 
     /// [`publish`](Self::publish) for an owned list.
@@ -743,12 +893,43 @@ impl EdgeSource for LocalSource {
                 self.id, self.vertices, self.edges
             ));
         }
+        if records.fingerprint() != self.fingerprint {
+            return Err(format!(
+                "this process's graph {} has the same size as the builder's but other records (fingerprint {:#018x}, the builder's {:#018x}): the ranks read different graph files",
+                self.id,
+                records.fingerprint(),
+                self.fingerprint
+            ));
+        }
         Ok(records)
     }
 
     fn read(&self, reader: &Self::Reader, start: u64, out: &mut [PackedEdge]) {
         let s = start as usize;
         out.copy_from_slice(&reader.records()[s..s + out.len()]);
+        if self.unit_weights {
+            out.iter_mut().for_each(|e| e.w = 1.0);
+        }
+    }
+
+    fn checks_slices(&self) -> bool {
+        self.needs_check
+    }
+
+    fn slice_digests(&self, reader: &Self::Reader, slice: Range<u64>) -> Vec<u64> {
+        reader.slice_digests(slice)
+    }
+
+    fn check_slice(&self, reader: &Self::Reader, slice: Range<u64>) -> Result<(), String> {
+        reader.check_slice(slice)
+    }
+
+    fn check_digests(&self, reader: &Self::Reader, digests: &[u64]) -> Result<(), String> {
+        reader.check_digests(digests)
+    }
+
+    fn release(&self, reader: &Self::Reader, range: Range<u64>) {
+        reader.release(range);
     }
 
     fn kept_permille(&self, _: bool) -> u32 {
@@ -905,6 +1086,9 @@ mod tests {
                     vertices: 1,
                     edges: 1,
                     directed: false,
+                    fingerprint: 0,
+                    needs_check: false,
+                    unit_weights: false,
                 },
                 PartitionKind::Block,
             )
@@ -914,5 +1098,86 @@ mod tests {
             e.to_string().contains("was not published in this process"),
             "{e}"
         );
+    }
+
+    /// The rows (as [`canonical`]) of the graph `source` builds on
+    /// `threads` workers, or its error.
+    fn build(source: LocalSource, threads: usize) -> Result<Vec<Vec<(u32, u32)>>, String> {
+        let got = gossamer::main(threads, move || {
+            ShardedGraph::build_from(source, PartitionKind::Block)
+                .map(|(g, _)| g.on_trustees(|ctx| ctx.local.apply_returning(|s| s.shard().clone())))
+        });
+        source.withdraw();
+        got.map(|shards| canonical(shards, source.vertices))
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_graph_file_opened_in_slices_is_checked_by_the_trustees_before_it_is_built() {
+        let dir = std::env::temp_dir().join(format!("gc-slices-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // 120 000 records: 1.4 MB, two checksum chunks.
+        let list = random_list(3000, 120_000, 5);
+        let path = dir.join("g");
+        crate::file::write(&path, &list).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let in_slices = |p: &std::path::Path| {
+            let g = crate::file::open_in_slices(p).unwrap();
+            assert!(!g.is_verified());
+            LocalSource::publish(Arc::new(g))
+        };
+        let p = Partition::new(PartitionKind::Block, 3000, 1, 1).unwrap();
+        let want = canonical(build_rank(&list, &p, 0).unwrap(), 3000);
+        for threads in [1, 3] {
+            assert_eq!(build(in_slices(&path), threads).unwrap(), want);
+        }
+        // Every weight read as 1.0.
+        let unit = build(in_slices(&path).with_unit_weights(), 2).unwrap();
+        let one = 1f32.to_bits();
+        assert!(unit.iter().flatten().all(|&(_, w)| w == one));
+        assert_eq!(
+            unit.iter().map(Vec::len).collect::<Vec<_>>(),
+            want.iter().map(Vec::len).collect::<Vec<_>>()
+        );
+
+        // A flipped bit, in either chunk: the file is corrupt, whichever
+        // trustee read it.
+        for at in [1024 + 12 * 100 + 2, bytes.len() - 5] {
+            let mut bad = bytes.clone();
+            bad[at] ^= 0x10;
+            let path = dir.join("bad");
+            std::fs::write(&path, &bad).unwrap();
+            for threads in [1, 2, 3] {
+                let e = build(in_slices(&path), threads).unwrap_err();
+                assert!(e.contains("the graph file's edge data is corrupt"), "{e}");
+            }
+        }
+
+        // A whole file with a bad weight (both checksums right).
+        let mut bad = bytes.clone();
+        let at = 1024 + 12 * 90_000 + 8;
+        bad[at..at + 4].copy_from_slice(&(-2.5f32).to_le_bytes());
+        let sum = crate::file::checksum64(&bad[1024..]);
+        bad[72..80].copy_from_slice(&sum.to_le_bytes());
+        let head = crate::file::checksum64(&bad[..1016]);
+        bad[1016..1024].copy_from_slice(&head.to_le_bytes());
+        let path = dir.join("weight");
+        std::fs::write(&path, &bad).unwrap();
+        let e = build(in_slices(&path), 3).unwrap_err();
+        assert!(e.contains("edge 90000 has weight -2.5"), "{e}");
+
+        // Ranks holding different files of the same size.
+        let other = random_list(3000, 120_000, 6);
+        let path2 = dir.join("other");
+        crate::file::write(&path2, &other).unwrap();
+        let mine = in_slices(&path);
+        let builders = LocalSource {
+            fingerprint: crate::file::open_header(&path2).unwrap().0.data_checksum,
+            ..mine
+        };
+        let e = build(builders, 2).unwrap_err();
+        mine.withdraw();
+        assert!(e.contains("the ranks read different graph files"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

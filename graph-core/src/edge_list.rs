@@ -397,41 +397,51 @@ impl<'a> EdgeList<'a> {
     /// Checks every id is `< num_vertices` and every weight is a
     /// non-negative number (parallel). Reports the first bad record.
     pub fn validate(&self) -> Result<(), EdgeListError> {
-        let n = self.num_vertices;
-        let is_bad = |e: &PackedEdge| {
-            u64::from(e.u) >= n || u64::from(e.v) >= n || e.w.is_nan() || e.w < 0.0
-        };
-        // Branch-free scan of 64 Ki-record chunks (vectorizes), then the
-        // first bad record inside the first bad chunk.
-        const CHUNK: usize = 1 << 16;
-        let bad = self
-            .edges
-            .par_chunks(CHUNK)
-            .position_first(|c| c.iter().fold(false, |acc, e| acc | is_bad(e)))
-            .and_then(|ci| {
-                let start = ci * CHUNK;
-                self.edges[start..]
-                    .iter()
-                    .position(is_bad)
-                    .map(|i| start + i)
-            });
-        match bad {
-            None => Ok(()),
-            Some(i) => {
-                let e = self.edges[i];
-                if u64::from(e.u) >= n || u64::from(e.v) >= n {
-                    Err(EdgeListError::VertexOutOfRange {
-                        index: i as u64,
-                        u: e.u,
-                        v: e.v,
-                        num_vertices: n,
-                    })
-                } else {
-                    Err(EdgeListError::BadWeight {
-                        index: i as u64,
-                        w: e.w,
-                    })
-                }
+        check_records(&self.edges, self.num_vertices, 0, true)
+    }
+}
+
+/// Checks that every id of `records` is `< num_vertices` and every weight
+/// a non-negative number; the first bad record is reported with its index
+/// plus `first_index` (where `records` start in the whole list). In
+/// parallel with rayon, or on the calling thread (`parallel: false`, for
+/// a trustee checking its slice).
+pub(crate) fn check_records(
+    records: &[PackedEdge],
+    num_vertices: u64,
+    first_index: u64,
+    parallel: bool,
+) -> Result<(), EdgeListError> {
+    let n = num_vertices;
+    let is_bad =
+        |e: &PackedEdge| u64::from(e.u) >= n || u64::from(e.v) >= n || e.w.is_nan() || e.w < 0.0;
+    // Branch-free scan of 64 Ki-record chunks (vectorizes), then the
+    // first bad record inside the first bad chunk.
+    const CHUNK: usize = 1 << 16;
+    let chunk_is_bad = |c: &[PackedEdge]| c.iter().fold(false, |acc, e| acc | is_bad(e));
+    let bad_chunk = if parallel {
+        records.par_chunks(CHUNK).position_first(chunk_is_bad)
+    } else {
+        records.chunks(CHUNK).position(chunk_is_bad)
+    };
+    let bad = bad_chunk.and_then(|ci| {
+        let start = ci * CHUNK;
+        records[start..].iter().position(is_bad).map(|i| start + i)
+    });
+    match bad {
+        None => Ok(()),
+        Some(i) => {
+            let e = records[i];
+            let index = first_index + i as u64;
+            if u64::from(e.u) >= n || u64::from(e.v) >= n {
+                Err(EdgeListError::VertexOutOfRange {
+                    index,
+                    u: e.u,
+                    v: e.v,
+                    num_vertices: n,
+                })
+            } else {
+                Err(EdgeListError::BadWeight { index, w: e.w })
             }
         }
     }

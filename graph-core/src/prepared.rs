@@ -694,7 +694,7 @@ pub fn open(path: &Path, want: &Expected, partition: &Partition) -> Result<Shard
         parse_header(&bytes).map_err(err)?;
         return Err(err(Problem::TruncatedHeader(actual)));
     }
-    let map = Arc::new(mapped::map_file(&file).map_err(|e| err(Problem::Io("map", e)))?);
+    let map = Arc::new(mapped::map_file(&file, true).map_err(|e| err(Problem::Io("map", e)))?);
     let header = parse_header(&map).map_err(err)?;
     if let Some(what) = mismatch(&header, want, &dir_s) {
         return Err(err(Problem::Mismatch(what)));

@@ -4,14 +4,17 @@
 //! independent 64-bit lanes (multiply-rotate rounds, 32 bytes per step), and
 //! the chunk digests are folded in order. The chunking is fixed, so the
 //! result does not depend on the number of threads; chunks are hashed in
-//! parallel with rayon, which matters at multi-GB sizes.
+//! parallel with rayon, which matters at multi-GB sizes, or by the trustees
+//! of a distributed build, each the chunks that start in its slice of the
+//! records ([`chunk_digest`], [`fold`]).
 
 use rayon::prelude::*;
 
 const P1: u64 = 0x9E37_79B9_7F4A_7C15;
 const P2: u64 = 0xC2B2_AE3D_27D4_EB4F;
 const P3: u64 = 0x1656_67B1_9E37_79F9;
-const CHUNK: usize = 1 << 20;
+/// Bytes per chunk; the last chunk may be shorter.
+pub(crate) const CHUNK: usize = 1 << 20;
 
 #[inline]
 fn round(acc: u64, word: u64) -> u64 {
@@ -37,7 +40,7 @@ fn word(b: &[u8]) -> u64 {
 }
 
 /// Digest of one chunk; `index` makes equal chunks at different places differ.
-fn chunk_digest(data: &[u8], index: u64) -> u64 {
+pub(crate) fn chunk_digest(data: &[u8], index: u64) -> u64 {
     let seed = index.wrapping_mul(P3) ^ data.len() as u64;
     let mut lanes = [seed ^ P1, seed ^ P2, seed ^ P3, seed.rotate_left(17)];
     let mut blocks = data.chunks_exact(32);
@@ -57,6 +60,21 @@ fn chunk_digest(data: &[u8], index: u64) -> u64 {
     finish(h)
 }
 
+/// Number of chunks of `len` bytes: at least one (empty data has one,
+/// empty chunk).
+pub(crate) fn chunk_count(len: usize) -> usize {
+    len.div_ceil(CHUNK).max(1)
+}
+
+/// The checksum of `len` bytes whose chunks have `digests`, in order.
+pub(crate) fn fold(len: usize, digests: impl IntoIterator<Item = u64>) -> u64 {
+    let mut h = P3 ^ len as u64;
+    for d in digests {
+        h = round(h, d);
+    }
+    finish(h ^ len as u64)
+}
+
 /// 64-bit checksum of `data` (parallel over 1 MiB chunks).
 pub fn checksum64(data: &[u8]) -> u64 {
     let digests: Vec<u64> = if data.len() > CHUNK {
@@ -67,11 +85,7 @@ pub fn checksum64(data: &[u8]) -> u64 {
     } else {
         vec![chunk_digest(data, 0)]
     };
-    let mut h = P3 ^ data.len() as u64;
-    for d in digests {
-        h = round(h, d);
-    }
-    finish(h ^ data.len() as u64)
+    fold(data.len(), digests)
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! The only `unsafe` in graph-core outside `csr.rs`' named modules:
-//! mapping a file into memory, viewing bytes as packed edge records or
-//! plain numbers (and back) without copying, and a slice of a shared
-//! mapping that keeps the mapping alive (the arrays of a prepared shard).
+//! mapping a file into memory, giving read pages back, viewing bytes as
+//! packed edge records or plain numbers (and back) without copying, and a
+//! slice of a shared mapping that keeps the mapping alive (the arrays of a
+//! prepared shard).
 
 use std::fs::File;
 use std::io;
@@ -11,7 +12,9 @@ use memmap2::{Mmap, MmapOptions};
 
 use crate::edge_list::PackedEdge;
 
-/// Maps `file` read-only.
+/// Maps `file` read-only; `populate` pre-faults every page (for a file
+/// read whole right away), otherwise pages are read as they are touched
+/// (a file each process reads only its slice of).
 ///
 /// The caller must treat the file as immutable while mapped: graph files
 /// are written once (to a temporary name, then renamed) and only read after
@@ -19,15 +22,20 @@ use crate::edge_list::PackedEdge;
 /// mapped, reads could fault (SIGBUS) or see changed data; this is the
 /// standard caveat of memory-mapped files and is documented on
 /// [`crate::file::open`].
-pub(crate) fn map_file(file: &File) -> io::Result<Mmap> {
+pub(crate) fn map_file(file: &File, populate: bool) -> io::Result<Mmap> {
+    let mut options = MmapOptions::new();
+    if populate {
+        // Linux MAP_POPULATE: one bulk fault is cheaper than one per page
+        // when every byte is read anyway (checksum, id check).
+        options.populate();
+    }
     // SAFETY: the mapping is read-only and private to this process; the
     // content is validated (length, magic, version, checksums, id ranges)
-    // before any slice is handed out. Concurrent modification by another
-    // process is excluded by the documented write-once contract above.
-    // `populate` pre-faults the pages (Linux MAP_POPULATE): opening reads
-    // every byte anyway (checksum, id check), and one bulk fault is cheaper
-    // than one per page.
-    unsafe { MmapOptions::new().populate().map(file) }
+    // before any record is trusted: on open, or slice by slice before a
+    // build reads them (`MappedGraph::check_slice`). Concurrent
+    // modification by another process is excluded by the documented
+    // write-once contract above.
+    unsafe { options.map(file) }
 }
 
 /// Maps `file` read-only without pre-faulting, for one sequential pass
@@ -45,6 +53,35 @@ pub(crate) fn map_input(file: &File) -> io::Result<Mmap> {
     let map = unsafe { MmapOptions::new().map(file) }?;
     let _ = map.advise(memmap2::Advice::Sequential);
     Ok(map)
+}
+
+/// Drops the pages of `bytes` (offsets into `map`) from this process's
+/// resident set, for a reader done with that part of a graph file it reads
+/// slice by slice: a rank then holds the part it is reading, not all it
+/// has read. The pages go from the one holding `bytes.start` up to, not
+/// including, the one holding `bytes.end` (the next range releases that
+/// one). A page another reader still uses (at a slice's edge) is simply
+/// read again from the file. Best effort: a failing `madvise` changes
+/// nothing.
+pub(crate) fn release(map: &Mmap, bytes: std::ops::Range<usize>) {
+    // SAFETY: sysconf has no preconditions.
+    let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
+    let page = page.max(1);
+    let start = bytes.start / page * page;
+    let end = bytes.end.min(map.len()) / page * page;
+    if end <= start {
+        return;
+    }
+    // SAFETY: `map` is a read-only, private mapping of a file that is never
+    // written while mapped (the write-once contract of `map_file`), so no
+    // page of it was ever modified: MADV_DONTNEED only removes the page
+    // table entries, and the next access reads the same bytes from the
+    // file again. Every reference into the mapping (here or in another
+    // thread) therefore keeps seeing unchanged bytes; the range is inside
+    // the mapping (clamped above) and page-aligned.
+    let _ = unsafe {
+        map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start)
+    };
 }
 
 /// Views `bytes` as records when that is possible without copying: the
