@@ -30,7 +30,9 @@ pub const DEFAULT_ROOT_SEED: u64 = 27491095;
 pub struct LoadedGraph {
     storage: Storage,
     /// Seconds spent generating the edges (for a graph file: opening and
-    /// verifying it, as the reference times reading its edge file).
+    /// verifying it, as the reference times reading its edge file; opened
+    /// in slices, only opening it: each trustee's check of its slice counts
+    /// as construction).
     pub generation_time: f64,
 }
 
@@ -46,7 +48,15 @@ enum Storage {
         source: Graph500Source,
         kron: Box<Kronecker>,
     },
-    Mapped(Arc<MappedGraph>),
+    /// A graph file, mapped. The search commands open it in slices
+    /// ([`file::open_in_slices`]): every trustee checks and reads only its
+    /// slice, and there is no edge list.
+    Mapped {
+        graph: Arc<MappedGraph>,
+        /// `--unit-weights` on a file opened in slices: the meta that says
+        /// unweighted (the build reads every weight as 1.0).
+        unit_meta: Option<GraphMeta>,
+    },
     /// A graph file known by its header (and id table) only: the graph
     /// itself comes from prepared shards (`--prepared`).
     Described {
@@ -117,7 +127,8 @@ impl LoadedGraph {
     ///
     /// # Panics
     ///
-    /// On a streamed graph ([`load_streamed`]), which no process holds
+    /// On a streamed graph or a graph file opened in slices
+    /// ([`load_streamed`]), which no process holds (or has checked)
     /// whole; the commands that load one never ask.
     pub fn edge_list(&self) -> EdgeList<'_> {
         match &self.storage {
@@ -125,7 +136,7 @@ impl LoadedGraph {
             Storage::Streamed { .. } => {
                 panic!("a streamed graph has no edge list: load it with graph::load")
             }
-            Storage::Mapped(m) => m.edge_list(),
+            Storage::Mapped { graph, .. } => graph.edge_list(),
             Storage::Described { .. } => {
                 panic!("a graph run from prepared shards has no edge list")
             }
@@ -147,7 +158,13 @@ impl LoadedGraph {
                     .expect("the records were valid in the list");
                 BuildSource::Local(LocalSource::publish_list(owned))
             }
-            Storage::Mapped(m) => BuildSource::Local(LocalSource::publish(m.clone())),
+            Storage::Mapped { graph, unit_meta } => {
+                let source = LocalSource::publish(graph.clone());
+                BuildSource::Local(match unit_meta {
+                    Some(_) => source.with_unit_weights(),
+                    None => source,
+                })
+            }
             Storage::Described { .. } => {
                 panic!("a graph known by its header only is built from prepared shards")
             }
@@ -161,7 +178,7 @@ impl LoadedGraph {
     pub fn meta(&self) -> &GraphMeta {
         match &self.storage {
             Storage::Generated { .. } | Storage::Streamed { .. } => &GENERATED_META,
-            Storage::Mapped(m) => m.meta(),
+            Storage::Mapped { graph, unit_meta } => unit_meta.as_ref().unwrap_or(graph.meta()),
             Storage::Described { meta, .. } => meta,
             Storage::Parsed { meta, .. } => meta,
         }
@@ -209,6 +226,26 @@ impl LoadedGraph {
         if !self.meta().weighted {
             return self;
         }
+        if let Storage::Mapped {
+            graph,
+            unit_meta: None,
+        } = &self.storage
+        {
+            if !graph.is_verified() {
+                // Opened in slices: the build reads every weight as 1.0.
+                let unit_meta = Some(GraphMeta {
+                    weighted: false,
+                    ..graph.meta().clone()
+                });
+                return LoadedGraph {
+                    storage: Storage::Mapped {
+                        graph: graph.clone(),
+                        unit_meta,
+                    },
+                    generation_time: self.generation_time,
+                };
+            }
+        }
         if let Storage::Described { header, meta } = self.storage {
             // The prepared shards carry the weights (the identity says unit).
             return LoadedGraph {
@@ -252,7 +289,7 @@ impl LoadedGraph {
         match &self.storage {
             Storage::Generated { list, .. } => list.num_vertices(),
             Storage::Streamed { kron, .. } => kron.num_vertices(),
-            Storage::Mapped(m) => m.header().num_vertices,
+            Storage::Mapped { graph: m, .. } => m.header().num_vertices,
             Storage::Described { header, .. } => header.num_vertices,
             Storage::Parsed { list, .. } => list.num_vertices(),
         }
@@ -263,7 +300,7 @@ impl LoadedGraph {
         match &self.storage {
             Storage::Generated { list, .. } => list.num_edges(),
             Storage::Streamed { kron, .. } => kron.num_edges(),
-            Storage::Mapped(m) => m.header().num_edges,
+            Storage::Mapped { graph: m, .. } => m.header().num_edges,
             Storage::Described { header, .. } => header.num_edges,
             Storage::Parsed { list, .. } => list.num_edges(),
         }
@@ -282,7 +319,7 @@ impl LoadedGraph {
                     seed2: c.seed2,
                 })
             }
-            Storage::Mapped(m) => m.header().params,
+            Storage::Mapped { graph: m, .. } => m.header().params,
             Storage::Described { header, .. } => header.params,
             Storage::Parsed { list, .. } => list.params(),
         }
@@ -341,7 +378,7 @@ impl LoadedGraph {
             };
         }
         let stored = match &self.storage {
-            Storage::Mapped(m) => m.roots(),
+            Storage::Mapped { graph, .. } => graph.roots(),
             Storage::Described { header, .. } => &header.roots,
             _ => &[],
         };
@@ -590,11 +627,16 @@ pub fn check_memory(
     match memory::check_fits(&estimate, avail) {
         Ok(()) => Ok(()),
         Err(_) if force => {
-            eprintln!(
-                "warning: --force: running although the estimate ({}) exceeds the available memory ({})",
+            // One write, so the ranks of a job sharing a terminal do not
+            // interleave their lines.
+            let line = format!(
+                "warning: --force: running although the estimate ({}) for rank {} of {} exceeds the available memory ({})\n",
                 memory::human_bytes(estimate.per_rank_bytes),
+                ctx.rank,
+                ctx.ranks,
                 memory::human_bytes(avail)
             );
+            let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), line.as_bytes());
             Ok(())
         }
         Err(mut refusal) => {
@@ -622,6 +664,45 @@ pub fn available_memory() -> Option<u64> {
         .ok()
         .and_then(|s| s.parse().ok())
         .or_else(memory::available_memory)
+}
+
+/// The memory check for a graph of the Graph500 generator `kron` (to be
+/// generated, or a graph file it wrote): the partition does not split its
+/// edges evenly, so each rank is checked with its own expected share, and
+/// a refusal's advice counts ranks with the heaviest share. Returns every
+/// rank's share ([`rank_shares`]).
+fn check_generated_memory(kron: &Kronecker, threads: usize, force: bool) -> Result<Vec<u32>> {
+    let ctx = memory_context();
+    let t = u32::try_from(threads).unwrap_or(u32::MAX);
+    let shares = rank_shares(kron, ctx.partition, ctx.ranks, t);
+    let share = shares.get(ctx.rank as usize).copied().unwrap_or(1000);
+    let heaviest = heaviest_share(kron, ctx.partition, t);
+    let (scale, edgefactor) = (kron.config().scale, kron.config().edgefactor);
+    check_memory(scale, edgefactor, threads, share, Some(&heaviest), force)?;
+    Ok(shares)
+}
+
+/// The Graph500 parameters of `--graph` when it names a graph file the
+/// generator wrote, from its header; `None` for `--scale`, a text format,
+/// or a file that cannot be read (the run itself then says why).
+pub fn graph500_file_params(input: &Input) -> Option<Graph500Params> {
+    match (&input.scale, &input.graph) {
+        (None, Some(path)) if text_format(path, &input.text).is_none() => {
+            file::open_header(path).ok()?.0.params
+        }
+        _ => None,
+    }
+}
+
+/// The memory check for a graph file: a Graph500 graph's by its
+/// generator's shares ([`check_generated_memory`]); any other is not
+/// checked (its size says nothing the model knows).
+fn check_file_memory(header: &file::GraphHeader, threads: usize, force: bool) -> Result<()> {
+    if let Some(p) = header.params {
+        let (kron, _) = generator(p.scale, p.edgefactor, p.seed1, p.seed2)?;
+        check_generated_memory(&kron, threads, force)?;
+    }
+    Ok(())
 }
 
 /// Validates the parameters, checks memory, then generates the graph in
@@ -684,11 +765,19 @@ fn generator(
     Ok((kron, params))
 }
 
-/// Opens and verifies a graph file, then checks memory for a run on it.
-pub fn open(path: &Path, threads: usize, force: bool) -> Result<MappedGraph> {
-    let bar = Progress::spinner("reading");
-    let g = file::open(path);
-    bar.finish();
+/// Opens a graph file, then checks memory for a run on it: verified whole
+/// (`in_slices: false`), or checked only as far as it can be without
+/// reading the records, which the build then checks slice by slice
+/// ([`file::open_in_slices`]).
+pub fn open(path: &Path, threads: usize, force: bool, in_slices: bool) -> Result<MappedGraph> {
+    let g = if in_slices {
+        file::open_in_slices(path)
+    } else {
+        let bar = Progress::spinner("reading");
+        let g = file::open(path);
+        bar.finish();
+        g
+    };
     let g = g.map_err(|e| match e {
         graph_core::GraphFileError::NotAGraphFile => CliError::new(format!(
             "{}: {e}; for another tool's format give the file its extension (.el .wel .mtx .gr .sg .wsg) or pass --format",
@@ -696,9 +785,7 @@ pub fn open(path: &Path, threads: usize, force: bool) -> Result<MappedGraph> {
         )),
         e => e.into(),
     })?;
-    if let Some(p) = g.header().params {
-        check_memory(p.scale, p.edgefactor, threads, 1000, None, force)?;
-    }
+    check_file_memory(g.header(), threads, force)?;
     Ok(g)
 }
 
@@ -738,7 +825,9 @@ pub fn read_foreign(
 /// [`load`], except that a generated graph is *streamed*: nothing is
 /// generated here; every trustee generates its own slice of the edge
 /// stream while the shards are built, so no process ever holds the whole
-/// edge list.
+/// edge list. Likewise a graph file is opened in slices: every trustee
+/// checks (ids, weights, its part of the data checksum) and reads only its
+/// own slice, so no process reads the whole file.
 pub fn load_streamed(
     input: &Input,
     gen: &GenParams,
@@ -746,26 +835,27 @@ pub fn load_streamed(
     force: bool,
 ) -> Result<LoadedGraph> {
     let (Some(scale), None) = (input.scale, &input.graph) else {
-        return load(input, gen, threads, force);
+        return match (&input.scale, &input.graph) {
+            // A graph file: every trustee checks and reads its own slice.
+            (None, Some(path)) if text_format(path, &input.text).is_none() => {
+                let start = Instant::now();
+                let mapped = open(path, threads, force, true)?;
+                Ok(LoadedGraph {
+                    storage: Storage::Mapped {
+                        graph: Arc::new(mapped),
+                        unit_meta: None,
+                    },
+                    generation_time: start.elapsed().as_secs_f64(),
+                })
+            }
+            _ => load(input, gen, threads, force),
+        };
     };
     let (kron, _) = generator(scale, gen.edgefactor, gen.seed1, gen.seed2)?;
     let ctx = memory_context();
     let t = u32::try_from(threads).unwrap_or(u32::MAX);
-    // The partition does not split the edges evenly: each rank is checked
-    // with its own expected share.
-    let shares = rank_shares(&kron, ctx.partition, ctx.ranks, t);
+    let shares = check_generated_memory(&kron, threads, force)?;
     let share_of = |rank: u32| shares.get(rank as usize).copied().unwrap_or(1000);
-    {
-        let heaviest = heaviest_share(&kron, ctx.partition, t);
-        check_memory(
-            scale,
-            gen.edgefactor,
-            threads,
-            share_of(ctx.rank),
-            Some(&heaviest),
-            force,
-        )?;
-    }
     // The source travels from rank 0 to every trustee, so it carries the
     // part of the slices rank 0 keeps and the part the others keep (made
     // for the heaviest): as much as stays under the rank's later peak.
@@ -808,7 +898,7 @@ impl LoadedGraph {
     /// tool's format have no identity short of parsing them: refused.
     pub fn identity(&self, unit_weights: bool) -> Result<GraphIdentity> {
         let file_checksum = match &self.storage {
-            Storage::Mapped(m) => Some(m.header().data_checksum),
+            Storage::Mapped { graph: m, .. } => Some(m.header().data_checksum),
             Storage::Described { header, .. } => Some(header.data_checksum),
             Storage::Generated { .. } | Storage::Streamed { .. } => None,
             Storage::Parsed { .. } => {
@@ -851,9 +941,7 @@ pub fn load_described(
     }
     let start = Instant::now();
     let (header, meta) = file::open_header(path)?;
-    if let Some(p) = header.params {
-        check_memory(p.scale, p.edgefactor, threads, 1000, None, force)?;
-    }
+    check_file_memory(&header, threads, force)?;
     Ok(LoadedGraph {
         storage: Storage::Described { header, meta },
         generation_time: start.elapsed().as_secs_f64(),
@@ -899,9 +987,12 @@ pub fn load(input: &Input, gen: &GenParams, threads: usize, force: bool) -> Resu
         }
         (None, Some(path)) => {
             let start = Instant::now();
-            let mapped = open(path, threads, force)?;
+            let mapped = open(path, threads, force, false)?;
             Ok(LoadedGraph {
-                storage: Storage::Mapped(Arc::new(mapped)),
+                storage: Storage::Mapped {
+                    graph: Arc::new(mapped),
+                    unit_meta: None,
+                },
                 generation_time: start.elapsed().as_secs_f64(),
             })
         }

@@ -48,8 +48,9 @@ pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
 }
 
 /// What a run command asks for, as the memory model needs it: the
-/// command's profile, the generated SCALE (`None` for `--graph`), the
-/// edgefactor, `--threads` and `--force`.
+/// command's profile, the SCALE (generated, or of a graph file the
+/// generator wrote; `None` for any other `--graph`), the edgefactor,
+/// `--threads` and `--force`.
 type Requested = (Workload, Option<u32>, u32, Option<usize>, bool);
 
 fn requested(command: &crate::args::Command) -> Option<Requested> {
@@ -62,13 +63,11 @@ fn requested(command: &crate::args::Command) -> Option<Requested> {
         Command::Pagerank(a) => (Workload::PageRank, &a.input, &a.gen, &a.run),
         _ => return None,
     };
-    Some((
-        workload,
-        input.scale,
-        gen.edgefactor,
-        run.threads,
-        run.force,
-    ))
+    let (scale, edgefactor) = match crate::graph::graph500_file_params(input) {
+        Some(p) => (Some(p.scale), p.edgefactor),
+        None => (input.scale, gen.edgefactor),
+    };
+    Some((workload, scale, edgefactor, run.threads, run.force))
 }
 
 /// The `plan` command line describing `command` run on `ranks` ranks,
@@ -87,7 +86,8 @@ pub fn hint(command: &crate::args::Command, ranks: usize) -> Option<String> {
 /// Before the built-in launcher starts `ranks` ranks on this host: they
 /// share its memory, so the sum of their estimates must fit (each rank
 /// alone would see all of `MemAvailable` free when it checks). Generated
-/// graphs only (a graph file's SCALE is checked by every rank).
+/// graphs and graph files the generator wrote (whose header says their
+/// SCALE); any other graph file is checked by every rank alone.
 pub fn check_colocated(command: &crate::args::Command, ranks: usize) -> Result<()> {
     let Some((workload, Some(scale), edgefactor, threads, force)) = requested(command) else {
         return Ok(());

@@ -148,6 +148,60 @@ fn a_graph_file_is_read_by_every_rank_for_its_own_slice() {
         &d3,
     );
     assert_eq!(one, three);
+
+    // `--unit-weights`: every rank's build reads its slice's weights as 1.0.
+    let unit = |prefix: &[&str], dump: &Path| {
+        let mut args = prefix.to_vec();
+        args.extend([
+            "sssp",
+            "--graph",
+            arg(&g),
+            "--unit-weights",
+            "--roots",
+            "2",
+            "--threads",
+            "1",
+            "--json",
+            "--dump-dist",
+            arg(dump),
+        ]);
+        answers(&run(&args), dump)
+    };
+    let (u1, u2) = (dir.join("unit1"), dir.join("unit2"));
+    let unit_one = unit(&[], &u1);
+    assert_eq!(unit(&["--ranks", "2"], &u2), unit_one);
+    // The same roots reach the same vertices over the same edges, at
+    // other distances.
+    assert_eq!(unit_one.roots, one.roots);
+    assert_ne!(unit_one.dump, one.dump);
+
+    // A corrupt file: no rank reads it whole; each checks its own slice,
+    // and rank 0 folds the slices' checksum digests. A flipped bit in the
+    // first record or the last is found either way.
+    let bytes = std::fs::read(&g).unwrap();
+    for at in [1024 + 1, bytes.len() - 2] {
+        let mut bad = bytes.clone();
+        bad[at] ^= 0x08;
+        let path = dir.join("bad.ggraph");
+        std::fs::write(&path, &bad).unwrap();
+        for transport in ["shm", "tcp"] {
+            let err = fails(&run(&[
+                "--ranks",
+                "2",
+                "--transport",
+                transport,
+                "sssp",
+                "--graph",
+                arg(&path),
+                "--threads",
+                "1",
+            ]));
+            assert!(
+                err.contains("the graph file's edge data is corrupt"),
+                "byte {at} over {transport}: {err}"
+            );
+        }
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -175,6 +175,60 @@ fn ranks_on_one_host_are_checked_together() {
 }
 
 #[test]
+fn a_graph500_file_is_checked_like_the_graph_it_holds() {
+    let dir = scratch("plan-file");
+    let g = dir.join("g16.ggraph");
+    ok(&run(&["generate", "--scale", "16", "-o", arg(&g)]));
+    // Each rank's own estimate, with its share of the generator's edges
+    // (block ids are uneven): `--force` runs anyway and prints it.
+    let estimates = |input: &[&str]| {
+        let mut args = vec!["--ranks", "4", "sssp"];
+        args.extend(input);
+        args.extend(["--threads", "1", "--roots", "1", "--force"]);
+        let out = run_env(&args, &[("GOSSAMER_GRAPH_AVAILABLE_BYTES", "1000")]);
+        ok(&out);
+        // "... the estimate (SIZE) for rank R of 4 ...", by rank.
+        let mut e: Vec<(String, String)> = stderr(&out)
+            .lines()
+            .filter_map(|l| {
+                l.split_once("running although the estimate (")?
+                    .1
+                    .split_once(')')
+            })
+            .map(|(size, rest)| {
+                let rank = rest
+                    .trim_start_matches(" for rank ")
+                    .split(' ')
+                    .next()
+                    .unwrap();
+                (rank.to_owned(), size.to_owned())
+            })
+            .collect();
+        e.sort();
+        e
+    };
+    let generated = estimates(&["--scale", "16"]);
+    let ranks: Vec<&str> = generated.iter().map(|(r, _)| r.as_str()).collect();
+    assert_eq!(ranks, ["0", "1", "2", "3"], "{generated:?}");
+    assert_ne!(
+        generated[1].1, generated[3].1,
+        "shares are uneven: {generated:?}"
+    );
+    assert_eq!(estimates(&["--graph", arg(&g)]), generated);
+    // Ranks on one host, together.
+    let env = [("GOSSAMER_GRAPH_AVAILABLE_BYTES", "40000000")];
+    let err = fails(&run_env(
+        &["--ranks", "2", "sssp", "--graph", arg(&g), "--threads", "1"],
+        &env,
+    ));
+    assert!(
+        err.contains("2 ranks of sssp at SCALE 16 on this host need about"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn the_plans_in_the_rack_guide_are_what_plan_prints() {
     let guide = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/rack.md"))
         .expect("docs/rack.md");
