@@ -789,6 +789,19 @@ pub fn open(path: &Path, threads: usize, force: bool, in_slices: bool) -> Result
     Ok(g)
 }
 
+/// A graph file as the input of a run ([`open`], timed).
+fn load_file(path: &Path, threads: usize, force: bool, in_slices: bool) -> Result<LoadedGraph> {
+    let start = Instant::now();
+    let mapped = open(path, threads, force, in_slices)?;
+    Ok(LoadedGraph {
+        storage: Storage::Mapped {
+            graph: Arc::new(mapped),
+            unit_meta: None,
+        },
+        generation_time: start.elapsed().as_secs_f64(),
+    })
+}
+
 /// The format of a `--graph` file that is not a gossamer-graph file: from
 /// `--format`, else from its extension (a `.ggraph` or unknown extension
 /// is read as a graph file).
@@ -838,15 +851,7 @@ pub fn load_streamed(
         return match (&input.scale, &input.graph) {
             // A graph file: every trustee checks and reads its own slice.
             (None, Some(path)) if text_format(path, &input.text).is_none() => {
-                let start = Instant::now();
-                let mapped = open(path, threads, force, true)?;
-                Ok(LoadedGraph {
-                    storage: Storage::Mapped {
-                        graph: Arc::new(mapped),
-                        unit_meta: None,
-                    },
-                    generation_time: start.elapsed().as_secs_f64(),
-                })
+                load_file(path, threads, force, true)
             }
             _ => load(input, gen, threads, force),
         };
@@ -985,17 +990,7 @@ pub fn load(input: &Input, gen: &GenParams, threads: usize, force: bool) -> Resu
                 generation_time,
             })
         }
-        (None, Some(path)) => {
-            let start = Instant::now();
-            let mapped = open(path, threads, force, false)?;
-            Ok(LoadedGraph {
-                storage: Storage::Mapped {
-                    graph: Arc::new(mapped),
-                    unit_meta: None,
-                },
-                generation_time: start.elapsed().as_secs_f64(),
-            })
-        }
+        (None, Some(path)) => load_file(path, threads, force, false),
         // clap's argument group makes these unreachable; keep a clear message anyway.
         _ => Err(CliError::new(
             "give exactly one of --scale S (generate the graph) or --graph FILE (read it)",

@@ -1678,11 +1678,13 @@ mod tests {
         let m = 300_000u64;
         let path = d.join("good");
         std::fs::write(&path, &good).unwrap();
-        let g = open_in_slices(&path).unwrap();
-        let want: Vec<Vec<u64>> = slices(m, 3)
-            .into_iter()
-            .map(|s| g.slice_digests(s))
-            .collect();
+        let thirds = |g: &MappedGraph| -> Vec<Vec<u64>> {
+            slices(m, 3)
+                .into_iter()
+                .map(|s| g.slice_digests(s))
+                .collect()
+        };
+        let want = thirds(&open_in_slices(&path).unwrap());
         // A flipped bit in the last chunk (which starts at record 262 144,
         // in the last third): the file still opens (nothing of the records
         // is read), the first two thirds hash as before, the last differs,
@@ -1693,10 +1695,7 @@ mod tests {
         let path = d.join("bad");
         std::fs::write(&path, &bad).unwrap();
         let g = open_in_slices(&path).unwrap();
-        let got: Vec<Vec<u64>> = slices(m, 3)
-            .into_iter()
-            .map(|s| g.slice_digests(s))
-            .collect();
+        let got = thirds(&g);
         assert_eq!(got[..2], want[..2]);
         assert_ne!(got[2], want[2]);
         assert!(matches!(
