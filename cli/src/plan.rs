@@ -47,11 +47,18 @@ pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
     Ok(bytes as u64)
 }
 
-/// What a run command asks for, as the memory model needs it: the
-/// command's profile, the SCALE (generated, or of a graph file the
-/// generator wrote; `None` for any other `--graph`), the edgefactor,
-/// `--threads` and `--force`.
-type Requested = (Workload, Option<u32>, u32, Option<usize>, bool);
+/// What a run command asks for, as the memory model needs it.
+struct Requested {
+    /// The command's profile.
+    workload: Workload,
+    /// The Graph500 graph: generated (`--scale`), or a graph file the
+    /// generator wrote; `None` for any other `--graph`.
+    graph: Option<graph_core::Graph500Params>,
+    /// `--threads`, `--partition`, `--force`.
+    threads: Option<usize>,
+    partition: graph_core::PartitionKind,
+    force: bool,
+}
 
 fn requested(command: &crate::args::Command) -> Option<Requested> {
     use crate::args::Command;
@@ -63,51 +70,94 @@ fn requested(command: &crate::args::Command) -> Option<Requested> {
         Command::Pagerank(a) => (Workload::PageRank, &a.input, &a.gen, &a.run),
         _ => return None,
     };
-    let (scale, edgefactor) = match crate::graph::graph500_file_params(input) {
-        Some(p) => (Some(p.scale), p.edgefactor),
-        None => (input.scale, gen.edgefactor),
-    };
-    Some((workload, scale, edgefactor, run.threads, run.force))
+    let graph = crate::graph::graph500_file_params(input).or_else(|| {
+        input.scale.map(|scale| graph_core::Graph500Params {
+            scale,
+            edgefactor: gen.edgefactor,
+            seed1: gen.seed1,
+            seed2: gen.seed2,
+        })
+    });
+    Some(Requested {
+        workload,
+        graph,
+        threads: run.threads,
+        partition: run.partition.kind(),
+        force: run.force,
+    })
 }
 
 /// The `plan` command line describing `command` run on `ranks` ranks,
 /// for the launcher's note on a rank killed by SIGKILL (`None` for a
 /// command without a generated graph).
 pub fn hint(command: &crate::args::Command, ranks: usize) -> Option<String> {
-    let (workload, scale, edgefactor, threads, _) = requested(command)?;
-    let scale = scale?;
-    let threads = threads.map_or(String::new(), |t| format!(" --threads {t}"));
+    let r = requested(command)?;
+    let g = r.graph?;
+    let threads = r
+        .threads
+        .map_or(String::new(), |t| format!(" --threads {t}"));
     Some(format!(
-        "gossamer-graph plan --command {} --scale {scale} --edgefactor {edgefactor} --ranks {ranks}{threads}",
-        workload.name(),
+        "gossamer-graph plan --command {} --scale {} --edgefactor {} --ranks {ranks}{threads}",
+        r.workload.name(),
+        g.scale,
+        g.edgefactor,
     ))
 }
 
 /// Before the built-in launcher starts `ranks` ranks on this host: they
 /// share its memory, so the sum of their estimates must fit (each rank
-/// alone would see all of `MemAvailable` free when it checks). Generated
-/// graphs and graph files the generator wrote (whose header says their
-/// SCALE); any other graph file is checked by every rank alone.
+/// alone would see all of `MemAvailable` free when it checks); each rank
+/// counts with its own expected share of the edges, as it checks itself.
+/// Generated graphs and graph files the generator wrote (whose header says
+/// what graph they hold); any other graph file is checked by every rank
+/// alone.
 pub fn check_colocated(command: &crate::args::Command, ranks: usize) -> Result<()> {
-    let Some((workload, Some(scale), edgefactor, threads, force)) = requested(command) else {
+    let Some(Requested {
+        workload,
+        graph: Some(g),
+        threads,
+        partition,
+        force,
+    }) = requested(command)
+    else {
         return Ok(());
     };
+    let (scale, edgefactor) = (g.scale, g.edgefactor);
     if !(1..=graph_core::MAX_SCALE).contains(&scale) {
         return Ok(()); // every rank refuses it with the full message
     }
+    let Ok(kron) = generators::Kronecker::new(generators::Graph500Config {
+        scale,
+        edgefactor,
+        seed1: g.seed1,
+        seed2: g.seed2,
+    }) else {
+        return Ok(()); // every rank refuses it with the full message
+    };
     let Some(avail) = crate::graph::available_memory() else {
         return Ok(());
     };
     let t = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let ranks32 = u32::try_from(ranks).unwrap_or(u32::MAX);
-    let e = memory::estimate(
-        workload,
-        scale,
-        edgefactor,
-        ranks32,
-        u32::try_from(t).unwrap_or(u32::MAX),
-    );
-    if e.total_bytes <= avail {
+    let t32 = u32::try_from(t).unwrap_or(u32::MAX);
+    let shape = Shape::even(scale, edgefactor, ranks32, t32);
+    let shares = crate::graph::rank_shares(&kron, partition, ranks32, t32);
+    let per_rank = (0..ranks32).map(|r| {
+        let share_permille = shares.get(r as usize).copied().unwrap_or(1000);
+        let e = memory::estimate_rank(
+            workload,
+            Shape {
+                share_permille,
+                ..shape
+            },
+            r,
+        );
+        u128::from(e.per_rank_bytes)
+    });
+    let (total, largest) = per_rank.fold((0u128, 0u128), |(s, m), b| (s + b, m.max(b)));
+    let clamp = |b: u128| u64::try_from(b).unwrap_or(u64::MAX);
+    let (total, largest) = (clamp(total), clamp(largest));
+    if total <= avail {
         return Ok(());
     }
     let why = if workload.streams() {
@@ -118,8 +168,8 @@ pub fn check_colocated(command: &crate::args::Command, ranks: usize) -> Result<(
     let what = format!(
         "{ranks} ranks of {} at SCALE {scale} on this host need about {} together (the largest {}), but only {} is available here (MemAvailable): ranks started by --ranks share this host's memory, {why}. Use fewer ranks or a smaller SCALE here, or one rank per host (docs/rack.md); per phase: gossamer-graph plan --command {} --scale {scale} --edgefactor {edgefactor} --ranks {ranks} --threads {t}",
         workload.name(),
-        human_bytes(e.total_bytes),
-        human_bytes(e.per_rank_bytes),
+        human_bytes(total),
+        human_bytes(largest),
         human_bytes(avail),
         workload.name(),
     );

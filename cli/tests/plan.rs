@@ -205,6 +205,14 @@ fn a_graph500_file_is_checked_like_the_graph_it_holds() {
             })
             .collect();
         e.sort();
+        // The launcher's check of the ranks together counts each rank as
+        // the rank counts itself: its largest is the largest rank's.
+        let largest = stderr(&out)
+            .split_once("(the largest ")
+            .map(|(_, rest)| rest.split(')').next().unwrap().to_owned());
+        let mib = |s: &str| s.trim_end_matches(" MiB").parse::<f64>().unwrap();
+        let max = e.iter().map(|(_, size)| mib(size)).fold(0.0, f64::max);
+        assert_eq!(largest.as_deref().map(mib), Some(max), "{e:?}");
         e
     };
     let generated = estimates(&["--scale", "16"]);
