@@ -769,7 +769,7 @@ fn generator(
 /// (`in_slices: false`), or checked only as far as it can be without
 /// reading the records, which the build then checks slice by slice
 /// ([`file::open_in_slices`]).
-pub fn open(path: &Path, threads: usize, force: bool, in_slices: bool) -> Result<MappedGraph> {
+fn open(path: &Path, threads: usize, force: bool, in_slices: bool) -> Result<MappedGraph> {
     let g = if in_slices {
         file::open_in_slices(path)
     } else {

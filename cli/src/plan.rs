@@ -89,7 +89,8 @@ fn requested(command: &crate::args::Command) -> Option<Requested> {
 
 /// The `plan` command line describing `command` run on `ranks` ranks,
 /// for the launcher's note on a rank killed by SIGKILL (`None` for a
-/// command without a generated graph).
+/// command without a Graph500 graph, generated or in a file the generator
+/// wrote).
 pub fn hint(command: &crate::args::Command, ranks: usize) -> Option<String> {
     let r = requested(command)?;
     let g = r.graph?;

@@ -1042,10 +1042,10 @@ impl MappedGraph {
         (range.start.min(end) as usize, end as usize)
     }
 
-    /// Folds the digests every slice's [`check_slice`](Self::check_slice)
-    /// returned, in record order, and compares the checksum with the
-    /// header's: [`GraphFileError::CorruptData`] if they differ. `Ok` on a
-    /// verified graph.
+    /// Folds the digests [`slice_digests`](Self::slice_digests) returned
+    /// for ranges that cover the records in order, and compares the
+    /// checksum with the header's: [`GraphFileError::CorruptData`] if they
+    /// differ. `Ok` on a verified graph.
     pub fn check_digests(&self, digests: &[u64]) -> Result<(), GraphFileError> {
         if self.verified {
             return Ok(());
