@@ -9,9 +9,10 @@ use std::time::Instant;
 
 use generators::{Graph500Config, Kronecker, VertexSet};
 use graph_core::construct::LocalSource;
-use graph_core::formats::{self, Format};
-use graph_core::prepared::GraphIdentity;
-use graph_core::{file, memory, EdgeList, Graph500Params, GraphMeta, MappedGraph, PackedEdge};
+use graph_core::io::file;
+use graph_core::io::formats::{self, Format};
+use graph_core::io::prepared::GraphIdentity;
+use graph_core::{memory, EdgeList, Graph500Params, GraphMeta, MappedGraph, PackedEdge};
 use graph_kernel::Graph500Source;
 use rayon::prelude::*;
 

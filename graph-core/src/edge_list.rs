@@ -3,7 +3,7 @@
 //!
 //! An [`EdgeList`] is either owned (a `Vec<PackedEdge>`, e.g. filled by the
 //! generator) or a borrowed, zero-copy view (e.g. over the records of a
-//! memory-mapped [graph file](crate::file)). Records keep generator order;
+//! memory-mapped [graph file](crate::io::file)). Records keep generator order;
 //! self-loops and duplicate edges are kept here and interpreted by consumers
 //! (the [CSR](crate::csr) drops self-loops and keeps duplicates).
 //!

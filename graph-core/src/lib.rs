@@ -9,17 +9,17 @@
 //! | who owns which vertex: (rank, trustee, local index) | [`partition`] | [`Partition`], [`PartitionKind`], [`Owner`] |
 //! | per-trustee adjacency (undirected, or out-edges plus an in-edge index when directed; no self-loops, duplicates kept) | [`csr`] | [`Shard`], [`build_rank`], [`build_whole`] |
 //! | distributed construction: each trustee reads its slice, entries sent to their owners | [`construct`] | [`construct::EdgeSource`], [`ShardedGraph::build_from`](sharded::ShardedGraph::build_from) |
-//! | versioned, checksummed binary graph file, memory-mapped | [`mod@file`] | [`file::write`], [`file::write_graph`], [`file::open`], [`file::open_in_slices`], [`MappedGraph`], [`file::parse`] |
-//! | a built graph saved per trustee and memory-mapped by later runs | [`prepared`] | [`ShardedGraph::save_prepared`](sharded::ShardedGraph::save_prepared), [`ShardedGraph::open_prepared`](sharded::ShardedGraph::open_prepared), [`prepared::GraphIdentity`] |
+//! | versioned, checksummed binary graph file, memory-mapped | [`io::file`] | [`io::file::write`], [`io::file::write_graph`], [`io::file::open`], [`io::file::open_in_slices`], [`MappedGraph`], [`io::file::parse`] |
+//! | a built graph saved per trustee and memory-mapped by later runs | [`io::prepared`] | [`ShardedGraph::save_prepared`](sharded::ShardedGraph::save_prepared), [`ShardedGraph::open_prepared`](sharded::ShardedGraph::open_prepared), [`io::prepared::GraphIdentity`] |
 //! | what the records mean: directed, weighted, the input file's vertex ids | [`meta`] | [`GraphMeta`], [`IdMap`] |
-//! | other tools' formats in: `.el`, `.wel`, `.mtx`, `.gr`, GAPBS `.sg`/`.wsg` | [`formats`] | [`formats::read`], [`formats::Format`], [`formats::FormatError`] |
+//! | other tools' formats in: `.el`, `.wel`, `.mtx`, `.gr`, GAPBS `.sg`/`.wsg` | [`io::formats`] | [`io::formats::read`], [`io::formats::Format`], [`io::formats::FormatError`] |
 //! | how much memory a run needs, and the refusal text | [`memory`] | [`memory::estimate`], [`MemoryEstimate`] |
 //! | Graph500 check of a BFS/SSSP result and its TEPS edge count | [`validate`] | [`validate::validate_bfs_list`], [`validate::validate_sssp_list`] |
 //! | the same from the shards, on every trustee, without the edge list | [`validate`], [`sharded`] | [`validate::validate_sssp_sharded`], [`validate::validate_bfs_sharded`], [`validate::count_traversed_sharded`], [`sharded::non_isolated_sharded`] |
-//! | the official reference's vectors (edges, weights, roots, oracle distances and levels) | [`vectors`] | [`vectors::Vectors`] |
+//! | the official reference's vectors (edges, weights, roots, oracle distances and levels) | [`io::vectors`] | [`io::vectors::Vectors`] |
 //!
 //! The flow: the generator (or a file, or another tool's format read by
-//! [`formats`]) gives an [`EdgeList`] (with its [`GraphMeta`]); a
+//! [`io::formats`]) gives an [`EdgeList`] (with its [`GraphMeta`]); a
 //! [`Partition`] over `(ranks, threads per rank)` decides ownership; each
 //! rank builds the [`Shard`]s of its trustees from the edge list; algorithms
 //! run on the shards; [`validate`] checks their answers against the edge
@@ -41,8 +41,8 @@
 //! ```
 //!
 //! `unsafe` lives in four small private modules, each block with a `SAFETY`
-//! comment: `file/mapped.rs` (the mappings of graph files, of
-//! [`formats`]' inputs and of [`prepared`] shards, the byte <-> record and
+//! comment: `mapped.rs` (the mappings of graph files, of
+//! [`io::formats`]' inputs and of [`io::prepared`] shards, the byte <-> record and
 //! byte <-> number casts, and the slices that keep a mapping alive) and,
 //! in `csr.rs`, `atomic_view` (relaxed atomic stores during the parallel
 //! fill), `huge_pages` (`madvise`) and `prefetch` (x86_64 prefetch hints).
@@ -55,23 +55,21 @@
 pub mod construct;
 pub mod csr;
 pub mod edge_list;
-pub mod file;
-pub mod formats;
+pub mod io;
+mod mapped;
 pub mod memory;
 pub mod meta;
 pub mod partition;
 mod per_rank;
-pub mod prepared;
 pub mod sharded;
 pub mod validate;
-pub mod vectors;
 
 pub use csr::{
     build_rank, build_rank_with, build_trustees, build_trustees_with, build_whole, CsrError, Shard,
 };
 pub use edge_list::{EdgeList, EdgeListError, Graph500Params, PackedEdge, MAX_SCALE, MAX_VERTICES};
 
-pub use file::{GraphFileError, MappedGraph};
+pub use io::file::{GraphFileError, MappedGraph};
 pub use memory::{MemoryEstimate, OutOfMemory};
 pub use meta::{GraphMeta, IdMap};
 pub use partition::{Owner, Partition, PartitionError, PartitionKind};

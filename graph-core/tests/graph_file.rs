@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use graph_core::file::{self, GraphFileError, ReadOptions};
+use graph_core::io::file::{self, GraphFileError, ReadOptions};
 use graph_core::{EdgeList, Graph500Params, GraphMeta, IdMap, PackedEdge};
 
 struct TempFile(PathBuf);

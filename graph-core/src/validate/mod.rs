@@ -629,8 +629,8 @@ mod tests {
     use super::*;
     use crate::edge_list::PackedEdge;
 
-    fn vectors() -> crate::vectors::Vectors {
-        crate::vectors::Vectors::bundled().unwrap_or_else(|e| panic!("{e}"))
+    fn vectors() -> crate::io::vectors::Vectors {
+        crate::io::vectors::Vectors::bundled().unwrap_or_else(|e| panic!("{e}"))
     }
 
     fn load(scale: u32) -> EdgeList<'static> {

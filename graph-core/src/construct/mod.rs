@@ -87,7 +87,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::csr::{huge_pages, prefetch, Shard};
 use crate::edge_list::{EdgeList, PackedEdge};
-use crate::file::MappedGraph;
+use crate::io::file::MappedGraph;
 use crate::memory::{try_reserve, try_vec};
 use crate::partition::{Partition, PartitionKind};
 use crate::sharded::{in_fiber, KernelError, ShardedGraph, TrusteeCtx, TrusteeState};
@@ -798,7 +798,7 @@ impl EdgeRecords for MappedGraph {
 /// [`EdgeSource`]: [`LocalSource::publish`] puts the records in a
 /// per-process table, and the source travels as their number there. Each
 /// trustee reads only its slice, so a mapped file is paged in piecewise
-/// (and, opened with [`crate::file::open_in_slices`], checked piecewise).
+/// (and, opened with [`crate::io::file::open_in_slices`], checked piecewise).
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 pub struct LocalSource {
     id: u64,
@@ -1119,10 +1119,10 @@ mod tests {
         // 120 000 records: 1.4 MB, two checksum chunks.
         let list = random_list(3000, 120_000, 5);
         let path = dir.join("g");
-        crate::file::write(&path, &list).unwrap();
+        crate::io::file::write(&path, &list).unwrap();
         let bytes = std::fs::read(&path).unwrap();
         let in_slices = |p: &std::path::Path| {
-            let g = crate::file::open_in_slices(p).unwrap();
+            let g = crate::io::file::open_in_slices(p).unwrap();
             assert!(!g.is_verified());
             LocalSource::publish(Arc::new(g))
         };
@@ -1157,9 +1157,9 @@ mod tests {
         let mut bad = bytes.clone();
         let at = 1024 + 12 * 90_000 + 8;
         bad[at..at + 4].copy_from_slice(&(-2.5f32).to_le_bytes());
-        let sum = crate::file::checksum64(&bad[1024..]);
+        let sum = crate::io::file::checksum64(&bad[1024..]);
         bad[72..80].copy_from_slice(&sum.to_le_bytes());
-        let head = crate::file::checksum64(&bad[..1016]);
+        let head = crate::io::file::checksum64(&bad[..1016]);
         bad[1016..1024].copy_from_slice(&head.to_le_bytes());
         let path = dir.join("weight");
         std::fs::write(&path, &bad).unwrap();
@@ -1169,10 +1169,13 @@ mod tests {
         // Ranks holding different files of the same size.
         let other = random_list(3000, 120_000, 6);
         let path2 = dir.join("other");
-        crate::file::write(&path2, &other).unwrap();
+        crate::io::file::write(&path2, &other).unwrap();
         let mine = in_slices(&path);
         let builders = LocalSource {
-            fingerprint: crate::file::open_header(&path2).unwrap().0.data_checksum,
+            fingerprint: crate::io::file::open_header(&path2)
+                .unwrap()
+                .0
+                .data_checksum,
             ..mine
         };
         let e = build(builders, 2).unwrap_err();

@@ -1,7 +1,7 @@
 //! Readers for the graph formats other tools write: text edge lists
 //! (`.el`, `.wel`), Matrix Market (`.mtx`), DIMACS shortest-path (`.gr`)
 //! and GAPBS's serialized CSR (`.sg`, `.wsg`). Each gives an [`EdgeList`]
-//! and its [`GraphMeta`], ready for [`file::write_graph`](crate::file::write_graph).
+//! and its [`GraphMeta`], ready for [`file::write_graph`](crate::io::file::write_graph).
 //!
 //! | format | ids | weights | directed |
 //! |---|---|---|---|
@@ -26,7 +26,7 @@
 //! and what was expected.
 //!
 //! ```
-//! use graph_core::formats::{self, Format, ReadOptions};
+//! use graph_core::io::formats::{self, Format, ReadOptions};
 //! let text = b"# a triangle\n0 1\n1 2\n2 0\n";
 //! let g = formats::parse(text, Format::El, &ReadOptions::undirected(), &|_| {}).unwrap();
 //! assert_eq!(g.edges.num_vertices(), 3);
@@ -258,7 +258,7 @@ pub fn read(
     if meta.len() == 0 {
         return parse(&[], format, opts, progress);
     }
-    let map = crate::file::mapped::map_input(&file).map_err(io_err("map"))?;
+    let map = crate::mapped::map_input(&file).map_err(io_err("map"))?;
     parse(&map, format, opts, progress)
 }
 

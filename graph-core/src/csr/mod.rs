@@ -70,7 +70,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use crate::edge_list::{EdgeList, EdgeListError, PackedEdge};
-use crate::file::mapped::{MappedSlice, Plain};
+use crate::mapped::{MappedSlice, Plain};
 use crate::partition::Partition;
 
 /// Why shards could not be built.
@@ -149,7 +149,7 @@ impl From<EdgeListError> for CsrError {
 /// ```
 ///
 /// The arrays are either owned (a shard built in memory) or views of a
-/// memory-mapped prepared-shard file ([`crate::prepared`]); the accessors
+/// memory-mapped prepared-shard file ([`crate::io::prepared`]); the accessors
 /// hand out plain slices either way (one predictable branch per access).
 /// A clone of a mapped shard shares the mapping; serialized (shipped to
 /// another rank) it travels as its values and arrives owned.

@@ -49,7 +49,8 @@
 //! unweighted or renumbered graph is written as v2.
 //!
 //! ```
-//! use graph_core::{file, EdgeList, PackedEdge};
+//! use graph_core::io::file;
+//! use graph_core::{EdgeList, PackedEdge};
 //! let list = EdgeList::from_edges(3, vec![PackedEdge::new(0, 2, 0.5)]).unwrap();
 //! let path = std::env::temp_dir().join(format!("doc-example-{}.ggraph", std::process::id()));
 //! file::write(&path, &list).unwrap();
@@ -59,7 +60,6 @@
 //! ```
 
 mod checksum;
-pub(crate) mod mapped;
 
 use std::fmt;
 use std::fs::File;
@@ -67,6 +67,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use crate::edge_list::{EdgeList, EdgeListError, Graph500Params, PackedEdge, MAX_VERTICES};
+use crate::mapped;
 use crate::meta::{GraphMeta, IdMap};
 pub use checksum::checksum64;
 
@@ -488,7 +489,7 @@ pub struct ParsedGraph<'a> {
 /// Never panics; any byte string gives either a graph or an error.
 ///
 /// ```
-/// use graph_core::file::{self, GraphFileError};
+/// use graph_core::io::file::{self, GraphFileError};
 /// assert!(matches!(file::parse(b"hello"), Err(GraphFileError::NotAGraphFile)));
 /// ```
 pub fn parse(bytes: &[u8]) -> Result<ParsedGraph<'_>, GraphFileError> {
@@ -1097,7 +1098,7 @@ fn read_err(path: &Path, action: &'static str) -> impl FnOnce(io::Error) -> Grap
 }
 
 /// Reads only a graph file's header and id table (not its records): what
-/// a run on a prepared graph ([`crate::prepared`]) needs to know of the
+/// a run on a prepared graph ([`crate::io::prepared`]) needs to know of the
 /// graph (its identity, roots and meta). Checks the header and id table
 /// checksums and that the length matches the counts; the records are
 /// neither read nor verified.

@@ -21,7 +21,7 @@ use crate::edge_list::PackedEdge;
 /// that. If another process truncated or rewrote the file while it is
 /// mapped, reads could fault (SIGBUS) or see changed data; this is the
 /// standard caveat of memory-mapped files and is documented on
-/// [`crate::file::open`].
+/// [`crate::io::file::open`].
 pub(crate) fn map_file(file: &File, populate: bool) -> io::Result<Mmap> {
     let mut options = MmapOptions::new();
     if populate {

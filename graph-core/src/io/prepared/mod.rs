@@ -67,8 +67,8 @@ use serde::{Deserialize, Serialize};
 use crate::construct::{agree, first_failure, BuildTimes};
 use crate::csr::{Array, Shard};
 use crate::edge_list::Graph500Params;
-use crate::file::mapped::{self, MappedSlice, Plain};
-use crate::file::{checksum64, kind_of, CommitError, Staged};
+use crate::io::file::{checksum64, kind_of, CommitError, Staged};
+use crate::mapped::{self, MappedSlice, Plain};
 use crate::partition::{Partition, PartitionKind};
 use crate::sharded::{in_fiber, KernelError, ShardedGraph, TrusteeCtx};
 
