@@ -632,10 +632,10 @@ pub fn check_memory(
             // interleave their lines.
             let line = format!(
                 "warning: --force: running although the estimate ({}) for rank {} of {} exceeds the available memory ({})\n",
-                memory::human_bytes(estimate.per_rank_bytes),
+                graph_core::alloc::human_bytes(estimate.per_rank_bytes),
                 ctx.rank,
                 ctx.ranks,
-                memory::human_bytes(avail)
+                graph_core::alloc::human_bytes(avail)
             );
             let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), line.as_bytes());
             Ok(())

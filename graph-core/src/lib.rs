@@ -52,6 +52,7 @@
 
 #![warn(missing_docs)]
 
+pub mod alloc;
 pub mod construct;
 pub mod csr;
 pub mod edge_list;
@@ -69,7 +70,8 @@ pub use csr::{
 };
 pub use edge_list::{EdgeList, EdgeListError, Graph500Params, PackedEdge, MAX_SCALE, MAX_VERTICES};
 
+pub use alloc::OutOfMemory;
 pub use io::file::{GraphFileError, MappedGraph};
-pub use memory::{MemoryEstimate, OutOfMemory};
+pub use memory::MemoryEstimate;
 pub use meta::{GraphMeta, IdMap};
 pub use partition::{Owner, Partition, PartitionError, PartitionKind};

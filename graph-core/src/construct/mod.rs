@@ -85,10 +85,10 @@ use gossamer::{Op, Trust, WorkerId};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crate::alloc::{try_reserve, try_vec};
 use crate::csr::{huge_pages, prefetch, Shard};
 use crate::edge_list::{EdgeList, PackedEdge};
 use crate::io::file::MappedGraph;
-use crate::memory::{try_reserve, try_vec};
 use crate::partition::{Partition, PartitionKind};
 use crate::sharded::{in_fiber, KernelError, ShardedGraph, TrusteeCtx, TrusteeState};
 
@@ -628,7 +628,7 @@ fn count_degrees(s: &mut TrusteeState, rows: &[u32]) {
     let n = s.shard().num_local_vertices() as usize;
     let b = building(s);
     if b.offsets.is_empty() {
-        b.offsets = crate::memory::vec_or_exit(n + 1, 0, "CSR offsets");
+        b.offsets = crate::alloc::vec_or_exit(n + 1, 0, "CSR offsets");
     }
     for (i, &l) in rows.iter().enumerate() {
         if let Some(ahead) = rows
@@ -650,7 +650,7 @@ fn count_in_degrees(s: &mut TrusteeState, rows: &[u32]) {
     let n = s.shard().num_local_vertices() as usize;
     let b = building(s);
     if b.in_offsets.is_empty() {
-        b.in_offsets = crate::memory::vec_or_exit(n + 1, 0, "in-edge offsets");
+        b.in_offsets = crate::alloc::vec_or_exit(n + 1, 0, "in-edge offsets");
     }
     for &l in rows {
         match b.in_offsets.get_mut(l as usize + 1) {

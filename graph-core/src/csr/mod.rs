@@ -98,7 +98,7 @@ pub enum CsrError {
         entries: u64,
     },
     /// An array of the shards could not be allocated.
-    OutOfMemory(crate::memory::OutOfMemory),
+    OutOfMemory(crate::alloc::OutOfMemory),
 }
 
 impl fmt::Display for CsrError {
@@ -846,7 +846,7 @@ where
 /// to back with huge pages (see [`huge_pages`]) before anything touches it;
 /// a failed allocation is an error naming `what`.
 fn zeroed<T: Clone + Default>(n: usize, what: &'static str) -> Result<Vec<T>, CsrError> {
-    let mut v = crate::memory::try_vec(n, T::default(), what).map_err(CsrError::OutOfMemory)?;
+    let mut v = crate::alloc::try_vec(n, T::default(), what).map_err(CsrError::OutOfMemory)?;
     huge_pages::advise(&mut v);
     Ok(v)
 }
