@@ -92,6 +92,8 @@ use crate::io::file::MappedGraph;
 use crate::partition::{Partition, PartitionKind};
 use crate::sharded::{in_fiber, KernelError, ShardedGraph, TrusteeCtx, TrusteeState};
 
+mod prepared;
+
 /// How many records ahead the owner's loops prefetch.
 const AHEAD: usize = 16;
 
