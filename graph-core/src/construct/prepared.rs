@@ -7,7 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::{agree, first_failure, BuildTimes};
+use super::exchange::{agree, first_failure};
+use super::passes::BuildTimes;
 use crate::csr::Shard;
 use crate::io::file::Staged;
 use crate::io::prepared::{commit, file_name, open, stage, Expected, GraphIdentity};
