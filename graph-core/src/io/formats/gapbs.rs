@@ -19,7 +19,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::{invalid, Edges, FormatError, RawEdge, RawGraph, ReadOptions};
+use super::error::{invalid, FormatError};
+use super::format::ReadOptions;
+use super::raw::{Edges, RawEdge, RawGraph};
 
 /// Vertices per parallel piece.
 const BLOCK: usize = 1 << 16;
