@@ -160,39 +160,30 @@ trait Cursor: Copy + Send {
     fn take(&mut self) -> usize;
 }
 
-impl Cursor for u32 {
-    #[inline(always)]
-    fn bump(&mut self) {
-        *self += 1;
-    }
-    #[inline(always)]
-    fn get(self) -> usize {
-        self as usize
-    }
-    #[inline(always)]
-    fn take(&mut self) -> usize {
-        let p = *self as usize;
-        *self += 1;
-        p
-    }
+/// The same counter for both widths: `u32` cursors for the chunks of a
+/// graph whose entries fit 32 bits, `u64` for the last chunk (the offsets).
+macro_rules! cursor {
+    ($($t:ty),*) => {$(
+        impl Cursor for $t {
+            #[inline(always)]
+            fn bump(&mut self) {
+                *self += 1;
+            }
+            #[inline(always)]
+            fn get(self) -> usize {
+                self as usize
+            }
+            #[inline(always)]
+            fn take(&mut self) -> usize {
+                let p = *self as usize;
+                *self += 1;
+                p
+            }
+        }
+    )*};
 }
 
-impl Cursor for u64 {
-    #[inline(always)]
-    fn bump(&mut self) {
-        *self += 1;
-    }
-    #[inline(always)]
-    fn get(self) -> usize {
-        self as usize
-    }
-    #[inline(always)]
-    fn take(&mut self) -> usize {
-        let p = *self as usize;
-        *self += 1;
-        p
-    }
-}
+cursor!(u32, u64);
 
 /// How many edges ahead the scatter prefetches entry lines.
 const NEAR: usize = 16;
