@@ -13,5 +13,6 @@
 
 pub mod file;
 pub mod formats;
+mod le;
 pub mod prepared;
 pub mod vectors;

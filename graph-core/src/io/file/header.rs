@@ -5,6 +5,7 @@ use super::checksum::checksum64;
 use super::error::{bad, GraphFileError};
 use super::layout::*;
 use crate::edge_list::{EdgeList, Graph500Params, PackedEdge, MAX_VERTICES};
+use crate::io::le::{put_u32, put_u64, u32_at, u64_at};
 use crate::meta::{GraphMeta, IdMap};
 
 /// The decoded header.
@@ -44,18 +45,6 @@ impl GraphHeader {
         };
         expected_len(self.num_edges)?.checked_add(ids)
     }
-}
-
-pub(super) fn u32_at(b: &[u8], off: usize) -> u32 {
-    let mut w = [0u8; 4];
-    w.copy_from_slice(&b[off..off + 4]);
-    u32::from_le_bytes(w)
-}
-
-pub(super) fn u64_at(b: &[u8], off: usize) -> u64 {
-    let mut w = [0u8; 8];
-    w.copy_from_slice(&b[off..off + 8]);
-    u64::from_le_bytes(w)
 }
 
 /// Decodes and checks the header at the start of `bytes` (which may be the
@@ -208,16 +197,10 @@ pub(super) fn encode_header(
     meta: &GraphMeta,
 ) -> [u8; HEADER_LEN] {
     let mut h = [0u8; HEADER_LEN];
-    let put32 = |h: &mut [u8; HEADER_LEN], off: usize, x: u32| {
-        h[off..off + 4].copy_from_slice(&x.to_le_bytes())
-    };
-    let put64 = |h: &mut [u8; HEADER_LEN], off: usize, x: u64| {
-        h[off..off + 8].copy_from_slice(&x.to_le_bytes())
-    };
     h[..8].copy_from_slice(&MAGIC);
-    put32(&mut h, OFF_VERSION, version_for(meta));
-    put32(&mut h, OFF_HEADER_LEN, HEADER_LEN as u32);
-    put32(&mut h, OFF_RECORD_LEN, PackedEdge::BYTES as u32);
+    put_u32(&mut h, OFF_VERSION, version_for(meta));
+    put_u32(&mut h, OFF_HEADER_LEN, HEADER_LEN as u32);
+    put_u32(&mut h, OFF_RECORD_LEN, PackedEdge::BYTES as u32);
     let mut flags = 0;
     if meta.directed {
         flags |= FLAG_DIRECTED;
@@ -226,30 +209,30 @@ pub(super) fn encode_header(
         flags |= FLAG_UNWEIGHTED;
     }
     match &meta.ids {
-        IdMap::Offset(base) => put64(&mut h, OFF_ID_BASE, *base),
+        IdMap::Offset(base) => put_u64(&mut h, OFF_ID_BASE, *base),
         IdMap::Table(t) => {
             flags |= FLAG_ID_TABLE;
-            put64(&mut h, OFF_IDS_SUM, checksum64(&id_table_bytes(t)));
+            put_u64(&mut h, OFF_IDS_SUM, checksum64(&id_table_bytes(t)));
         }
     }
     if let Some(p) = list.params() {
         flags |= FLAG_GRAPH500;
-        put32(&mut h, OFF_SCALE, p.scale);
-        put32(&mut h, OFF_EDGEFACTOR, p.edgefactor);
-        put64(&mut h, OFF_SEED1, p.seed1);
-        put64(&mut h, OFF_SEED2, p.seed2);
+        put_u32(&mut h, OFF_SCALE, p.scale);
+        put_u32(&mut h, OFF_EDGEFACTOR, p.edgefactor);
+        put_u64(&mut h, OFF_SEED1, p.seed1);
+        put_u64(&mut h, OFF_SEED2, p.seed2);
     }
-    put32(&mut h, OFF_FLAGS, flags);
-    put64(&mut h, OFF_VERTICES, list.num_vertices());
-    put64(&mut h, OFF_EDGES, list.num_edges());
-    put64(&mut h, OFF_DATA, HEADER_LEN as u64);
-    put64(&mut h, OFF_DATA_SUM, data_checksum);
-    put32(&mut h, OFF_NROOTS, roots.len() as u32);
+    put_u32(&mut h, OFF_FLAGS, flags);
+    put_u64(&mut h, OFF_VERTICES, list.num_vertices());
+    put_u64(&mut h, OFF_EDGES, list.num_edges());
+    put_u64(&mut h, OFF_DATA, HEADER_LEN as u64);
+    put_u64(&mut h, OFF_DATA_SUM, data_checksum);
+    put_u32(&mut h, OFF_NROOTS, roots.len() as u32);
     for (i, &r) in roots.iter().enumerate() {
-        put64(&mut h, OFF_ROOTS + 8 * i, r);
+        put_u64(&mut h, OFF_ROOTS + 8 * i, r);
     }
     let sum = checksum64(&h[..OFF_HEADER_SUM]);
-    put64(&mut h, OFF_HEADER_SUM, sum);
+    put_u64(&mut h, OFF_HEADER_SUM, sum);
     h
 }
 

@@ -3,9 +3,10 @@
 
 use super::checksum::checksum64;
 use super::error::{bad, GraphFileError};
-use super::header::{parse_header, u64_at, GraphHeader};
+use super::header::{parse_header, GraphHeader};
 use super::layout::HEADER_LEN;
 use crate::edge_list::{EdgeList, PackedEdge};
+use crate::io::le::u64_at;
 use crate::mapped;
 use crate::meta::{GraphMeta, IdMap};
 

@@ -12,7 +12,7 @@ use super::layout::*;
 use crate::csr::Shard;
 use crate::edge_list::Graph500Params;
 use crate::io::file::checksum64;
-use crate::mapped::Plain;
+use crate::io::le::{put_u32, put_u64, u32_at, u64_at};
 use crate::partition::PartitionKind;
 
 /// Which graph a prepared shard belongs to: enough to refuse a file of
@@ -89,14 +89,6 @@ pub(super) fn in_entries_of(shard: &Shard) -> Option<u64> {
     shard.is_directed().then(|| shard.in_index().1.len() as u64)
 }
 
-pub(super) fn u32_at(b: &[u8], off: usize) -> u32 {
-    u32::get_le(&b[off..off + 4])
-}
-
-pub(super) fn u64_at(b: &[u8], off: usize) -> u64 {
-    u64::get_le(&b[off..off + 8])
-}
-
 fn kind_code(k: PartitionKind) -> u32 {
     match k {
         PartitionKind::Block => 0,
@@ -118,55 +110,49 @@ pub(super) fn encode_header(
     arrays: &[Cow<'_, [u8]>],
 ) -> [u8; HEADER_LEN] {
     let mut h = [0u8; HEADER_LEN];
-    let put32 = |h: &mut [u8; HEADER_LEN], off: usize, x: u32| {
-        h[off..off + 4].copy_from_slice(&x.to_le_bytes())
-    };
-    let put64 = |h: &mut [u8; HEADER_LEN], off: usize, x: u64| {
-        h[off..off + 8].copy_from_slice(&x.to_le_bytes())
-    };
     let p = shard.partition();
     let (rows, entries) = (shard.num_local_vertices(), shard.num_entries());
     let in_entries = in_entries_of(shard);
     let (sections, len) =
         layout(rows, entries, in_entries).expect("an in-memory shard's layout fits in u64");
     h[..8].copy_from_slice(&MAGIC);
-    put32(&mut h, OFF_VERSION, FORMAT_VERSION);
-    put32(&mut h, OFF_HEADER_LEN, HEADER_LEN as u32);
+    put_u32(&mut h, OFF_VERSION, FORMAT_VERSION);
+    put_u32(&mut h, OFF_HEADER_LEN, HEADER_LEN as u32);
     let mut flags = 0;
     if let Some(g) = graph.params {
         flags |= FLAG_GRAPH500;
-        put32(&mut h, OFF_SCALE, g.scale);
-        put32(&mut h, OFF_EDGEFACTOR, g.edgefactor);
-        put64(&mut h, OFF_SEED1, g.seed1);
-        put64(&mut h, OFF_SEED2, g.seed2);
+        put_u32(&mut h, OFF_SCALE, g.scale);
+        put_u32(&mut h, OFF_EDGEFACTOR, g.edgefactor);
+        put_u64(&mut h, OFF_SEED1, g.seed1);
+        put_u64(&mut h, OFF_SEED2, g.seed2);
     }
     if let Some(sum) = graph.file_checksum {
         flags |= FLAG_FILE_SUM;
-        put64(&mut h, OFF_FILE_SUM, sum);
+        put_u64(&mut h, OFF_FILE_SUM, sum);
     }
     if graph.unit_weights {
         flags |= FLAG_UNIT;
     }
     if let Some(m) = in_entries {
         flags |= FLAG_DIRECTED;
-        put64(&mut h, OFF_IN_ENTRIES, m);
+        put_u64(&mut h, OFF_IN_ENTRIES, m);
     }
-    put32(&mut h, OFF_FLAGS, flags);
-    put32(&mut h, OFF_KIND, kind_code(p.kind()));
-    put64(&mut h, OFF_VERTICES, p.num_vertices());
-    put32(&mut h, OFF_TRUSTEES, p.num_trustees());
-    put32(&mut h, OFF_TRUSTEE, shard.trustee());
-    put64(&mut h, OFF_EDGES, graph.num_edges);
-    put64(&mut h, OFF_ROWS, rows);
-    put64(&mut h, OFF_ENTRIES, entries);
+    put_u32(&mut h, OFF_FLAGS, flags);
+    put_u32(&mut h, OFF_KIND, kind_code(p.kind()));
+    put_u64(&mut h, OFF_VERTICES, p.num_vertices());
+    put_u32(&mut h, OFF_TRUSTEES, p.num_trustees());
+    put_u32(&mut h, OFF_TRUSTEE, shard.trustee());
+    put_u64(&mut h, OFF_EDGES, graph.num_edges);
+    put_u64(&mut h, OFF_ROWS, rows);
+    put_u64(&mut h, OFF_ENTRIES, entries);
     for (i, s) in sections.iter().enumerate() {
         let (start, sum) = section_fields(i);
-        put64(&mut h, start, s.start);
-        put64(&mut h, sum, checksum64(&arrays[i]));
+        put_u64(&mut h, start, s.start);
+        put_u64(&mut h, sum, checksum64(&arrays[i]));
     }
-    put64(&mut h, OFF_FILE_LEN, len);
+    put_u64(&mut h, OFF_FILE_LEN, len);
     let sum = checksum64(&h[..OFF_HEADER_SUM]);
-    put64(&mut h, OFF_HEADER_SUM, sum);
+    put_u64(&mut h, OFF_HEADER_SUM, sum);
     h
 }
 

@@ -220,7 +220,7 @@ fn array<T: Plain>(map: &Arc<memmap2::Mmap>, r: std::ops::Range<usize>) -> Array
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::io::prepared::header::u32_at;
+    use crate::io::le::u32_at;
     use crate::io::prepared::layout::{
         file_name, FLAG_DIRECTED, OFF_FLAGS, OFF_VERSION, OFF_VERTICES,
     };
