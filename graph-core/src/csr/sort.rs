@@ -191,6 +191,22 @@ const NEAR: usize = 16;
 /// How many edges ahead the passes prefetch cursor lines.
 const FAR: usize = 32;
 
+/// Prefetches the counter (cursor) lines of both ends of edge `ahead`, if
+/// there is one.
+#[inline(always)]
+fn prefetch_cursors<C, F>(edges: &[PackedEdge], ahead: usize, cursors: &[Vec<C>], locate: &F)
+where
+    F: Fn(u32) -> Option<(usize, usize)>,
+{
+    if let Some(f) = edges.get(ahead) {
+        for x in [f.u, f.v] {
+            if let Some((s, l)) = locate(x) {
+                prefetch::line(&cursors[s][l]);
+            }
+        }
+    }
+}
+
 /// Counts the owned endpoints of `edges` (self-loops skipped).
 fn count<C, F>(edges: &[PackedEdge], counts: &mut [Vec<C>], sides: Sides, locate: &F)
 where
@@ -198,13 +214,7 @@ where
     F: Fn(u32) -> Option<(usize, usize)>,
 {
     for (i, e) in edges.iter().enumerate() {
-        if let Some(f) = edges.get(i + FAR) {
-            for x in [f.u, f.v] {
-                if let Some((s, l)) = locate(x) {
-                    prefetch::line(&counts[s][l]);
-                }
-            }
-        }
+        prefetch_cursors(edges, i + FAR, counts, locate);
         if e.u == e.v {
             continue;
         }
@@ -231,13 +241,7 @@ fn scatter<C, F>(
         // Two-stage prefetch: the cursor lines of the edge FAR ahead, then,
         // with those cursors (likely cached by now), the entry lines of the
         // edge NEAR ahead.
-        if let Some(f) = edges.get(i + FAR) {
-            for x in [f.u, f.v] {
-                if let Some((s, l)) = locate(x) {
-                    prefetch::line(&cursors[s][l]);
-                }
-            }
-        }
+        prefetch_cursors(edges, i + FAR, cursors, locate);
         if let Some(f) = edges.get(i + NEAR) {
             for x in [f.u, f.v] {
                 if let Some((s, l)) = locate(x) {
