@@ -1,4 +1,5 @@
-//! The only `unsafe` in graph-core outside `csr.rs`' named modules:
+//! The only `unsafe` in graph-core outside the CSR's three helpers
+//! (`csr/atomic_view.rs`, `csr/huge_pages.rs`, `csr/prefetch.rs`):
 //! mapping a file into memory, giving read pages back, viewing bytes as
 //! packed edge records or plain numbers (and back) without copying, and a
 //! slice of a shared mapping that keeps the mapping alive (the arrays of a

@@ -2,12 +2,13 @@
 //! stream and sends each adjacency entry once, in bulk, to the trustee that
 //! owns it, so no process ever holds the whole edge list.
 //!
-//! [`ShardedGraph::build_from`](crate::sharded::ShardedGraph::build_from) takes an [`EdgeSource`]: something every
-//! trustee can open in its own process and read any range of (the Graph500
-//! generator, a graph file on a shared filesystem, a list every process
-//! holds). Trustee `t` of `W` reads edges `t*M/W .. (t+1)*M/W` of the `M`
-//! input edges; the source decides what the edge at an index is, so the
-//! graph is the same for any number of ranks and threads.
+//! [`ShardedGraph::build_from`](crate::sharded::ShardedGraph::build_from)
+//! takes an [`EdgeSource`]: something every trustee can open in its own
+//! process and read any range of (the Graph500 generator, a graph file on a
+//! shared filesystem, a list every process holds). Trustee `t` of `W` reads
+//! edges `t*M/W .. (t+1)*M/W` of the `M` input edges; the source decides
+//! what the edge at an index is, so the graph is the same for any number of
+//! ranks and threads.
 //!
 //! Two passes over the slice, so that every array is allocated once, at its
 //! final size, and nothing grows by doubling. A mapped or in-memory slice is

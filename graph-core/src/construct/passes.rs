@@ -250,7 +250,7 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
             .map_err(|e| e.to_string())?;
         b.cursor.copy_from_slice(&b.offsets[..b.offsets.len() - 1]);
         // Zeroed allocations stay untouched until written; the writes land
-        // at random, so huge pages save most TLB misses (see csr.rs).
+        // at random, so huge pages save most TLB misses (see csr/huge_pages.rs).
         b.targets = try_vec(entries, 0u32, "CSR targets").map_err(|e| e.to_string())?;
         b.weights = try_vec(entries, 0f32, "CSR weights").map_err(|e| e.to_string())?;
         huge_pages::advise(&mut b.targets);

@@ -30,11 +30,12 @@
 //! | 1024 | 12 x edges | records `u32 u, u32 v, f32 w` ([`PackedEdge`](crate::PackedEdge)) |
 //! | 1024 + 12 x edges | 8 x vertices | v2, flag bit 3 only: id table, `u64` file id of each vertex, strictly increasing |
 //!
-//! Opened with [`open`](fn@open), a file is verified whole (the data checksum and
-//! every record). A distributed build opens it with [`open_in_slices`]
-//! instead: every reader checks only its own slice and hashes the chunks of
-//! the data checksum that start there ([`MappedGraph::slice_digests`]), and
-//! the builder folds the digests ([`MappedGraph::check_digests`]).
+//! Opened with [`open`](fn@open), a file is verified whole (the data
+//! checksum and every record). A distributed build opens it with
+//! [`open_in_slices`] instead: every reader checks only its own slice and
+//! hashes the chunks of the data checksum that start there
+//! ([`MappedGraph::slice_digests`]), and the builder folds the digests
+//! ([`MappedGraph::check_digests`]).
 //!
 //! The file is exactly `1024 + 12 * edges` bytes, plus `8 * vertices` with
 //! an id table. The data starts at a multiple of 4 (and the mapping at a
@@ -43,10 +44,10 @@
 //!
 //! Version 1 (before `convert`) has no meta: its flags hold only bit 0 and
 //! bytes 600.. are zero. It still opens, as an undirected, weighted graph
-//! with ids as they are ([`GraphMeta::default`](crate::GraphMeta::default)). This build writes such
-//! graphs (every generated one) as v1, byte for byte as before, so older
-//! readers (the C baselines' `ggfile.h`) still read them; a directed,
-//! unweighted or renumbered graph is written as v2.
+//! with ids as they are ([`GraphMeta::default`](crate::GraphMeta::default)).
+//! This build writes such graphs (every generated one) as v1, byte for byte
+//! as before, so older readers (the C baselines' `ggfile.h`) still read
+//! them; a directed, unweighted or renumbered graph is written as v2.
 //!
 //! ```
 //! use graph_core::io::file;
@@ -58,6 +59,17 @@
 //! assert_eq!(g.edge_list(), list);
 //! # drop(g); std::fs::remove_file(&path).unwrap();
 //! ```
+//!
+//! | file | what |
+//! |---|---|
+//! | `layout.rs` | the fields' offsets and flags of the table above |
+//! | `header.rs` | [`GraphHeader`]: decoded and checked ([`parse_header`]), encoded |
+//! | `parse.rs` | a whole file held in memory, checked ([`parse`](fn@parse)) |
+//! | `open.rs` | [`MappedGraph`]: a file mapped whole ([`open`](fn@open)) or in slices ([`open_in_slices`]) |
+//! | `write.rs` | a graph written ([`write_graph`] and its shorter forms) |
+//! | `stage.rs` | a file put in place whole or not at all (also for prepared shards) |
+//! | `checksum.rs` | [`checksum64`], chunked so slices can be hashed apart |
+//! | `error.rs` | [`GraphFileError`] |
 
 mod checksum;
 mod error;

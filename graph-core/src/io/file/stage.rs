@@ -31,11 +31,11 @@ pub(crate) fn kind_of(t: std::fs::FileType) -> &'static str {
     }
 }
 
-/// Checks that `path` can be the target of [`write_with_roots`](super::write_with_roots): it does not
-/// exist, or it is a regular file (not a symbolic link to one: the link
-/// itself would be replaced). Callers may use it to refuse a bad target
-/// before long work; the writer checks again before writing and before the
-/// rename.
+/// Checks that `path` can be the target of
+/// [`write_with_roots`](super::write_with_roots): it does not exist, or it
+/// is a regular file (not a symbolic link to one: the link itself would be
+/// replaced). Callers may use it to refuse a bad target before long work;
+/// the writer checks again before writing and before the rename.
 pub fn check_write_target(path: impl AsRef<Path>) -> Result<(), GraphFileError> {
     let path = path.as_ref();
     match std::fs::symlink_metadata(path) {

@@ -57,6 +57,14 @@
 //! Rows are stored as the build left them (entries in arrival order); the
 //! kernels and validators do not depend on the order within a row, so a
 //! run on a prepared graph answers exactly as one that builds it.
+//!
+//! | file | what |
+//! |---|---|
+//! | `layout.rs` | the fields' offsets, the arrays' places, the file's name |
+//! | `header.rs` | [`GraphIdentity`] and [`ShardHeader`]: decoded and checked ([`parse_header`]), encoded |
+//! | `write.rs` | a shard's file written ([`write`](fn@write)) |
+//! | `open.rs` | a shard's file mapped and checked for a run ([`open`](fn@open), [`Expected`]) |
+//! | `error.rs` | [`PreparedError`], [`Problem`] |
 
 mod error;
 mod header;

@@ -37,6 +37,12 @@
 //! `f32` bits; the traversed-edge count needs only a reached bitmap, 1 bit
 //! per vertex), sent once to each other process of a rack run and freed
 //! when the check ends.
+//!
+//! | file | what |
+//! |---|---|
+//! | `check.rs` | the validators and the edge count: the caller's checks, the trustees' scans, the merge |
+//! | `scan.rs` | one trustee's scan of its shard and its report |
+//! | `tests.rs` | the same verdicts as the list validators, on random graphs and broken answers |
 
 mod check;
 mod scan;
