@@ -122,8 +122,8 @@ pub enum FormatArg {
 }
 
 impl FormatArg {
-    pub fn format(self) -> graph_core::formats::Format {
-        use graph_core::formats::Format;
+    pub fn format(self) -> graph_core::io::formats::Format {
+        use graph_core::io::formats::Format;
         match self {
             FormatArg::El => Format::El,
             FormatArg::Wel => Format::Wel,

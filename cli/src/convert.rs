@@ -2,15 +2,15 @@
 //! edge list, Matrix Market, DIMACS, GAPBS serialized) into a
 //! gossamer-graph file that later runs memory-map.
 //!
-//! The reading is `graph_core::formats`; this module picks the format,
+//! The reading is `graph_core::io::formats`; this module picks the format,
 //! checks the output path first, and writes through the graph-file writer
 //! (a temporary file renamed into place), so nothing is written unless the
 //! whole input was read.
 
 use std::time::Instant;
 
-use graph_core::file;
-use graph_core::formats::{self, Format};
+use graph_core::io::file;
+use graph_core::io::formats::{self, Format};
 
 use crate::args::ConvertArgs;
 use crate::error::{CliError, Result};

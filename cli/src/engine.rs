@@ -52,7 +52,7 @@ pub struct BfsRun {
 impl Engine {
     /// Builds the shards from `source` on every trustee at once (each
     /// reads its own slice; see [`graph_core::construct`]), or has every
-    /// trustee map its saved shard ([`graph_core::prepared`]).
+    /// trustee map its saved shard ([`graph_core::io::prepared`]).
     pub fn build_from(source: BuildSource, kind: PartitionKind) -> Result<(Engine, BuildTimes)> {
         let (graph, times) = match source {
             BuildSource::Graph500(s) => ShardedGraph::build_from(s, kind)?,

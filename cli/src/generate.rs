@@ -5,7 +5,8 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use graph_core::{file, EdgeList};
+use graph_core::io::file;
+use graph_core::EdgeList;
 
 use crate::args::GenerateArgs;
 use crate::error::{CliError, Result};

@@ -9,9 +9,10 @@ use std::time::Instant;
 
 use generators::{Graph500Config, Kronecker, VertexSet};
 use graph_core::construct::LocalSource;
-use graph_core::formats::{self, Format};
-use graph_core::prepared::GraphIdentity;
-use graph_core::{file, memory, EdgeList, Graph500Params, GraphMeta, MappedGraph, PackedEdge};
+use graph_core::io::file;
+use graph_core::io::formats::{self, Format};
+use graph_core::io::prepared::GraphIdentity;
+use graph_core::{memory, EdgeList, Graph500Params, GraphMeta, MappedGraph, PackedEdge};
 use graph_kernel::Graph500Source;
 use rayon::prelude::*;
 
@@ -631,10 +632,10 @@ pub fn check_memory(
             // interleave their lines.
             let line = format!(
                 "warning: --force: running although the estimate ({}) for rank {} of {} exceeds the available memory ({})\n",
-                memory::human_bytes(estimate.per_rank_bytes),
+                graph_core::alloc::human_bytes(estimate.per_rank_bytes),
                 ctx.rank,
                 ctx.ranks,
-                memory::human_bytes(avail)
+                graph_core::alloc::human_bytes(avail)
             );
             let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), line.as_bytes());
             Ok(())

@@ -2,7 +2,8 @@
 //! the current implementation (the model of `graph_core::memory`), and
 //! whether it fits a given memory per rank.
 
-use graph_core::memory::{self, human_bytes, MemoryEstimate, Shape, Workload, PHASES};
+use graph_core::alloc::human_bytes;
+use graph_core::memory::{self, MemoryEstimate, Shape, Workload, PHASES};
 
 use crate::args::PlanArgs;
 use crate::error::{CliError, Result};

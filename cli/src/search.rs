@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use graph_core::prepared::GraphIdentity;
+use graph_core::io::prepared::GraphIdentity;
 use graph_core::validate::{
     count_traversed_sharded, validate_bfs_sharded, validate_sssp_sharded, ValidationError,
     NO_PARENT,

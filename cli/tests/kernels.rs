@@ -183,7 +183,7 @@ fn both_kernels_run_across_two_ranks_unchanged() {
 }
 
 fn first_roots(count: usize) -> Vec<u64> {
-    let roots = graph_core::vectors::Vectors::at(vectors_dir())
+    let roots = graph_core::io::vectors::Vectors::at(vectors_dir())
         .roots(10)
         .unwrap();
     roots[..count].to_vec()

@@ -17,8 +17,9 @@
 
 use std::time::Instant;
 
+use graph_core::io::file;
 use graph_core::{
-    build_rank, build_whole, file, EdgeList, Graph500Params, PackedEdge, Partition, PartitionKind,
+    build_rank, build_whole, EdgeList, Graph500Params, PackedEdge, Partition, PartitionKind,
 };
 use rayon::prelude::*;
 

@@ -3,7 +3,7 @@
 //!
 //! An [`EdgeList`] is either owned (a `Vec<PackedEdge>`, e.g. filled by the
 //! generator) or a borrowed, zero-copy view (e.g. over the records of a
-//! memory-mapped [graph file](crate::file)). Records keep generator order;
+//! memory-mapped [graph file](crate::io::file)). Records keep generator order;
 //! self-loops and duplicate edges are kept here and interpreted by consumers
 //! (the [CSR](crate::csr) drops self-loops and keeps duplicates).
 //!
@@ -191,7 +191,7 @@ pub enum EdgeListError {
         w: f32,
     },
     /// The list's memory could not be allocated.
-    OutOfMemory(crate::memory::OutOfMemory),
+    OutOfMemory(crate::alloc::OutOfMemory),
 }
 
 impl fmt::Display for EdgeListError {
@@ -275,7 +275,7 @@ impl EdgeList<'static> {
         let m = params.num_edges()?;
         let m = usize::try_from(m).map_err(|_| EdgeListError::TooManyEdges { edges: m.into() })?;
         let mut edges: Vec<PackedEdge> = Vec::new();
-        crate::memory::try_reserve(&mut edges, m, "the edge list")
+        crate::alloc::try_reserve(&mut edges, m, "the edge list")
             .map_err(EdgeListError::OutOfMemory)?;
         edges.par_extend(rayon::iter::repeat_n(PackedEdge::default(), m));
         Ok(EdgeList {

@@ -1,30 +1,50 @@
 //! Graph data structures of gossamer-graph: the input edge list, vertex
-//! partitions, per-shard CSR, the binary graph file and memory estimates.
+//! partitions, per-shard CSR, the sharded graph the kernels run on, its
+//! distributed construction, the files graph-core reads and writes, the
+//! Graph500 validation and memory estimates.
 //!
 //! # Map of the concepts
 //!
 //! | concept | module | main items |
 //! |---|---|---|
 //! | input graph: packed 12-byte edge records, owned or zero-copy | [`edge_list`] | [`EdgeList`], [`PackedEdge`], [`Graph500Params`] |
-//! | who owns which vertex: (rank, trustee, local index) | [`partition`] | [`Partition`], [`PartitionKind`], [`Owner`] |
-//! | per-trustee adjacency (undirected, or out-edges plus an in-edge index when directed; no self-loops, duplicates kept) | [`csr`] | [`Shard`], [`build_rank`], [`build_whole`] |
-//! | distributed construction: each trustee reads its slice, entries sent to their owners | [`construct`] | [`construct::EdgeSource`], [`ShardedGraph::build_from`](sharded::ShardedGraph::build_from) |
-//! | versioned, checksummed binary graph file, memory-mapped | [`mod@file`] | [`file::write`], [`file::write_graph`], [`file::open`], [`file::open_in_slices`], [`MappedGraph`], [`file::parse`] |
-//! | a built graph saved per trustee and memory-mapped by later runs | [`prepared`] | [`ShardedGraph::save_prepared`](sharded::ShardedGraph::save_prepared), [`ShardedGraph::open_prepared`](sharded::ShardedGraph::open_prepared), [`prepared::GraphIdentity`] |
 //! | what the records mean: directed, weighted, the input file's vertex ids | [`meta`] | [`GraphMeta`], [`IdMap`] |
-//! | other tools' formats in: `.el`, `.wel`, `.mtx`, `.gr`, GAPBS `.sg`/`.wsg` | [`formats`] | [`formats::read`], [`formats::Format`], [`formats::FormatError`] |
-//! | how much memory a run needs, and the refusal text | [`memory`] | [`memory::estimate`], [`MemoryEstimate`] |
+//! | who owns which vertex: (rank, trustee, local index) | [`partition`] | [`Partition`], [`PartitionKind`], [`Owner`] |
+//! | per-trustee adjacency (undirected, or out-edges plus an in-edge index when directed; no self-loops, duplicates kept) and its parallel build from an edge list | [`csr`] | [`Shard`], [`build_rank`], [`build_whole`] |
+//! | the shards entrusted to their trustees, and what every kernel shares (fibers per trustee, a reduction group, gathering) | [`sharded`] | [`ShardedGraph`](sharded::ShardedGraph), [`TrusteeState`](sharded::TrusteeState), [`TrusteeCtx`](sharded::TrusteeCtx), [`KernelError`](sharded::KernelError) |
+//! | distributed construction: each trustee reads its slice, entries sent to their owners | [`construct`] | [`construct::EdgeSource`], [`construct::LocalSource`], [`ShardedGraph::build_from`](sharded::ShardedGraph::build_from) |
+//! | a built graph saved per trustee and memory-mapped by later runs | [`io::prepared`] (the file), [`construct`] (on the trustees) | [`ShardedGraph::save_prepared`](sharded::ShardedGraph::save_prepared), [`ShardedGraph::open_prepared`](sharded::ShardedGraph::open_prepared), [`io::prepared::GraphIdentity`] |
+//! | versioned, checksummed binary graph file, memory-mapped | [`io::file`] | [`io::file::write`], [`io::file::write_graph`], [`io::file::open`](fn@io::file::open), [`io::file::open_in_slices`], [`MappedGraph`], [`io::file::parse`] |
+//! | other tools' formats in: `.el`, `.wel`, `.mtx`, `.gr`, GAPBS `.sg`/`.wsg` | [`io::formats`] | [`io::formats::read`](fn@io::formats::read), [`io::formats::Format`], [`io::formats::FormatError`] |
+//! | the official reference's vectors (edges, weights, roots, oracle distances and levels) | [`io::vectors`] | [`io::vectors::Vectors`] |
 //! | Graph500 check of a BFS/SSSP result and its TEPS edge count | [`validate`] | [`validate::validate_bfs_list`], [`validate::validate_sssp_list`] |
 //! | the same from the shards, on every trustee, without the edge list | [`validate`], [`sharded`] | [`validate::validate_sssp_sharded`], [`validate::validate_bfs_sharded`], [`validate::count_traversed_sharded`], [`sharded::non_isolated_sharded`] |
-//! | the official reference's vectors (edges, weights, roots, oracle distances and levels) | [`vectors`] | [`vectors::Vectors`] |
+//! | how much memory a run needs, and the refusal text | [`memory`] | [`memory::estimate`], [`MemoryEstimate`], [`memory::check_fits`] |
+//! | fallible allocation of the large arrays | [`alloc`] | [`alloc::try_vec`], [`alloc::vec_or_exit`], [`OutOfMemory`] |
+//!
+//! Each folder's `mod.rs` is the map of its files, one concept each.
+//!
+//! The modules depend on each other one way, each only on those above it:
+//!
+//! 1. [`alloc`], [`partition`], [`meta`]: nothing of graph-core;
+//! 2. [`edge_list`];
+//! 3. `mapped.rs` (private: file mappings and byte views);
+//! 4. [`csr`];
+//! 5. [`sharded`] and [`io`];
+//! 6. [`construct`] (reads [`io`] files, fills a [`sharded`] graph) and
+//!    `per_rank.rs` (private: one copy per process of an array the
+//!    trustees read);
+//! 7. [`validate`] and [`memory`] (whose model reads the construction's
+//!    scratch sizes).
 //!
 //! The flow: the generator (or a file, or another tool's format read by
-//! [`formats`]) gives an [`EdgeList`] (with its [`GraphMeta`]); a
+//! [`io::formats`]) gives an [`EdgeList`] (with its [`GraphMeta`]); a
 //! [`Partition`] over `(ranks, threads per rank)` decides ownership; each
-//! rank builds the [`Shard`]s of its trustees from the edge list; algorithms
-//! run on the shards; [`validate`] checks their answers against the edge
-//! list, or against the shards themselves on every trustee (for runs where
-//! no rank holds the edge list).
+//! rank builds the [`Shard`]s of its trustees from the edge list, or its
+//! trustees build them from their slices ([`construct`]); algorithms run on
+//! the shards; [`validate`] checks their answers against the edge list, or
+//! against the shards themselves on every trustee (for runs where no rank
+//! holds the edge list).
 //!
 //! ```
 //! use graph_core::{build_rank, EdgeList, PackedEdge, Partition, PartitionKind};
@@ -41,37 +61,37 @@
 //! ```
 //!
 //! `unsafe` lives in four small private modules, each block with a `SAFETY`
-//! comment: `file/mapped.rs` (the mappings of graph files, of
-//! [`formats`]' inputs and of [`prepared`] shards, the byte <-> record and
-//! byte <-> number casts, and the slices that keep a mapping alive) and,
-//! in `csr.rs`, `atomic_view` (relaxed atomic stores during the parallel
-//! fill), `huge_pages` (`madvise`) and `prefetch` (x86_64 prefetch hints).
+//! comment: `mapped.rs` (the mappings of graph files, of [`io::formats`]'
+//! inputs and of [`io::prepared`] shards, the byte <-> record and byte <->
+//! number casts, and the slices that keep a mapping alive) and, in
+//! [`csr`], `csr/atomic_view.rs` (relaxed atomic stores during the
+//! parallel fill), `csr/huge_pages.rs` (`madvise`) and `csr/prefetch.rs`
+//! (x86_64 prefetch hints).
 //!
 //! Limits: vertex ids are 32-bit, so at most 2^32 vertices (Graph500 SCALE
 //! <= 32); larger requests are refused with a clear error.
 
 #![warn(missing_docs)]
 
+pub mod alloc;
 pub mod construct;
 pub mod csr;
 pub mod edge_list;
-pub mod file;
-pub mod formats;
+pub mod io;
+mod mapped;
 pub mod memory;
 pub mod meta;
 pub mod partition;
 mod per_rank;
-pub mod prepared;
 pub mod sharded;
 pub mod validate;
-pub mod vectors;
 
+pub use alloc::OutOfMemory;
 pub use csr::{
     build_rank, build_rank_with, build_trustees, build_trustees_with, build_whole, CsrError, Shard,
 };
 pub use edge_list::{EdgeList, EdgeListError, Graph500Params, PackedEdge, MAX_SCALE, MAX_VERTICES};
-
-pub use file::{GraphFileError, MappedGraph};
-pub use memory::{MemoryEstimate, OutOfMemory};
+pub use io::file::{GraphFileError, MappedGraph};
+pub use memory::MemoryEstimate;
 pub use meta::{GraphMeta, IdMap};
 pub use partition::{Owner, Partition, PartitionError, PartitionKind};

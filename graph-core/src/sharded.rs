@@ -173,6 +173,25 @@ pub struct TrusteeCtx {
     pub party: Party,
 }
 
+impl TrusteeCtx {
+    /// The context of trustee `t`'s fiber, on its worker: its own trust
+    /// among `peers` and its party in the graph's `collective`.
+    fn of(
+        t: usize,
+        partition: Partition,
+        peers: Vec<Trust<TrusteeState>>,
+        collective: &Collective,
+    ) -> TrusteeCtx {
+        TrusteeCtx {
+            me: t as u32,
+            partition,
+            local: peers[t].clone(),
+            party: collective.party(),
+            peers,
+        }
+    }
+}
+
 /// The shards of this rank, entrusted to their trustees. See the module docs.
 pub struct ShardedGraph {
     partition: Partition,
@@ -408,27 +427,13 @@ impl ShardedGraph {
                             Partition,
                             P,
                         )| {
-                            let ctx = TrusteeCtx {
-                                me: t as u32,
-                                partition,
-                                local: peers[t].clone(),
-                                party: collective.party(),
-                                peers,
-                            };
-                            f(ctx, payload)
+                            f(TrusteeCtx::of(t, partition, peers, &collective), payload)
                         },
                         (peers, collective, partition, payload),
                     );
                 }
                 gossamer::spawn_on(WorkerId(t), move || {
-                    let ctx = TrusteeCtx {
-                        me: t as u32,
-                        partition,
-                        local: peers[t].clone(),
-                        party: collective.party(),
-                        peers,
-                    };
-                    f(ctx, payload)
+                    f(TrusteeCtx::of(t, partition, peers, &collective), payload)
                 })
             })
             .collect();

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use graph_core::file::{self, GraphFileError, ReadOptions};
+use graph_core::io::file::{self, GraphFileError, ReadOptions};
 use graph_core::{EdgeList, Graph500Params, GraphMeta, IdMap, PackedEdge};
 
 struct TempFile(PathBuf);
@@ -203,8 +203,8 @@ fn special_files_are_refused_before_reading() {
 }
 
 /// The fuzz seeds were written by a separate script from the layout table
-/// in `file.rs` (with zero checksums): after sealing, they must parse. This
-/// cross-checks the documented byte offsets against the reader.
+/// in `src/io/file/mod.rs` (with zero checksums): after sealing, they must
+/// parse. This cross-checks the documented byte offsets against the reader.
 #[test]
 fn layout_table_matches_independently_written_files() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds");

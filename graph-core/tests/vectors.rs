@@ -6,14 +6,15 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
+use graph_core::io::file;
 use graph_core::{
-    build_rank, build_whole, file, EdgeList, Graph500Params, PackedEdge, Partition, PartitionKind,
+    build_rank, build_whole, EdgeList, Graph500Params, PackedEdge, Partition, PartitionKind,
 };
 
 fn vectors_dir() -> PathBuf {
     let dir = match std::env::var_os("GRAPH500_VECTORS") {
         Some(d) => PathBuf::from(d),
-        None => PathBuf::from(graph_core::vectors::Vectors::BUNDLED),
+        None => PathBuf::from(graph_core::io::vectors::Vectors::BUNDLED),
     };
     assert!(
         dir.join("scale10.edges").is_file(),

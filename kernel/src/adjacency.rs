@@ -83,7 +83,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use gossamer::Op;
 
-use graph_core::memory::{reserve_or_exit, vec_or_exit};
+use graph_core::alloc::{reserve_or_exit, vec_or_exit};
 use graph_core::sharded::{ShardedGraph, TrusteeCtx, TrusteeState};
 use graph_core::validate::NO_PARENT;
 use graph_core::{Partition, Shard};

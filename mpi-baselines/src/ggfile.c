@@ -1,5 +1,5 @@
 /* Graph-file header codec and checksum64 (own C rendering of the format in
- * graph-core/src/file.rs and graph-core/src/file/checksum.rs). */
+ * graph-core/src/io/file/mod.rs and graph-core/src/io/file/checksum.rs). */
 #include "ggfile.h"
 
 #include <math.h>

@@ -1,6 +1,6 @@
 /* The gossamer-graph binary graph file (format v1), read and written from C.
  *
- * Layout (all little-endian; see graph-core/src/file.rs for the master copy):
+ * Layout (all little-endian; see graph-core/src/io/file/mod.rs for the master copy):
  *   0 magic "GOSGRAPH" | 8 version u32 (1) | 12 header length u32 (1024)
  *   16 record length u32 (12) | 20 flags u32 (bit 0: Graph500 params present)
  *   24 scale u32 | 28 edgefactor u32 | 32 seed1 u64 | 40 seed2 u64
@@ -36,7 +36,7 @@ typedef struct {
     float w;
 } gg_record;
 
-/* checksum64 of a whole buffer (same value as graph_core::file::checksum64). */
+/* checksum64 of a whole buffer (same value as graph_core::io::file::checksum64). */
 uint64_t gg_checksum64(const uint8_t *data, size_t len);
 /* Digest of one 1 MiB chunk (the last may be shorter) at chunk position `index`. */
 uint64_t gg_chunk_digest(const uint8_t *data, size_t len, uint64_t index);

@@ -1,4 +1,4 @@
-/* gg_checksum: prints checksum64 (graph_core::file::checksum64) of a file's bytes, or with
+/* gg_checksum: prints checksum64 (graph_core::io::file::checksum64) of a file's bytes, or with
  * --graph checks a graph file's header and data checksums like the Rust reader does.
  *   gg_checksum FILE            checksum of the whole file
  *   gg_checksum --graph FILE    "header ok", "data checksum 0x... ok"; exit 1 on any mismatch
@@ -10,7 +10,7 @@
 
 #include "../src/ggfile.h"
 
-/* Known answers computed by graph_core::file::checksum64 (Rust) over the pattern
+/* Known answers computed by graph_core::io::file::checksum64 (Rust) over the pattern
  * byte i = (i * 31) % 251, for several prefix lengths (block tails, chunk borders). */
 static int self_test(void) {
     static const struct { size_t len; uint64_t sum; } kat[] = {

@@ -7,8 +7,8 @@
 //! answers, among them the undirected reading's scores.
 
 use bc::{bc, bc_sequential, bc_sequential_as, verify_bc, verify_bc_as, TOLERANCE};
+use graph_core::io::vectors::Vectors;
 use graph_core::sharded::ShardedGraph;
-use graph_core::vectors::Vectors;
 use graph_core::{EdgeList, PackedEdge, PartitionKind};
 
 fn arcs(n: u64, arcs: &[(u32, u32)]) -> EdgeList<'static> {

@@ -13,8 +13,8 @@
 //! Vectors come from `$GRAPH500_VECTORS` or the bundled `graph-core/vectors`.
 
 use bc::{bc, bc_sequential, verify_bc, MAX_SOURCES};
+use graph_core::io::vectors::Vectors;
 use graph_core::sharded::{KernelError, ShardedGraph};
-use graph_core::vectors::Vectors;
 use graph_core::{EdgeList, PackedEdge, PartitionKind};
 
 fn load(scale: u32) -> (EdgeList<'static>, Vec<u64>) {

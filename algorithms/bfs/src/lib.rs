@@ -80,7 +80,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use gossamer::Op;
-use graph_core::memory::vec_or_exit;
+use graph_core::alloc::vec_or_exit;
 use graph_core::sharded::{KernelError, ShardedGraph, TrusteeCtx, TrusteeState};
 use graph_kernel::adjacency::{self, gather_parents, Adjacency, Rows, NO_FLAT};
 use graph_kernel::outbox::{ship, Outbox};

@@ -6,9 +6,9 @@
 //! Vectors come from `$GRAPH500_VECTORS` or the bundled `graph-core/vectors`.
 
 use bfs::{bfs, BfsConfig, BfsMode};
+use graph_core::io::vectors::Vectors;
 use graph_core::sharded::{KernelError, ShardedGraph};
 use graph_core::validate::{validate_bfs_list, NO_PARENT};
-use graph_core::vectors::Vectors;
 use graph_core::{EdgeList, PartitionKind};
 use sssp::{sssp, SsspConfig};
 

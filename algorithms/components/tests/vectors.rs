@@ -7,8 +7,8 @@
 //! Vectors come from `$GRAPH500_VECTORS` or the bundled `graph-core/vectors`.
 
 use components::{cc, cc_sequential, verify_cc, CcConfig};
+use graph_core::io::vectors::Vectors;
 use graph_core::sharded::ShardedGraph;
-use graph_core::vectors::Vectors;
 use graph_core::{EdgeList, PartitionKind};
 
 fn load(scale: u32) -> EdgeList<'static> {

@@ -64,7 +64,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use gossamer::Op;
-use graph_core::memory::vec_or_exit;
+use graph_core::alloc::vec_or_exit;
 use graph_core::sharded::{KernelError, ShardedGraph, TrusteeCtx, TrusteeState};
 use graph_core::EdgeList;
 use graph_kernel::adjacency::{self, Adjacency, Rows};

@@ -6,8 +6,8 @@
 //!
 //! Vectors come from `$GRAPH500_VECTORS` or the bundled `graph-core/vectors`.
 
+use graph_core::io::vectors::Vectors;
 use graph_core::sharded::{KernelError, ShardedGraph};
-use graph_core::vectors::Vectors;
 use graph_core::{EdgeList, PartitionKind};
 use pagerank::{pagerank, pagerank_sequential, verify_pagerank, PageRankConfig};
 

@@ -100,7 +100,7 @@ use gossamer::Op;
 mod buckets;
 use buckets::{Buckets, MAX_BUCKET, NO_BUCKET};
 
-use graph_core::memory::vec_or_exit;
+use graph_core::alloc::vec_or_exit;
 use graph_core::sharded::{KernelError, ShardedGraph, TrusteeCtx, TrusteeState};
 use graph_kernel::adjacency::{self, gather_parents, Adjacency, LightHeavy, NO_FLAT};
 use graph_kernel::outbox::{ship, Outbox};

@@ -6,9 +6,9 @@
 //! the same edges), BFS, and a clear refusal from the kernels that read
 //! global ids.
 
+use graph_core::io::vectors::Vectors;
 use graph_core::sharded::ShardedGraph;
 use graph_core::validate::{count_traversed_sharded, validate_sssp_sharded, NO_PARENT};
-use graph_core::vectors::Vectors;
 use graph_core::PartitionKind;
 use sssp::{sssp, SsspConfig, SsspOutput};
 

@@ -4,8 +4,8 @@
 //!
 //! Vectors come from `$GRAPH500_VECTORS` or the bundled `graph-core/vectors`.
 
+use graph_core::io::vectors::Vectors;
 use graph_core::sharded::ShardedGraph;
-use graph_core::vectors::Vectors;
 use graph_core::{EdgeList, PackedEdge, PartitionKind};
 use tc::{tc, tc_sequential, verify_tc};
 

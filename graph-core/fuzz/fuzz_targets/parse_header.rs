@@ -4,7 +4,7 @@
 //! Run: `cd graph-core/fuzz && cargo +nightly fuzz run parse_header`.
 #![no_main]
 
-use graph_core::file::{self, checksum64, ReadOptions, HEADER_LEN};
+use graph_core::io::file::{self, checksum64, ReadOptions, HEADER_LEN};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

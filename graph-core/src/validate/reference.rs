@@ -16,7 +16,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-use super::NO_PARENT;
+use super::tree::NO_PARENT;
 use crate::edge_list::EdgeList;
 
 /// The rows of `list`: out-edges when `directed`, else both directions.

@@ -1,119 +1,26 @@
-//! Distributed construction: every trustee reads its own slice of the edge
-//! stream and sends each adjacency entry once, in bulk, to the trustee that
-//! owns it, so no process ever holds the whole edge list.
-//!
-//! [`ShardedGraph::build_from`] takes an [`EdgeSource`]: something every
-//! trustee can open in its own process and read any range of (the Graph500
-//! generator, a graph file on a shared filesystem, a list every process
-//! holds). Trustee `t` of `W` reads edges `t*M/W .. (t+1)*M/W` of the `M`
-//! input edges; the source decides what the edge at an index is, so the
-//! graph is the same for any number of ranks and threads.
-//!
-//! Two passes over the slice, so that every array is allocated once, at its
-//! final size, and nothing grows by doubling. A mapped or in-memory slice is
-//! read again; a generated one is generated again, except the part the
-//! first pass kept for the second (12 B per edge until the shards are
-//! built) when the source says so ([`EdgeSource::kept_permille`]): what is
-//! kept saves its generation time, but once the kernels no longer copy the
-//! rows the kept part adds to the rank's construction peak, so the
-//! commands keep only as much as stays under the rank's later peak
-//! (`graph_core::memory::MemoryEstimate::kept_permille`).
-//!
-//! 0. **check** (only a source that asks, [`EdgeSource::checks_slices`]: a
-//!    graph file opened without reading it, `file::open_in_slices`): every
-//!    trustee checks its slice's ids and weights and hashes the chunks of
-//!    the file's data checksum that start in it; the builder folds the
-//!    digests and compares them with the header, so a corrupt file is
-//!    refused before anything is built, and no process reads more than
-//!    its slices;
-//! 1. **count**: each non-loop edge `(u, v)` sends `u`'s local index to
-//!    `u`'s owner and `v`'s to `v`'s; owners count degrees;
-//! 2. **fill**: after a prefix sum every owner allocates its rows exactly;
-//!    the slice is read again and each edge sends `(local u, v, w)` to
-//!    `u`'s owner and `(local v, u, w)` to `v`'s, written at a cursor.
-//!
-//! A **directed** source ([`EdgeSource::directed`]) reads each record as
-//! the arc `u -> v`: the same two passes send `(local u, v, w)` to `u`'s
-//! owner as a row entry (an out-edge) and `(local v, u)` to `v`'s owner as
-//! an entry of its in-edge index, so each row holds its vertex's
-//! out-edges only and [`Shard::in_neighbors`] the tails of its in-arcs
-//! (see `csr.rs`). The same messages travel as for an undirected graph.
-//!
-//! Records travel as POD slices in slot-sized pieces
-//! ([`Trust::apply_slice_chunked_then`](gossamer::Trust::apply_slice_chunked_then)),
-//! pipelined, with no round trip per piece; a sender that runs ahead of a
-//! busy owner waits (gossamer's backpressure), so the queues stay a few
-//! slots deep. Entries arrive in no fixed order, so the order *within* a row
-//! depends on timing: the kernels renumber and sort every row anyway
-//! (graph-kernel's adjacency) and the validators do not depend on it, so
-//! the rows are not sorted here (measured: sorting cost 0.5 s of CPU at
-//! SCALE 20).
-//!
-//! Peak memory per trustee: its shard (8 bytes per entry, 16 per owned
-//! non-loop edge), its offsets and cursors (16 bytes per owned vertex), a
-//! few MiB of send buffers and read chunks, and the kept part of a
-//! generated slice (12 bytes per kept edge). A graph file opened in
-//! slices gives its pages back as each read chunk is done with
-//! ([`EdgeSource::release`]), so they do not stay in the resident set (a
-//! file opened whole stays mapped for the commands that read it whole).
-//!
-//! ```
-//! use graph_core::construct::LocalSource;
-//! use graph_core::sharded::ShardedGraph;
-//! use graph_core::{EdgeList, PackedEdge, PartitionKind};
-//! let list = EdgeList::from_edges(4, vec![
-//!     PackedEdge::new(0, 1, 0.5),
-//!     PackedEdge::new(2, 1, 0.25),
-//!     PackedEdge::new(3, 3, 1.0), // self-loop: not in the shards
-//! ]).unwrap();
-//! let source = LocalSource::publish_list(list);
-//! let degrees = gossamer::main(2, move || {
-//!     let (g, _) = ShardedGraph::build_from(source, PartitionKind::Cyclic).unwrap();
-//!     g.gather(0u64, |s| {
-//!         let sh = s.shard();
-//!         (0..sh.num_local_vertices()).map(|l| sh.degree(l)).collect()
-//!     })
-//! });
-//! assert_eq!(degrees, [1, 2, 1, 0]);
-//! ```
+//! [`ShardedGraph::build_from`]: the build's steps on every trustee (the
+//! check of a slice, then the two passes over it, see the [module
+//! docs](super)) and the graph of placeholder shards they fill.
 
 use std::ops::Range;
-use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use gossamer::{Op, Trust, WorkerId};
-use serde::de::DeserializeOwned;
+use gossamer::{Trust, WorkerId};
 use serde::{Deserialize, Serialize};
 
-use crate::csr::{huge_pages, prefetch, Shard};
-use crate::edge_list::{EdgeList, PackedEdge};
-use crate::file::MappedGraph;
-use crate::memory::{try_reserve, try_vec};
+use super::exchange::{
+    agree, building, count_degrees, count_in_degrees, first_failure, place_entries,
+    place_in_entries, send, send_batch, Building, Entry,
+};
+use super::source::EdgeSource;
+use crate::alloc::{try_reserve, try_vec};
+use crate::csr::{huge_pages, Shard};
+use crate::edge_list::PackedEdge;
 use crate::partition::{Partition, PartitionKind};
 use crate::sharded::{in_fiber, KernelError, ShardedGraph, TrusteeCtx, TrusteeState};
 
-/// How many records ahead the owner's loops prefetch.
-const AHEAD: usize = 16;
-
 /// Edges read from the source at a time, per trustee.
 const READ_CHUNK: usize = 1 << 14;
-
-/// Most records queued for one destination before they are sent (a few
-/// slots' worth: large enough to fill slots, small enough to stay in cache).
-const MAX_SEND_BATCH: usize = 1 << 13;
-
-/// Fewest records queued per destination, however many trustees.
-const MIN_SEND_BATCH: usize = 1 << 8;
-
-/// What one trustee's send buffers may hold in all: with many trustees
-/// each destination gets a smaller batch, so the buffers stay bounded.
-const SEND_BUDGET: usize = 4 << 20;
-
-/// Records queued per destination with `trustees` destinations.
-fn send_batch(trustees: u64) -> usize {
-    let per = SEND_BUDGET / (std::mem::size_of::<Entry>() * trustees.max(1) as usize);
-    per.clamp(MIN_SEND_BATCH, MAX_SEND_BATCH)
-}
 
 /// Scratch one trustee uses during a build with `trustees` trustees in
 /// all: its send buffers at their largest and its read chunk (for the
@@ -123,69 +30,6 @@ pub fn scratch_bytes_per_trustee(trustees: u64) -> u64 {
     (bufs + READ_CHUNK * PackedEdge::BYTES) as u64
 }
 
-/// Where a distributed build reads its edges. Cloned (and serialized, for
-/// trustees in other processes) to every trustee, which opens it in its own
-/// process and reads its slice.
-pub trait EdgeSource: Clone + Send + Sync + Serialize + DeserializeOwned + 'static {
-    /// The source opened in one process (a generator, a mapping).
-    type Reader;
-    /// Vertex count.
-    fn num_vertices(&self) -> u64;
-    /// Input edge records (self-loops and duplicates included).
-    fn num_edges(&self) -> u64;
-    /// Opens the source in this process; the message says what failed.
-    fn open(&self) -> Result<Self::Reader, String>;
-    /// Writes edges `start .. start + out.len()` into `out`.
-    fn read(&self, reader: &Self::Reader, start: u64, out: &mut [PackedEdge]);
-    /// Whether each record is an arc `u -> v` (then the shards hold
-    /// out-edges in their rows and an in-edge index, see
-    /// [`Shard::is_directed`]) rather than an undirected edge. Default:
-    /// undirected (the Graph500 generator's records).
-    fn directed(&self) -> bool {
-        false
-    }
-    /// Thousandths of its slice a trustee keeps from the first pass for
-    /// the second (12 B per kept edge, until the shards are built); the
-    /// rest the second pass reads again. Keeping saves reading (for a
-    /// generator: generating) it twice; a mapping or a list in memory
-    /// reads again for free and keeps nothing. `on_rank_0`: the trustee
-    /// runs in rank 0's process. Default: keep all (1000).
-    fn kept_permille(&self, on_rank_0: bool) -> u32 {
-        let _ = on_rank_0;
-        1000
-    }
-    /// Whether the records must be checked before the build reads them: a
-    /// graph file each process opened without reading. Then every trustee
-    /// hashes ([`slice_digests`](Self::slice_digests)) and checks
-    /// ([`check_slice`](Self::check_slice)) its slice, and the builder
-    /// checks the digests ([`check_digests`](Self::check_digests)) before
-    /// it reports a bad record: a corrupt file is called corrupt. Default: no.
-    fn checks_slices(&self) -> bool {
-        false
-    }
-    /// Digests of the part of a checksum that starts in edges `slice`.
-    fn slice_digests(&self, reader: &Self::Reader, slice: Range<u64>) -> Vec<u64> {
-        let _ = (reader, slice);
-        Vec::new()
-    }
-    /// Checks the records of edges `slice` (ids, weights).
-    fn check_slice(&self, reader: &Self::Reader, slice: Range<u64>) -> Result<(), String> {
-        let _ = (reader, slice);
-        Ok(())
-    }
-    /// Says that edges `range` were read and are not needed until read
-    /// again (a mapped file gives their pages back). Default: nothing.
-    fn release(&self, reader: &Self::Reader, range: Range<u64>) {
-        let _ = (reader, range);
-    }
-    /// On the builder: every trustee's digests, in trustee order (which is
-    /// record order); an error if they do not add up to the source's.
-    fn check_digests(&self, reader: &Self::Reader, digests: &[u64]) -> Result<(), String> {
-        let _ = (reader, digests);
-        Ok(())
-    }
-}
-
 /// Time a trustee spent on its part of a build.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct BuildTimes {
@@ -193,34 +37,6 @@ pub struct BuildTimes {
     pub read_s: f64,
     /// Seconds of the whole build.
     pub total_s: f64,
-}
-
-gossamer::pod_struct! {
-    /// One adjacency entry on its way to its owner: the row (local index
-    /// there), the neighbour's global id and the weight.
-    struct Entry { row: u32, target: u32, weight: f32 }
-}
-
-/// A trustee's shard while it is being received.
-#[derive(Default)]
-struct Building {
-    /// Pass 1: degrees at `[l + 1]`; then offsets.
-    offsets: Vec<u64>,
-    /// Directed graphs: the in-edge index, built like the rows.
-    in_offsets: Vec<u64>,
-    in_cursor: Vec<u64>,
-    in_sources: Vec<u32>,
-    /// Pass 2: where the next entry of each row goes.
-    cursor: Vec<u64>,
-    targets: Vec<u32>,
-    weights: Vec<f32>,
-    /// An entry named a row this trustee does not have (never with a sound
-    /// source; reported instead of trusted).
-    stray: u64,
-}
-
-fn building(s: &mut TrusteeState) -> &mut Building {
-    s.kernel::<Building>(|_| Building::default()).1
 }
 
 impl ShardedGraph {
@@ -288,24 +104,6 @@ impl ShardedGraph {
             })
             .collect();
         ShardedGraph::from_trusts(partition, num_edges_input, trustees)
-    }
-}
-
-/// The trustees' results, or the message of the first trustee that
-/// failed itself (not one that only heard of another's failure).
-pub(crate) fn first_failure<T>(outcomes: Vec<Result<T, String>>) -> Result<Vec<T>, KernelError> {
-    let mut oks = Vec::with_capacity(outcomes.len());
-    let mut echo = None;
-    for o in outcomes {
-        match o {
-            Ok(x) => oks.push(x),
-            Err(m) if m.starts_with(ANOTHER) => echo = echo.or(Some(m)),
-            Err(m) => return Err(KernelError::Runtime(m)),
-        }
-    }
-    match echo {
-        Some(m) => Err(KernelError::Runtime(m)),
-        None => Ok(oks),
     }
 }
 
@@ -452,7 +250,7 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
             .map_err(|e| e.to_string())?;
         b.cursor.copy_from_slice(&b.offsets[..b.offsets.len() - 1]);
         // Zeroed allocations stay untouched until written; the writes land
-        // at random, so huge pages save most TLB misses (see csr.rs).
+        // at random, so huge pages save most TLB misses (see csr/huge_pages.rs).
         b.targets = try_vec(entries, 0u32, "CSR targets").map_err(|e| e.to_string())?;
         b.weights = try_vec(entries, 0f32, "CSR weights").map_err(|e| e.to_string())?;
         huge_pages::advise(&mut b.targets);
@@ -559,26 +357,6 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
     Ok(read_s)
 }
 
-/// How a trustee that did not fail reports a step that failed elsewhere.
-pub(crate) const ANOTHER: &str = "another trustee";
-
-/// An all-reduce of "did this step fail here?": every trustee learns
-/// whether any failed; the first to fail keeps its own message.
-pub(crate) fn agree(
-    ctx: &mut TrusteeCtx,
-    failed: Option<String>,
-    step: &str,
-) -> Result<(), String> {
-    let [any] = ctx
-        .party
-        .all_reduce([u64::from(failed.is_some())], [Op::Or]);
-    match (failed, any) {
-        (Some(m), _) => Err(m),
-        (None, 0) => Ok(()),
-        (None, _) => Err(format!("{ANOTHER} could not {step}")),
-    }
-}
-
 /// Calls `f(index, edge)` for every edge of `range`, read in chunks; with
 /// `keep = Some((kept, limit))` the first edges are also appended to
 /// `kept` until it holds `limit`.
@@ -609,342 +387,14 @@ fn for_each_edge<S: EdgeSource>(
     }
 }
 
-/// Sends `buf` to `peer` (pipelined, slot-sized pieces) and empties it.
-/// `deliver` is a function item (zero-sized), never a function pointer: a
-/// pointer would not mean the same code in another process.
-fn send<R: gossamer::Pod, F>(peer: &Trust<TrusteeState>, buf: &mut Vec<R>, deliver: F)
-where
-    F: FnOnce(&mut TrusteeState, &[R]) + gossamer::Delegable,
-{
-    const { assert!(std::mem::size_of::<F>() == 0) };
-    if !buf.is_empty() {
-        peer.apply_slice_chunked_then(deliver, buf, |()| {});
-        buf.clear();
-    }
-}
-
-/// Pass 1 on the owner: one more entry for each listed row.
-fn count_degrees(s: &mut TrusteeState, rows: &[u32]) {
-    let n = s.shard().num_local_vertices() as usize;
-    let b = building(s);
-    if b.offsets.is_empty() {
-        b.offsets = crate::memory::vec_or_exit(n + 1, 0, "CSR offsets");
-    }
-    for (i, &l) in rows.iter().enumerate() {
-        if let Some(ahead) = rows
-            .get(i + AHEAD)
-            .and_then(|&a| b.offsets.get(a as usize + 1))
-        {
-            prefetch::line(ahead);
-        }
-        match b.offsets.get_mut(l as usize + 1) {
-            Some(d) => *d += 1,
-            None => b.stray += 1,
-        }
-    }
-}
-
-/// Pass 1 on the owner of a directed graph: one more in-edge for each
-/// listed vertex.
-fn count_in_degrees(s: &mut TrusteeState, rows: &[u32]) {
-    let n = s.shard().num_local_vertices() as usize;
-    let b = building(s);
-    if b.in_offsets.is_empty() {
-        b.in_offsets = crate::memory::vec_or_exit(n + 1, 0, "in-edge offsets");
-    }
-    for &l in rows {
-        match b.in_offsets.get_mut(l as usize + 1) {
-            Some(d) => *d += 1,
-            None => b.stray += 1,
-        }
-    }
-}
-
-/// Pass 2 on the owner of a directed graph: each in-edge (the entry's
-/// target is the arc's tail; its weight is not kept) at its cursor.
-fn place_in_entries(s: &mut TrusteeState, entries: &[Entry]) {
-    let b = building(s);
-    for e in entries {
-        let row = e.row as usize;
-        match b.in_cursor.get(row) {
-            Some(&c) if c < b.in_offsets[row + 1] => {
-                b.in_sources[c as usize] = e.target;
-                b.in_cursor[row] = c + 1;
-            }
-            _ => b.stray += 1,
-        }
-    }
-}
-
-/// Pass 2 on the owner: each entry at its row's cursor.
-fn place_entries(s: &mut TrusteeState, entries: &[Entry]) {
-    let b = building(s);
-    for (i, e) in entries.iter().enumerate() {
-        // Two-stage prefetch: the cursor of an entry far ahead, then the
-        // target and weight lines of a nearer one (its cursor is in cache).
-        if let Some(c) = entries
-            .get(i + 2 * AHEAD)
-            .and_then(|f| b.cursor.get(f.row as usize))
-        {
-            prefetch::line(c);
-        }
-        if let Some(&c) = entries
-            .get(i + AHEAD)
-            .and_then(|f| b.cursor.get(f.row as usize))
-        {
-            if let (Some(t), Some(w)) = (b.targets.get(c as usize), b.weights.get(c as usize)) {
-                prefetch::line(t);
-                prefetch::line(w);
-            }
-        }
-        let row = e.row as usize;
-        match b.cursor.get(row) {
-            Some(&c) if c < b.offsets[row + 1] => {
-                b.targets[c as usize] = e.target;
-                b.weights[c as usize] = e.weight;
-                b.cursor[row] = c + 1;
-            }
-            _ => b.stray += 1,
-        }
-    }
-}
-
-/// Edge records a process holds in memory or maps: an owned
-/// [`EdgeList`] or a [`MappedGraph`] (a graph file on a filesystem every
-/// rank sees).
-pub trait EdgeRecords: Send + Sync {
-    /// Vertex count.
-    fn num_vertices(&self) -> u64;
-    /// The records.
-    fn records(&self) -> &[PackedEdge];
-    /// Whether the records are arcs (see [`EdgeSource::directed`]);
-    /// default undirected.
-    fn directed(&self) -> bool {
-        false
-    }
-    /// What identifies these records beyond their counts, so that ranks
-    /// holding different graphs of the same size are caught (a graph
-    /// file's data checksum); default 0 (nothing more).
-    fn fingerprint(&self) -> u64 {
-        0
-    }
-    /// Whether the records still need checking, slice by slice
-    /// ([`EdgeSource::checks_slices`]); default no (checked on creation).
-    fn needs_check(&self) -> bool {
-        false
-    }
-    /// See [`EdgeSource::slice_digests`].
-    fn slice_digests(&self, range: Range<u64>) -> Vec<u64> {
-        let _ = range;
-        Vec::new()
-    }
-    /// See [`EdgeSource::check_slice`].
-    fn check_slice(&self, range: Range<u64>) -> Result<(), String> {
-        let _ = range;
-        Ok(())
-    }
-    /// See [`EdgeSource::check_digests`].
-    fn check_digests(&self, digests: &[u64]) -> Result<(), String> {
-        let _ = digests;
-        Ok(())
-    }
-    /// See [`EdgeSource::release`].
-    fn release(&self, range: Range<u64>) {
-        let _ = range;
-    }
-}
-
-impl EdgeRecords for EdgeList<'static> {
-    fn num_vertices(&self) -> u64 {
-        EdgeList::num_vertices(self)
-    }
-    fn records(&self) -> &[PackedEdge] {
-        self.edges()
-    }
-}
-
-impl EdgeRecords for MappedGraph {
-    fn num_vertices(&self) -> u64 {
-        self.header().num_vertices
-    }
-    fn records(&self) -> &[PackedEdge] {
-        self.edges()
-    }
-    fn directed(&self) -> bool {
-        self.meta().directed
-    }
-    fn fingerprint(&self) -> u64 {
-        self.header().data_checksum
-    }
-    fn needs_check(&self) -> bool {
-        !self.is_verified()
-    }
-    fn slice_digests(&self, range: Range<u64>) -> Vec<u64> {
-        MappedGraph::slice_digests(self, range)
-    }
-    fn check_slice(&self, range: Range<u64>) -> Result<(), String> {
-        MappedGraph::check_slice(self, range).map_err(|e| e.to_string())
-    }
-    fn check_digests(&self, digests: &[u64]) -> Result<(), String> {
-        MappedGraph::check_digests(self, digests).map_err(|e| e.to_string())
-    }
-    fn release(&self, range: Range<u64>) {
-        MappedGraph::release(self, range);
-    }
-}
-
-/// Edges every process of the job holds itself (parsed from a text file
-/// by each rank, a graph file each rank mapped, a list a test built), as an
-/// [`EdgeSource`]: [`LocalSource::publish`] puts the records in a
-/// per-process table, and the source travels as their number there. Each
-/// trustee reads only its slice, so a mapped file is paged in piecewise
-/// (and, opened with [`crate::file::open_in_slices`], checked piecewise).
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
-pub struct LocalSource {
-    id: u64,
-    vertices: u64,
-    edges: u64,
-    directed: bool,
-    fingerprint: u64,
-    needs_check: bool,
-    unit_weights: bool,
-}
-
-type Published = Vec<(u64, Arc<dyn EdgeRecords>)>;
-
-static PUBLISHED: Mutex<Published> = Mutex::new(Vec::new());
-
-impl LocalSource {
-    /// Puts `records` in this process's table and returns their source.
-    /// Every process of a rack job must publish its copy of the same
-    /// graph, and the n-th graph published in one process is the n-th in
-    /// every other (the CLI publishes one per run, on every rank).
-    pub fn publish(records: Arc<dyn EdgeRecords>) -> LocalSource {
-        let mut table = PUBLISHED.lock().unwrap_or_else(|e| e.into_inner());
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let source = LocalSource {
-            id,
-            vertices: records.num_vertices(),
-            edges: records.records().len() as u64,
-            directed: records.directed(),
-            fingerprint: records.fingerprint(),
-            needs_check: records.needs_check(),
-            unit_weights: false,
-        };
-        table.push((id, records));
-        source
-    }
-
-    /// The same records read as arcs (`true`) or undirected edges: for
-    /// records that do not know it themselves (an [`EdgeList`] parsed from
-    /// a text file, whose [`GraphMeta`](crate::GraphMeta) says).
-    pub fn with_direction(self, directed: bool) -> LocalSource {
-        LocalSource { directed, ..self }
-    }
-
-    /// The same records with every weight read as 1.0 (`--unit-weights`).
-    pub fn with_unit_weights(self) -> LocalSource {
-        LocalSource {
-            unit_weights: true,
-            ..self
-        }
-    }
-
-    /// [`publish`](Self::publish) for an owned list.
-    pub fn publish_list(list: EdgeList<'static>) -> LocalSource {
-        Self::publish(Arc::new(list))
-    }
-
-    /// Drops this process's reference (after the build); later opens fail.
-    pub fn withdraw(&self) {
-        let mut table = PUBLISHED.lock().unwrap_or_else(|e| e.into_inner());
-        table.retain(|(id, _)| *id != self.id);
-    }
-}
-
-impl EdgeSource for LocalSource {
-    type Reader = Arc<dyn EdgeRecords>;
-
-    fn num_vertices(&self) -> u64 {
-        self.vertices
-    }
-
-    fn num_edges(&self) -> u64 {
-        self.edges
-    }
-
-    fn open(&self) -> Result<Self::Reader, String> {
-        let table = PUBLISHED.lock().unwrap_or_else(|e| e.into_inner());
-        let records = table
-            .iter()
-            .find(|(id, _)| *id == self.id)
-            .map(|(_, l)| l.clone())
-            .ok_or_else(|| {
-                format!(
-                    "graph {} was not published in this process (every rank must publish its copy)",
-                    self.id
-                )
-            })?;
-        let (n, m) = (records.num_vertices(), records.records().len() as u64);
-        if (n, m) != (self.vertices, self.edges) {
-            return Err(format!(
-                "this process's graph {} has {n} vertices and {m} edges, the builder's has {} and {}: the ranks read different graphs",
-                self.id, self.vertices, self.edges
-            ));
-        }
-        if records.fingerprint() != self.fingerprint {
-            return Err(format!(
-                "this process's graph {} has the same size as the builder's but other records (fingerprint {:#018x}, the builder's {:#018x}): the ranks read different graph files",
-                self.id,
-                records.fingerprint(),
-                self.fingerprint
-            ));
-        }
-        Ok(records)
-    }
-
-    fn read(&self, reader: &Self::Reader, start: u64, out: &mut [PackedEdge]) {
-        let s = start as usize;
-        out.copy_from_slice(&reader.records()[s..s + out.len()]);
-        if self.unit_weights {
-            out.iter_mut().for_each(|e| e.w = 1.0);
-        }
-    }
-
-    fn checks_slices(&self) -> bool {
-        self.needs_check
-    }
-
-    fn slice_digests(&self, reader: &Self::Reader, slice: Range<u64>) -> Vec<u64> {
-        reader.slice_digests(slice)
-    }
-
-    fn check_slice(&self, reader: &Self::Reader, slice: Range<u64>) -> Result<(), String> {
-        reader.check_slice(slice)
-    }
-
-    fn check_digests(&self, reader: &Self::Reader, digests: &[u64]) -> Result<(), String> {
-        reader.check_digests(digests)
-    }
-
-    fn release(&self, reader: &Self::Reader, range: Range<u64>) {
-        reader.release(range);
-    }
-
-    fn kept_permille(&self, _: bool) -> u32 {
-        0
-    }
-
-    fn directed(&self) -> bool {
-        self.directed
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
+
+    use crate::construct::source::LocalSource;
     use crate::csr::build_rank;
+    use crate::edge_list::EdgeList;
 
     /// A small random multigraph with self-loops, duplicates and isolated vertices.
     fn random_list(n: u32, m: usize, seed: u64) -> EdgeList<'static> {
@@ -1119,10 +569,10 @@ mod tests {
         // 120 000 records: 1.4 MB, two checksum chunks.
         let list = random_list(3000, 120_000, 5);
         let path = dir.join("g");
-        crate::file::write(&path, &list).unwrap();
+        crate::io::file::write(&path, &list).unwrap();
         let bytes = std::fs::read(&path).unwrap();
         let in_slices = |p: &std::path::Path| {
-            let g = crate::file::open_in_slices(p).unwrap();
+            let g = crate::io::file::open_in_slices(p).unwrap();
             assert!(!g.is_verified());
             LocalSource::publish(Arc::new(g))
         };
@@ -1157,9 +607,9 @@ mod tests {
         let mut bad = bytes.clone();
         let at = 1024 + 12 * 90_000 + 8;
         bad[at..at + 4].copy_from_slice(&(-2.5f32).to_le_bytes());
-        let sum = crate::file::checksum64(&bad[1024..]);
+        let sum = crate::io::file::checksum64(&bad[1024..]);
         bad[72..80].copy_from_slice(&sum.to_le_bytes());
-        let head = crate::file::checksum64(&bad[..1016]);
+        let head = crate::io::file::checksum64(&bad[..1016]);
         bad[1016..1024].copy_from_slice(&head.to_le_bytes());
         let path = dir.join("weight");
         std::fs::write(&path, &bad).unwrap();
@@ -1169,10 +619,13 @@ mod tests {
         // Ranks holding different files of the same size.
         let other = random_list(3000, 120_000, 6);
         let path2 = dir.join("other");
-        crate::file::write(&path2, &other).unwrap();
+        crate::io::file::write(&path2, &other).unwrap();
         let mine = in_slices(&path);
         let builders = LocalSource {
-            fingerprint: crate::file::open_header(&path2).unwrap().0.data_checksum,
+            fingerprint: crate::io::file::open_header(&path2)
+                .unwrap()
+                .0
+                .data_checksum,
             ..mine
         };
         let e = build(builders, 2).unwrap_err();

@@ -10,7 +10,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::{invalid, Edges, Format, FormatError, RawEdge, RawGraph, ReadOptions};
+use super::error::{invalid, FormatError};
+use super::format::{Format, ReadOptions};
+use super::raw::{Edges, RawEdge, RawGraph};
 
 /// Bytes per parallel piece of the body.
 const CHUNK: usize = 4 << 20;

@@ -3,7 +3,8 @@
 
 use rayon::prelude::*;
 
-use super::{invalid, Edges, FormatError};
+use super::error::{invalid, FormatError};
+use super::raw::Edges;
 use crate::edge_list::{EdgeList, PackedEdge, MAX_VERTICES};
 use crate::meta::IdMap;
 
@@ -178,7 +179,7 @@ impl Bitset {
 
 #[cfg(test)]
 mod tests {
-    use super::super::RawEdge;
+    use super::super::raw::RawEdge;
     use super::*;
 
     fn raw(pairs: &[(u64, u64)]) -> Vec<Edges> {

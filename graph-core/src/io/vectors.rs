@@ -8,7 +8,7 @@
 //! through [`Vectors`]:
 //!
 //! ```
-//! use graph_core::vectors::Vectors;
+//! use graph_core::io::vectors::Vectors;
 //! let v = Vectors::bundled().unwrap();
 //! let graph = v.edge_list(12).unwrap();        // 65536 edges, 4096 vertices
 //! let root = v.roots(12).unwrap()[0];          // 1834

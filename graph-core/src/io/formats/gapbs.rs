@@ -19,23 +19,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::{invalid, Edges, FormatError, RawEdge, RawGraph, ReadOptions};
+use super::error::{invalid, FormatError};
+use super::format::ReadOptions;
+use super::raw::{Edges, RawEdge, RawGraph};
+use crate::io::le::{i32_at, i64_at};
 
 /// Vertices per parallel piece.
 const BLOCK: usize = 1 << 16;
 const HEAD: usize = 17;
-
-fn i64_at(b: &[u8], off: usize) -> i64 {
-    let mut w = [0u8; 8];
-    w.copy_from_slice(&b[off..off + 8]);
-    i64::from_le_bytes(w)
-}
-
-fn i32_at(b: &[u8], off: usize) -> i32 {
-    let mut w = [0u8; 4];
-    w.copy_from_slice(&b[off..off + 4]);
-    i32::from_le_bytes(w)
-}
 
 /// The file length a header implies, if representable.
 fn implied_len(directed: bool, n: u64, e: u64, entry: u64) -> Option<u64> {

@@ -1,4 +1,5 @@
-//! The only `unsafe` in graph-core outside `csr.rs`' named modules:
+//! The only `unsafe` in graph-core outside the CSR's three helpers
+//! (`csr/atomic_view.rs`, `csr/huge_pages.rs`, `csr/prefetch.rs`):
 //! mapping a file into memory, giving read pages back, viewing bytes as
 //! packed edge records or plain numbers (and back) without copying, and a
 //! slice of a shared mapping that keeps the mapping alive (the arrays of a
@@ -21,7 +22,7 @@ use crate::edge_list::PackedEdge;
 /// that. If another process truncated or rewrote the file while it is
 /// mapped, reads could fault (SIGBUS) or see changed data; this is the
 /// standard caveat of memory-mapped files and is documented on
-/// [`crate::file::open`].
+/// [`crate::io::file::open`].
 pub(crate) fn map_file(file: &File, populate: bool) -> io::Result<Mmap> {
     let mut options = MmapOptions::new();
     if populate {

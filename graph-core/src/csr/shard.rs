@@ -1,0 +1,403 @@
+//! The [`Shard`]: one trustee's adjacency, its arrays owned or viewed in
+//! a mapped file ([`Array`]), and what the kernels read of it.
+
+use std::fmt;
+use std::ops::Range;
+use std::sync::Arc;
+
+use crate::mapped::{MappedSlice, Plain};
+use crate::partition::Partition;
+
+/// The adjacency of one trustee's vertices.
+///
+/// ```
+/// use graph_core::{build_whole, EdgeList, PackedEdge};
+/// let list = EdgeList::from_edges(3, vec![
+///     PackedEdge::new(0, 1, 0.5),
+///     PackedEdge::new(1, 1, 9.0), // self-loop: dropped
+///     PackedEdge::new(2, 1, 0.25),
+///     PackedEdge::new(1, 0, 0.75), // duplicate of (0,1): kept
+/// ]).unwrap();
+/// let g = build_whole(&list).unwrap();
+/// assert_eq!(g.degree(1), 3);
+/// let n1: Vec<(u32, f32)> = g.neighbors(1).collect();
+/// assert_eq!(n1, [(0, 0.5), (2, 0.25), (0, 0.75)]); // input order
+/// assert_eq!(g.num_entries(), 6);
+/// ```
+///
+/// The arrays are either owned (a shard built in memory) or views of a
+/// memory-mapped prepared-shard file ([`crate::io::prepared`]); the accessors
+/// hand out plain slices either way (one predictable branch per access).
+/// A clone of a mapped shard shares the mapping; serialized (shipped to
+/// another rank) it travels as its values and arrives owned.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Shard {
+    partition: Partition,
+    trustee: u32,
+    pub(super) offsets: Array<u64>,
+    pub(super) targets: Array<u32>,
+    weights: Array<f32>,
+    /// The records were arcs: the rows hold out-edges only, and the
+    /// in-edge index below is filled.
+    directed: bool,
+    /// Directed graphs only (empty otherwise): each owned vertex's
+    /// in-neighbours (tails of the arcs into it, duplicates kept), as
+    /// `in_sources[in_offsets[l]..in_offsets[l + 1]]`.
+    in_offsets: Array<u64>,
+    in_sources: Array<u32>,
+    /// Set when a kernel rewrote the rows in place
+    /// ([`Shard::rewrite_rows`]): the global id of each stored target id.
+    #[serde(skip)]
+    renamed: Option<Arc<[u32]>>,
+}
+
+/// One array of a shard: owned, or viewed in place in a mapped file.
+pub(crate) enum Array<T: Plain> {
+    /// Built in memory.
+    Owned(Vec<T>),
+    /// A view of a memory-mapped prepared-shard file.
+    Mapped(MappedSlice<T>),
+}
+
+impl<T: Plain> std::ops::Deref for Array<T> {
+    type Target = [T];
+    #[inline(always)]
+    fn deref(&self) -> &[T] {
+        match self {
+            Array::Owned(v) => v,
+            Array::Mapped(m) => m.as_slice(),
+        }
+    }
+}
+
+impl<T: Plain> Array<T> {
+    /// The values as a vector (moved when owned, copied when mapped).
+    pub(crate) fn into_vec(self) -> Vec<T> {
+        match self {
+            Array::Owned(v) => v,
+            Array::Mapped(m) => m.as_slice().to_vec(),
+        }
+    }
+}
+
+impl<T: Plain> From<Vec<T>> for Array<T> {
+    fn from(v: Vec<T>) -> Self {
+        Array::Owned(v)
+    }
+}
+
+impl<T: Plain> Clone for Array<T> {
+    fn clone(&self) -> Self {
+        match self {
+            Array::Owned(v) => Array::Owned(v.clone()),
+            Array::Mapped(m) => Array::Mapped(m.clone()),
+        }
+    }
+}
+
+impl<T: Plain + fmt::Debug> fmt::Debug for Array<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<T: Plain + PartialEq> PartialEq for Array<T> {
+    fn eq(&self, o: &Self) -> bool {
+        **self == **o
+    }
+}
+
+impl<T: Plain + serde::Serialize> serde::Serialize for Array<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // The same encoding as a `Vec<T>` (a sequence).
+        (**self).serialize(s)
+    }
+}
+
+impl<'de, T: Plain + serde::Deserialize<'de>> serde::Deserialize<'de> for Array<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Vec::<T>::deserialize(d).map(Array::Owned)
+    }
+}
+
+impl Shard {
+    /// The partition this shard belongs to.
+    #[inline]
+    pub fn partition(&self) -> &Partition {
+        &self.partition
+    }
+
+    /// Global trustee index of the owner.
+    #[inline]
+    pub fn trustee(&self) -> u32 {
+        self.trustee
+    }
+
+    /// A shard from its arrays (`offsets` has one entry per owned vertex
+    /// plus one, non-decreasing, ending at `targets.len() == weights.len()`).
+    pub(crate) fn from_parts(
+        partition: Partition,
+        trustee: u32,
+        offsets: Vec<u64>,
+        targets: Vec<u32>,
+        weights: Vec<f32>,
+    ) -> Shard {
+        Shard::from_arrays(
+            partition,
+            trustee,
+            offsets.into(),
+            targets.into(),
+            weights.into(),
+        )
+    }
+
+    /// [`Shard::from_parts`] for arrays that may be mapped (the caller
+    /// checked the same invariants).
+    pub(crate) fn from_arrays(
+        partition: Partition,
+        trustee: u32,
+        offsets: Array<u64>,
+        targets: Array<u32>,
+        weights: Array<f32>,
+    ) -> Shard {
+        debug_assert_eq!(offsets.len() as u64, partition.local_count(trustee) + 1);
+        debug_assert_eq!(offsets.last().copied(), Some(targets.len() as u64));
+        debug_assert_eq!(targets.len(), weights.len());
+        Shard {
+            partition,
+            trustee,
+            offsets,
+            targets,
+            weights,
+            directed: false,
+            in_offsets: Vec::new().into(),
+            in_sources: Vec::new().into(),
+            renamed: None,
+        }
+    }
+
+    /// Marks the shard directed, with its in-edge index (`in_offsets`: one
+    /// entry per owned vertex plus one, ending at `in_sources.len()`).
+    pub(crate) fn with_in_edges(
+        mut self,
+        in_offsets: impl Into<Array<u64>>,
+        in_sources: impl Into<Array<u32>>,
+    ) -> Shard {
+        let (in_offsets, in_sources) = (in_offsets.into(), in_sources.into());
+        debug_assert_eq!(in_offsets.len(), self.offsets.len());
+        debug_assert_eq!(in_offsets.last().copied(), Some(in_sources.len() as u64));
+        self.directed = true;
+        self.in_offsets = in_offsets;
+        self.in_sources = in_sources;
+        self
+    }
+
+    /// Whether the graph is directed: then the rows ([`adjacency`](Self::adjacency),
+    /// [`neighbors`](Self::neighbors), [`degree`](Self::degree)) hold
+    /// out-edges only and [`in_neighbors`](Self::in_neighbors) the in-edges.
+    #[inline]
+    pub fn is_directed(&self) -> bool {
+        self.directed
+    }
+
+    /// Tails of the arcs into local vertex `local` (global ids, duplicates
+    /// kept, self-loops dropped). On an undirected shard every edge goes
+    /// both ways, so this is the row itself ([`adjacency`](Self::adjacency)'s
+    /// ids: the stored ones, after a [rename](Self::rewrite_rows)).
+    #[inline]
+    pub fn in_neighbors(&self, local: u64) -> &[u32] {
+        if !self.directed {
+            return self.adjacency(local).0;
+        }
+        let i = local as usize;
+        match (self.in_offsets.get(i), self.in_offsets.get(i + 1)) {
+            (Some(&a), Some(&b)) => &self.in_sources[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+
+    /// The in-edge index of a directed shard: offsets (one per owned vertex
+    /// plus one) and sources; both empty on an undirected shard.
+    pub(crate) fn in_index(&self) -> (&[u64], &[u32]) {
+        (&self.in_offsets, &self.in_sources)
+    }
+
+    /// In-degree of local vertex `local` (the degree on an undirected shard).
+    #[inline]
+    pub fn in_degree(&self, local: u64) -> u64 {
+        self.in_neighbors(local).len() as u64
+    }
+
+    /// Whether the arrays are views of a mapped prepared-shard file.
+    pub fn is_mapped(&self) -> bool {
+        matches!(self.offsets, Array::Mapped(_))
+    }
+
+    /// Number of vertices this shard owns.
+    #[inline]
+    pub fn num_local_vertices(&self) -> u64 {
+        self.offsets.len() as u64 - 1
+    }
+
+    /// Number of adjacency entries (sum of degrees).
+    #[inline]
+    pub fn num_entries(&self) -> u64 {
+        self.targets.len() as u64
+    }
+
+    /// Global id of local vertex `local`.
+    #[inline]
+    pub fn global_id(&self, local: u64) -> u64 {
+        self.partition.global(self.trustee, local)
+    }
+
+    /// Local index of global vertex `v` if this shard owns it.
+    #[inline]
+    pub fn local_of(&self, v: u64) -> Option<u64> {
+        if v >= self.partition.num_vertices() {
+            return None;
+        }
+        let (t, local) = self.partition.locate(v);
+        (t == u64::from(self.trustee)).then_some(local)
+    }
+
+    /// Range of local vertex `local`'s entries in [`Shard::targets`] /
+    /// [`Shard::weights`] (empty for an unknown vertex).
+    #[inline]
+    pub fn entry_range(&self, local: u64) -> Range<usize> {
+        let i = local as usize;
+        match (self.offsets.get(i), self.offsets.get(i + 1)) {
+            (Some(&a), Some(&b)) => a as usize..b as usize,
+            _ => 0..0,
+        }
+    }
+
+    /// Degree (entries, duplicates included, self-loops excluded).
+    #[inline]
+    pub fn degree(&self, local: u64) -> u64 {
+        self.entry_range(local).len() as u64
+    }
+
+    /// Neighbour ids and weights of `local` as two parallel slices: global
+    /// ids, unless a kernel [renamed](Self::rewrite_rows) them (then
+    /// [`renamed`](Self::renamed) maps them back).
+    #[inline]
+    pub fn adjacency(&self, local: u64) -> (&[u32], &[f32]) {
+        let r = self.entry_range(local);
+        (&self.targets[r.clone()], &self.weights[r])
+    }
+
+    /// `(neighbour global id, weight)` pairs of local vertex `local` (global
+    /// ids also after a kernel [renamed](Self::rewrite_rows) the targets).
+    #[inline]
+    pub fn neighbors(&self, local: u64) -> impl Iterator<Item = (u32, f32)> + '_ {
+        let (t, w) = self.adjacency(local);
+        let names = self.renamed.as_deref();
+        t.iter()
+            .map(move |&v| names.map_or(v, |n| n[v as usize]))
+            .zip(w.iter().copied())
+    }
+
+    /// The table of a shard whose rows a kernel rewrote in place
+    /// ([`rewrite_rows`](Self::rewrite_rows)): `names[t]` is the global id
+    /// of stored target `t`. `None` while the targets are global ids.
+    #[inline]
+    pub fn renamed(&self) -> Option<&Arc<[u32]>> {
+        self.renamed.as_ref()
+    }
+
+    /// Lets a kernel rename the targets and reorder the entries of each row
+    /// in place, to run on the shard instead of on a private copy (8 B per
+    /// entry saved): `rewrite(offsets, targets, weights)` must leave every
+    /// row with the same entries (each target renamed to its index in
+    /// `names`, whose value is its global id; any order within the row;
+    /// nothing dropped), so that degrees, validation and the TEPS count stay
+    /// right. The shard keeps `names` ([`renamed`](Self::renamed)).
+    ///
+    /// Returns false, calling nothing, when the arrays are mapped from a
+    /// prepared-shard file (read-only: the kernel copies them instead) or
+    /// were renamed with another table. A shard renamed with the same table
+    /// (the same `Arc`) may be rewritten again (e.g. reordered for a new
+    /// bucket width); its targets are then already renamed.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use graph_core::{EdgeList, PackedEdge};
+    /// let edges = vec![PackedEdge::new(0, 1, 0.5), PackedEdge::new(1, 2, 0.25)];
+    /// let list = EdgeList::from_edges(3, edges).unwrap();
+    /// let mut g = graph_core::csr::build_whole(&list).unwrap();
+    /// // Name vertex v as 2 - v, and reverse every row.
+    /// let names: Arc<[u32]> = Arc::from(vec![2, 1, 0]);
+    /// assert!(g.rewrite_rows(names, |off, t, w| {
+    ///     t.iter_mut().for_each(|v| *v = 2 - *v);
+    ///     for r in off.windows(2) {
+    ///         t[r[0] as usize..r[1] as usize].reverse();
+    ///         w[r[0] as usize..r[1] as usize].reverse();
+    ///     }
+    /// }));
+    /// assert_eq!(g.adjacency(1).0, [0, 2]); // stored: the new names
+    /// let global: Vec<(u32, f32)> = g.neighbors(1).collect();
+    /// assert_eq!(global, [(2, 0.25), (0, 0.5)]);
+    /// ```
+    pub fn rewrite_rows(
+        &mut self,
+        names: Arc<[u32]>,
+        rewrite: impl FnOnce(&[u64], &mut [u32], &mut [f32]),
+    ) -> bool {
+        if self
+            .renamed
+            .as_ref()
+            .is_some_and(|n| !Arc::ptr_eq(n, &names))
+        {
+            return false;
+        }
+        let (Array::Owned(offsets), Array::Owned(targets), Array::Owned(weights)) =
+            (&self.offsets, &mut self.targets, &mut self.weights)
+        else {
+            return false;
+        };
+        rewrite(offsets, targets, weights);
+        self.renamed = Some(names);
+        true
+    }
+
+    /// `(local index, global id)` of every owned vertex.
+    pub fn vertices(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        (0..self.num_local_vertices()).map(move |l| (l, self.global_id(l)))
+    }
+
+    /// Offsets array (`num_local_vertices + 1` entries, first is 0).
+    #[inline]
+    pub fn offsets(&self) -> &[u64] {
+        &self.offsets
+    }
+
+    /// Neighbour ids of all entries (global ids unless
+    /// [renamed](Self::rewrite_rows)).
+    #[inline]
+    pub fn targets(&self) -> &[u32] {
+        &self.targets
+    }
+
+    /// Weights of all entries.
+    #[inline]
+    pub fn weights(&self) -> &[f32] {
+        &self.weights
+    }
+
+    /// Heap bytes held by this shard (0 for arrays mapped from a
+    /// prepared-shard file: those pages belong to the page cache).
+    pub fn heap_bytes(&self) -> u64 {
+        fn cap<T: Plain>(a: &Array<T>) -> usize {
+            match a {
+                Array::Owned(v) => v.capacity() * std::mem::size_of::<T>(),
+                Array::Mapped(_) => 0,
+            }
+        }
+        (cap(&self.offsets)
+            + cap(&self.targets)
+            + cap(&self.weights)
+            + cap(&self.in_offsets)
+            + cap(&self.in_sources)) as u64
+    }
+}

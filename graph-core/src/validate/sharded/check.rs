@@ -1,0 +1,213 @@
+//! The sharded validators and edge count: the caller's checks on the
+//! answer, the trustees' scans of their shards, and the merge of their
+//! reports into one verdict.
+
+use super::scan::{pack, scan, EdgeProblem, Weights};
+use crate::csr::Shard;
+use crate::per_rank;
+use crate::sharded::ShardedGraph;
+use crate::validate::problems::{
+    arc_unconfirmed_message, length_mismatch, unconfirmed_message, Problems, Validated,
+    ValidationError, MAX_LISTED,
+};
+use crate::validate::tree::{bfs_prelude, root_distance, sssp_prelude, NO_PARENT};
+
+/// [`validate_sssp_list`](crate::validate::validate_sssp_list) from the shards of `g`:
+/// the same six rules, the same [`Validated`] on success and an error for
+/// exactly the same inputs, with the same problem count. `parent` and `dist`
+/// are the whole answer, indexed by global vertex id (`NO_PARENT` and
+/// `f32::INFINITY` where unreached). See the module docs for where each
+/// rule runs.
+///
+/// Call from a fiber of the gossamer runtime `g` was built in (in a rack
+/// run, on the rank that holds the answer arrays).
+///
+/// ```
+/// use graph_core::sharded::ShardedGraph;
+/// use graph_core::validate::{validate_sssp_sharded, NO_PARENT};
+/// use graph_core::{EdgeList, PackedEdge, PartitionKind};
+/// let ok = gossamer::main(2, || {
+///     let list = EdgeList::from_edges(4, vec![
+///         PackedEdge::new(0, 1, 0.5),
+///         PackedEdge::new(1, 2, 0.25),
+///         PackedEdge::new(0, 2, 1.0),
+///     ]).unwrap();
+///     let g = ShardedGraph::build(&list, PartitionKind::Cyclic).unwrap();
+///     let parent = [0, 0, 1, NO_PARENT];
+///     // Too long: breaks the triangle rule on edge (0, 2), found by trustee 0.
+///     let bad = validate_sssp_sharded(&g, 0, &parent, &[0.0, 0.5, 1.5, f32::INFINITY]);
+///     assert!(bad.unwrap_err().to_string().contains("edge (0, 2) with weight 1"));
+///     validate_sssp_sharded(&g, 0, &parent, &[0.0, 0.5, 0.75, f32::INFINITY])
+/// }).unwrap();
+/// assert_eq!((ok.reached, ok.traversed_edges), (3, 3));
+/// ```
+pub fn validate_sssp_sharded(
+    g: &ShardedGraph,
+    root: u64,
+    parent: &[u64],
+    dist: &[f32],
+) -> Result<Validated, ValidationError> {
+    let n = g.num_vertices();
+    if parent.len() as u64 != n {
+        return Err(length_mismatch("parent", parent.len(), n));
+    }
+    let (problems, go_on) = sssp_prelude(root, parent, dist);
+    if !go_on {
+        return problems.into_result(Validated {
+            reached: 0,
+            traversed_edges: 0,
+        });
+    }
+    check_shards(g, root, parent, dist, Weights::Shard, problems)
+}
+
+/// [`validate_bfs_list`](crate::validate::validate_bfs_list) from the shards of `g`:
+/// the depths come from the parent tree (and must equal `level` when
+/// given), and the edge rules use unit weights; same results as the list
+/// validator. See [`validate_sssp_sharded`].
+pub fn validate_bfs_sharded(
+    g: &ShardedGraph,
+    root: u64,
+    parent: &[u64],
+    level: Option<&[i64]>,
+) -> Result<Validated, ValidationError> {
+    let n = g.num_vertices();
+    if parent.len() as u64 != n {
+        return Err(length_mismatch("parent", parent.len(), n));
+    }
+    match bfs_prelude(root, parent, level) {
+        (problems, Some(dist)) => check_shards(g, root, parent, &dist, Weights::Unit, problems),
+        (problems, None) => problems.into_result(Validated {
+            reached: 0,
+            traversed_edges: 0,
+        }),
+    }
+}
+
+/// Without validating: `(reached, traversed)`, the number of entries of
+/// `parent` that are not `NO_PARENT` and the number of non-loop input edges
+/// (duplicates included) whose ends are both reached, i.e. half the shard
+/// entries between reached vertices; on a directed graph, the number of
+/// non-loop arcs whose tail is reached (the module docs of
+/// [`validate`](crate::validate)). Vertices beyond `parent`'s end count
+/// as unreached. The trustees read a reached bitmap (1 bit per vertex,
+/// one copy per process).
+pub fn count_traversed_sharded(g: &ShardedGraph, parent: &[u64]) -> (u64, u64) {
+    let reached = parent.iter().filter(|&&p| p != NO_PARENT).count() as u64;
+    let n = g.num_vertices() as usize;
+    let mut bits = vec![0u64; n.div_ceil(64)];
+    for (v, _) in parent
+        .iter()
+        .take(n)
+        .enumerate()
+        .filter(|&(_, &p)| p != NO_PARENT)
+    {
+        bits[v / 64] |= 1 << (v % 64);
+    }
+    let published = per_rank::publish(g, bits);
+    let id = published.id();
+    let per_trustee = g.on_trustees(move |ctx| {
+        ctx.local.apply(move |s| {
+            let bits = per_rank::get(id);
+            count_reached_edges(s.shard(), &bits)
+        })
+    });
+    drop(published);
+    (reached, per_trustee.iter().sum())
+}
+
+/// Entries `(u -> v)` with `u < v` between two reached vertices; on a
+/// directed shard, the entries (arcs) of reached vertices.
+fn count_reached_edges(shard: &Shard, bits: &[u64]) -> u64 {
+    let is = |v: u64| bits[(v / 64) as usize] >> (v % 64) & 1 == 1;
+    let mut count = 0;
+    for (l, u) in shard.vertices() {
+        if !is(u) {
+            continue;
+        }
+        if shard.is_directed() {
+            count += shard.degree(l);
+            continue;
+        }
+        count += shard
+            .neighbors(l)
+            .filter(|&(v, _)| u64::from(v) > u && is(u64::from(v)))
+            .count() as u64;
+    }
+    count
+}
+
+/// Rules 4-6 on every trustee, merged with the caller's `problems`.
+fn check_shards(
+    g: &ShardedGraph,
+    root: u64,
+    parent: &[u64],
+    dist: &[f32],
+    weights: Weights,
+    mut problems: Problems,
+) -> Result<Validated, ValidationError> {
+    root_distance(root, dist, &mut problems);
+    let words: Vec<u64> = parent.iter().zip(dist).map(|(&p, &d)| pack(p, d)).collect();
+    let published = per_rank::publish(g, words);
+    let id = published.id();
+    let reports = g.on_trustees(move |ctx| {
+        ctx.local.apply_returning(move |s| {
+            let words = per_rank::get(id);
+            scan(s.shard(), &words, root, weights)
+        })
+    });
+    drop(published);
+
+    let mut edges: Vec<EdgeProblem> = Vec::new();
+    let mut unconfirmed: Vec<u64> = Vec::new();
+    let (mut traversed, mut edge_count, mut unconfirmed_count) = (0, 0, 0);
+    let directed = g.is_directed();
+    let mut confirmed = vec![
+        0u64;
+        if directed {
+            parent.len().div_ceil(64)
+        } else {
+            0
+        }
+    ];
+    for r in reports {
+        traversed += r.traversed;
+        edge_count += r.edge_problems;
+        unconfirmed_count += r.unconfirmed;
+        edges.extend(r.edges_listed);
+        unconfirmed.extend(r.unconfirmed_listed);
+        for (c, x) in confirmed.iter_mut().zip(&r.confirmed) {
+            *c |= x;
+        }
+    }
+    if directed {
+        // Rule 6: every reached vertex but the root needs an arc from its parent.
+        for (v, &p) in parent.iter().enumerate() {
+            if p != NO_PARENT && v as u64 != root && confirmed[v / 64] >> (v % 64) & 1 == 0 {
+                unconfirmed_count += 1;
+                if unconfirmed.len() < MAX_LISTED {
+                    unconfirmed.push(v as u64);
+                }
+            }
+        }
+    }
+    edges.sort_by_key(EdgeProblem::key);
+    unconfirmed.sort_unstable();
+    problems.add_many(edge_count, edges.iter().map(EdgeProblem::describe));
+    problems.add_many(
+        unconfirmed_count,
+        unconfirmed.iter().map(|&v| {
+            let (p, d) = (parent[v as usize], dist[v as usize]);
+            if directed {
+                arc_unconfirmed_message(v, p, d)
+            } else {
+                unconfirmed_message(v, p, d)
+            }
+        }),
+    );
+    let reached = parent.iter().filter(|&&p| p != NO_PARENT).count() as u64;
+    problems.into_result(Validated {
+        reached,
+        traversed_edges: traversed,
+    })
+}

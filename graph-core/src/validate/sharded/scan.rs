@@ -1,0 +1,238 @@
+//! What each trustee checks on its own shard: rules 4-6 and the
+//! traversed-edge count over its rows ([`scan`]), read from the answer
+//! packed 8 bytes per vertex ([`pack`]), its findings in a [`ShardReport`].
+
+use serde::{Deserialize, Serialize};
+
+use crate::csr::Shard;
+use crate::validate::problems::{
+    arc_split_message, arc_triangle_message, split_message, triangle_message, MAX_LISTED,
+};
+use crate::validate::tree::NO_PARENT;
+
+/// Which weights the edge rules use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Weights {
+    /// The shards' (SSSP).
+    Shard,
+    /// 1 on every edge (BFS depths).
+    Unit,
+}
+
+/// High half of a packed answer word of an unreached vertex (a NaN pattern
+/// no reached vertex's distance takes: their NaNs are made canonical).
+const UNREACHED_HIGH: u32 = u32::MAX;
+
+/// One vertex's answer for the trustees: parent in the low 32 bits (the
+/// ids were checked, so they fit), distance bits in the high 32 bits, or
+/// `UNREACHED_HIGH` there for an unreached vertex.
+pub(super) fn pack(parent: u64, dist: f32) -> u64 {
+    if parent == NO_PARENT {
+        return u64::from(UNREACHED_HIGH) << 32;
+    }
+    let d = if dist.is_nan() { f32::NAN } else { dist };
+    (u64::from(d.to_bits()) << 32) | (parent & 0xFFFF_FFFF)
+}
+
+/// `(parent, distance)` of a reached vertex, `None` if unreached.
+fn unpack(word: u64) -> Option<(u64, f32)> {
+    let high = (word >> 32) as u32;
+    (high != UNREACHED_HIGH).then(|| (word & 0xFFFF_FFFF, f32::from_bits(high)))
+}
+
+/// A broken edge rule, as a trustee found it (`u < v`, or the entry's row
+/// and target for `Outside`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub(super) enum EdgeProblem {
+    /// A shard entry naming a vertex outside the graph (a broken shard).
+    Outside { u: u64, v: u64 },
+    /// Rule 4: one end reached, the other not.
+    Split { u: u64, v: u64, reached: u64 },
+    /// Rule 5: the triangle rule fails.
+    Triangle {
+        u: u64,
+        v: u64,
+        w: f32,
+        du: f32,
+        dv: f32,
+    },
+    /// Directed rule 4: the arc `u -> v` leaves reached `u` for unreached `v`.
+    ArcSplit { u: u64, v: u64 },
+    /// Directed rule 5: `d(v) > d(u) + w` along the arc `u -> v`.
+    ArcTriangle {
+        u: u64,
+        v: u64,
+        w: f32,
+        du: f32,
+        dv: f32,
+    },
+}
+
+impl EdgeProblem {
+    pub(super) fn key(&self) -> (u64, u64, u32) {
+        match *self {
+            EdgeProblem::Outside { u, v }
+            | EdgeProblem::Split { u, v, .. }
+            | EdgeProblem::ArcSplit { u, v } => (u, v, 0),
+            EdgeProblem::Triangle { u, v, w, .. } | EdgeProblem::ArcTriangle { u, v, w, .. } => {
+                (u, v, w.to_bits())
+            }
+        }
+    }
+
+    pub(super) fn describe(&self) -> String {
+        match *self {
+            EdgeProblem::Outside { u, v } => {
+                format!("shard entry ({u}, {v}) names a vertex outside the graph")
+            }
+            EdgeProblem::Split { u, v, reached } => {
+                let unreached = if reached == u { v } else { u };
+                split_message(u, v, reached, unreached)
+            }
+            EdgeProblem::Triangle { u, v, w, du, dv } => triangle_message(u, v, w, du, dv),
+            EdgeProblem::ArcSplit { u, v } => arc_split_message(u, v),
+            EdgeProblem::ArcTriangle { u, v, w, du, dv } => arc_triangle_message(u, v, w, du, dv),
+        }
+    }
+}
+
+/// What one trustee found on its shard.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub(super) struct ShardReport {
+    /// Input edges (`u < v` entries) with both ends reached.
+    pub(super) traversed: u64,
+    /// Broken edge rules, all of them.
+    pub(super) edge_problems: u64,
+    /// The smallest of them by key, at most `MAX_LISTED`, sorted.
+    pub(super) edges_listed: Vec<EdgeProblem>,
+    /// Reached vertices that no entry confirms (rule 6), all of them.
+    pub(super) unconfirmed: u64,
+    /// The smallest of them, at most `MAX_LISTED`, ascending.
+    pub(super) unconfirmed_listed: Vec<u64>,
+    /// Directed graphs: the vertices confirmed (rule 6) by an arc from
+    /// their parent in this shard, as a bitmap over global ids (empty
+    /// otherwise).
+    pub(super) confirmed: Vec<u64>,
+}
+
+impl ShardReport {
+    fn edge(&mut self, p: EdgeProblem) {
+        self.edge_problems += 1;
+        self.edges_listed.push(p);
+        if self.edges_listed.len() >= 4 * MAX_LISTED {
+            self.trim();
+        }
+    }
+
+    fn trim(&mut self) {
+        self.edges_listed.sort_unstable_by_key(EdgeProblem::key);
+        self.edges_listed.truncate(MAX_LISTED);
+        self.unconfirmed_listed.sort_unstable();
+        self.unconfirmed_listed.truncate(MAX_LISTED);
+    }
+}
+
+/// Calls `f(rep, v, w)` for each entry `u -> v` of local vertex `l` (vertex
+/// `u`) whose head is another vertex of the graph, `w` being the weight as
+/// `weights` reads it; a head outside the graph is reported in `rep` and
+/// skipped, and so is a self-loop.
+fn entries(
+    shard: &Shard,
+    l: u64,
+    u: u64,
+    n: u64,
+    weights: Weights,
+    rep: &mut ShardReport,
+    mut f: impl FnMut(&mut ShardReport, u64, f32),
+) {
+    // By global id, also when a kernel renamed the stored ones.
+    for (v, w) in shard.neighbors(l) {
+        let v = u64::from(v);
+        let w = match weights {
+            Weights::Shard => w,
+            Weights::Unit => 1.0,
+        };
+        if v >= n {
+            rep.edge(EdgeProblem::Outside { u, v });
+        } else if v != u {
+            f(rep, v, w);
+        }
+    }
+}
+
+/// Rules 4-6 and the traversed-edge count on one shard, reading the packed
+/// answer `words` of every vertex.
+pub(super) fn scan(shard: &Shard, words: &[u64], root: u64, weights: Weights) -> ShardReport {
+    if shard.is_directed() {
+        return scan_arcs(shard, words, weights);
+    }
+    let n = words.len() as u64;
+    let mut rep = ShardReport::default();
+    for (l, u) in shard.vertices() {
+        let mine = unpack(words[u as usize]);
+        let mut confirmed = mine.is_none() || u == root;
+        entries(shard, l, u, n, weights, &mut rep, |rep, v, w| {
+            let other = unpack(words[v as usize]);
+            // Rule 6 for u, on any entry (both directions of an edge are here).
+            if let (Some((pu, du)), Some((_, dv))) = (mine, other) {
+                if !confirmed && pu == v && du == dv + w {
+                    confirmed = true;
+                }
+            }
+            if v < u {
+                return;
+            }
+            match (mine, other) {
+                (None, None) => {}
+                (Some(_), None) => rep.edge(EdgeProblem::Split { u, v, reached: u }),
+                (None, Some(_)) => rep.edge(EdgeProblem::Split { u, v, reached: v }),
+                (Some((_, du)), Some((_, dv))) => {
+                    rep.traversed += 1;
+                    if dv > du + w || du > dv + w {
+                        rep.edge(EdgeProblem::Triangle { u, v, w, du, dv });
+                    }
+                }
+            }
+        });
+        if !confirmed {
+            rep.unconfirmed += 1;
+            if rep.unconfirmed_listed.len() < MAX_LISTED {
+                rep.unconfirmed_listed.push(u);
+            }
+        }
+    }
+    rep.trim();
+    rep
+}
+
+/// [`scan`] on a directed shard: rules 4 and 5 along the arcs of its rows,
+/// the arcs of reached tails counted, and rule 6's confirmations returned
+/// as a bitmap (the caller finds the unconfirmed vertices).
+fn scan_arcs(shard: &Shard, words: &[u64], weights: Weights) -> ShardReport {
+    let n = words.len() as u64;
+    let mut rep = ShardReport {
+        confirmed: vec![0; n.div_ceil(64) as usize],
+        ..ShardReport::default()
+    };
+    for (l, u) in shard.vertices() {
+        let Some((_, du)) = unpack(words[u as usize]) else {
+            continue;
+        };
+        entries(shard, l, u, n, weights, &mut rep, |rep, v, w| {
+            rep.traversed += 1;
+            match unpack(words[v as usize]) {
+                None => rep.edge(EdgeProblem::ArcSplit { u, v }),
+                Some((pv, dv)) => {
+                    if dv > du + w {
+                        rep.edge(EdgeProblem::ArcTriangle { u, v, w, du, dv });
+                    }
+                    if pv == u && dv == du + w {
+                        rep.confirmed[(v / 64) as usize] |= 1 << (v % 64);
+                    }
+                }
+            }
+        });
+    }
+    rep.trim();
+    rep
+}
