@@ -46,7 +46,7 @@
 //!
 //! | module | role |
 //! | --- | --- |
-//! | [`adjacency`] | [`Adjacency`]: each trustee's rows renumbered by degree to flat ids (owner lookup, local/remote split, merged parallel edges), prepared once per graph and shared by every kernel; [`LightHeavy`]: the weighted rows split at a bucket width; `prepare_search`, `gather_parents` |
+//! | [`adjacency`] | [`Adjacency`]: each trustee's rows renumbered by degree to flat ids (owner lookup, local/remote split, merged parallel edges), prepared once per graph and shared by every kernel; [`LightHeavy`]: the weighted rows split at a bucket width; `prepare_search`, `gather_parents`. One file per concept: renumbering, flat ids, rows, preparing, the light/heavy split, searches |
 //! | [`filter`] | [`Filter`]: per-vertex upper bounds over flat ids, one per process, that any of its trustees may lower: what a push kernel already sent, so it sends only improvements |
 //! | [`outbox`] | [`Outbox`]: POD records batched per destination, shipped in slot-sized pieces, buffers recycled |
 //! | [`replica`] | [`Replica`]: a dense bitmap or per-vertex array over flat ids, one per process, shared by its trustees and published to other processes |

@@ -5,7 +5,6 @@
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
-use graph_core::memory::reserve_or_exit;
 use graph_core::{Partition, Shard};
 
 use super::renumber::{bases, Tables};
@@ -18,12 +17,12 @@ pub const NO_FLAT: u32 = u32::MAX;
 /// The renumbered adjacency of one trustee; see the module docs.
 #[derive(Debug)]
 pub struct Adjacency {
-    pub(super) partition: Partition,
-    pub(super) me: u32,
+    partition: Partition,
+    me: u32,
     /// First flat id of each trustee (multiples of 64), then the total.
-    pub(super) base: Vec<u32>,
+    base: Vec<u32>,
     /// Own vertices: flat ids `lo..lo + n`.
-    pub(super) lo: u32,
+    lo: u32,
     pub(super) n: u32,
     /// Every trustee's positions and the flat-id map (one copy per
     /// process, shared by its trustees).
@@ -31,10 +30,10 @@ pub struct Adjacency {
     /// `order[v]`: original local index of own position `v`.
     pub(super) order: Vec<u32>,
     /// The unweighted rows, built on first use.
-    pub(super) rows: OnceLock<Rows>,
+    rows: OnceLock<Rows>,
     /// Directed graphs: the in-edge rows, built on first use.
-    pub(super) in_rows: OnceLock<Rows>,
-    pub(super) key: u64,
+    in_rows: OnceLock<Rows>,
+    key: u64,
 }
 
 impl Adjacency {
@@ -175,12 +174,16 @@ impl Adjacency {
     /// ([`Shard::is_directed`]) these are the out-edges.
     pub fn rows(&self, shard: &Shard) -> &Rows {
         self.rows.get_or_init(|| match shard.renamed() {
-            None => self.build_rows(|l| shard.adjacency(l).0, |v| self.flat_of(v)),
+            None => Rows::build(&self.order, |l| shard.adjacency(l).0, |v| self.flat_of(v)),
             // Split in place by this adjacency: flat ids already.
             Some(n) if Arc::ptr_eq(n, &self.tables.global_of) => {
-                self.build_rows(|l| shard.adjacency(l).0, |f| f)
+                Rows::build(&self.order, |l| shard.adjacency(l).0, |f| f)
             }
-            Some(n) => self.build_rows(|l| shard.adjacency(l).0, |v| self.flat_of(n[v as usize])),
+            Some(n) => Rows::build(
+                &self.order,
+                |l| shard.adjacency(l).0,
+                |v| self.flat_of(n[v as usize]),
+            ),
         })
     }
 
@@ -192,42 +195,9 @@ impl Adjacency {
         if !shard.is_directed() {
             return self.rows(shard);
         }
-        self.in_rows
-            .get_or_init(|| self.build_rows(|l| shard.in_neighbors(l), |v| self.flat_of(v)))
-    }
-
-    /// Rows in position order from `row(local)`, renamed to flat ids by
-    /// `to_flat`, sorted and merged.
-    fn build_rows<'s>(
-        &self,
-        source: impl Fn(u64) -> &'s [u32],
-        to_flat: impl Fn(u32) -> u32,
-    ) -> Rows {
-        {
-            let n = self.n as usize;
-            let (mut start, mut targets, mut merged) = (Vec::new(), Vec::new(), 0);
-            reserve_or_exit(&mut start, n + 1, "row offsets");
-            let total: usize = self.order.iter().map(|&l| source(u64::from(l)).len()).sum();
-            // At most one entry per shard entry: reserved once, not grown by doubling.
-            reserve_or_exit(&mut targets, total, "adjacency rows");
-            start.push(0);
-            let mut row: Vec<u32> = Vec::new();
-            for &l in &self.order {
-                row.clear();
-                row.extend(source(u64::from(l)).iter().map(|&v| to_flat(v)));
-                row.sort_unstable();
-                let before = row.len();
-                row.dedup();
-                merged += (before - row.len()) as u64;
-                targets.extend_from_slice(&row);
-                start.push(targets.len() as u64);
-            }
-            Rows {
-                start,
-                targets,
-                merged,
-            }
-        }
+        self.in_rows.get_or_init(|| {
+            Rows::build(&self.order, |l| shard.in_neighbors(l), |v| self.flat_of(v))
+        })
     }
 
     /// One value per own vertex by original local index, from a function of

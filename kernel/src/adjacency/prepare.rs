@@ -23,7 +23,8 @@ const RANK_PIECE: usize = 8192;
 struct Prepared(Option<Arc<Adjacency>>);
 
 /// While preparing: whether this trustee is the first of its process (the
-/// one that files the positions every trustee sends into [`TABLES`]).
+/// one that files the positions every trustee sends into this process's
+/// tables, `renumber.rs`).
 #[derive(Default)]
 struct Building {
     files: bool,

@@ -4,17 +4,52 @@
 
 use std::ops::Range;
 
+use graph_core::memory::reserve_or_exit;
+
 /// The unweighted rows of an [`Adjacency`](super::Adjacency): position `v`'s targets are
 /// `targets[start[v]..start[v + 1]]`, flat ids ascending, parallel edges
 /// merged.
 #[derive(Debug)]
 pub struct Rows {
-    pub(super) start: Vec<u64>,
-    pub(super) targets: Vec<u32>,
-    pub(super) merged: u64,
+    start: Vec<u64>,
+    targets: Vec<u32>,
+    merged: u64,
 }
 
 impl Rows {
+    /// The rows of the own vertices in position order (`order[v]`: the
+    /// local index at position `v`) from `source(local)`, renamed to flat ids
+    /// by `to_flat`, sorted and merged.
+    pub(super) fn build<'s>(
+        order: &[u32],
+        source: impl Fn(u64) -> &'s [u32],
+        to_flat: impl Fn(u32) -> u32,
+    ) -> Rows {
+        let n = order.len();
+        let (mut start, mut targets, mut merged) = (Vec::new(), Vec::new(), 0);
+        reserve_or_exit(&mut start, n + 1, "row offsets");
+        let total: usize = order.iter().map(|&l| source(u64::from(l)).len()).sum();
+        // At most one entry per shard entry: reserved once, not grown by doubling.
+        reserve_or_exit(&mut targets, total, "adjacency rows");
+        start.push(0);
+        let mut row: Vec<u32> = Vec::new();
+        for &l in order {
+            row.clear();
+            row.extend(source(u64::from(l)).iter().map(|&v| to_flat(v)));
+            row.sort_unstable();
+            let before = row.len();
+            row.dedup();
+            merged += (before - row.len()) as u64;
+            targets.extend_from_slice(&row);
+            start.push(targets.len() as u64);
+        }
+        Rows {
+            start,
+            targets,
+            merged,
+        }
+    }
+
     /// Entries of position `v` as a range of [`targets`](Self::targets).
     #[inline(always)]
     pub fn range(&self, v: u32) -> Range<usize> {
