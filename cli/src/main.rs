@@ -11,7 +11,9 @@
 //! - [`whole`]: the `cc`, `pagerank`, `bc` and `tc` subcommands (graph-kernel kernels).
 //! - [`convert`]: the `convert` subcommand (other tools' formats in).
 //! - [`plan`]: the `plan` subcommand (memory per rank and phase).
-//! - [`graph`]: the input graph (generated or read), memory check, roots.
+//! - [`graph`]: the input graph (generated or read), its roots.
+//! - [`memcheck`]: the memory check before anything large is allocated.
+//! - [`shares`]: each rank's share of a generated graph's edges.
 //! - [`runtime`]: worker threads, slot size, starting the Gossamer runtime.
 //! - [`search`]: running and validating searches from roots.
 //! - [`engine`]: the adapter to the SSSP and BFS kernels.
@@ -34,6 +36,7 @@ mod files;
 mod generate;
 mod graph;
 mod graph500;
+mod memcheck;
 mod memtrace;
 mod output;
 mod plan;
@@ -41,6 +44,7 @@ mod progress;
 mod record;
 mod runtime;
 mod search;
+mod shares;
 mod single;
 mod sssp;
 mod stats;
@@ -200,7 +204,7 @@ fn main() {
     };
     let in_job = ranks > 1;
     let cli = Cli::parse_from(argv);
-    graph::set_memory_context(graph::MemoryContext {
+    memcheck::set_memory_context(memcheck::MemoryContext {
         workload: workload(&cli.command),
         partition: partition(&cli.command),
         rank: u32::try_from(rank).unwrap_or(u32::MAX),

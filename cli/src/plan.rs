@@ -135,14 +135,14 @@ pub fn check_colocated(command: &crate::args::Command, ranks: usize) -> Result<(
     }) else {
         return Ok(()); // every rank refuses it with the full message
     };
-    let Some(avail) = crate::graph::available_memory() else {
+    let Some(avail) = crate::memcheck::available_memory() else {
         return Ok(());
     };
     let t = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let ranks32 = u32::try_from(ranks).unwrap_or(u32::MAX);
     let t32 = u32::try_from(t).unwrap_or(u32::MAX);
     let shape = Shape::even(scale, edgefactor, ranks32, t32);
-    let shares = crate::graph::rank_shares(&kron, partition, ranks32, t32);
+    let shares = crate::shares::rank_shares(&kron, partition, ranks32, t32);
     let per_rank = (0..ranks32).map(|r| {
         let share_permille = shares.get(r as usize).copied().unwrap_or(1000);
         let e = memory::estimate_rank(
@@ -203,7 +203,7 @@ pub fn run(args: &PlanArgs) -> Result<()> {
     }
     let (memory, source) = match args.memory {
         Some(m) => (m, "given"),
-        None => match crate::graph::available_memory() {
+        None => match crate::memcheck::available_memory() {
             Some(m) => (m, "MemAvailable here"),
             None => {
                 return Err(CliError::new(
@@ -218,7 +218,7 @@ pub fn run(args: &PlanArgs) -> Result<()> {
     // default block partition, as a run would check them.
     let shares = match reference_graph(args.scale, args.edgefactor) {
         Some(k) if args.ranks > 1 => {
-            crate::graph::rank_shares(&k, graph_core::PartitionKind::Block, args.ranks, t)
+            crate::shares::rank_shares(&k, graph_core::PartitionKind::Block, args.ranks, t)
         }
         _ => Vec::new(),
     };
@@ -393,7 +393,7 @@ fn verdict(
             shape.edgefactor,
             shape.threads_per_rank,
             memory,
-            &crate::graph::heaviest_share(
+            &crate::shares::heaviest_share(
                 &k,
                 graph_core::PartitionKind::Block,
                 shape.threads_per_rank,
