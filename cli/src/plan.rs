@@ -9,44 +9,6 @@ use crate::error::{CliError, Result};
 use crate::output;
 use crate::runtime;
 
-/// Parses a memory size: a number with an optional unit. `K`, `M`, `G`,
-/// `T` and `KiB`, `MiB`, `GiB`, `TiB` are powers of 1024; `kB`, `KB`, `MB`,
-/// `GB`, `TB` powers of 1000; `B` or nothing is bytes.
-pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
-    let t = text.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let unit = unit.trim();
-    let scale: f64 = match unit {
-        "" | "B" => 1.0,
-        "K" | "KiB" | "k" => 1024.0,
-        "M" | "MiB" => 1024f64.powi(2),
-        "G" | "GiB" => 1024f64.powi(3),
-        "T" | "TiB" => 1024f64.powi(4),
-        "kB" | "KB" => 1e3,
-        "MB" => 1e6,
-        "GB" => 1e9,
-        "TB" => 1e12,
-        _ => {
-            return Err(format!(
-                "{text:?}: unknown unit {unit:?}; use a number with B, KiB, MiB, GiB, TiB (or K, M, G, T: powers of 1024) or kB, MB, GB, TB (powers of 1000), e.g. 188GiB"
-            ))
-        }
-    };
-    let x: f64 = num
-        .parse()
-        .map_err(|_| format!("{text:?}: expected a size such as 64GiB, 188GB or 24G"))?;
-    let bytes = x * scale;
-    if !(bytes.is_finite() && bytes >= 1.0 && bytes < u64::MAX as f64) {
-        return Err(format!(
-            "{text:?}: the size must be at least 1 byte and below 16 EiB"
-        ));
-    }
-    Ok(bytes as u64)
-}
-
 /// What a run command asks for, as the memory model needs it.
 struct Requested {
     /// The command's profile.
@@ -454,23 +416,6 @@ mod tests {
         );
         let cli = crate::args::Cli::parse_from(["gossamer-graph", "bfs", "--graph", "g.ggraph"]);
         assert_eq!(hint(&cli.command, 2), None);
-    }
-
-    #[test]
-    fn sizes_parse_with_units() {
-        assert_eq!(parse_size("188GiB"), Ok(188 << 30));
-        assert_eq!(parse_size("64GiB"), Ok(64 << 30));
-        assert_eq!(parse_size("24G"), Ok(24 << 30));
-        assert_eq!(parse_size("188GB"), Ok(188_000_000_000));
-        assert_eq!(parse_size("1.5 TiB"), Ok(3 << 39));
-        assert_eq!(parse_size("4096"), Ok(4096));
-        assert_eq!(parse_size("512MiB"), Ok(512 << 20));
-        assert!(parse_size("lots").unwrap_err().contains("unknown unit"));
-        assert!(parse_size("G").unwrap_err().contains("expected a size"));
-        assert!(parse_size("5 parsecs")
-            .unwrap_err()
-            .contains("unknown unit"));
-        assert!(parse_size("0").is_err());
     }
 
     fn shape(scale: u32, edgefactor: u32, ranks: u32, threads: u32) -> Shape {

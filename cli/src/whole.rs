@@ -354,7 +354,7 @@ pub fn run_bc(args: &BcArgs) -> Result<()> {
     let sources = s.graph.choose_roots(&RootChoice {
         root: None,
         roots: Some(args.roots),
-        seed: crate::graph::DEFAULT_ROOT_SEED,
+        seed: crate::args::DEFAULT_ROOT_SEED,
     })?;
     let src = sources.clone();
     let (ranks, construction, out) = in_runtime(&s, move |g| Ok(::bc::bc(g, &src)?))?;

@@ -15,4 +15,4 @@ mod roots;
 
 pub use load::{generate, graph500_file_params, load, load_described, load_streamed, read_foreign};
 pub use loaded::{BuildSource, LoadedGraph};
-pub use roots::{check_root, graph500_roots, RootPlan, DEFAULT_ROOT_SEED, GRAPH500_ROOTS};
+pub use roots::{check_root, graph500_roots, RootPlan, GRAPH500_ROOTS};

@@ -15,10 +15,6 @@ use super::loaded::{LoadedGraph, Storage};
 /// Number of search roots Graph500 uses.
 pub const GRAPH500_ROOTS: usize = 64;
 
-/// Default `--seed` for picking roots of graphs that store none (GAPBS's
-/// fixed seed, though the pick is not GAPBS's sequence).
-pub const DEFAULT_ROOT_SEED: u64 = 27491095;
-
 /// The search roots of a run: known before the graph is built, or chosen
 /// from its shards (the vertices with edges) once it is.
 #[derive(Clone, Debug, PartialEq)]
