@@ -243,8 +243,10 @@ pub struct GenerateArgs {
     pub construct: bool,
 }
 
+/// What the single-kernel commands (`sssp`, `bfs`) share: the graph,
+/// saving or reusing it prepared, the roots, how to run, what to print.
 #[derive(Args, Debug)]
-pub struct SsspArgs {
+pub struct SingleArgs {
     #[command(flatten)]
     pub input: Input,
     #[command(flatten)]
@@ -257,6 +259,12 @@ pub struct SsspArgs {
     pub run: RunOptions,
     #[command(flatten)]
     pub out: SearchOptions,
+}
+
+#[derive(Args, Debug)]
+pub struct SsspArgs {
+    #[command(flatten)]
+    pub single: SingleArgs,
     /// Delta-stepping bucket width, in weight units (Graph500 weights are in
     /// [0, 1]); the default is the kernel's measured best. Any positive
     /// number works; smaller widths take more rounds.
@@ -274,17 +282,7 @@ pub struct SsspArgs {
 #[derive(Args, Debug)]
 pub struct BfsArgs {
     #[command(flatten)]
-    pub input: Input,
-    #[command(flatten)]
-    pub gen: GenParams,
-    #[command(flatten)]
-    pub prepared: PreparedOptions,
-    #[command(flatten)]
-    pub roots: RootChoice,
-    #[command(flatten)]
-    pub run: RunOptions,
-    #[command(flatten)]
-    pub out: SearchOptions,
+    pub single: SingleArgs,
     /// Direction-optimizing (top-down/bottom-up switching) or top-down only.
     #[arg(long, value_enum, default_value_t = BfsModeArg::Do)]
     pub mode: BfsModeArg,

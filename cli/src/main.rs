@@ -115,8 +115,8 @@ fn launched_as_a_rank() -> bool {
 /// The run options of a command that starts the kernels' runtime.
 fn run_options(command: &Command) -> Option<&args::RunOptions> {
     match command {
-        Command::Sssp(a) => Some(&a.run),
-        Command::Bfs(a) => Some(&a.run),
+        Command::Sssp(a) => Some(&a.single.run),
+        Command::Bfs(a) => Some(&a.single.run),
         Command::Graph500(a) => Some(&a.run),
         Command::Cc(a) => Some(&a.run),
         Command::Pagerank(a) => Some(&a.run),

@@ -25,8 +25,13 @@ struct Requested {
 fn requested(command: &crate::args::Command) -> Option<Requested> {
     use crate::args::Command;
     let (workload, input, gen, run) = match command {
-        Command::Sssp(a) => (Workload::Sssp, &a.input, &a.gen, &a.run),
-        Command::Bfs(a) => (Workload::Bfs, &a.input, &a.gen, &a.run),
+        Command::Sssp(a) => (
+            Workload::Sssp,
+            &a.single.input,
+            &a.single.gen,
+            &a.single.run,
+        ),
+        Command::Bfs(a) => (Workload::Bfs, &a.single.input, &a.single.gen, &a.single.run),
         Command::Graph500(a) => (Workload::Graph500, &a.input, &a.gen, &a.run),
         Command::Cc(a) => (Workload::Cc, &a.input, &a.gen, &a.run),
         Command::Pagerank(a) => (Workload::PageRank, &a.input, &a.gen, &a.run),
