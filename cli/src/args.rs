@@ -314,8 +314,10 @@ pub struct Graph500Args {
     pub seed: u64,
 }
 
+/// What the whole-graph commands (`cc`, `pagerank`, `bc`, `tc`) share: the
+/// graph, how to run, what to print.
 #[derive(Args, Debug)]
-pub struct CcArgs {
+pub struct WholeArgs {
     #[command(flatten)]
     pub input: Input,
     #[command(flatten)]
@@ -324,6 +326,12 @@ pub struct CcArgs {
     pub run: RunOptions,
     #[command(flatten)]
     pub out: SearchOptions,
+}
+
+#[derive(Args, Debug)]
+pub struct CcArgs {
+    #[command(flatten)]
+    pub whole: WholeArgs,
     /// Write every vertex's component label (the smallest vertex id of its
     /// component): N x u64 little-endian.
     #[arg(long, value_name = "FILE")]
@@ -333,13 +341,7 @@ pub struct CcArgs {
 #[derive(Args, Debug)]
 pub struct PageRankArgs {
     #[command(flatten)]
-    pub input: Input,
-    #[command(flatten)]
-    pub gen: GenParams,
-    #[command(flatten)]
-    pub run: RunOptions,
-    #[command(flatten)]
-    pub out: SearchOptions,
+    pub whole: WholeArgs,
     /// Damping factor, in [0, 1).
     #[arg(long, default_value_t = 0.85, value_name = "D")]
     pub damping: f64,
@@ -387,13 +389,7 @@ pub struct ConvertArgs {
 #[derive(Args, Debug)]
 pub struct BcArgs {
     #[command(flatten)]
-    pub input: Input,
-    #[command(flatten)]
-    pub gen: GenParams,
-    #[command(flatten)]
-    pub run: RunOptions,
-    #[command(flatten)]
-    pub out: SearchOptions,
+    pub whole: WholeArgs,
     /// Sources: the first N Graph500 search roots (1..=64; with --graph, at
     /// most the number of roots stored in the file).
     #[arg(long, default_value_t = 4, value_name = "N")]
@@ -406,13 +402,7 @@ pub struct BcArgs {
 #[derive(Args, Debug)]
 pub struct TcArgs {
     #[command(flatten)]
-    pub input: Input,
-    #[command(flatten)]
-    pub gen: GenParams,
-    #[command(flatten)]
-    pub run: RunOptions,
-    #[command(flatten)]
-    pub out: SearchOptions,
+    pub whole: WholeArgs,
 }
 
 #[derive(Args, Debug)]

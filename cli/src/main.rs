@@ -118,10 +118,10 @@ fn run_options(command: &Command) -> Option<&args::RunOptions> {
         Command::Sssp(a) => Some(&a.single.run),
         Command::Bfs(a) => Some(&a.single.run),
         Command::Graph500(a) => Some(&a.run),
-        Command::Cc(a) => Some(&a.run),
-        Command::Pagerank(a) => Some(&a.run),
-        Command::Bc(a) => Some(&a.run),
-        Command::Tc(a) => Some(&a.run),
+        Command::Cc(a) => Some(&a.whole.run),
+        Command::Pagerank(a) => Some(&a.whole.run),
+        Command::Bc(a) => Some(&a.whole.run),
+        Command::Tc(a) => Some(&a.whole.run),
         Command::Generate(_) | Command::Convert(_) | Command::Plan(_) => None,
     }
 }

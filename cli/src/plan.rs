@@ -33,8 +33,13 @@ fn requested(command: &crate::args::Command) -> Option<Requested> {
         ),
         Command::Bfs(a) => (Workload::Bfs, &a.single.input, &a.single.gen, &a.single.run),
         Command::Graph500(a) => (Workload::Graph500, &a.input, &a.gen, &a.run),
-        Command::Cc(a) => (Workload::Cc, &a.input, &a.gen, &a.run),
-        Command::Pagerank(a) => (Workload::PageRank, &a.input, &a.gen, &a.run),
+        Command::Cc(a) => (Workload::Cc, &a.whole.input, &a.whole.gen, &a.whole.run),
+        Command::Pagerank(a) => (
+            Workload::PageRank,
+            &a.whole.input,
+            &a.whole.gen,
+            &a.whole.run,
+        ),
         _ => return None,
     };
     let graph = crate::graph::graph500_file_params(input).or_else(|| {

@@ -92,11 +92,7 @@ pub fn run(req: Request<'_>) -> Result<()> {
         construction_time: outcome.construction_time,
     };
     if a.out.json {
-        let report = output::json_report(&info, &run, req.delta, req.mode);
-        let text = serde_json::to_string(&report).map_err(|e| {
-            crate::error::CliError::new(format!("could not encode the JSON report: {e}"))
-        })?;
-        output::print_stdout(&format!("{text}\n"))?;
+        output::print_json(&output::json_report(&info, &run, req.delta, req.mode))?;
     } else {
         let setting = match (req.delta, req.mode) {
             (Some(d), _) => format!(", delta {d}"),
