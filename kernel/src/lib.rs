@@ -52,6 +52,7 @@
 //! | [`replica`] | [`Replica`]: a dense bitmap or per-vertex array over flat ids, one per process, shared by its trustees and published to other processes |
 //! | [`runtime`] | starting the runtime configured for graph work (the slot size the kernels were measured with) |
 //! | [`source`] | [`Graph500Source`]: the Graph500 generator read slice by slice, for [`ShardedGraph::build_from`](graph_core::sharded::ShardedGraph::build_from) (every trustee generates its own share) |
+//! | [`test_hook!`] | an environment variable read only in builds with the `test-hooks` feature (test builds of the command) |
 //!
 //! Tunables live in each kernel's config struct with measured defaults
 //! (`BfsConfig::{alpha, beta, send_budget}`, `SsspConfig::{delta,
@@ -141,6 +142,8 @@ pub mod replica;
 pub mod runtime;
 pub mod source;
 pub mod tutorial;
+
+mod test_hooks;
 
 pub use adjacency::{Adjacency, LightHeavy};
 pub use driver::{gather, run, Kernel};
