@@ -24,6 +24,7 @@
 //! - [`cfmt`]: numbers formatted like C's `%g`.
 //! - [`progress`]: progress bars on stderr.
 //! - [`memtrace`]: per-phase peak memory on stderr (measurement hook).
+//! - [`hooks`]: test hooks, compiled into test builds only.
 //! - [`error`]: the one error type, a message for the user.
 
 mod args;
@@ -36,6 +37,7 @@ mod files;
 mod generate;
 mod graph;
 mod graph500;
+mod hooks;
 mod memcheck;
 mod memtrace;
 mod output;

@@ -99,11 +99,8 @@ pub fn check_memory(
     }
 }
 
-/// Available memory: `MemAvailable`, unless the hidden test hook
-/// `GOSSAMER_GRAPH_AVAILABLE_BYTES` overrides it.
+/// Available memory: `MemAvailable`, unless a test build's hook says
+/// otherwise ([`crate::hooks::available_bytes`]).
 pub fn available_memory() -> Option<u64> {
-    std::env::var("GOSSAMER_GRAPH_AVAILABLE_BYTES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .or_else(memory::available_memory)
+    crate::hooks::available_bytes().or_else(memory::available_memory)
 }
