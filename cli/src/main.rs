@@ -1,17 +1,18 @@
 //! The `gossamer-graph` command: generate Graph500 graphs, run SSSP and BFS
 //! on the Gossamer delegation runtime, validate, and report TEPS.
 //!
-//! Modules, one line each:
-//! - [`args`]: the command line's syntax and help.
+//! Modules, one line each (they use each other one way, without circles:
+//! the subcommands on top, `args`, `error` and the helpers at the bottom):
+//! - [`args`]: the command line's syntax and help (it uses no other module).
 //! - [`generate`]: the `generate` subcommand.
 //! - [`sssp`]: the `sssp` subcommand.
 //! - [`bfs`]: the `bfs` subcommand.
 //! - [`single`]: the shared body of `sssp` and `bfs`.
 //! - [`graph500`]: the `graph500` subcommand (BFS and SSSP, reference output).
-//! - [`whole`]: the `cc`, `pagerank`, `bc` and `tc` subcommands (graph-kernel kernels).
+//! - [`whole`]: the `cc`, `pagerank`, `bc` and `tc` subcommands (graph-kernel kernels), one path.
 //! - [`convert`]: the `convert` subcommand (other tools' formats in).
 //! - [`plan`]: the `plan` subcommand (memory per rank and phase).
-//! - [`graph`]: the input graph (generated or read), its roots.
+//! - [`graph`]: the input graph: as held (`loaded`), getting it (`load`), its roots (`roots`).
 //! - [`memcheck`]: the memory check before anything large is allocated.
 //! - [`shares`]: each rank's share of a generated graph's edges.
 //! - [`runtime`]: worker threads, slot size, starting the Gossamer runtime.
