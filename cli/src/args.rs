@@ -1,5 +1,7 @@
 //! Command-line syntax: every subcommand and option, with units and defaults
-//! in the help text.
+//! in the help text, and the parsing of values clap does not know (sizes).
+//! It uses no other module of this crate, so every module may use it
+//! without a circle.
 
 use std::path::PathBuf;
 
@@ -168,6 +170,10 @@ pub struct PreparedOptions {
     pub prepared: Option<PathBuf>,
 }
 
+/// Default `--seed` for picking roots of graphs that store none (GAPBS's
+/// fixed seed, though the pick is not GAPBS's sequence).
+pub const DEFAULT_ROOT_SEED: u64 = 27491095;
+
 /// Which roots to search from.
 #[derive(Args, Debug, Clone)]
 pub struct RootChoice {
@@ -183,7 +189,7 @@ pub struct RootChoice {
     /// Seed for picking roots on graphs that store none (converted
     /// graphs): uniform random vertices with at least one edge, as GAPBS
     /// picks its sources.
-    #[arg(long, value_name = "S", default_value_t = crate::graph::DEFAULT_ROOT_SEED)]
+    #[arg(long, value_name = "S", default_value_t = DEFAULT_ROOT_SEED)]
     pub seed: u64,
 }
 
@@ -237,8 +243,10 @@ pub struct GenerateArgs {
     pub construct: bool,
 }
 
+/// What the single-kernel commands (`sssp`, `bfs`) share: the graph,
+/// saving or reusing it prepared, the roots, how to run, what to print.
 #[derive(Args, Debug)]
-pub struct SsspArgs {
+pub struct SingleArgs {
     #[command(flatten)]
     pub input: Input,
     #[command(flatten)]
@@ -251,6 +259,12 @@ pub struct SsspArgs {
     pub run: RunOptions,
     #[command(flatten)]
     pub out: SearchOptions,
+}
+
+#[derive(Args, Debug)]
+pub struct SsspArgs {
+    #[command(flatten)]
+    pub single: SingleArgs,
     /// Delta-stepping bucket width, in weight units (Graph500 weights are in
     /// [0, 1]); the default is the kernel's measured best. Any positive
     /// number works; smaller widths take more rounds.
@@ -268,17 +282,7 @@ pub struct SsspArgs {
 #[derive(Args, Debug)]
 pub struct BfsArgs {
     #[command(flatten)]
-    pub input: Input,
-    #[command(flatten)]
-    pub gen: GenParams,
-    #[command(flatten)]
-    pub prepared: PreparedOptions,
-    #[command(flatten)]
-    pub roots: RootChoice,
-    #[command(flatten)]
-    pub run: RunOptions,
-    #[command(flatten)]
-    pub out: SearchOptions,
+    pub single: SingleArgs,
     /// Direction-optimizing (top-down/bottom-up switching) or top-down only.
     #[arg(long, value_enum, default_value_t = BfsModeArg::Do)]
     pub mode: BfsModeArg,
@@ -306,12 +310,14 @@ pub struct Graph500Args {
     #[arg(long)]
     pub unit_weights: bool,
     /// Seed for picking the 64 roots of a graph that stores none.
-    #[arg(long, value_name = "S", default_value_t = crate::graph::DEFAULT_ROOT_SEED)]
+    #[arg(long, value_name = "S", default_value_t = DEFAULT_ROOT_SEED)]
     pub seed: u64,
 }
 
+/// What the whole-graph commands (`cc`, `pagerank`, `bc`, `tc`) share: the
+/// graph, how to run, what to print.
 #[derive(Args, Debug)]
-pub struct CcArgs {
+pub struct WholeArgs {
     #[command(flatten)]
     pub input: Input,
     #[command(flatten)]
@@ -320,6 +326,12 @@ pub struct CcArgs {
     pub run: RunOptions,
     #[command(flatten)]
     pub out: SearchOptions,
+}
+
+#[derive(Args, Debug)]
+pub struct CcArgs {
+    #[command(flatten)]
+    pub whole: WholeArgs,
     /// Write every vertex's component label (the smallest vertex id of its
     /// component): N x u64 little-endian.
     #[arg(long, value_name = "FILE")]
@@ -329,13 +341,7 @@ pub struct CcArgs {
 #[derive(Args, Debug)]
 pub struct PageRankArgs {
     #[command(flatten)]
-    pub input: Input,
-    #[command(flatten)]
-    pub gen: GenParams,
-    #[command(flatten)]
-    pub run: RunOptions,
-    #[command(flatten)]
-    pub out: SearchOptions,
+    pub whole: WholeArgs,
     /// Damping factor, in [0, 1).
     #[arg(long, default_value_t = 0.85, value_name = "D")]
     pub damping: f64,
@@ -383,13 +389,7 @@ pub struct ConvertArgs {
 #[derive(Args, Debug)]
 pub struct BcArgs {
     #[command(flatten)]
-    pub input: Input,
-    #[command(flatten)]
-    pub gen: GenParams,
-    #[command(flatten)]
-    pub run: RunOptions,
-    #[command(flatten)]
-    pub out: SearchOptions,
+    pub whole: WholeArgs,
     /// Sources: the first N Graph500 search roots (1..=64; with --graph, at
     /// most the number of roots stored in the file).
     #[arg(long, default_value_t = 4, value_name = "N")]
@@ -402,13 +402,7 @@ pub struct BcArgs {
 #[derive(Args, Debug)]
 pub struct TcArgs {
     #[command(flatten)]
-    pub input: Input,
-    #[command(flatten)]
-    pub gen: GenParams,
-    #[command(flatten)]
-    pub run: RunOptions,
-    #[command(flatten)]
-    pub out: SearchOptions,
+    pub whole: WholeArgs,
 }
 
 #[derive(Args, Debug)]
@@ -428,7 +422,7 @@ pub struct PlanArgs {
     /// Memory per rank, e.g. 188GiB, 64GiB, 24G (K/M/G/T and KiB/MiB/GiB/TiB:
     /// powers of 1024; kB/MB/GB/TB: powers of 1000). Default: this machine's
     /// available memory.
-    #[arg(long, value_name = "M", value_parser = crate::plan::parse_size)]
+    #[arg(long, value_name = "M", value_parser = parse_size)]
     pub memory: Option<u64>,
     /// The command to plan: generate, sssp, bfs, graph500, cc, pagerank, bc or tc.
     #[arg(long, default_value = "sssp", value_name = "CMD")]
@@ -465,6 +459,44 @@ impl PartitionArg {
     }
 }
 
+/// Parses a memory size: a number with an optional unit. `K`, `M`, `G`,
+/// `T` and `KiB`, `MiB`, `GiB`, `TiB` are powers of 1024; `kB`, `KB`, `MB`,
+/// `GB`, `TB` powers of 1000; `B` or nothing is bytes.
+pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let unit = unit.trim();
+    let scale: f64 = match unit {
+        "" | "B" => 1.0,
+        "K" | "KiB" | "k" => 1024.0,
+        "M" | "MiB" => 1024f64.powi(2),
+        "G" | "GiB" => 1024f64.powi(3),
+        "T" | "TiB" => 1024f64.powi(4),
+        "kB" | "KB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        "TB" => 1e12,
+        _ => {
+            return Err(format!(
+                "{text:?}: unknown unit {unit:?}; use a number with B, KiB, MiB, GiB, TiB (or K, M, G, T: powers of 1024) or kB, MB, GB, TB (powers of 1000), e.g. 188GiB"
+            ))
+        }
+    };
+    let x: f64 = num
+        .parse()
+        .map_err(|_| format!("{text:?}: expected a size such as 64GiB, 188GB or 24G"))?;
+    let bytes = x * scale;
+    if !(bytes.is_finite() && bytes >= 1.0 && bytes < u64::MAX as f64) {
+        return Err(format!(
+            "{text:?}: the size must be at least 1 byte and below 16 EiB"
+        ));
+    }
+    Ok(bytes as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -473,5 +505,22 @@ mod tests {
     #[test]
     fn clap_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn sizes_parse_with_units() {
+        assert_eq!(parse_size("188GiB"), Ok(188 << 30));
+        assert_eq!(parse_size("64GiB"), Ok(64 << 30));
+        assert_eq!(parse_size("24G"), Ok(24 << 30));
+        assert_eq!(parse_size("188GB"), Ok(188_000_000_000));
+        assert_eq!(parse_size("1.5 TiB"), Ok(3 << 39));
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size("512MiB"), Ok(512 << 20));
+        assert!(parse_size("lots").unwrap_err().contains("unknown unit"));
+        assert!(parse_size("G").unwrap_err().contains("expected a size"));
+        assert!(parse_size("5 parsecs")
+            .unwrap_err()
+            .contains("unknown unit"));
+        assert!(parse_size("0").is_err());
     }
 }

@@ -9,11 +9,7 @@ use crate::single::{self, Request};
 /// Runs the `bfs` command.
 pub fn run(args: &BfsArgs) -> Result<()> {
     single::run(Request {
-        input: &args.input,
-        gen: &args.gen,
-        roots: &args.roots,
-        run: &args.run,
-        out: &args.out,
+        args: &args.single,
         spec: KernelSpec {
             kernel: Kernel::Bfs { mode: args.mode },
             dump: args.dump_levels.clone(),
@@ -21,7 +17,6 @@ pub fn run(args: &BfsArgs) -> Result<()> {
         delta: None,
         mode: Some(mode_name(args.mode)),
         unit_weights: false,
-        prepared: &args.prepared,
     })
 }
 

@@ -1,17 +1,20 @@
 //! The `gossamer-graph` command: generate Graph500 graphs, run SSSP and BFS
 //! on the Gossamer delegation runtime, validate, and report TEPS.
 //!
-//! Modules, one line each:
-//! - [`args`]: the command line's syntax and help.
+//! Modules, one line each (they use each other one way, without circles:
+//! the subcommands on top, `args`, `error` and the helpers at the bottom):
+//! - [`args`]: the command line's syntax and help (it uses no other module).
 //! - [`generate`]: the `generate` subcommand.
 //! - [`sssp`]: the `sssp` subcommand.
 //! - [`bfs`]: the `bfs` subcommand.
 //! - [`single`]: the shared body of `sssp` and `bfs`.
 //! - [`graph500`]: the `graph500` subcommand (BFS and SSSP, reference output).
-//! - [`whole`]: the `cc`, `pagerank`, `bc` and `tc` subcommands (graph-kernel kernels).
+//! - [`whole`]: the `cc`, `pagerank`, `bc` and `tc` subcommands (graph-kernel kernels), one path.
 //! - [`convert`]: the `convert` subcommand (other tools' formats in).
 //! - [`plan`]: the `plan` subcommand (memory per rank and phase).
-//! - [`graph`]: the input graph (generated or read), memory check, roots.
+//! - [`graph`]: the input graph: as held (`loaded`), getting it (`load`), its roots (`roots`).
+//! - [`memcheck`]: the memory check before anything large is allocated.
+//! - [`shares`]: each rank's share of a generated graph's edges.
 //! - [`runtime`]: worker threads, slot size, starting the Gossamer runtime.
 //! - [`search`]: running and validating searches from roots.
 //! - [`engine`]: the adapter to the SSSP and BFS kernels.
@@ -22,6 +25,7 @@
 //! - [`cfmt`]: numbers formatted like C's `%g`.
 //! - [`progress`]: progress bars on stderr.
 //! - [`memtrace`]: per-phase peak memory on stderr (measurement hook).
+//! - [`hooks`]: test hooks, compiled into test builds only.
 //! - [`error`]: the one error type, a message for the user.
 
 mod args;
@@ -34,6 +38,8 @@ mod files;
 mod generate;
 mod graph;
 mod graph500;
+mod hooks;
+mod memcheck;
 mod memtrace;
 mod output;
 mod plan;
@@ -41,6 +47,7 @@ mod progress;
 mod record;
 mod runtime;
 mod search;
+mod shares;
 mod single;
 mod sssp;
 mod stats;
@@ -111,13 +118,13 @@ fn launched_as_a_rank() -> bool {
 /// The run options of a command that starts the kernels' runtime.
 fn run_options(command: &Command) -> Option<&args::RunOptions> {
     match command {
-        Command::Sssp(a) => Some(&a.run),
-        Command::Bfs(a) => Some(&a.run),
+        Command::Sssp(a) => Some(&a.single.run),
+        Command::Bfs(a) => Some(&a.single.run),
         Command::Graph500(a) => Some(&a.run),
-        Command::Cc(a) => Some(&a.run),
-        Command::Pagerank(a) => Some(&a.run),
-        Command::Bc(a) => Some(&a.run),
-        Command::Tc(a) => Some(&a.run),
+        Command::Cc(a) => Some(&a.whole.run),
+        Command::Pagerank(a) => Some(&a.whole.run),
+        Command::Bc(a) => Some(&a.whole.run),
+        Command::Tc(a) => Some(&a.whole.run),
         Command::Generate(_) | Command::Convert(_) | Command::Plan(_) => None,
     }
 }
@@ -200,7 +207,7 @@ fn main() {
     };
     let in_job = ranks > 1;
     let cli = Cli::parse_from(argv);
-    graph::set_memory_context(graph::MemoryContext {
+    memcheck::set_memory_context(memcheck::MemoryContext {
         workload: workload(&cli.command),
         partition: partition(&cli.command),
         rank: u32::try_from(rank).unwrap_or(u32::MAX),

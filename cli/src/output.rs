@@ -21,6 +21,14 @@ pub fn print_stdout(text: &str) -> Result<()> {
     }
 }
 
+/// Prints `report` as one line of JSON on stdout.
+pub fn print_json(report: &impl Serialize) -> Result<()> {
+    let text = serde_json::to_string(report).map_err(|e| {
+        crate::error::CliError::new(format!("could not encode the JSON report: {e}"))
+    })?;
+    print_stdout(&format!("{text}\n"))
+}
+
 /// One search in the JSON report.
 #[derive(Serialize)]
 pub struct JsonRoot {

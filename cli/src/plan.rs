@@ -10,44 +10,6 @@ use crate::error::{CliError, Result};
 use crate::output;
 use crate::runtime;
 
-/// Parses a memory size: a number with an optional unit. `K`, `M`, `G`,
-/// `T` and `KiB`, `MiB`, `GiB`, `TiB` are powers of 1024; `kB`, `KB`, `MB`,
-/// `GB`, `TB` powers of 1000; `B` or nothing is bytes.
-pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
-    let t = text.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let unit = unit.trim();
-    let scale: f64 = match unit {
-        "" | "B" => 1.0,
-        "K" | "KiB" | "k" => 1024.0,
-        "M" | "MiB" => 1024f64.powi(2),
-        "G" | "GiB" => 1024f64.powi(3),
-        "T" | "TiB" => 1024f64.powi(4),
-        "kB" | "KB" => 1e3,
-        "MB" => 1e6,
-        "GB" => 1e9,
-        "TB" => 1e12,
-        _ => {
-            return Err(format!(
-                "{text:?}: unknown unit {unit:?}; use a number with B, KiB, MiB, GiB, TiB (or K, M, G, T: powers of 1024) or kB, MB, GB, TB (powers of 1000), e.g. 188GiB"
-            ))
-        }
-    };
-    let x: f64 = num
-        .parse()
-        .map_err(|_| format!("{text:?}: expected a size such as 64GiB, 188GB or 24G"))?;
-    let bytes = x * scale;
-    if !(bytes.is_finite() && bytes >= 1.0 && bytes < u64::MAX as f64) {
-        return Err(format!(
-            "{text:?}: the size must be at least 1 byte and below 16 EiB"
-        ));
-    }
-    Ok(bytes as u64)
-}
-
 /// What a run command asks for, as the memory model needs it.
 struct Requested {
     /// The command's profile.
@@ -64,11 +26,21 @@ struct Requested {
 fn requested(command: &crate::args::Command) -> Option<Requested> {
     use crate::args::Command;
     let (workload, input, gen, run) = match command {
-        Command::Sssp(a) => (Workload::Sssp, &a.input, &a.gen, &a.run),
-        Command::Bfs(a) => (Workload::Bfs, &a.input, &a.gen, &a.run),
+        Command::Sssp(a) => (
+            Workload::Sssp,
+            &a.single.input,
+            &a.single.gen,
+            &a.single.run,
+        ),
+        Command::Bfs(a) => (Workload::Bfs, &a.single.input, &a.single.gen, &a.single.run),
         Command::Graph500(a) => (Workload::Graph500, &a.input, &a.gen, &a.run),
-        Command::Cc(a) => (Workload::Cc, &a.input, &a.gen, &a.run),
-        Command::Pagerank(a) => (Workload::PageRank, &a.input, &a.gen, &a.run),
+        Command::Cc(a) => (Workload::Cc, &a.whole.input, &a.whole.gen, &a.whole.run),
+        Command::Pagerank(a) => (
+            Workload::PageRank,
+            &a.whole.input,
+            &a.whole.gen,
+            &a.whole.run,
+        ),
         _ => return None,
     };
     let graph = crate::graph::graph500_file_params(input).or_else(|| {
@@ -136,14 +108,14 @@ pub fn check_colocated(command: &crate::args::Command, ranks: usize) -> Result<(
     }) else {
         return Ok(()); // every rank refuses it with the full message
     };
-    let Some(avail) = crate::graph::available_memory() else {
+    let Some(avail) = crate::memcheck::available_memory() else {
         return Ok(());
     };
     let t = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let ranks32 = u32::try_from(ranks).unwrap_or(u32::MAX);
     let t32 = u32::try_from(t).unwrap_or(u32::MAX);
     let shape = Shape::even(scale, edgefactor, ranks32, t32);
-    let shares = crate::graph::rank_shares(&kron, partition, ranks32, t32);
+    let shares = crate::shares::rank_shares(&kron, partition, ranks32, t32);
     let per_rank = (0..ranks32).map(|r| {
         let share_permille = shares.get(r as usize).copied().unwrap_or(1000);
         let e = memory::estimate_rank(
@@ -204,7 +176,7 @@ pub fn run(args: &PlanArgs) -> Result<()> {
     }
     let (memory, source) = match args.memory {
         Some(m) => (m, "given"),
-        None => match crate::graph::available_memory() {
+        None => match crate::memcheck::available_memory() {
             Some(m) => (m, "MemAvailable here"),
             None => {
                 return Err(CliError::new(
@@ -219,7 +191,7 @@ pub fn run(args: &PlanArgs) -> Result<()> {
     // default block partition, as a run would check them.
     let shares = match reference_graph(args.scale, args.edgefactor) {
         Some(k) if args.ranks > 1 => {
-            crate::graph::rank_shares(&k, graph_core::PartitionKind::Block, args.ranks, t)
+            crate::shares::rank_shares(&k, graph_core::PartitionKind::Block, args.ranks, t)
         }
         _ => Vec::new(),
     };
@@ -394,7 +366,7 @@ fn verdict(
             shape.edgefactor,
             shape.threads_per_rank,
             memory,
-            &crate::graph::heaviest_share(
+            &crate::shares::heaviest_share(
                 &k,
                 graph_core::PartitionKind::Block,
                 shape.threads_per_rank,
@@ -455,23 +427,6 @@ mod tests {
         );
         let cli = crate::args::Cli::parse_from(["gossamer-graph", "bfs", "--graph", "g.ggraph"]);
         assert_eq!(hint(&cli.command, 2), None);
-    }
-
-    #[test]
-    fn sizes_parse_with_units() {
-        assert_eq!(parse_size("188GiB"), Ok(188 << 30));
-        assert_eq!(parse_size("64GiB"), Ok(64 << 30));
-        assert_eq!(parse_size("24G"), Ok(24 << 30));
-        assert_eq!(parse_size("188GB"), Ok(188_000_000_000));
-        assert_eq!(parse_size("1.5 TiB"), Ok(3 << 39));
-        assert_eq!(parse_size("4096"), Ok(4096));
-        assert_eq!(parse_size("512MiB"), Ok(512 << 20));
-        assert!(parse_size("lots").unwrap_err().contains("unknown unit"));
-        assert!(parse_size("G").unwrap_err().contains("expected a size"));
-        assert!(parse_size("5 parsecs")
-            .unwrap_err()
-            .contains("unknown unit"));
-        assert!(parse_size("0").is_err());
     }
 
     fn shape(scale: u32, edgefactor: u32, ranks: u32, threads: u32) -> Shape {

@@ -273,7 +273,8 @@ impl Answer {
         }
     }
 
-    /// Spoils the answer at one reached vertex (see [`corrupt_for_tests`]).
+    /// Spoils the answer at one reached vertex (the test hook
+    /// [`crate::hooks::corrupt_answers`]).
     fn corrupt(&mut self, root: u64) {
         let victim = self
             .parent()
@@ -310,7 +311,7 @@ fn run_kernel(engine: &Engine, roots: &[u64], spec: &KernelSpec, plan: &Plan) ->
         let mut answer = Answer::search(engine, spec.kernel, root)?;
         crate::memtrace::end(&format!("{} kernel", spec.kernel.name()));
         crate::memtrace::start();
-        if corrupt_for_tests() {
+        if crate::hooks::corrupt_answers() {
             answer.corrupt(root);
         }
         if i == 0 {
@@ -352,13 +353,6 @@ fn run_kernel(engine: &Engine, roots: &[u64], spec: &KernelSpec, plan: &Plan) ->
         results,
         failure,
     })
-}
-
-/// Test hook: with `GOSSAMER_GRAPH_TEST_CORRUPT_ANSWERS=1` every answer is
-/// spoiled before validation, so the tests can see how a failed validation
-/// is reported. Not for users (hidden: not in `--help`).
-fn corrupt_for_tests() -> bool {
-    std::env::var_os("GOSSAMER_GRAPH_TEST_CORRUPT_ANSWERS").is_some_and(|v| v == "1")
 }
 
 /// The error for a failed validation: the root and the problems found.

@@ -3,9 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::args::{
-    GenParams, Input, PartitionArg, PreparedOptions, RootChoice, RunOptions, SearchOptions,
-};
+use crate::args::{PartitionArg, SingleArgs};
 use crate::error::Result;
 use crate::files;
 use crate::graph;
@@ -15,26 +13,22 @@ use crate::search::{self, KernelSpec, Plan};
 
 /// What a single-kernel command asked for.
 pub struct Request<'a> {
-    pub input: &'a Input,
-    pub gen: &'a GenParams,
-    pub roots: &'a RootChoice,
-    pub run: &'a RunOptions,
-    pub out: &'a SearchOptions,
+    /// The options `sssp` and `bfs` share.
+    pub args: &'a SingleArgs,
     pub spec: KernelSpec,
     /// For the reports: delta (SSSP) or mode (BFS).
     pub delta: Option<f32>,
     pub mode: Option<&'static str>,
     /// `--unit-weights` (SSSP on an unweighted graph).
     pub unit_weights: bool,
-    /// `--save-prepared` / `--prepared`.
-    pub prepared: &'a PreparedOptions,
 }
 
 /// Runs the command; output goes to stdout.
 pub fn run(req: Request<'_>) -> Result<()> {
-    let threads = runtime::threads(req.run.threads)?;
+    let a = req.args;
+    let threads = runtime::threads(a.run.threads)?;
     // Validate the root before the (possibly long) generation when we can.
-    if let (Some(r), Some(scale)) = (req.roots.root, req.input.scale) {
+    if let (Some(r), Some(scale)) = (a.roots.root, a.input.scale) {
         if scale <= graph_core::MAX_SCALE {
             graph::check_root(r, 1u64 << scale)?;
         }
@@ -42,23 +36,23 @@ pub fn run(req: Request<'_>) -> Result<()> {
     if let Some(path) = &req.spec.dump {
         files::check_writable(path)?;
     }
-    let mut loaded = if req.prepared.prepared.is_some() {
-        graph::load_described(req.input, req.gen, threads, req.run.force)?
+    let mut loaded = if a.prepared.prepared.is_some() {
+        graph::load_described(&a.input, &a.gen, threads, a.run.force)?
     } else {
-        graph::load_streamed(req.input, req.gen, threads, req.run.force)?
+        graph::load_streamed(&a.input, &a.gen, threads, a.run.force)?
     };
     let needs_weights = matches!(req.spec.kernel, crate::record::Kernel::Sssp { .. });
     loaded.check_kernel(req.spec.kernel.name(), needs_weights, req.unit_weights)?;
-    let roots = loaded.root_plan(req.roots)?;
-    let prepared = search::prepared_run(req.prepared, || loaded.identity(req.unit_weights))?;
+    let roots = loaded.root_plan(&a.roots)?;
+    let prepared = search::prepared_run(&a.prepared, || loaded.identity(req.unit_weights))?;
     if req.unit_weights {
         loaded = loaded.with_unit_weights();
     }
     let loaded = Arc::new(loaded);
     let plan = Plan {
         threads,
-        partition: req.run.partition.kind(),
-        validate: !req.out.skip_validation,
+        partition: a.run.partition.kind(),
+        validate: !a.out.skip_validation,
         warmup: false,
         prepared,
     };
@@ -93,16 +87,12 @@ pub fn run(req: Request<'_>) -> Result<()> {
         vertices: loaded.num_vertices(),
         edges: loaded.num_edges(),
         threads,
-        partition: partition_name(req.run.partition),
+        partition: partition_name(a.run.partition),
         generation_time: outcome.generation_time.unwrap_or(loaded.generation_time),
         construction_time: outcome.construction_time,
     };
-    if req.out.json {
-        let report = output::json_report(&info, &run, req.delta, req.mode);
-        let text = serde_json::to_string(&report).map_err(|e| {
-            crate::error::CliError::new(format!("could not encode the JSON report: {e}"))
-        })?;
-        output::print_stdout(&format!("{text}\n"))?;
+    if a.out.json {
+        output::print_json(&output::json_report(&info, &run, req.delta, req.mode))?;
     } else {
         let setting = match (req.delta, req.mode) {
             (Some(d), _) => format!(", delta {d}"),

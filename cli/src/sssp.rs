@@ -24,11 +24,7 @@ pub fn check_delta_arg(delta: f32) -> Result<()> {
 pub fn run(args: &SsspArgs) -> Result<()> {
     check_delta_arg(args.delta)?;
     single::run(Request {
-        input: &args.input,
-        gen: &args.gen,
-        roots: &args.roots,
-        run: &args.run,
-        out: &args.out,
+        args: &args.single,
         spec: KernelSpec {
             kernel: Kernel::Sssp {
                 delta: Some(args.delta),
@@ -38,6 +34,5 @@ pub fn run(args: &SsspArgs) -> Result<()> {
         delta: Some(args.delta),
         mode: None,
         unit_weights: args.unit_weights,
-        prepared: &args.prepared,
     })
 }

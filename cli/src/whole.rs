@@ -4,16 +4,13 @@
 
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use graph_core::meta::IdMap;
 use graph_core::sharded::ShardedGraph;
-use graph_core::PartitionKind;
 use serde::Serialize;
 
-use crate::args::{
-    BcArgs, CcArgs, GenParams, Input, PageRankArgs, RootChoice, RunOptions, SearchOptions, TcArgs,
-};
+use crate::args::{BcArgs, CcArgs, PageRankArgs, RootChoice, TcArgs, WholeArgs};
 use crate::error::{CliError, Result};
 use crate::files;
 use crate::graph::{self, LoadedGraph};
@@ -86,90 +83,133 @@ struct TcResult {
     count_time_s: f64,
 }
 
-/// The common steps: threads, input graph, output checks.
-struct Setup {
-    threads: usize,
-    graph: Arc<LoadedGraph>,
-    partition: PartitionKind,
-    partition_name: &'static str,
-}
+/// A kernel as its whole-graph command runs it. The one path, [`run`],
+/// loads the graph, runs the kernel, verifies the answer against the edge
+/// list, dumps it and reports; each kernel says only what is its own.
+trait WholeKernel: Clone + Send + 'static {
+    /// The kernel's name in reports and messages.
+    const NAME: &'static str;
+    /// The kernel's answer.
+    type Answer: Send + 'static;
+    /// What verification measured that the report shows (`()`: nothing).
+    type Verified;
+    /// The kernel's own fields of the report.
+    type Fields: Serialize;
 
-impl Setup {
-    /// The report of one run on this set-up: the fields every whole-graph
-    /// command shares, and the kernel's own `result`.
-    fn report<T: Serialize>(
-        &self,
-        kernel: &'static str,
-        ranks: usize,
-        construction: f64,
-        kernel_time: std::time::Duration,
-        validated: bool,
-        result: T,
-    ) -> Report<T> {
-        Report {
-            kernel,
-            scale: self.graph.scale(),
-            edgefactor: self.graph.edgefactor(),
-            vertices: self.graph.num_vertices(),
-            edges: self.graph.num_edges(),
-            ranks,
-            threads: self.threads,
-            partition: self.partition_name,
-            generation_time_s: self.graph.generation_time,
-            construction_time_s: construction,
-            kernel_time_s: kernel_time.as_secs_f64(),
-            validated,
-            trustees: crate::runtime::trustee_reports(),
-            peak_rss_kib_per_rank: crate::runtime::peak_rss_kib_per_rank(),
-            result,
-        }
+    /// Settles what depends on the loaded graph (bc's sources).
+    fn prepare(&mut self, _graph: &LoadedGraph) -> Result<()> {
+        Ok(())
     }
+
+    /// Runs the kernel on the kernels' graph (inside the runtime).
+    fn run(&self, g: &ShardedGraph) -> Result<Self::Answer>;
+
+    /// Seconds in the kernel, as the kernel measured them.
+    fn kernel_time(answer: &Self::Answer) -> Duration;
+
+    /// Checks the answer against the edge list; the error says why not.
+    fn verify(&self, graph: &LoadedGraph, answer: &Self::Answer) -> Result<Self::Verified>;
+
+    /// Writes the per-vertex array of `--dump-*` to `path` (kernels with
+    /// such an option).
+    fn dump(&self, _answer: &Self::Answer, _path: &Path) -> Result<()> {
+        Ok(())
+    }
+
+    /// The kernel's fields of the report (`verified`: `None` when
+    /// verification was skipped).
+    fn fields(
+        &self,
+        graph: &LoadedGraph,
+        answer: &Self::Answer,
+        verified: Option<Self::Verified>,
+    ) -> Self::Fields;
+
+    /// The settings shown after the partition in the report's first line.
+    fn setting(&self) -> String {
+        String::new()
+    }
+
+    /// The human-readable lines after the report's header.
+    fn summary(&self, answer: &Self::Answer, fields: &Self::Fields) -> String;
 }
 
-fn setup(input: &Input, gen: &GenParams, run: &RunOptions, dump: Option<&Path>) -> Result<Setup> {
-    let threads = runtime::threads(run.threads)?;
+/// The one path of every whole-graph command: threads, the output's
+/// directory and the input graph first, then the kernel in a runtime,
+/// verification (unless skipped), the dump and the report.
+fn run<K: WholeKernel>(mut kernel: K, args: &WholeArgs, dump: Option<&Path>) -> Result<()> {
+    let threads = runtime::threads(args.run.threads)?;
     if let Some(p) = dump {
         files::check_writable(p)?;
     }
-    let graph = Arc::new(graph::load(input, gen, threads, run.force)?);
-    Ok(Setup {
+    let graph = Arc::new(graph::load(
+        &args.input,
+        &args.gen,
         threads,
-        graph,
-        partition: run.partition.kind(),
-        partition_name: partition_name(run.partition),
-    })
-}
-
-/// Shards the graph inside a Gossamer runtime (all ranks of a rack job join)
-/// and runs `kernel` on it; returns (ranks, construction seconds, answer).
-fn in_runtime<T: Send + 'static>(
-    s: &Setup,
-    kernel: impl FnOnce(&ShardedGraph) -> Result<T> + Send + 'static,
-) -> Result<(usize, f64, T)> {
-    let (graph, partition) = (s.graph.clone(), s.partition);
-    let (ranks, (construction, answer)) = runtime::run(s.threads, move || {
-        let list = graph.edge_list();
-        let start = Instant::now();
+        args.run.force,
+    )?);
+    graph.check_kernel(K::NAME, false, false)?;
+    kernel.prepare(&graph)?;
+    let (ranks, (construction, answer)) = {
+        let (graph, partition, kernel) = (graph.clone(), args.run.partition.kind(), kernel.clone());
+        runtime::run(threads, move || in_runtime(&graph, partition, &kernel))?
+    };
+    let validated = !args.out.skip_validation;
+    let verified = if validated {
         crate::memtrace::start();
-        let sharded = ShardedGraph::build_with(&list, partition, graph.meta().directed)?;
-        let construction = start.elapsed().as_secs_f64();
-        crate::memtrace::end("construction");
-        crate::memtrace::start();
-        let answer = kernel(&sharded)?;
-        crate::memtrace::end("kernel");
-        Ok((construction, answer))
-    })?;
-    Ok((ranks, construction, answer))
-}
-
-fn print<T: Serialize>(out: &SearchOptions, report: &Report<T>, human: String) -> Result<()> {
-    if out.json {
-        let text = serde_json::to_string(report)
-            .map_err(|e| CliError::new(format!("could not encode the JSON report: {e}")))?;
-        output::print_stdout(&format!("{text}\n"))
+        let verified = kernel.verify(&graph, &answer)?;
+        crate::memtrace::end("validation");
+        Some(verified)
     } else {
+        None
+    };
+    if let Some(p) = dump {
+        kernel.dump(&answer, p)?;
+        files::write_ids_sidecar(p, &graph.meta().ids, graph.num_vertices())?;
+    }
+    let report = Report {
+        kernel: K::NAME,
+        scale: graph.scale(),
+        edgefactor: graph.edgefactor(),
+        vertices: graph.num_vertices(),
+        edges: graph.num_edges(),
+        ranks,
+        threads,
+        partition: partition_name(args.run.partition),
+        generation_time_s: graph.generation_time,
+        construction_time_s: construction,
+        kernel_time_s: K::kernel_time(&answer).as_secs_f64(),
+        validated,
+        trustees: crate::runtime::trustee_reports(),
+        peak_rss_kib_per_rank: crate::runtime::peak_rss_kib_per_rank(),
+        result: kernel.fields(&graph, &answer, verified),
+    };
+    if args.out.json {
+        output::print_json(&report)
+    } else {
+        let human = header(&report, &kernel.setting()) + &kernel.summary(&answer, &report.result);
         output::print_stdout(&human)
     }
+}
+
+/// Inside a Gossamer runtime (all ranks of a rack job join): shards the
+/// graph and runs the kernel on it; returns the construction seconds and
+/// the answer.
+fn in_runtime<K: WholeKernel>(
+    graph: &LoadedGraph,
+    partition: graph_core::PartitionKind,
+    kernel: &K,
+) -> Result<(f64, K::Answer)> {
+    let list = graph.edge_list();
+    let start = Instant::now();
+    crate::memtrace::start();
+    let sharded = ShardedGraph::build_with(&list, partition, graph.meta().directed)?;
+    let construction = start.elapsed().as_secs_f64();
+    crate::memtrace::end("construction");
+    crate::memtrace::start();
+    let answer = kernel.run(&sharded)?;
+    crate::memtrace::end("kernel");
+    Ok((construction, answer))
 }
 
 fn header<T: Serialize>(r: &Report<T>, setting: &str) -> String {
@@ -195,53 +235,57 @@ fn header<T: Serialize>(r: &Report<T>, setting: &str) -> String {
 
 /// Runs the `cc` command.
 pub fn run_cc(args: &CcArgs) -> Result<()> {
-    let s = setup(
-        &args.input,
-        &args.gen,
-        &args.run,
-        args.dump_labels.as_deref(),
-    )?;
-    s.graph.check_kernel("cc", false, false)?;
-    let (ranks, construction, out) = in_runtime(&s, |g| {
+    run(Cc, &args.whole, args.dump_labels.as_deref())
+}
+
+/// Connected components (Afforest).
+#[derive(Clone)]
+struct Cc;
+
+impl WholeKernel for Cc {
+    const NAME: &'static str = "cc";
+    type Answer = ::components::CcOutput;
+    type Verified = ();
+    type Fields = CcResult;
+
+    fn run(&self, g: &ShardedGraph) -> Result<Self::Answer> {
         Ok(::components::cc(g, &::components::CcConfig::default())?)
-    })?;
-    let validated = !args.out.skip_validation;
-    if validated {
-        crate::memtrace::start();
-        ::components::verify_cc(&s.graph.edge_list(), &out.labels).map_err(|e| {
+    }
+
+    fn kernel_time(answer: &Self::Answer) -> Duration {
+        answer.kernel_time
+    }
+
+    fn verify(&self, graph: &LoadedGraph, answer: &Self::Answer) -> Result<()> {
+        ::components::verify_cc(&graph.edge_list(), &answer.labels).map_err(|e| {
             CliError::new(format!("cc: the component labels failed verification: {e}"))
         })?;
-        crate::memtrace::end("validation");
+        Ok(())
     }
-    if let Some(p) = &args.dump_labels {
-        files::write_le(p, &out.labels)?;
-        files::write_ids_sidecar(p, &s.graph.meta().ids, s.graph.num_vertices())?;
+
+    fn dump(&self, answer: &Self::Answer, path: &Path) -> Result<()> {
+        files::write_le(path, &answer.labels)
     }
-    let mut sizes = vec![0u64; out.labels.len()];
-    for &l in &out.labels {
-        sizes[l as usize] += 1;
-    }
-    let report = s.report(
-        "cc",
-        ranks,
-        construction,
-        out.kernel_time,
-        validated,
+
+    fn fields(&self, _: &LoadedGraph, answer: &Self::Answer, _: Option<()>) -> CcResult {
+        let mut sizes = vec![0u64; answer.labels.len()];
+        for &l in &answer.labels {
+            sizes[l as usize] += 1;
+        }
         CcResult {
-            components: out.components,
+            components: answer.components,
             largest_component: sizes.iter().copied().max().unwrap_or(0),
-            sweeps: out.sweeps,
-            records: out.records,
-        },
-    );
-    let human = format!(
-        "{}{} components (largest: {} vertices) after {} linking passes\n",
-        header(&report, ""),
-        report.result.components,
-        report.result.largest_component,
-        report.result.sweeps
-    );
-    print(&args.out, &report, human)
+            sweeps: answer.sweeps,
+            records: answer.records,
+        }
+    }
+
+    fn summary(&self, _: &Self::Answer, r: &CcResult) -> String {
+        format!(
+            "{} components (largest: {} vertices) after {} linking passes\n",
+            r.components, r.largest_component, r.sweeps
+        )
+    }
 }
 
 /// Runs the `pagerank` command.
@@ -253,73 +297,86 @@ pub fn run_pagerank(args: &PageRankArgs) -> Result<()> {
     };
     // Refuse bad settings before generating the graph.
     cfg.check()?;
-    let s = setup(
-        &args.input,
-        &args.gen,
-        &args.run,
-        args.dump_scores.as_deref(),
-    )?;
-    s.graph.check_kernel("pagerank", false, false)?;
-    let (ranks, construction, out) = in_runtime(&s, move |g| Ok(::pagerank::pagerank(g, &cfg)?))?;
-    let validated = !args.out.skip_validation;
-    if validated {
-        crate::memtrace::start();
-        let directed = s.graph.meta().directed;
+    run(PageRank(cfg), &args.whole, args.dump_scores.as_deref())
+}
+
+/// PageRank with its settings.
+#[derive(Clone)]
+struct PageRank(::pagerank::PageRankConfig);
+
+impl WholeKernel for PageRank {
+    const NAME: &'static str = "pagerank";
+    type Answer = ::pagerank::PageRankOutput;
+    type Verified = ();
+    type Fields = PageRankResult;
+
+    fn run(&self, g: &ShardedGraph) -> Result<Self::Answer> {
+        Ok(::pagerank::pagerank(g, &self.0)?)
+    }
+
+    fn kernel_time(answer: &Self::Answer) -> Duration {
+        answer.kernel_time
+    }
+
+    fn verify(&self, graph: &LoadedGraph, answer: &Self::Answer) -> Result<()> {
+        let cfg = &self.0;
+        let directed = graph.meta().directed;
         let residual =
-            ::pagerank::verify_pagerank_as(&s.graph.edge_list(), directed, &out.scores, &cfg)
+            ::pagerank::verify_pagerank_as(&graph.edge_list(), directed, &answer.scores, cfg)
                 .map_err(|e| {
                     CliError::new(format!("pagerank: the scores failed verification: {e}"))
                 })?;
         // One more iteration changes converged scores by at most d x the last
         // residual; more means the scores are not a PageRank iterate.
-        if residual > cfg.damping * out.residual * (1.0 + 1e-9) + 1e-12 {
+        if residual > cfg.damping * answer.residual * (1.0 + 1e-9) + 1e-12 {
             return Err(CliError::new(format!(
                 "pagerank: the scores failed verification: one more iteration changes them by {residual:e}, more than {} x the last residual {:e}",
-                cfg.damping, out.residual
+                cfg.damping, answer.residual
             )));
         }
-        crate::memtrace::end("validation");
+        Ok(())
     }
-    if let Some(p) = &args.dump_scores {
-        files::write_le(p, &out.scores)?;
-        files::write_ids_sidecar(p, &s.graph.meta().ids, s.graph.num_vertices())?;
+
+    fn dump(&self, answer: &Self::Answer, path: &Path) -> Result<()> {
+        files::write_le(path, &answer.scores)
     }
-    let top = top_ten(&out.scores, &s.graph.meta().ids);
-    let report = s.report(
-        "pagerank",
-        ranks,
-        construction,
-        out.kernel_time,
-        validated,
+
+    fn fields(&self, graph: &LoadedGraph, answer: &Self::Answer, _: Option<()>) -> PageRankResult {
         PageRankResult {
-            damping: cfg.damping,
-            max_iterations: cfg.max_iterations,
-            tolerance: cfg.tolerance,
-            iterations: out.iterations,
-            residual: out.residual,
-            records: out.records,
-            top,
-        },
-    );
-    let mut human = format!(
-        "{}{} iterations, last residual {:.3e}{}\ntop vertices:",
-        header(
-            &report,
-            &format!(", damping {}, tolerance {:e}", cfg.damping, cfg.tolerance)
-        ),
-        out.iterations,
-        out.residual,
-        if out.residual < cfg.tolerance {
-            " (converged)"
-        } else {
-            " (iteration cap reached)"
+            damping: self.0.damping,
+            max_iterations: self.0.max_iterations,
+            tolerance: self.0.tolerance,
+            iterations: answer.iterations,
+            residual: answer.residual,
+            records: answer.records,
+            top: top_ten(&answer.scores, &graph.meta().ids),
         }
-    );
-    for (v, x) in &report.result.top {
-        human.push_str(&format!(" {v} ({x:.4e})"));
     }
-    human.push('\n');
-    print(&args.out, &report, human)
+
+    fn setting(&self) -> String {
+        format!(
+            ", damping {}, tolerance {:e}",
+            self.0.damping, self.0.tolerance
+        )
+    }
+
+    fn summary(&self, answer: &Self::Answer, r: &PageRankResult) -> String {
+        let mut human = format!(
+            "{} iterations, last residual {:.3e}{}\ntop vertices:",
+            answer.iterations,
+            answer.residual,
+            if answer.residual < self.0.tolerance {
+                " (converged)"
+            } else {
+                " (iteration cap reached)"
+            }
+        );
+        for (v, x) in &r.top {
+            human.push_str(&format!(" {v} ({x:.4e})"));
+        }
+        human.push('\n');
+        human
+    }
 }
 
 /// The ten highest scores with their vertices (named by the input file's
@@ -344,99 +401,146 @@ pub fn run_bc(args: &BcArgs) -> Result<()> {
             ::bc::MAX_SOURCES
         )));
     }
-    let s = setup(
-        &args.input,
-        &args.gen,
-        &args.run,
-        args.dump_scores.as_deref(),
-    )?;
-    s.graph.check_kernel("bc", false, false)?;
-    let sources = s.graph.choose_roots(&RootChoice {
-        root: None,
-        roots: Some(args.roots),
-        seed: crate::graph::DEFAULT_ROOT_SEED,
-    })?;
-    let src = sources.clone();
-    let (ranks, construction, out) = in_runtime(&s, move |g| Ok(::bc::bc(g, &src)?))?;
-    let validated = !args.out.skip_validation;
-    let directed = s.graph.meta().directed;
-    let max_difference = if validated {
-        Some(
-            ::bc::verify_bc_as(&s.graph.edge_list(), directed, &sources, &out.scores)
-                .map_err(|e| CliError::new(format!("bc: the scores failed verification: {e}")))?,
-        )
-    } else {
-        None
+    let bc = Bc {
+        roots: args.roots,
+        sources: Vec::new(),
     };
-    if let Some(p) = &args.dump_scores {
-        files::write_le(p, &out.scores)?;
-        files::write_ids_sidecar(p, &s.graph.meta().ids, s.graph.num_vertices())?;
+    run(bc, &args.whole, args.dump_scores.as_deref())
+}
+
+/// Betweenness from the first `roots` Graph500 roots (`sources` once the
+/// graph is loaded).
+#[derive(Clone)]
+struct Bc {
+    roots: usize,
+    sources: Vec<u64>,
+}
+
+impl WholeKernel for Bc {
+    const NAME: &'static str = "bc";
+    type Answer = ::bc::BcOutput;
+    /// The largest difference from the sequential reference.
+    type Verified = f64;
+    type Fields = BcResult;
+
+    fn prepare(&mut self, graph: &LoadedGraph) -> Result<()> {
+        self.sources = graph.choose_roots(&RootChoice {
+            root: None,
+            roots: Some(self.roots),
+            seed: crate::args::DEFAULT_ROOT_SEED,
+        })?;
+        Ok(())
     }
-    let ids = &s.graph.meta().ids;
-    let file_ids = |vs: &[u64]| vs.iter().map(|&v| ids.file_id(v)).collect::<Vec<u64>>();
-    let report = s.report(
-        "bc",
-        ranks,
-        construction,
-        out.kernel_time,
-        validated,
+
+    fn run(&self, g: &ShardedGraph) -> Result<Self::Answer> {
+        Ok(::bc::bc(g, &self.sources)?)
+    }
+
+    fn kernel_time(answer: &Self::Answer) -> Duration {
+        answer.kernel_time
+    }
+
+    fn verify(&self, graph: &LoadedGraph, answer: &Self::Answer) -> Result<f64> {
+        let directed = graph.meta().directed;
+        ::bc::verify_bc_as(&graph.edge_list(), directed, &self.sources, &answer.scores)
+            .map_err(|e| CliError::new(format!("bc: the scores failed verification: {e}")))
+    }
+
+    fn dump(&self, answer: &Self::Answer, path: &Path) -> Result<()> {
+        files::write_le(path, &answer.scores)
+    }
+
+    fn fields(
+        &self,
+        graph: &LoadedGraph,
+        answer: &Self::Answer,
+        verified: Option<f64>,
+    ) -> BcResult {
+        let ids = &graph.meta().ids;
         BcResult {
-            sources: file_ids(&out.sources),
-            levels: out.levels.clone(),
-            records: out.records,
-            max_difference,
-            top: top_ten(&out.scores, ids),
-        },
-    );
-    let list = |xs: &[u64]| {
-        xs.iter()
-            .map(|x| x.to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let mut human = format!(
-        "{}sources {} ({} BFS levels)\ntop vertices:",
-        header(&report, &format!(", {} sources", sources.len())),
-        list(&report.result.sources),
-        list(&out.levels.iter().map(|&d| u64::from(d)).collect::<Vec<_>>()),
-    );
-    for (v, x) in &report.result.top {
-        human.push_str(&format!(" {v} ({x:.4})"));
+            sources: answer.sources.iter().map(|&v| ids.file_id(v)).collect(),
+            levels: answer.levels.clone(),
+            records: answer.records,
+            max_difference: verified,
+            top: top_ten(&answer.scores, ids),
+        }
     }
-    human.push('\n');
-    print(&args.out, &report, human)
+
+    fn setting(&self) -> String {
+        format!(", {} sources", self.sources.len())
+    }
+
+    fn summary(&self, answer: &Self::Answer, r: &BcResult) -> String {
+        let list = |xs: &[u64]| {
+            xs.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut human = format!(
+            "sources {} ({} BFS levels)\ntop vertices:",
+            list(&r.sources),
+            list(
+                &answer
+                    .levels
+                    .iter()
+                    .map(|&d| u64::from(d))
+                    .collect::<Vec<_>>()
+            ),
+        );
+        for (v, x) in &r.top {
+            human.push_str(&format!(" {v} ({x:.4})"));
+        }
+        human.push('\n');
+        human
+    }
 }
 
 /// Runs the `tc` command.
 pub fn run_tc(args: &TcArgs) -> Result<()> {
-    let s = setup(&args.input, &args.gen, &args.run, None)?;
-    s.graph.check_kernel("tc", false, false)?;
-    let (ranks, construction, out) = in_runtime(&s, |g| Ok(::tc::tc(g)?))?;
-    let validated = !args.out.skip_validation;
-    if validated {
-        ::tc::verify_tc(&s.graph.edge_list(), out.triangles).map_err(|e| {
+    run(Tc, &args.whole, None)
+}
+
+/// Triangle counting.
+#[derive(Clone)]
+struct Tc;
+
+impl WholeKernel for Tc {
+    const NAME: &'static str = "tc";
+    type Answer = ::tc::TcOutput;
+    type Verified = ();
+    type Fields = TcResult;
+
+    fn run(&self, g: &ShardedGraph) -> Result<Self::Answer> {
+        Ok(::tc::tc(g)?)
+    }
+
+    fn kernel_time(answer: &Self::Answer) -> Duration {
+        answer.kernel_time
+    }
+
+    fn verify(&self, graph: &LoadedGraph, answer: &Self::Answer) -> Result<()> {
+        ::tc::verify_tc(&graph.edge_list(), answer.triangles).map_err(|e| {
             CliError::new(format!("tc: the triangle count failed verification: {e}"))
         })?;
+        Ok(())
     }
-    let report = s.report(
-        "tc",
-        ranks,
-        construction,
-        out.kernel_time,
-        validated,
+
+    fn fields(&self, _: &LoadedGraph, answer: &Self::Answer, _: Option<()>) -> TcResult {
         TcResult {
-            triangles: out.triangles,
-            simple_edges: out.oriented_edges,
-            records: out.records,
-            count_time_s: out.count_time.as_secs_f64(),
-        },
-    );
-    let human = format!(
-        "{}{} triangles ({} edges without self-loops and repeats; counting {:.6} s)\n",
-        header(&report, ""),
-        out.triangles,
-        out.oriented_edges,
-        out.count_time.as_secs_f64()
-    );
-    print(&args.out, &report, human)
+            triangles: answer.triangles,
+            simple_edges: answer.oriented_edges,
+            records: answer.records,
+            count_time_s: answer.count_time.as_secs_f64(),
+        }
+    }
+
+    fn summary(&self, answer: &Self::Answer, _: &TcResult) -> String {
+        format!(
+            "{} triangles ({} edges without self-loops and repeats; counting {:.6} s)\n",
+            answer.triangles,
+            answer.oriented_edges,
+            answer.count_time.as_secs_f64()
+        )
+    }
 }

@@ -46,12 +46,13 @@
 //!
 //! | module | role |
 //! | --- | --- |
-//! | [`adjacency`] | [`Adjacency`]: each trustee's rows renumbered by degree to flat ids (owner lookup, local/remote split, merged parallel edges), prepared once per graph and shared by every kernel; [`LightHeavy`]: the weighted rows split at a bucket width; `prepare_search`, `gather_parents` |
+//! | [`adjacency`] | [`Adjacency`]: each trustee's rows renumbered by degree to flat ids (owner lookup, local/remote split, merged parallel edges), prepared once per graph and shared by every kernel; [`LightHeavy`]: the weighted rows split at a bucket width; `prepare_search`, `gather_parents`. One file per concept: renumbering, flat ids, rows, preparing, the light/heavy split, searches |
 //! | [`filter`] | [`Filter`]: per-vertex upper bounds over flat ids, one per process, that any of its trustees may lower: what a push kernel already sent, so it sends only improvements |
 //! | [`outbox`] | [`Outbox`]: POD records batched per destination, shipped in slot-sized pieces, buffers recycled |
 //! | [`replica`] | [`Replica`]: a dense bitmap or per-vertex array over flat ids, one per process, shared by its trustees and published to other processes |
 //! | [`runtime`] | starting the runtime configured for graph work (the slot size the kernels were measured with) |
 //! | [`source`] | [`Graph500Source`]: the Graph500 generator read slice by slice, for [`ShardedGraph::build_from`](graph_core::sharded::ShardedGraph::build_from) (every trustee generates its own share) |
+//! | [`test_hook!`] | an environment variable read only in builds with the `test-hooks` feature (test builds of the command) |
 //!
 //! Tunables live in each kernel's config struct with measured defaults
 //! (`BfsConfig::{alpha, beta, send_budget}`, `SsspConfig::{delta,
@@ -141,6 +142,8 @@ pub mod replica;
 pub mod runtime;
 pub mod source;
 pub mod tutorial;
+
+mod test_hooks;
 
 pub use adjacency::{Adjacency, LightHeavy};
 pub use driver::{gather, run, Kernel};

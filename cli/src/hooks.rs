@@ -1,0 +1,24 @@
+//! Test hooks: environment variables the integration tests set to reach
+//! paths a real run cannot (a failed validation, a machine too small).
+//! They are read only in test builds: `graph-kernel`'s `test-hooks`
+//! feature, which this package's dev-dependency turns on, so
+//! `cargo test` runs the binary with them and the binary of
+//! `cargo build` / `cargo install` has none (not even their names). To
+//! measure with them (results/memory), build with
+//! `--features graph-kernel/test-hooks`.
+
+// The one place that says where hooks come from.
+use graph_kernel::test_hook as hook;
+
+/// `GOSSAMER_GRAPH_TEST_CORRUPT_ANSWERS=1`: every search's answer is
+/// spoiled before validation, so the tests see how a failed validation is
+/// reported.
+pub fn corrupt_answers() -> bool {
+    hook!("GOSSAMER_GRAPH_TEST_CORRUPT_ANSWERS").is_some_and(|v| v == "1")
+}
+
+/// `GOSSAMER_GRAPH_AVAILABLE_BYTES=N`: the memory check and `plan` see `N`
+/// bytes available instead of this machine's `MemAvailable`.
+pub fn available_bytes() -> Option<u64> {
+    hook!("GOSSAMER_GRAPH_AVAILABLE_BYTES").and_then(|v| v.to_str()?.parse().ok())
+}

@@ -1,0 +1,106 @@
+//! The memory check: this process's place in the job ([`MemoryContext`],
+//! set once in `main`), the estimate for it against the available memory,
+//! and the refusal (with the ranks that would fit) or `--force`'s warning.
+
+use graph_core::memory;
+
+use crate::error::{CliError, Result};
+
+/// What the memory check needs to know about this process: the command
+/// it runs and its place in the job (rank `rank` of `ranks`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryContext {
+    /// The command's memory profile.
+    pub workload: memory::Workload,
+    /// How the command spreads vertices over trustees (ranks' shares of
+    /// the edges follow from it).
+    pub partition: graph_core::PartitionKind,
+    /// This process's rank.
+    pub rank: u32,
+    /// Ranks in the job.
+    pub ranks: u32,
+}
+
+static MEMORY_CONTEXT: std::sync::OnceLock<MemoryContext> = std::sync::OnceLock::new();
+
+/// Sets the memory check's context (once, in `main`, before any graph).
+pub fn set_memory_context(ctx: MemoryContext) {
+    let _ = MEMORY_CONTEXT.set(ctx);
+}
+
+/// The context set in `main`; unset, the largest profile on one rank.
+pub fn memory_context() -> MemoryContext {
+    MEMORY_CONTEXT.get().copied().unwrap_or(MemoryContext {
+        workload: memory::Workload::Graph500,
+        partition: graph_core::PartitionKind::Block,
+        rank: 0,
+        ranks: 1,
+    })
+}
+
+/// Refuses a run whose memory estimate for this rank (see
+/// [`MemoryContext`]), holding `share` of the edges (thousandths of an even
+/// split, see [`memory::Shape::share_permille`]), exceeds the available
+/// memory, before anything large is allocated; with `force`, says on stderr
+/// that it goes ahead anyway. `heaviest` gives the advice's rank count the
+/// real shares of a generated graph (otherwise it allows for 25% skew).
+pub fn check_memory(
+    scale: u32,
+    edgefactor: u32,
+    threads: usize,
+    share: u32,
+    heaviest: Option<&dyn Fn(u32) -> u32>,
+    force: bool,
+) -> Result<()> {
+    let ctx = memory_context();
+    let shape = memory::Shape {
+        share_permille: share,
+        ..memory::Shape::even(
+            scale,
+            edgefactor,
+            ctx.ranks,
+            u32::try_from(threads).unwrap_or(u32::MAX),
+        )
+    };
+    let estimate = memory::estimate_rank(ctx.workload, shape, ctx.rank);
+    let Some(avail) = available_memory() else {
+        return Ok(());
+    };
+    match memory::check_fits(&estimate, avail) {
+        Ok(()) => Ok(()),
+        Err(_) if force => {
+            // One write, so the ranks of a job sharing a terminal do not
+            // interleave their lines.
+            let line = format!(
+                "warning: --force: running although the estimate ({}) for rank {} of {} exceeds the available memory ({})\n",
+                graph_core::alloc::human_bytes(estimate.per_rank_bytes),
+                ctx.rank,
+                ctx.ranks,
+                graph_core::alloc::human_bytes(avail)
+            );
+            let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), line.as_bytes());
+            Ok(())
+        }
+        Err(mut refusal) => {
+            if let Some(h) = heaviest {
+                refusal.ranks_needed = memory::ranks_needed_with(
+                    estimate.workload,
+                    estimate.scale,
+                    estimate.edgefactor,
+                    estimate.threads_per_rank,
+                    avail,
+                    h,
+                );
+            }
+            Err(CliError::new(format!(
+                "{refusal} Pass --force to try anyway."
+            )))
+        }
+    }
+}
+
+/// Available memory: `MemAvailable`, unless a test build's hook says
+/// otherwise ([`crate::hooks::available_bytes`]).
+pub fn available_memory() -> Option<u64> {
+    crate::hooks::available_bytes().or_else(memory::available_memory)
+}

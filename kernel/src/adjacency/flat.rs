@@ -1,0 +1,212 @@
+//! [`Adjacency`]: one trustee's handle on the renumbered graph: flat ids
+//! and their owners (one comparison per trustee), positions, global ids,
+//! and the unweighted [`Rows`] built on first use.
+
+use std::ops::Range;
+use std::sync::{Arc, OnceLock};
+
+use graph_core::{Partition, Shard};
+
+use super::renumber::{bases, Tables};
+use super::rows::Rows;
+
+/// "No vertex" in an array of flat ids (e.g. the parent of an unreached
+/// vertex).
+pub const NO_FLAT: u32 = u32::MAX;
+
+/// The renumbered adjacency of one trustee; see the module docs.
+#[derive(Debug)]
+pub struct Adjacency {
+    partition: Partition,
+    me: u32,
+    /// First flat id of each trustee (multiples of 64), then the total.
+    base: Vec<u32>,
+    /// Own vertices: flat ids `lo..lo + n`.
+    lo: u32,
+    pub(super) n: u32,
+    /// Every trustee's positions and the flat-id map (one copy per
+    /// process, shared by its trustees).
+    pub(super) tables: Arc<Tables>,
+    /// `order[v]`: original local index of own position `v`.
+    pub(super) order: Vec<u32>,
+    /// The unweighted rows, built on first use.
+    rows: OnceLock<Rows>,
+    /// Directed graphs: the in-edge rows, built on first use.
+    in_rows: OnceLock<Rows>,
+    key: u64,
+}
+
+impl Adjacency {
+    /// Builds the rows of `shard` once every trustee's positions (`rank`) are
+    /// known.
+    pub(super) fn build(shard: &Shard, tables: Arc<Tables>, key: u64) -> Self {
+        let p = *shard.partition();
+        let me = shard.trustee();
+        let (base, _) = bases(&p);
+        let n = shard.num_local_vertices() as usize;
+        let mut order = vec![0u32; n];
+        for (l, &r) in tables.rank[me as usize].iter().enumerate() {
+            order[r as usize] = l as u32;
+        }
+        Adjacency {
+            partition: p,
+            me,
+            lo: base[me as usize],
+            n: n as u32,
+            base,
+            order,
+            tables,
+            rows: OnceLock::new(),
+            in_rows: OnceLock::new(),
+            key,
+        }
+    }
+
+    /// A number that names the graph among those prepared in this process
+    /// (the same on every trustee of the graph): what
+    /// [`Replica`](crate::Replica)s are found by.
+    pub fn key(&self) -> u64 {
+        self.key
+    }
+
+    /// This trustee's words of a bitmap over flat ids.
+    pub fn own_words(&self) -> Range<usize> {
+        let first = (self.lo / 64) as usize;
+        first..first + self.n.div_ceil(64) as usize
+    }
+
+    /// This trustee's words of a per-vertex array over flat ids (one word
+    /// per flat id, e.g. [`Replica::per_vertex`](crate::Replica::per_vertex)):
+    /// its own flat ids.
+    pub fn own_flat(&self) -> Range<usize> {
+        self.lo as usize..(self.lo + self.n) as usize
+    }
+
+    /// The graph's partition.
+    pub fn partition(&self) -> &Partition {
+        &self.partition
+    }
+
+    /// This trustee's index.
+    pub fn me(&self) -> u32 {
+        self.me
+    }
+
+    /// Number of trustees.
+    pub fn num_trustees(&self) -> usize {
+        self.base.len() - 1
+    }
+
+    /// Number of own vertices (positions `0..num_own()`).
+    #[inline]
+    pub fn num_own(&self) -> u32 {
+        self.n
+    }
+
+    /// Number of flat ids (all trustees, with the padding to 64): the length
+    /// of an array indexed by flat id.
+    #[inline]
+    pub fn num_flat(&self) -> u32 {
+        self.base[self.base.len() - 1]
+    }
+
+    /// First flat id of trustee `o` (a multiple of 64).
+    #[inline(always)]
+    pub fn base(&self, o: usize) -> u32 {
+        self.base[o]
+    }
+
+    /// Flat id of own position `v`.
+    #[inline(always)]
+    pub fn flat(&self, v: u32) -> u32 {
+        self.lo + v
+    }
+
+    /// The own position of flat id `f`, when this trustee owns it.
+    #[inline(always)]
+    pub fn own(&self, f: u32) -> Option<u32> {
+        let v = f.wrapping_sub(self.lo);
+        (v < self.n).then_some(v)
+    }
+
+    /// Owner trustee of flat id `f` (branch-free over the trustees: one
+    /// comparison each).
+    #[inline(always)]
+    pub fn owner_of(&self, f: u32) -> usize {
+        let n = self.base.len() - 1;
+        self.base[1..n].iter().map(|&b| (f >= b) as usize).sum()
+    }
+
+    /// Owner of flat id `f` and its position there.
+    #[inline(always)]
+    pub fn locate(&self, f: u32) -> (usize, u32) {
+        let o = self.owner_of(f);
+        (o, f - self.base[o])
+    }
+
+    /// Position of own local vertex `l` (original local index).
+    #[inline]
+    pub fn position(&self, l: u32) -> u32 {
+        self.tables.rank[self.me as usize][l as usize]
+    }
+
+    /// Original local index of own position `v`.
+    #[inline]
+    pub fn local(&self, v: u32) -> u32 {
+        self.order[v as usize]
+    }
+
+    /// Flat id of global vertex `g`.
+    #[inline]
+    pub fn flat_of(&self, g: u32) -> u32 {
+        let o = self.partition.owner(u64::from(g));
+        self.base[o.trustee as usize] + self.tables.rank[o.trustee as usize][o.local as usize]
+    }
+
+    /// Global id of flat id `f`.
+    #[inline]
+    pub fn global_of(&self, f: u32) -> u32 {
+        self.tables.global_of[f as usize]
+    }
+
+    /// The unweighted rows (see [`Rows`]), built from `shard` (this
+    /// trustee's) the first time any kernel asks. On a directed graph
+    /// ([`Shard::is_directed`]) these are the out-edges.
+    pub fn rows(&self, shard: &Shard) -> &Rows {
+        self.rows.get_or_init(|| match shard.renamed() {
+            None => Rows::build(&self.order, |l| shard.adjacency(l).0, |v| self.flat_of(v)),
+            // Split in place by this adjacency: flat ids already.
+            Some(n) if Arc::ptr_eq(n, &self.tables.global_of) => {
+                Rows::build(&self.order, |l| shard.adjacency(l).0, |f| f)
+            }
+            Some(n) => Rows::build(
+                &self.order,
+                |l| shard.adjacency(l).0,
+                |v| self.flat_of(n[v as usize]),
+            ),
+        })
+    }
+
+    /// The in-edge rows: for each own position, the flat ids of the tails
+    /// of the arcs into it (ascending, parallel arcs merged), from the
+    /// shard's in-edge index, built the first time a kernel asks. On an
+    /// undirected graph every edge goes both ways: these are [`rows`](Self::rows).
+    pub fn in_rows(&self, shard: &Shard) -> &Rows {
+        if !shard.is_directed() {
+            return self.rows(shard);
+        }
+        self.in_rows.get_or_init(|| {
+            Rows::build(&self.order, |l| shard.in_neighbors(l), |v| self.flat_of(v))
+        })
+    }
+
+    /// One value per own vertex by original local index, from a function of
+    /// its position: the order [`ShardedGraph::gather`](graph_core::sharded::ShardedGraph::gather)
+    /// expects.
+    pub fn by_local<T>(&self, at: impl Fn(u32) -> T) -> Vec<T> {
+        self.tables.rank[self.me as usize]
+            .iter()
+            .map(|&r| at(r))
+            .collect()
+    }
+}

@@ -1,0 +1,266 @@
+//! [`LightHeavy`]: the weighted rows of an [`Adjacency`] split at a bucket
+//! width for delta-stepping, in the shard itself or in a copy.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use graph_core::alloc::reserve_or_exit;
+use graph_core::Shard;
+
+use super::flat::Adjacency;
+
+impl Adjacency {
+    /// The weighted rows split at `delta` (see [`LightHeavy`]), on this
+    /// trustee's `shard`. With `in_place` the shard's own arrays become the
+    /// rows ([`Shard::rewrite_rows`]: targets renamed to flat ids, each row
+    /// reordered, nothing dropped), which saves the copy's 8 B per entry;
+    /// the graph must have been marked first
+    /// ([`ShardedGraph::mark_rows_rewritten`](graph_core::sharded::ShardedGraph::mark_rows_rewritten)). A mapped shard (a
+    /// prepared-shard file) cannot be rewritten and gets the copy.
+    pub fn light_heavy(&self, shard: &mut Shard, delta: f32, in_place: bool) -> LightHeavy {
+        let names = self.tables.global_of.clone();
+        let mut spans = Vec::new();
+        reserve_or_exit(&mut spans, self.n as usize, "light/heavy rows");
+        // Renamed before (by a split of this adjacency) means flat already;
+        // another table makes `rewrite_rows` refuse.
+        let rename = shard.renamed().is_none();
+        if in_place
+            && shard.rewrite_rows(names.clone(), |off, t, w| {
+                self.split_rows(off, t, w, delta, rename, &mut spans)
+            })
+        {
+            return LightHeavy {
+                delta,
+                spans,
+                copy: None,
+            };
+        }
+        let (mut t, mut w) = (Vec::new(), Vec::new());
+        reserve_or_exit(&mut t, shard.num_entries() as usize, "weighted adjacency");
+        reserve_or_exit(&mut w, shard.num_entries() as usize, "weighted adjacency");
+        // A shard another split renamed holds flat ids already.
+        let rename = match shard.renamed() {
+            None => {
+                t.extend_from_slice(shard.targets());
+                true
+            }
+            Some(n) if Arc::ptr_eq(n, &names) => {
+                t.extend_from_slice(shard.targets());
+                false
+            }
+            Some(n) => {
+                t.extend(shard.targets().iter().map(|&v| n[v as usize]));
+                true
+            }
+        };
+        w.extend_from_slice(shard.weights());
+        self.split_rows(shard.offsets(), &mut t, &mut w, delta, rename, &mut spans);
+        LightHeavy {
+            delta,
+            spans,
+            copy: Some((t, w)),
+        }
+    }
+
+    /// Orders each own vertex's row (`offsets` by local index) as
+    /// [`LightHeavy`] wants it: unique targets light first, then heavy, both
+    /// ascending by flat id, then the heavier parallel entries. Renames the
+    /// targets from global to flat ids first when `rename`. Pushes one span
+    /// per position.
+    fn split_rows(
+        &self,
+        offsets: &[u64],
+        targets: &mut [u32],
+        weights: &mut [f32],
+        delta: f32,
+        rename: bool,
+        spans: &mut Vec<Span>,
+    ) {
+        let mut row: Vec<(u32, f32)> = Vec::new();
+        let mut rest: Vec<(u32, f32)> = Vec::new();
+        for &l in &self.order {
+            let r = offsets[l as usize] as usize..offsets[l as usize + 1] as usize;
+            row.clear();
+            rest.clear();
+            let (t, w) = (&mut targets[r.clone()], &mut weights[r.clone()]);
+            row.extend(
+                t.iter()
+                    .zip(w.iter())
+                    .map(|(&v, &x)| (if rename { self.flat_of(v) } else { v }, x)),
+            );
+            // By flat id, lightest parallel entry first (the one relaxed).
+            row.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+            let mut unique = 0;
+            for i in 0..row.len() {
+                if unique > 0 && row[unique - 1].0 == row[i].0 {
+                    rest.push(row[i]);
+                } else {
+                    row[unique] = row[i];
+                    unique += 1;
+                }
+            }
+            row.truncate(unique);
+            let span = split_one(&mut row, delta, r.start as u64);
+            row.extend_from_slice(&rest);
+            for (k, &(v, x)) in row.iter().enumerate() {
+                (t[k], w[k]) = (v, x);
+            }
+            spans.push(span);
+        }
+    }
+}
+
+/// Orders `row` (unique flat ids, ascending) light first for `delta`,
+/// both parts ascending, and returns its span starting at `start`.
+fn split_one(row: &mut [(u32, f32)], delta: f32, start: u64) -> Span {
+    // Stable: both parts keep their ascending order.
+    row.sort_by_key(|e| e.1 > delta);
+    let light = row.partition_point(|e| e.1 <= delta);
+    Span {
+        start,
+        light: light as u32,
+        heavy: (row.len() - light) as u32,
+    }
+}
+
+/// The rows of an [`Adjacency`] with weights, as delta-stepping relaxes
+/// them in its two phases: each own position's row holds its distinct
+/// targets (flat ids, the lightest of parallel edges), *light* ones
+/// (`w <= delta`) first, then *heavy* ones, both parts ascending by flat id;
+/// the heavier parallel entries follow, kept only so the rows still hold
+/// every input entry. A kernel owns its split (it depends on its Δ) and
+/// re-splits when Δ changes.
+///
+/// The rows live in the trustee's shard itself when it was split in place
+/// (`in_place` of [`Adjacency::light_heavy`]: the shard's arrays, renamed
+/// and reordered row by row), or in a copy of them otherwise; either way
+/// read them through [`arrays`](Self::arrays) with this trustee's shard.
+/// Rows stay where the shard has them (by original local index); a span
+/// per position (16 B) points at each.
+///
+/// ```
+/// use graph_core::sharded::ShardedGraph;
+/// use graph_kernel::adjacency;
+/// let list = graph_core::EdgeList::from_edges(3, vec![
+///     graph_core::PackedEdge::new(0, 1, 0.75),
+///     graph_core::PackedEdge::new(0, 2, 0.25),
+///     graph_core::PackedEdge::new(0, 2, 0.5), // parallel: the lighter one is relaxed
+/// ]).unwrap();
+/// let rows = gossamer::main(1, move || {
+///     let g = ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
+///     g.mark_rows_rewritten("this example");
+///     g.on_trustees(|mut ctx| {
+///         adjacency::prepare(&mut ctx);
+///         ctx.local.apply_returning(|s| {
+///             let a = adjacency::shared(s).unwrap();
+///             let lh = a.light_heavy(s.shard_mut(), 0.5, true);
+///             let v = a.position(0);
+///             let (_, w) = lh.arrays(s.shard());
+///             let ws = |r: std::ops::Range<usize>| w[r].to_vec();
+///             let merged = a.rows(s.shard()).entries_merged();
+///             (ws(lh.light(v)), ws(lh.heavy(v)), merged, s.shard().degree(0))
+///         })
+///     })
+/// });
+/// // The parallel edge was merged at both of its ends, and the shard still
+/// // holds all three entries of vertex 0.
+/// assert_eq!(rows[0], (vec![0.25], vec![0.75], 2, 3));
+/// ```
+#[derive(Debug)]
+pub struct LightHeavy {
+    delta: f32,
+    /// Row of each position.
+    spans: Vec<Span>,
+    /// The rows, when not in the shard: targets and weights.
+    copy: Option<(Vec<u32>, Vec<f32>)>,
+}
+
+/// Where one position's row is: `light` entries from `start`, then `heavy`.
+#[derive(Clone, Copy, Debug)]
+struct Span {
+    start: u64,
+    light: u32,
+    heavy: u32,
+}
+
+impl LightHeavy {
+    /// The Δ of the split.
+    pub fn delta(&self) -> f32 {
+        self.delta
+    }
+
+    /// Whether the rows live in the shard (split in place).
+    pub fn in_shard(&self) -> bool {
+        self.copy.is_none()
+    }
+
+    /// Orders every row light first for bucket width `delta` (both parts
+    /// ascending by flat id). `shard` is this trustee's, the one the split
+    /// was made on.
+    pub fn resplit(&mut self, shard: &mut Shard, delta: f32) {
+        let spans = &mut self.spans;
+        let mut row: Vec<(u32, f32)> = Vec::new();
+        let mut again = |t: &mut [u32], w: &mut [f32]| {
+            for s in spans.iter_mut() {
+                let r =
+                    s.start as usize..(s.start + u64::from(s.light) + u64::from(s.heavy)) as usize;
+                row.clear();
+                row.extend(
+                    t[r.clone()]
+                        .iter()
+                        .copied()
+                        .zip(w[r.clone()].iter().copied()),
+                );
+                row.sort_unstable_by_key(|e| e.0);
+                *s = split_one(&mut row, delta, s.start);
+                for (k, &(v, x)) in row.iter().enumerate() {
+                    (t[r.start + k], w[r.start + k]) = (v, x);
+                }
+            }
+        };
+        match &mut self.copy {
+            Some((t, w)) => again(t, w),
+            None => {
+                let names = shard.renamed().expect("split in place").clone();
+                let done = shard.rewrite_rows(names, |_, t, w| again(t, w));
+                debug_assert!(done, "a shard split in place can be rewritten again");
+            }
+        }
+        self.delta = delta;
+    }
+
+    /// Every row's targets (flat ids) and weights: index them with
+    /// [`light`](Self::light) and [`heavy`](Self::heavy). `shard` is this
+    /// trustee's, the one the split was made on.
+    #[inline(always)]
+    pub fn arrays<'a>(&'a self, shard: &'a Shard) -> (&'a [u32], &'a [f32]) {
+        match &self.copy {
+            Some((t, w)) => (t, w),
+            None => (shard.targets(), shard.weights()),
+        }
+    }
+
+    /// Light entries of position `v`.
+    #[inline(always)]
+    pub fn light(&self, v: u32) -> Range<usize> {
+        let s = self.spans[v as usize];
+        s.start as usize..s.start as usize + s.light as usize
+    }
+
+    /// Heavy entries of position `v`.
+    #[inline(always)]
+    pub fn heavy(&self, v: u32) -> Range<usize> {
+        let s = self.spans[v as usize];
+        let a = s.start as usize + s.light as usize;
+        a..a + s.heavy as usize
+    }
+
+    /// Heap bytes of the split (the spans, and the copy when there is one).
+    pub fn heap_bytes(&self) -> u64 {
+        let copy = self
+            .copy
+            .as_ref()
+            .map_or(0, |(t, w)| 4 * (t.capacity() + w.capacity()));
+        (self.spans.capacity() * std::mem::size_of::<Span>() + copy) as u64
+    }
+}

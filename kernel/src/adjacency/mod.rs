@@ -1,0 +1,102 @@
+//! [`Adjacency`]: a kernel-ready copy of one trustee's adjacency, renumbered
+//! by degree, prepared once per graph and shared by every kernel that runs on
+//! it; [`LightHeavy`], the weighted rows split at a bucket width for
+//! delta-stepping.
+//!
+//! # Flat ids
+//!
+//! A [`Shard`](graph_core::Shard) names neighbours by global id, so every edge a kernel follows
+//! would cost a partition lookup (a division for a block partition) to find
+//! the neighbour's owner and its index there. The prepared adjacency renames
+//! every vertex once, to a *flat id*:
+//!
+//! - each trustee orders its own vertices by decreasing degree (ties by local
+//!   index); a vertex's place in that order is its *position* at its owner;
+//! - trustee `o`'s vertex at position `r` has flat id `base(o) + r`, where
+//!   the bases are cumulative vertex counts rounded up to multiples of 64, so
+//!   each trustee's vertices fill whole words of a bitmap over flat ids (what
+//!   [`Replica`](crate::Replica) exchanges) and the owner of a flat id is one
+//!   comparison per trustee ([`owner_of`](Adjacency::owner_of)).
+//!
+//! On a directed graph the rows are the out-edges (what the shard's rows
+//! hold) and [`Adjacency::in_rows`] gives the in-edges, built the same way
+//! from the shard's in-edge index when a kernel pulls along them.
+//!
+//! [`Rows`] are in position order, their targets are flat ids sorted
+//! ascending with parallel edges merged (the count merged stays available for
+//! statistics: [`entries_merged`](Rows::entries_merged); TEPS count the
+//! input edges, through the validator, not these rows). They are built the
+//! first time a kernel asks ([`Adjacency::rows`]), so a kernel that uses only
+//! its weighted rows ([`LightHeavy`], split inside the shard or in a copy)
+//! does not pay their memory. Hubs come first in every row and their
+//! per-vertex state shares a few cache lines, which is where most edges of a
+//! Kronecker graph lead.
+//!
+//! A kernel works on positions (its per-vertex arrays are indexed by them),
+//! turns a flat id into "mine, at position `v`" with
+//! [`own`](Adjacency::own) or into `(owner, position there)` with
+//! [`locate`](Adjacency::locate), and hands results back by original local
+//! index with [`by_local`](Adjacency::by_local) (what
+//! [`ShardedGraph::gather`](graph_core::sharded::ShardedGraph::gather) wants),
+//! flat ids back as global ids with [`global_of`](Adjacency::global_of).
+//!
+//! # Preparing
+//!
+//! [`prepare`] is collective (every trustee's fiber calls it, as the first
+//! step of a kernel): each trustee sends its positions to every other one as
+//! POD slices; the first trustee of each process files them, and the
+//! process's trustees then share one copy of the renumbering tables (every
+//! trustee's positions and the flat-id map, 8 B per vertex of the whole
+//! graph: once per rank, not once per trustee). It does the work only the
+//! first time on a graph; later calls (any kernel) find the adjacency in
+//! place. Kernels take a shared handle with [`shared`] and keep it in their
+//! own state.
+//!
+//! ```
+//! use graph_core::sharded::ShardedGraph;
+//! use graph_kernel::adjacency;
+//! let list = graph_kernel::doc::path(5); // 0-1-2-3-4
+//! let rows = gossamer::main(2, move || {
+//!     let g = ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
+//!     g.on_trustees(|mut ctx| {
+//!         adjacency::prepare(&mut ctx);
+//!         ctx.local.apply_returning(|s| {
+//!             let a = adjacency::shared(s).expect("prepared");
+//!             let rows = a.rows(s.shard());
+//!             // Each row, by position, as global ids.
+//!             (0..a.num_own())
+//!                 .map(|v| rows.row(v).iter().map(|&f| a.global_of(f)).collect::<Vec<u32>>())
+//!                 .collect::<Vec<_>>()
+//!         })
+//!     })
+//! });
+//! // Trustee 0 owns 0, 1, 2: vertices 1 and 2 (degree 2) come before 0
+//! // (degree 1), so their flat ids are 1 -> 0, 2 -> 1, 0 -> 2; rows are in
+//! // flat order (vertex 1's row lists 2 before 0).
+//! assert_eq!(rows[0], [vec![2, 0], vec![1, 3], vec![1]]);
+//! assert_eq!(rows[1], [vec![2, 4], vec![3]]);
+//! ```
+//!
+//! # The parts
+//!
+//! | file | holds |
+//! | --- | --- |
+//! | `renumber.rs` | positions by degree, flat-id bases, the tables a process's trustees share |
+//! | `flat.rs` | [`Adjacency`]: flat ids, owner lookup, positions, global ids; [`NO_FLAT`] |
+//! | `rows.rs` | [`Rows`]: the unweighted rows, merged; [`simple_lists`] |
+//! | `prepare.rs` | [`prepare`], [`shared`]: the collective renumbering, once per graph |
+//! | `light_heavy.rs` | [`LightHeavy`]: the weighted rows split at Δ |
+//! | `search.rs` | [`prepare_search`], [`gather_parents`]: one search's set-up and its parents |
+
+mod flat;
+mod light_heavy;
+mod prepare;
+mod renumber;
+mod rows;
+mod search;
+
+pub use flat::{Adjacency, NO_FLAT};
+pub use light_heavy::LightHeavy;
+pub use prepare::{prepare, shared};
+pub use rows::{simple_lists, Rows};
+pub use search::{gather_parents, prepare_search};
