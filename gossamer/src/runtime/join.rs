@@ -1,0 +1,87 @@
+//! [`JoinHandle`]: waiting for a fiber's result.
+
+use super::context::blocking_point;
+use super::ids::WorkerId;
+use crate::worker::worker;
+use std::panic::resume_unwind;
+use std::sync::{Arc, Mutex};
+
+pub(super) struct JoinInner<R> {
+    pub(super) result: Option<std::thread::Result<R>>,
+    pub(super) waiter: Option<(usize, usize)>,
+}
+
+/// Owned permission to wait for a fiber's result.
+pub struct JoinHandle<R> {
+    pub(super) state: Arc<Mutex<JoinInner<R>>>,
+    pub(super) worker: WorkerId,
+}
+
+impl<R: Send + 'static> JoinHandle<R> {
+    /// A handle whose result is delivered later by calling the returned closure (on
+    /// a worker of this process).
+    pub(crate) fn pending(target: WorkerId) -> (Self, impl FnOnce(R) + 'static) {
+        let state = Arc::new(Mutex::new(JoinInner {
+            result: None,
+            waiter: None,
+        }));
+        let st = state.clone();
+        let complete = move |v: R| {
+            let waiter = {
+                let mut g = st.lock().unwrap_or_else(|p| p.into_inner());
+                g.result = Some(Ok(v));
+                g.waiter.take()
+            };
+            if let Some((wid, fid)) = waiter {
+                let me = worker("join wake-up");
+                if wid == me.id {
+                    me.wake(fid);
+                } else {
+                    me.shared.post(wid, |ib| ib.wakes.push(fid));
+                }
+            }
+        };
+        (
+            JoinHandle {
+                state,
+                worker: target,
+            },
+            complete,
+        )
+    }
+}
+
+impl<R> JoinHandle<R> {
+    /// The worker the fiber runs on.
+    pub fn worker(&self) -> WorkerId {
+        self.worker
+    }
+    /// True once the fiber has finished.
+    pub fn is_finished(&self) -> bool {
+        self.state
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .result
+            .is_some()
+    }
+    /// Suspends the calling fiber (only) until the fiber finishes; returns its value.
+    ///
+    /// A panic in the fiber ends the whole run (other fibers may be waiting on
+    /// it): the runtime stops and `run` returns [`Error::DelegatedPanic`] with
+    /// the panic message. If this join is reached first, the panic is resumed
+    /// here.
+    pub fn join(self) -> R {
+        let w = blocking_point("join");
+        let mut g = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        if g.result.is_none() {
+            g.waiter = Some((w.id, w.current_fiber()));
+            drop(g);
+            w.park();
+            g = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        }
+        match g.result.take().expect("joined fiber has a result") {
+            Ok(v) => v,
+            Err(p) => resume_unwind(p),
+        }
+    }
+}

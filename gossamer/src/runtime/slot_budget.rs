@@ -1,0 +1,146 @@
+//! How big the request slots are, and whether their memory fits: the slot-size
+//! rule of a rack run ([`rack_slot_size`]) and the memory check of a job's slots.
+
+/// Largest number of workers in one runtime (slot memory grows with its square).
+pub const MAX_THREADS: usize = 1024;
+
+/// The largest slot [`rack_slot_size`] picks (and the one a host-sized job gets).
+pub const RACK_MAX_SLOT_BYTES: usize = 64 << 10;
+/// The smallest slot [`rack_slot_size`] picks (the one-process default).
+pub const RACK_MIN_SLOT_BYTES: usize = 1 << 10;
+/// Slot memory [`rack_slot_size`] allows per rank.
+pub const RACK_SLOT_BUDGET_BYTES: usize = 256 << 20;
+
+/// The slot size a rack run gets unless [`Builder::slot_size`] sets one, for
+/// `threads` workers per rank and `workers` in the whole job:
+/// [`RACK_MAX_SLOT_BYTES`] unless that would take more than
+/// [`RACK_SLOT_BUDGET_BYTES`] per rank. Each rank holds `2 x threads x
+/// workers` slots (its rows of the request and response squares), so on large
+/// racks the size shrinks, in powers of two (rounded up, so up to twice the
+/// budget), never below [`RACK_MIN_SLOT_BYTES`].
+///
+/// Why large: a pair has one request slot and one batch in flight, and a
+/// request bigger than the slot travels in slot-sized pieces, each answered
+/// before the next is written (one round trip per piece). With 1 KiB slots a
+/// 4 KiB request took five round trips and never shared a batch; with 64 KiB
+/// slots it is one record among up to fifteen in one batch. Only the used
+/// tail of a slot is copied, so small requests do not pay for the size.
+///
+/// ```
+/// use gossamer::rack_slot_size;
+/// assert_eq!(rack_slot_size(1, 2), 64 << 10);
+/// assert_eq!(rack_slot_size(32, 256), 16 << 10); // 8 hosts x 32 threads
+/// assert_eq!(rack_slot_size(1024, 1024), 1 << 10);
+/// ```
+pub fn rack_slot_size(threads: usize, workers: usize) -> usize {
+    let per_rank_slots = 2 * threads.max(1) * workers.max(1);
+    (RACK_SLOT_BUDGET_BYTES / per_rank_slots)
+        .clamp(RACK_MIN_SLOT_BYTES, RACK_MAX_SLOT_BYTES)
+        .next_power_of_two()
+        .min(RACK_MAX_SLOT_BYTES)
+}
+
+/// Bytes of request and response slots that `ranks` ranks of `threads`
+/// workers each need together: two squares of `n x n` slots, `n` = all
+/// workers. On one host (one process, or ranks started by the built-in
+/// launcher) all of it is this host's memory; in the shared-memory transport
+/// it is the size of the one shared region.
+pub fn slot_memory_bytes(threads: usize, ranks: usize, slot_size: usize) -> u128 {
+    let n = threads as u128 * ranks as u128;
+    2 * n * n * slot_size as u128
+}
+
+/// Refuses, with the numbers, a job whose slot memory on this host
+/// ([`slot_memory_bytes`]) would not fit in the memory available here
+/// (`MemAvailable`), or, for several ranks, in the free space of `/dev/shm`
+/// that the shared-memory transport maps. Call it before starting anything:
+/// the built-in launcher's caller before it starts the ranks.
+pub fn check_slot_memory(threads: usize, ranks: usize, slot_size: usize) -> Result<(), String> {
+    let need = slot_memory_bytes(threads, ranks, slot_size);
+    let workers = threads as u128 * ranks as u128;
+    let what = || {
+        format!(
+            "{ranks} rank(s) x {threads} thread(s) = {workers} workers need 2 x {workers} x \
+             {workers} request/response slots of {slot_size} bytes = {}",
+            show_bytes(need)
+        )
+    };
+    let advice = "slot memory grows with the square of the worker count: use fewer ranks or \
+                  threads (one rank per host, one thread per core is the intended shape)";
+    if let Some(avail) = mem_available() {
+        if need > avail as u128 {
+            return Err(format!(
+                "{}, but only {} of memory is available here (MemAvailable); {advice}",
+                what(),
+                show_bytes(avail as u128)
+            ));
+        }
+    }
+    if ranks > 1 {
+        if let Some(free) = shm_free() {
+            if need > free as u128 {
+                return Err(format!(
+                    "{}, but /dev/shm has only {} free for the shared-memory transport; {advice}",
+                    what(),
+                    show_bytes(free as u128)
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn show_bytes(b: u128) -> String {
+    const GIB: f64 = (1u64 << 30) as f64;
+    const MIB: f64 = (1u64 << 20) as f64;
+    let f = b as f64;
+    if f >= GIB {
+        format!("{:.1} GiB", f / GIB)
+    } else {
+        format!("{:.1} MiB", f / MIB)
+    }
+}
+
+fn mem_available() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kb.checked_mul(1024)
+}
+
+fn shm_free() -> Option<u64> {
+    // SAFETY: an all-zero statvfs is a valid value to be filled in.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: the path is a NUL-terminated literal and `st` is a valid place
+    // for the result; statvfs writes nothing else.
+    let rc = unsafe { libc::statvfs(c"/dev/shm".as_ptr(), &mut st) };
+    (rc == 0).then(|| (st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::Runtime;
+
+    #[test]
+    fn slot_memory_that_cannot_fit_is_refused_with_the_numbers() {
+        // The issue's case: 1000 ranks x 1 thread with 64 KiB slots.
+        assert_eq!(
+            super::slot_memory_bytes(1, 1000, 64 << 10),
+            2 * 1000 * 1000 * 65536
+        );
+        let e = super::check_slot_memory(1, 1000, 64 << 10).unwrap_err();
+        assert!(
+            e.contains("1000 rank(s) x 1 thread(s) = 1000 workers"),
+            "{e}"
+        );
+        assert!(e.contains("122.1 GiB"), "{e}");
+        assert!(e.contains("use fewer ranks or threads"), "{e}");
+        // A normal job fits.
+        super::check_slot_memory(2, 2, 64 << 10).unwrap();
+        // And the builder refuses a one-process square that cannot fit.
+        let big = Runtime::builder().threads(MAX_THREADS).slot_size(16 << 20);
+        let e = big.validate().unwrap_err().to_string();
+        assert!(e.contains("MemAvailable"), "{e}");
+    }
+}
