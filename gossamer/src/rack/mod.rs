@@ -15,7 +15,7 @@
 //! | `control` | bootstrap through rank 0, heartbeats, fate sharing, termination |
 //! | `launch` | the built-in launcher for N ranks on this host |
 
-mod control;
+mod bootstrap;
 mod env;
 mod image;
 mod launch;
@@ -30,7 +30,7 @@ pub use env::RankEnv;
 pub use launch::{launch_local, launch_local_with_hint, LaunchError};
 pub use shm::remove_job_files;
 
-pub(crate) use control::run_rank;
+pub(crate) use bootstrap::run_rank;
 pub(crate) use env::from_process as env_from_process;
 pub(crate) use image::disable_aslr;
 
