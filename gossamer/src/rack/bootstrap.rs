@@ -1,4 +1,4 @@
-//! Bootstrap through rank 0, then heartbeats, fate sharing and termination.
+//! Bootstrap through rank 0, and setting up this rank's slots and transport.
 //!
 //! Bootstrap (every connection starts with the mutual token handshake, see `wire`):
 //! 1. rank 0 listens on the coordinator address (and, for shm, creates the region);
@@ -9,45 +9,27 @@
 //!    said hello it sends `Table` (shm path, data addresses);
 //! 4. every rank maps the region / opens its tcp links and answers `Mapped`;
 //! 5. rank 0 unlinks the region file (everyone has it mapped now) and sends `Go`.
-//!
-//! Running: rank 0 and each other rank exchange `Heartbeat`s every second over the
-//! control connection; silence for 10 s or a closed connection means the peer is
-//! gone. A rank that fails reports `Failed`; rank 0 turns any failure into `Abort`
-//! for everyone, so all ranks stop with an error naming the failed rank.
-//!
-//! Termination: when `gsm_main` returned on rank 0, rank 0 asks every rank for a
-//! quiescence snapshot (all workers idle, activity sum) twice; two identical rounds
-//! of all-idle snapshots mean no request is in flight anywhere (a client with a
-//! request out is not idle), so it sends `Stop`; ranks stop, answer `Done` and exit.
 
+use super::fate::leaf;
 use super::image::{text_bounds, Identity};
 use super::shm::{path_for, sweep_stale, ShmRegion, Unlink};
 use super::slots::{Layout, LocalRows, RackSlots};
+use super::termination::root;
 use super::wire::{self, Msg};
 use super::{tcp, Alarm, RankEnv, TransportKind};
 use crate::park::Parking;
-use crate::runtime::{finish, join_workers, main_body, Builder, Error};
+use crate::runtime::{Builder, Error};
 use crate::transport::Transport;
 use crate::worker::{Fate, Placement, Shared};
 use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-const HEARTBEAT: Duration = Duration::from_millis(500);
-
-/// How often rank 0 looks for quiescence once the main function returned.
-const QUIESCENCE_POLL: Duration = Duration::from_micros(200);
-
-/// How long rank 0's termination loop sleeps while the main function runs
-/// (it is unparked when it returns).
-const MAIN_WAIT: Duration = Duration::from_millis(20);
-const SILENCE: Duration = Duration::from_secs(10);
 /// Runtime id of a rack run (every rank has the same, so trusts travel).
 const RACK_RT: u64 = 0x5ac0_0000_0000_0001;
 
-fn rack_err(m: impl Into<String>) -> Error {
+pub(super) fn rack_err(m: impl Into<String>) -> Error {
     Error::Rack(m.into())
 }
 
@@ -631,221 +613,6 @@ fn exchange_rdma(
             }
         }
     }
-}
-
-type Writer = Arc<Mutex<TcpStream>>;
-
-fn send_to(w: &Writer, m: &Msg) -> std::io::Result<()> {
-    wire::send(&mut *w.lock().unwrap_or_else(|p| p.into_inner()), m)
-}
-
-fn heartbeats(writers: Vec<Writer>, alarm: Arc<Alarm>) {
-    let _ = std::thread::Builder::new()
-        .name("gossamer-heartbeat".into())
-        .spawn(move || loop {
-            std::thread::sleep(HEARTBEAT);
-            if alarm.closing.load(Ordering::SeqCst) {
-                return;
-            }
-            for w in &writers {
-                let _ = send_to(w, &Msg::Heartbeat);
-            }
-        });
-}
-
-fn leaf(b: Builder, env: RankEnv, shared: Arc<Shared>, alarm: Arc<Alarm>, s: TcpStream) -> ! {
-    let reader = s.try_clone();
-    let w: Writer = Arc::new(Mutex::new(s));
-    heartbeats(vec![w.clone()], alarm.clone());
-    if let Ok(mut r) = reader {
-        let (shared, alarm, w) = (shared.clone(), alarm.clone(), w.clone());
-        let _ = r.set_read_timeout(Some(SILENCE));
-        let _ = std::thread::Builder::new()
-            .name("gossamer-control".into())
-            .spawn(move || loop {
-                match wire::recv(&mut r) {
-                    Ok(Msg::Heartbeat) => {}
-                    Ok(Msg::Query(id)) => {
-                        let _ = send_to(&w, &Msg::Quiescent(id, shared.quiescent()));
-                    }
-                    Ok(Msg::Stop) => {
-                        alarm.closing.store(true, Ordering::SeqCst);
-                        shared.stop.store(true, Ordering::SeqCst);
-                        shared.wake_all();
-                        return;
-                    }
-                    Ok(Msg::Abort { rank, cause }) => {
-                        return alarm.fail(format!("gossamer: rank {rank} failed: {cause}"));
-                    }
-                    Ok(m) => {
-                        return alarm.fail(format!(
-                            "gossamer: rank 0 failed: unexpected control message {m:?}"
-                        ))
-                    }
-                    Err(e) => {
-                        return alarm.fail(format!(
-                            "gossamer: rank 0 failed: lost the control connection to it ({e}); the \
-                             process exited, was killed, or its host is unreachable"
-                        ))
-                    }
-                }
-            });
-    }
-    let handles = match b.start_workers(&shared, None) {
-        Ok(h) => h,
-        Err(e) => {
-            let _ = send_to(&w, &Msg::Failed(e.to_string()));
-            eprintln!("gossamer: rank {}: {e}", env.rank);
-            std::process::exit(1);
-        }
-    };
-    join_workers(&shared, handles);
-    if let Some(m) = shared.poison_message() {
-        let _ = send_to(&w, &Msg::Failed(m.clone()));
-        eprintln!("gossamer: rank {} stopped: {m}", env.rank);
-        std::process::exit(1);
-    }
-    let _ = send_to(&w, &Msg::Done);
-    std::process::exit(0);
-}
-
-fn root<R: Send + 'static>(
-    b: Builder,
-    env: RankEnv,
-    shared: Arc<Shared>,
-    alarm: Arc<Alarm>,
-    streams: Vec<Option<TcpStream>>,
-    gsm_main: impl FnOnce() -> R + Send + 'static,
-) -> Result<R, Error> {
-    let size = env.size;
-    let mut writers: Vec<Option<Writer>> = Vec::with_capacity(size);
-    let done: Arc<Vec<AtomicBool>> = Arc::new((0..size).map(|_| AtomicBool::new(false)).collect());
-    let (tx, rx) = mpsc::channel::<(usize, u64, Option<u64>)>();
-    let all_writers: Arc<Mutex<Vec<Writer>>> = Arc::new(Mutex::new(Vec::new()));
-    for (r, s) in streams.into_iter().enumerate() {
-        let Some(s) = s else {
-            writers.push(None);
-            continue;
-        };
-        let mut rd = s.try_clone().map_err(|e| rack_err(e.to_string()))?;
-        let w: Writer = Arc::new(Mutex::new(s));
-        writers.push(Some(w.clone()));
-        all_writers.lock().unwrap().push(w);
-        let (alarm, done, tx, all) = (alarm.clone(), done.clone(), tx.clone(), all_writers.clone());
-        let _ = rd.set_read_timeout(Some(SILENCE));
-        let _ = std::thread::Builder::new()
-            .name(format!("gossamer-control{r}"))
-            .spawn(move || {
-                let cause = loop {
-                    match wire::recv(&mut rd) {
-                        Ok(Msg::Heartbeat) => {}
-                        Ok(Msg::Quiescent(id, q)) => {
-                            let _ = tx.send((r, id, q));
-                        }
-                        Ok(Msg::Done) => {
-                            done[r].store(true, Ordering::SeqCst);
-                            return;
-                        }
-                        Ok(Msg::Failed(m)) => break m,
-                        Ok(m) => break format!("sent an unexpected control message {m:?}"),
-                        Err(e) => {
-                            if alarm.closing.load(Ordering::SeqCst) && done[r].load(Ordering::SeqCst) {
-                                return;
-                            }
-                            break format!(
-                                "lost its control connection ({e}): the process exited, was killed, \
-                                 or its host is unreachable"
-                            );
-                        }
-                    }
-                };
-                if alarm.closing.load(Ordering::SeqCst) {
-                    return;
-                }
-                let abort = Msg::Abort { rank: r as u32, cause: cause.clone() };
-                for w in all.lock().unwrap_or_else(|p| p.into_inner()).iter() {
-                    let _ = send_to(w, &abort);
-                }
-                alarm.fail(format!("gossamer: rank {r} failed: {cause}"));
-            });
-    }
-    drop(tx);
-    heartbeats(writers.iter().flatten().cloned().collect(), alarm.clone());
-
-    let (body, result) = main_body(&shared, gsm_main);
-    let _ = shared.main_waiter.set(std::thread::current());
-    let handles = b.start_workers(&shared, Some(body))?;
-
-    // Termination detection (see the module docs).
-    let mut query = 0u64;
-    let round = |query: &mut u64| -> Option<Vec<u64>> {
-        *query += 1;
-        for w in writers.iter().flatten() {
-            let _ = send_to(w, &Msg::Query(*query));
-        }
-        let mut snap: Vec<Option<Option<u64>>> = vec![None; size];
-        snap[0] = Some(shared.quiescent());
-        let deadline = Instant::now() + Duration::from_secs(2);
-        while snap.iter().skip(1).any(|s| s.is_none()) {
-            let left = deadline.checked_duration_since(Instant::now())?;
-            match rx.recv_timeout(left) {
-                Ok((r, id, q)) if id == *query => snap[r] = Some(q),
-                Ok(_) => {}
-                Err(_) => return None,
-            }
-        }
-        snap.into_iter()
-            .map(|s| s.flatten())
-            .collect::<Option<Vec<u64>>>()
-    };
-    loop {
-        if shared.fate.failed() {
-            break;
-        }
-        if shared.main_done.load(Ordering::SeqCst) && shared.quiescent().is_some() {
-            if let Some(a) = round(&mut query) {
-                if let Some(b2) = round(&mut query) {
-                    if a == b2 {
-                        alarm.closing.store(true, Ordering::SeqCst);
-                        for w in writers.iter().flatten() {
-                            let _ = send_to(w, &Msg::Stop);
-                        }
-                        shared.stop.store(true, Ordering::SeqCst);
-                        shared.wake_all();
-                        break;
-                    }
-                }
-            }
-        }
-        if shared.main_done.load(Ordering::SeqCst) {
-            std::thread::sleep(QUIESCENCE_POLL);
-        } else {
-            // Until the main function returns there is nothing to detect:
-            // sleep until it says so (failures are seen within MAIN_WAIT).
-            // Polling here every 200 us woke this thread 5000 times a second
-            // on worker 0's core, a context switch each: 2 ranks x 1 thread
-            // lost 10-15% of their SSSP speed to it.
-            std::thread::park_timeout(MAIN_WAIT);
-        }
-    }
-    join_workers(&shared, handles);
-    if let Some(m) = shared.poison_message() {
-        // A failure here (not reported by a peer): tell everyone.
-        let abort = Msg::Abort {
-            rank: 0,
-            cause: m.clone(),
-        };
-        for w in writers.iter().flatten() {
-            let _ = send_to(w, &abort);
-        }
-        return finish(&shared, &result);
-    }
-    // Wait (bounded) for every rank to finish cleanly.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while (1..size).any(|r| !done[r].load(Ordering::SeqCst)) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    finish(&shared, &result)
 }
 
 #[cfg(test)]
