@@ -12,16 +12,6 @@ use std::sync::{Arc, OnceLock};
 use std::thread::Thread;
 use std::time::Duration;
 
-/// Longest sleep before a worker looks around again by itself.
-const NAP: Duration = Duration::from_millis(1);
-
-/// The same on a crowded host (more workers than cores), where every worker
-/// that wakes for nothing takes a turn of a core from one with work: with 256
-/// workers on 2 cores, 1 ms naps were 256 000 wake-ups a second. Writers wake
-/// a sleeper, so the nap is only a safety net (not for RDMA, whose writers
-/// cannot: its short nap stays).
-const CROWDED_NAP: Duration = Duration::from_millis(20);
-
 enum Words {
     Local(Vec<AtomicU32>),
     /// `n` words in a mapping kept alive by `_keep`.
@@ -34,7 +24,11 @@ enum Words {
 /// Sleeping words and thread handles of every worker (indexed by global worker id).
 pub(crate) struct Parking {
     n: usize,
+    /// Longest sleep before a worker looks around again by itself
+    /// ([`Config::nap`](crate::Config::nap)).
     nap: Duration,
+    /// The same on a crowded host ([`Config::crowded_nap`](crate::Config::crowded_nap)).
+    crowded_nap: Duration,
     threads: Vec<OnceLock<Thread>>,
     words: Words,
 }
@@ -46,17 +40,14 @@ unsafe impl Send for Parking {}
 unsafe impl Sync for Parking {}
 
 impl Parking {
-    /// Sleeping words in process memory.
-    pub(crate) fn local(n: usize) -> Self {
-        Self::local_with_nap(n, NAP)
-    }
-
-    /// Sleeping words in process memory; a sleeper naps at most `nap` (short for
-    /// transports whose writers cannot wake it, like RDMA).
-    pub(crate) fn local_with_nap(n: usize, nap: Duration) -> Self {
+    /// Sleeping words in process memory; a sleeper naps at most `nap`, or
+    /// `crowded_nap` on a crowded host (both short for transports whose writers
+    /// cannot wake it, like RDMA).
+    pub(crate) fn local(n: usize, nap: Duration, crowded_nap: Duration) -> Self {
         Parking {
             n,
             nap,
+            crowded_nap,
             threads: (0..n).map(|_| OnceLock::new()).collect(),
             words: Words::Local((0..n).map(|_| AtomicU32::new(0)).collect()),
         }
@@ -72,10 +63,13 @@ impl Parking {
         n: usize,
         base: *const AtomicU32,
         keep: Arc<dyn Send + Sync>,
+        nap: Duration,
+        crowded_nap: Duration,
     ) -> Self {
         Parking {
             n,
-            nap: NAP,
+            nap,
+            crowded_nap,
             threads: (0..n).map(|_| OnceLock::new()).collect(),
             words: Words::Shared { base, _keep: keep },
         }
@@ -129,15 +123,11 @@ impl Parking {
         }
     }
 
-    /// Puts worker `w` (the calling thread) to sleep for at most a millisecond
-    /// (20 on a `crowded` host) unless `has_work()` says there is something to
-    /// do after the sleeping word is set.
+    /// Puts worker `w` (the calling thread) to sleep for at most the nap (the
+    /// crowded nap on a `crowded` host) unless `has_work()` says there is
+    /// something to do after the sleeping word is set.
     pub(crate) fn sleep(&self, w: usize, crowded: bool, has_work: impl FnOnce() -> bool) {
-        let nap = if crowded && self.nap >= NAP {
-            CROWDED_NAP
-        } else {
-            self.nap
-        };
+        let nap = if crowded { self.crowded_nap } else { self.nap };
         let word = self.word(w);
         word.store(1, Ordering::SeqCst);
         fence(Ordering::SeqCst);
@@ -183,7 +173,8 @@ mod tests {
 
     #[test]
     fn wake_reaches_a_sleeping_thread() {
-        let p = Arc::new(Parking::local(2));
+        let c = crate::Config::default();
+        let p = Arc::new(Parking::local(2, c.nap, c.crowded_nap));
         let p2 = p.clone();
         let h = std::thread::spawn(move || {
             p2.register(1);
@@ -202,8 +193,9 @@ mod tests {
     fn futex_words_wait_and_wake() {
         let words: Arc<Vec<AtomicU32>> = Arc::new((0..2).map(|_| AtomicU32::new(0)).collect());
         let base = words.as_ptr();
+        let c = crate::Config::default();
         // SAFETY: two zeroed atomics kept alive by `words`.
-        let p = Arc::new(unsafe { Parking::shared(2, base, words.clone()) });
+        let p = Arc::new(unsafe { Parking::shared(2, base, words.clone(), c.nap, c.crowded_nap) });
         let p2 = p.clone();
         let h = std::thread::spawn(move || p2.sleep(0, false, || false));
         p.wake(0);

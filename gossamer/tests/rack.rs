@@ -268,6 +268,18 @@ fn slow_join(t: TransportKind) {
     let _ = b.run(|| 0u64);
 }
 
+/// The counter scenario with the collective fanout from `TEST_FANOUT` (the
+/// default without it): ranks that differ must be refused at bootstrap.
+fn fanout(t: TransportKind) {
+    let b = builder(t);
+    let mut c = b.get_config().clone();
+    if let Ok(f) = std::env::var("TEST_FANOUT") {
+        c.collective_fanout = f.parse().unwrap();
+    }
+    let out = b.config(c).run(num_workers).unwrap();
+    println!("rank 0 result {out}");
+}
+
 /// Context switches so far of this process's thread named `name`.
 fn switches_of(name: &str) -> Option<u64> {
     for task in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
@@ -335,6 +347,7 @@ rank_tests! {
     rank_forever_shm => forever(TransportKind::Shm);
     rank_slow_join_shm => slow_join(TransportKind::Shm);
     rank_quiet_shm => quiet(TransportKind::Shm);
+    rank_fanout_shm => fanout(TransportKind::Shm);
 }
 
 #[test]
@@ -957,6 +970,36 @@ fn a_rank_running_a_different_binary_is_refused() {
         t1.contains("rank 0 refused to start") && t1.contains("different binary"),
         "{t1}"
     );
+    assert!(shm_files_of_job(&job).is_empty());
+}
+
+#[test]
+fn ranks_with_different_collective_trees_are_refused_naming_the_field() {
+    if is_rank() {
+        return;
+    }
+    let coord = free_port();
+    let job = format!("fanout-{}", std::process::id());
+    let r0 = spawn_rank("rank_fanout_shm", 0, 2, &coord, &job, &[]);
+    let r1 = spawn_rank(
+        "rank_fanout_shm",
+        1,
+        2,
+        &coord,
+        &job,
+        &[("TEST_FANOUT", "8")],
+    );
+    let (c0, t0) = finish(r0);
+    let (c1, t1) = finish(r1);
+    assert_ne!(c0, 0, "{t0}");
+    assert_ne!(c1, 0, "{t1}");
+    assert!(
+        t0.contains(
+            "rank 1 has gossamer::Config collective_fanout = 8, rank 0 has collective_fanout = 16"
+        ),
+        "{t0}"
+    );
+    assert!(t1.contains("rank 0 refused to start"), "{t1}");
     assert!(shm_files_of_job(&job).is_empty());
 }
 

@@ -12,13 +12,16 @@
 
 use super::fate::leaf;
 use super::image::{text_bounds, Identity};
+use super::layout::Layout;
 use super::shm::{path_for, sweep_stale, ShmRegion, Unlink};
-use super::slots::{Layout, LocalRows, RackSlots};
+use super::slots::{LocalRows, RackSlots};
+use super::tcp::{self, Waits};
 use super::termination::root;
 use super::wire::{self, Msg};
-use super::{tcp, Alarm, RankEnv, TransportKind};
+use super::{Alarm, RankEnv, TransportKind};
+use crate::config::Config;
 use crate::park::Parking;
-use crate::runtime::{Builder, Error};
+use crate::runtime::Error;
 use crate::transport::Transport;
 use crate::worker::{Fate, Placement, Shared};
 use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
@@ -62,12 +65,12 @@ struct Joined {
 /// The table's shm path when the region is the launcher's unnamed memfd.
 const MEMFD: &str = "memfd:GOSSAMER_SHM_FD";
 
-fn hello(env: &RankEnv, b: &Builder, kind: TransportKind, data_addr: String) -> Msg {
+fn hello(env: &RankEnv, c: &Config, kind: TransportKind, data_addr: String) -> Msg {
     Msg::Hello {
         rank: env.rank as u32,
         size: env.size as u32,
-        threads: b.threads as u32,
-        slot_size: b.slot_size as u32,
+        threads: c.threads as u32,
+        slot_size: c.effective_slot_size(env.size) as u32,
         transport: kind.name().into(),
         identity: Identity::current(),
         data_addr,
@@ -76,6 +79,7 @@ fn hello(env: &RankEnv, b: &Builder, kind: TransportKind, data_addr: String) -> 
             .skip(1)
             .map(|a| a.to_string_lossy().into_owned())
             .collect(),
+        agreed: c.must_agree(),
     }
 }
 
@@ -97,6 +101,31 @@ fn args_differ(r: usize, mine: &[String], theirs: &[String]) -> Option<String> {
     ))
 }
 
+/// Says which field of the shared configuration differs (see
+/// [`Config::must_agree`]).
+fn config_differs(
+    r: usize,
+    mine: &[(String, u64)],
+    theirs: &[(String, u64)],
+) -> Result<(), String> {
+    for ((name, a), (name2, b)) in mine.iter().zip(theirs) {
+        if name != name2 || a != b {
+            return Err(format!(
+                "rank {r} has gossamer::Config {name2} = {b}, rank 0 has {name} = {a}: every \
+                 rank must use the same value (it shapes what ranks exchange)"
+            ));
+        }
+    }
+    if mine.len() != theirs.len() {
+        return Err(format!(
+            "rank {r} shares {} gossamer::Config fields, rank 0 shares {}",
+            theirs.len(),
+            mine.len()
+        ));
+    }
+    Ok(())
+}
+
 /// Checks a hello against rank 0's own; the message says what differs.
 fn check_hello(mine: &Msg, theirs: &Msg, joined: &[bool]) -> Result<usize, String> {
     let (
@@ -107,6 +136,7 @@ fn check_hello(mine: &Msg, theirs: &Msg, joined: &[bool]) -> Result<usize, Strin
             transport,
             identity,
             args,
+            agreed,
             ..
         },
         Msg::Hello {
@@ -117,6 +147,7 @@ fn check_hello(mine: &Msg, theirs: &Msg, joined: &[bool]) -> Result<usize, Strin
             transport: tr2,
             identity: id2,
             args: a2,
+            agreed: ag2,
             ..
         },
     ) = (mine, theirs)
@@ -146,6 +177,7 @@ fn check_hello(mine: &Msg, theirs: &Msg, joined: &[bool]) -> Result<usize, Strin
     same("threads", threads.to_string(), t2.to_string())?;
     same("slot size", slot_size.to_string(), ss2.to_string())?;
     same("transport", transport.clone(), tr2.clone())?;
+    config_differs(r, agreed, ag2)?;
     identity.check_peer(r, id2)?;
     Ok(r)
 }
@@ -211,7 +243,7 @@ fn adopt_listener(fd: i32, addr: SocketAddr) -> Result<TcpListener, Error> {
 
 fn join_root(
     env: &RankEnv,
-    b: &Builder,
+    c: &Config,
     kind: TransportKind,
     layout: Layout,
 ) -> Result<Joined, Error> {
@@ -243,7 +275,7 @@ fn join_root(
         }
         rack_err(m)
     };
-    let mine = hello(env, b, kind, my_data.clone());
+    let mine = hello(env, c, kind, my_data.clone());
     let mut streams: Vec<Option<TcpStream>> = (0..env.size).map(|_| None).collect();
     let mut joined = vec![false; env.size];
     joined[0] = true;
@@ -311,7 +343,7 @@ fn data_listener(
     Ok((Some(l), a.to_string()))
 }
 
-fn join_leaf(env: &RankEnv, b: &Builder, kind: TransportKind) -> Result<Joined, Error> {
+fn join_leaf(env: &RankEnv, c: &Config, kind: TransportKind) -> Result<Joined, Error> {
     let addr = resolve(&env.coordinator)?;
     let (rank, join_timeout) = (env.rank, env.join_timeout);
     let secs = join_timeout.as_secs();
@@ -367,7 +399,7 @@ fn join_leaf(env: &RankEnv, b: &Builder, kind: TransportKind) -> Result<Joined, 
     };
     let local_ip = s.local_addr().map_err(|e| rack_err(e.to_string()))?.ip();
     let (data_listener, my_data) = data_listener(kind, local_ip)?;
-    wire::send(&mut s, &hello(env, b, kind, my_data)).map_err(|e| rack_err(e.to_string()))?;
+    wire::send(&mut s, &hello(env, c, kind, my_data)).map_err(|e| rack_err(e.to_string()))?;
     // Rank 0 answers once every rank joined: give it its own timeout and some more.
     let _ = s.set_read_timeout(Some(join_timeout + Duration::from_secs(10)));
     match wire::recv(&mut s) {
@@ -403,13 +435,15 @@ fn join_leaf(env: &RankEnv, b: &Builder, kind: TransportKind) -> Result<Joined, 
     }
 }
 
-/// Runs this rank of a rack job (see [`Builder::run`]).
+/// Runs this rank of a rack job (see [`Builder::run`](crate::Builder::run)) with
+/// `c` (its slot size resolved) over `transport` (default shm).
 pub(crate) fn run_rank<R: Send + 'static>(
-    b: Builder,
+    c: Config,
+    transport: Option<TransportKind>,
     env: RankEnv,
     gsm_main: impl FnOnce() -> R + Send + 'static,
 ) -> Result<R, Error> {
-    let kind = b.transport.unwrap_or(TransportKind::Shm);
+    let kind = transport.unwrap_or(TransportKind::Shm);
     match kind {
         TransportKind::Local => {
             return Err(Error::Config(format!(
@@ -427,22 +461,23 @@ pub(crate) fn run_rank<R: Send + 'static>(
         }
         _ => {}
     }
-    let t = b.threads;
+    let t = c.threads;
     let n = t * env.size;
     let layout = Layout {
         t,
         n,
-        size: b.slot_size,
+        size: c.effective_slot_size(env.size),
+        marks: c.marks_wanted(n),
     };
     let mut j = if env.rank == 0 {
-        let j = join_root(&env, &b, kind, layout);
+        let j = join_root(&env, &c, kind, layout);
         // Every rank has read the job secret (or the job failed): remove its file.
         if let Some(p) = &env.token_file {
             let _ = std::fs::remove_file(p);
         }
         j?
     } else {
-        join_leaf(&env, &b, kind)?
+        join_leaf(&env, &c, kind)?
     };
     let fate = Arc::new(Fate::default());
 
@@ -480,27 +515,34 @@ pub(crate) fn run_rank<R: Send + 'static>(
                     .collect();
                 (
                     RackSlots::new(layout, env.rank, regions, None, region.clone()),
-                    Parking::shared(n, base as *const AtomicU32, region.clone()),
+                    Parking::shared(
+                        n,
+                        base as *const AtomicU32,
+                        region.clone(),
+                        c.nap,
+                        c.crowded_nap,
+                    ),
                 )
             };
             let parking = Arc::new(parking);
-            let alarm = Arc::new(Alarm::new(fate.clone(), parking.clone()));
+            let alarm = Arc::new(Alarm::new(fate.clone(), parking.clone(), c.watchdog));
             (Box::new(slots), parking, alarm)
         }
         #[cfg(feature = "rdma")]
         TransportKind::Rdma => {
-            let setup = super::rdma::setup(layout, env.rank, env.size).map_err(rack_err)?;
+            let setup = super::rdma::setup(layout, env.rank, env.size, c.rdma_signal_every)
+                .map_err(rack_err)?;
             let infos = exchange_rdma(&mut j.ctl, env.size, t, setup.info())?;
             // Remote writers cannot wake a sleeping worker: nap briefly.
-            let parking = Arc::new(Parking::local_with_nap(n, Duration::from_micros(50)));
-            let alarm = Arc::new(Alarm::new(fate.clone(), parking.clone()));
+            let parking = Arc::new(Parking::local(n, c.rdma_nap, c.rdma_nap));
+            let alarm = Arc::new(Alarm::new(fate.clone(), parking.clone(), c.watchdog));
             let slots = setup.connect(&infos, alarm.clone()).map_err(rack_err)?;
             (Box::new(slots), parking, alarm)
         }
         _ => {
             let rows = Arc::new(LocalRows::new(layout.region_bytes()));
-            let parking = Arc::new(Parking::local(n));
-            let alarm = Arc::new(Alarm::new(fate.clone(), parking.clone()));
+            let parking = Arc::new(Parking::local(n, c.nap, c.crowded_nap));
+            let alarm = Arc::new(Alarm::new(fate.clone(), parking.clone(), c.watchdog));
             let listener = j
                 .data_listener
                 .take()
@@ -515,6 +557,7 @@ pub(crate) fn run_rank<R: Send + 'static>(
                 rows.base(),
                 rows.clone(),
                 alarm.clone(),
+                Waits::of(&c),
             )
             .map_err(rack_err)?;
             let mut regions = vec![std::ptr::null_mut(); env.size];
@@ -563,14 +606,15 @@ pub(crate) fn run_rank<R: Send + 'static>(
     let shared = Arc::new(Shared::with(
         RACK_RT,
         place,
-        b.slot_size,
+        layout.size,
         transport,
         parking,
         fate,
+        c,
     ));
     match j.ctl {
-        Ctl::Root(streams) => root(b, env, shared, alarm, streams, gsm_main),
-        Ctl::Leaf(s) => leaf(b, env, shared, alarm, s),
+        Ctl::Root(streams) => root(env, shared, alarm, streams, gsm_main),
+        Ctl::Leaf(s) => leaf(env, shared, alarm, s),
     }
 }
 
@@ -638,6 +682,7 @@ mod tests {
             data_addr: String::new(),
             pid: 1,
             args: args.iter().map(|a| a.to_string()).collect(),
+            agreed: Config::default().must_agree(),
         }
     }
 
@@ -675,5 +720,32 @@ mod tests {
         );
         let e = check_hello(&me, &h_args(3, 2, "shm", 100, &["x"]), &joined).unwrap_err();
         assert!(e.contains("from argument 2 on"), "{e}");
+    }
+
+    #[test]
+    fn ranks_must_share_the_config_fields_that_shape_the_exchange() {
+        let me = h(0, 2, "shm", 100);
+        let joined = [true, false, false, false];
+        let mut theirs = h(1, 2, "shm", 100);
+        let Msg::Hello { agreed, .. } = &mut theirs else {
+            unreachable!()
+        };
+        let c = Config {
+            collective_fanout: 8,
+            ..Config::default()
+        };
+        *agreed = c.must_agree();
+        assert_eq!(
+            check_hello(&me, &theirs, &joined).unwrap_err(),
+            "rank 1 has gossamer::Config collective_fanout = 8, rank 0 has collective_fanout = \
+             16: every rank must use the same value (it shapes what ranks exchange)"
+        );
+        // The slot size is compared by itself, and named.
+        let Msg::Hello { slot_size, .. } = &mut theirs else {
+            unreachable!()
+        };
+        *slot_size = 4096;
+        let e = check_hello(&me, &theirs, &joined).unwrap_err();
+        assert!(e.contains("slot size 4096, rank 0 has 1024"), "{e}");
     }
 }

@@ -1,23 +1,21 @@
 //! Fate sharing: heartbeats on the control connections, the failure alarm, and a
 //! non-zero rank's control thread (rank 0's failures and `Stop` reach it there).
 //!
-//! Running: rank 0 and each other rank exchange `Heartbeat`s every second over the
-//! control connection; silence for 10 s or a closed connection means the peer is
-//! gone. A rank that fails reports `Failed`; rank 0 turns any failure into `Abort`
+//! Running: rank 0 and each other rank exchange `Heartbeat`s every
+//! [`Config::heartbeat`](crate::Config::heartbeat) (500 ms) over the control
+//! connection; silence for [`Config::silence`](crate::Config::silence) (10 s) or a
+//! closed connection means the peer is gone. A rank that fails reports `Failed`; rank 0 turns any failure into `Abort`
 //! for everyone, so all ranks stop with an error naming the failed rank.
 
 use super::wire::{self, Msg};
 use super::RankEnv;
 use crate::park::Parking;
-use crate::runtime::{join_workers, Builder};
+use crate::runtime::{join_workers, start_workers};
 use crate::worker::{Fate, Shared};
 use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
-
-pub(super) const HEARTBEAT: Duration = Duration::from_millis(500);
-pub(super) const SILENCE: Duration = Duration::from_secs(10);
 
 pub(super) type Writer = Arc<Mutex<TcpStream>>;
 
@@ -25,11 +23,12 @@ pub(super) fn send_to(w: &Writer, m: &Msg) -> std::io::Result<()> {
     wire::send(&mut *w.lock().unwrap_or_else(|p| p.into_inner()), m)
 }
 
-pub(super) fn heartbeats(writers: Vec<Writer>, alarm: Arc<Alarm>) {
+/// Sends a heartbeat on every writer each `every` until the run stops cleanly.
+pub(super) fn heartbeats(writers: Vec<Writer>, alarm: Arc<Alarm>, every: Duration) {
     let _ = std::thread::Builder::new()
         .name("gossamer-heartbeat".into())
         .spawn(move || loop {
-            std::thread::sleep(HEARTBEAT);
+            std::thread::sleep(every);
             if alarm.closing.load(Ordering::SeqCst) {
                 return;
             }
@@ -39,19 +38,15 @@ pub(super) fn heartbeats(writers: Vec<Writer>, alarm: Arc<Alarm>) {
         });
 }
 
-pub(super) fn leaf(
-    b: Builder,
-    env: RankEnv,
-    shared: Arc<Shared>,
-    alarm: Arc<Alarm>,
-    s: TcpStream,
-) -> ! {
+/// A non-zero rank from `Go` on: heartbeats to rank 0, a control thread that
+/// answers its queries and obeys `Stop` and `Abort`, the workers; then exits.
+pub(super) fn leaf(env: RankEnv, shared: Arc<Shared>, alarm: Arc<Alarm>, s: TcpStream) -> ! {
     let reader = s.try_clone();
     let w: Writer = Arc::new(Mutex::new(s));
-    heartbeats(vec![w.clone()], alarm.clone());
+    heartbeats(vec![w.clone()], alarm.clone(), shared.config.heartbeat);
     if let Ok(mut r) = reader {
         let (shared, alarm, w) = (shared.clone(), alarm.clone(), w.clone());
-        let _ = r.set_read_timeout(Some(SILENCE));
+        let _ = r.set_read_timeout(Some(shared.config.silence));
         let _ = std::thread::Builder::new()
             .name("gossamer-control".into())
             .spawn(move || loop {
@@ -83,7 +78,7 @@ pub(super) fn leaf(
                 }
             });
     }
-    let handles = match b.start_workers(&shared, None) {
+    let handles = match start_workers(&shared, None) {
         Ok(h) => h,
         Err(e) => {
             let _ = send_to(&w, &Msg::Failed(e.to_string()));
@@ -101,24 +96,24 @@ pub(super) fn leaf(
     std::process::exit(0);
 }
 
-/// How long a rank waits after a failure for its workers to stop before it exits
-/// the process by itself.
-const WATCHDOG: Duration = Duration::from_secs(5);
-
 /// Failure reporting shared by a rank's transport threads and control threads.
 pub(crate) struct Alarm {
     pub fate: Arc<Fate>,
     pub parking: Arc<Parking>,
     /// Set once the run is stopping cleanly: closed connections are then expected.
     pub closing: AtomicBool,
+    /// How long a failed rank waits for its workers to stop before it exits the
+    /// process by itself ([`Config::watchdog`](crate::Config::watchdog)).
+    grace: Duration,
     watchdog: OnceLock<()>,
 }
 
 impl Alarm {
-    pub(crate) fn new(fate: Arc<Fate>, parking: Arc<Parking>) -> Self {
+    pub(crate) fn new(fate: Arc<Fate>, parking: Arc<Parking>, grace: Duration) -> Self {
         Alarm {
             fate,
             parking,
+            grace,
             closing: AtomicBool::new(false),
             watchdog: OnceLock::new(),
         }
@@ -133,15 +128,15 @@ impl Alarm {
         self.fate.fail(msg);
         self.parking.wake_all();
         self.watchdog.get_or_init(|| {
-            let fate = self.fate.clone();
+            let (fate, grace) = (self.fate.clone(), self.grace);
             let _ = std::thread::Builder::new()
                 .name("gossamer-watchdog".into())
                 .spawn(move || {
-                    std::thread::sleep(WATCHDOG);
+                    std::thread::sleep(grace);
                     eprintln!(
                         "{} (this rank did not stop by itself within {} s; exiting)",
                         fate.message().unwrap_or_default(),
-                        WATCHDOG.as_secs()
+                        grace.as_secs()
                     );
                     std::process::exit(1);
                 });

@@ -10,6 +10,7 @@
 //! | `env` | rank, size, token and coordinator from the launcher's environment |
 //! | `image` | ASLR off by re-exec, build id + anchor identity, text bounds |
 //! | `wire` | mutual HMAC handshake (token), concurrent acceptor, control messages |
+//! | `layout` | where the slot rows and their marks sit; placing a batch into a slot |
 //! | `slots` | the rack's slot rows (§4.7) and the transport writing into them |
 //! | `shm`, `tcp` | the two transports that run here; `rdma` (feature) for a rack |
 //! | `bootstrap` | joining through rank 0 (hello checks, table), setting up slots and transport |
@@ -22,6 +23,7 @@ mod env;
 mod fate;
 mod image;
 mod launch;
+mod layout;
 #[cfg(feature = "rdma")]
 pub mod rdma;
 mod shm;

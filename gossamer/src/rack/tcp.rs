@@ -27,11 +27,12 @@
 //! A link that closes or sends a malformed frame is reported by the receiver
 //! thread (after a grace period at a clean stop, when peers exit first).
 
-use super::slots::{marks_at, ready, Layout};
+use super::layout::{marks_at, ready, Layout};
 use super::wire::{self, Msg};
 use super::Alarm;
+use crate::config::Config;
 use crate::slot::{data_capacity, Header, HEADER_BYTES, HEADER_SIZE};
-use crate::transport::{marks_wanted, set_mark, Body, Dir};
+use crate::transport::{set_mark, Body, Dir};
 use std::net::{TcpListener, TcpStream};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -40,13 +41,27 @@ use std::time::{Duration, Instant};
 
 const HEAD: usize = 24;
 
-/// How long an armed receiver thread waits in `epoll_wait` before it checks
-/// whether a local worker still sleeps.
-const ARMED_WAIT_MS: i32 = 10;
+/// How long the transport's threads wait, in milliseconds (from [`Config`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Waits {
+    /// How long an armed receiver thread waits in `epoll_wait` before it checks
+    /// whether a local worker still sleeps ([`Config::tcp_armed_wait`]).
+    armed_ms: i32,
+    /// How long a writer whose socket is full waits for it to drain (or for
+    /// input) between attempts ([`Config::tcp_full_wait`]).
+    full_ms: i32,
+}
 
-/// How long a writer whose socket is full waits for it to drain (or for input)
-/// between attempts.
-const FULL_WAIT_MS: i32 = 1;
+impl Waits {
+    /// The waits `c` sets (whole milliseconds, at least 1).
+    pub(crate) fn of(c: &Config) -> Self {
+        let ms = |d: Duration| i32::try_from(d.as_millis()).unwrap_or(i32::MAX).max(1);
+        Waits {
+            armed_ms: ms(c.tcp_armed_wait),
+            full_ms: ms(c.tcp_full_wait),
+        }
+    }
+}
 
 /// How a broken link's reason starts when the peer sent bytes that are no frame.
 const MALFORMED: &str = "malformed frame";
@@ -90,6 +105,7 @@ pub(crate) struct Links {
     epoll: OwnedFd,
     rows: Rows,
     alarm: Arc<Alarm>,
+    waits: Waits,
     /// Whether the receiver thread should read (a local worker sleeps).
     armed: AtomicBool,
     /// The first link failure seen, for the receiver thread to report.
@@ -221,7 +237,7 @@ impl Links {
                         wait_fd(
                             link.s.as_raw_fd(),
                             libc::POLLOUT | libc::POLLIN,
-                            FULL_WAIT_MS,
+                            self.waits.full_ms,
                         );
                     }
                 }
@@ -352,7 +368,7 @@ impl Links {
                 HEADER_BYTES,
             );
             ready(slot, l.size).store(f.seq, Ordering::Release);
-            if marks_wanted(l.n) {
+            if l.marks {
                 set_mark(
                     marks_at(self.rows.0, l.marks_offset(f.dir, f.to % l.t), &l),
                     f.from,
@@ -392,7 +408,12 @@ impl Links {
             }
             // SAFETY: `epoll` is an open epoll descriptor; `evs` has room for 16.
             let k = unsafe {
-                libc::epoll_wait(self.epoll.as_raw_fd(), evs.as_mut_ptr(), 16, ARMED_WAIT_MS)
+                libc::epoll_wait(
+                    self.epoll.as_raw_fd(),
+                    evs.as_mut_ptr(),
+                    16,
+                    self.waits.armed_ms,
+                )
             };
             for ev in evs.iter().take(k.max(0) as usize) {
                 self.drain_link(ev.u64 as usize, true);
@@ -456,6 +477,7 @@ pub(crate) fn connect(
     rows: *mut u8,
     keep: Arc<dyn Send + Sync>,
     alarm: Arc<Alarm>,
+    waits: Waits,
 ) -> Result<Arc<Links>, String> {
     let size = addrs.len();
     let deadline = Instant::now() + timeout;
@@ -503,11 +525,12 @@ pub(crate) fn connect(
             }
         }
     }
-    link_up(rank, layout, streams, rows, keep, alarm, true)
+    link_up(rank, layout, streams, rows, keep, alarm, waits, true)
 }
 
 /// Builds the links over connected `streams` (indexed by peer rank) and, when
 /// `receiver`, starts the receiver thread.
+#[allow(clippy::too_many_arguments)]
 fn link_up(
     rank: usize,
     layout: Layout,
@@ -515,6 +538,7 @@ fn link_up(
     rows: *mut u8,
     keep: Arc<dyn Send + Sync>,
     alarm: Arc<Alarm>,
+    waits: Waits,
     receiver: bool,
 ) -> Result<Arc<Links>, String> {
     let size = streams.len();
@@ -574,6 +598,7 @@ fn link_up(
         epoll,
         rows: Rows(rows),
         alarm,
+        waits,
         armed: AtomicBool::new(false),
         broken: Mutex::new(None),
         wait: Condvar::new(),
@@ -611,9 +636,15 @@ mod tests {
         s: TcpStream,
         receiver: bool,
     ) -> (Arc<Links>, Arc<LocalRows>, Arc<Alarm>) {
-        let layout = Layout { t: 1, n: 2, size };
-        let parking = Arc::new(Parking::local(2));
-        let alarm = Arc::new(Alarm::new(Arc::new(Fate::default()), parking));
+        let layout = Layout {
+            t: 1,
+            n: 2,
+            size,
+            marks: false,
+        };
+        let c = Config::default();
+        let parking = Arc::new(Parking::local(2, c.nap, c.crowded_nap));
+        let alarm = Arc::new(Alarm::new(Arc::new(Fate::default()), parking, c.watchdog));
         let rows = Arc::new(LocalRows::new(layout.region_bytes()));
         let mut streams = vec![None, None];
         streams[1 - rank] = Some(s);
@@ -624,6 +655,7 @@ mod tests {
             rows.base(),
             rows.clone(),
             alarm.clone(),
+            Waits::of(&Config::default()),
             receiver,
         )
         .unwrap();
@@ -641,7 +673,12 @@ mod tests {
     /// The slot `dir` of worker 1 written by worker 0 at rank 1: (ready word,
     /// the last `len` body bytes, the header bytes).
     fn slot(rows: &LocalRows, size: usize, dir: Dir, len: usize) -> (u64, Vec<u8>, Vec<u8>) {
-        let l = Layout { t: 1, n: 2, size };
+        let l = Layout {
+            t: 1,
+            n: 2,
+            size,
+            marks: false,
+        };
         let cap = data_capacity(size);
         // SAFETY: the slot lies inside the rows, which `rows` keeps alive; the test
         // reads it while nothing writes.
@@ -789,6 +826,7 @@ mod tests {
             t: 2,
             n: 6,
             size: 256,
+            marks: false,
         };
         // rank 1 (workers 2,3) receives from rank 2 (workers 4,5)
         let ok = head(Dir::Response, 5, 3, 64, 9);

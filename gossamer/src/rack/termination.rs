@@ -4,11 +4,10 @@
 //! of all-idle snapshots mean no request is in flight anywhere (a client with a
 //! request out is not idle), so it sends `Stop`; ranks stop, answer `Done` and exit.
 
-use super::bootstrap::rack_err;
-use super::fate::{heartbeats, send_to, Alarm, Writer, SILENCE};
+use super::fate::{heartbeats, send_to, Alarm, Writer};
 use super::wire::{self, Msg};
 use super::RankEnv;
-use crate::runtime::{finish, join_workers, main_body, Builder, Error};
+use crate::runtime::{finish, join_workers, main_body, start_workers, Error};
 use crate::worker::Shared;
 use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,15 +15,10 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// How often rank 0 looks for quiescence once the main function returned.
-const QUIESCENCE_POLL: Duration = Duration::from_micros(200);
-
-/// How long rank 0's termination loop sleeps while the main function runs
-/// (it is unparked when it returns).
-const MAIN_WAIT: Duration = Duration::from_millis(20);
-
+/// Rank 0 from `Go` on: a control thread per other rank (failures become `Abort`
+/// for everyone), heartbeats, the workers with the main fiber, and the
+/// termination loop; returns the main function's value (or the run's failure).
 pub(super) fn root<R: Send + 'static>(
-    b: Builder,
     env: RankEnv,
     shared: Arc<Shared>,
     alarm: Arc<Alarm>,
@@ -41,12 +35,12 @@ pub(super) fn root<R: Send + 'static>(
             writers.push(None);
             continue;
         };
-        let mut rd = s.try_clone().map_err(|e| rack_err(e.to_string()))?;
+        let mut rd = s.try_clone().map_err(|e| Error::Rack(e.to_string()))?;
         let w: Writer = Arc::new(Mutex::new(s));
         writers.push(Some(w.clone()));
         all_writers.lock().unwrap().push(w);
         let (alarm, done, tx, all) = (alarm.clone(), done.clone(), tx.clone(), all_writers.clone());
-        let _ = rd.set_read_timeout(Some(SILENCE));
+        let _ = rd.set_read_timeout(Some(shared.config.silence));
         let _ = std::thread::Builder::new()
             .name(format!("gossamer-control{r}"))
             .spawn(move || {
@@ -84,11 +78,15 @@ pub(super) fn root<R: Send + 'static>(
             });
     }
     drop(tx);
-    heartbeats(writers.iter().flatten().cloned().collect(), alarm.clone());
+    heartbeats(
+        writers.iter().flatten().cloned().collect(),
+        alarm.clone(),
+        shared.config.heartbeat,
+    );
 
     let (body, result) = main_body(&shared, gsm_main);
     let _ = shared.main_waiter.set(std::thread::current());
-    let handles = b.start_workers(&shared, Some(body))?;
+    let handles = start_workers(&shared, Some(body))?;
 
     // Termination detection (see the module docs).
     let mut query = 0u64;
@@ -132,14 +130,14 @@ pub(super) fn root<R: Send + 'static>(
             }
         }
         if shared.main_done.load(Ordering::SeqCst) {
-            std::thread::sleep(QUIESCENCE_POLL);
+            std::thread::sleep(shared.config.quiescence_poll);
         } else {
             // Until the main function returns there is nothing to detect:
-            // sleep until it says so (failures are seen within MAIN_WAIT).
+            // sleep until it says so (failures are seen within `main_wait`).
             // Polling here every 200 us woke this thread 5000 times a second
             // on worker 0's core, a context switch each: 2 ranks x 1 thread
             // lost 10-15% of their SSSP speed to it.
-            std::thread::park_timeout(MAIN_WAIT);
+            std::thread::park_timeout(shared.config.main_wait);
         }
     }
     join_workers(&shared, handles);

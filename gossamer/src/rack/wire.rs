@@ -61,6 +61,8 @@ pub(crate) enum Msg {
         /// The program's arguments (without `argv[0]`): every rank must be started
         /// with the same.
         args: Vec<String>,
+        /// The configuration every rank must share ([`Config::must_agree`](crate::Config::must_agree)).
+        agreed: Vec<(String, u64)>,
     },
     /// Rank 0 refuses to start the job.
     Refused(String),
@@ -497,6 +499,7 @@ mod tests {
                 data_addr: "10.0.0.3:4000".into(),
                 pid: 42,
                 args: vec!["sssp".into(), "--scale".into(), "12".into()],
+                agreed: vec![("collective_fanout".into(), 16)],
             },
             Msg::Table {
                 shm_path: Some("/dev/shm/x".into()),

@@ -1,13 +1,13 @@
 //! [`Runtime`] and its [`Builder`]: configuring, validating and running a runtime
 //! (in one process, or as one rank of a rack run), and [`main`].
 
-use super::affinity::{allowed_cpus, first_cpu_slot, pin_to};
 use super::ids::Error;
-use super::slot_budget::{check_slot_memory, rack_slot_size, MAX_THREADS};
-use super::start::{finish, join_workers, main_body};
+use super::slot_budget::{check_slot_memory, MAX_THREADS};
+use super::start::{finish, join_workers, main_body, start_workers};
+use crate::config::Config;
 use crate::rack::{RankEnv, TransportKind};
 use crate::slot;
-use crate::worker::{Shared, Worker};
+use crate::worker::Shared;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -15,15 +15,12 @@ use std::sync::Arc;
 pub struct Runtime;
 
 impl Runtime {
-    /// A builder with the defaults: 1 thread, 1024-byte slots in one process
-    /// ([`rack_slot_size`] in a rack run), pinned threads, 256 KiB fiber stacks.
+    /// A builder with the defaults ([`Config::default`]): 1 thread, 1024-byte
+    /// slots in one process ([`rack_slot_size`](crate::rack_slot_size) in a rack
+    /// run), pinned threads, 256 KiB fiber stacks.
     pub fn builder() -> Builder {
         Builder {
-            threads: 1,
-            slot_size: 1024,
-            slot_size_set: false,
-            pin: true,
-            stack_size: 256 * 1024,
+            config: Config::default(),
             rank_env: None,
             transport: None,
             code_bounds: None,
@@ -31,16 +28,12 @@ impl Runtime {
     }
 }
 
-/// Runtime configuration.
+/// Runtime configuration: a [`Config`] (every tunable, see there; the setters
+/// below change the common ones), plus this process's place in a rack job and
+/// the transport.
 #[derive(Clone, Debug)]
 pub struct Builder {
-    pub(crate) threads: usize,
-    pub(crate) slot_size: usize,
-    /// Whether [`Builder::slot_size`] was called; if not, a rack run takes
-    /// [`rack_slot_size`].
-    slot_size_set: bool,
-    pin: bool,
-    stack_size: usize,
+    config: Config,
     pub(crate) rank_env: Option<RankEnv>,
     pub(crate) transport: Option<TransportKind>,
     /// Tests only: accepted code words in a one-process run (rack runs use the
@@ -96,50 +89,57 @@ impl Builder {
         self
     }
 
+    /// Replaces the whole configuration (every tunable, see [`Config`]).
+    pub fn config(mut self, config: Config) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// The configuration this builder holds.
+    pub fn get_config(&self) -> &Config {
+        &self.config
+    }
+
     /// Number of worker threads (each both trustee and client) — per rank in a rack
     /// run. Default 1.
     pub fn threads(mut self, n: usize) -> Self {
-        self.threads = n;
+        self.config.threads = n;
         self
     }
     /// Bytes per request/response slot: a multiple of 64 in 256..=16 MiB.
-    /// Default 1024 in one process; in a rack run [`rack_slot_size`] of the
-    /// job's shape (64 KiB on one host), so requests of a few KiB between
+    /// Default 1024 in one process; in a rack run [`rack_slot_size`](crate::rack_slot_size)
+    /// of the job's shape (64 KiB on one host), so requests of a few KiB between
     /// ranks travel whole, batched, instead of in pieces.
     pub fn slot_size(mut self, bytes: usize) -> Self {
-        self.slot_size = bytes;
-        self.slot_size_set = true;
+        self.config.slot_size = Some(bytes);
         self
     }
 
     /// The slot size a run of this builder uses (see [`Builder::slot_size`]).
     pub fn effective_slot_size(&self) -> usize {
-        match &self.rank_env {
-            Some(e) if e.size > 1 && !self.slot_size_set => {
-                rack_slot_size(self.threads, self.threads.saturating_mul(e.size))
-            }
-            _ => self.slot_size,
-        }
+        self.config.effective_slot_size(self.ranks())
     }
     /// Pin worker `i` to the `i`-th allowed CPU (wrapping around). Default true.
     pub fn pin_threads(mut self, pin: bool) -> Self {
-        self.pin = pin;
+        self.config.pin_threads = pin;
         self
     }
     /// Bytes of stack per fiber (at least 16 KiB). Default 256 KiB.
     pub fn stack_size(mut self, bytes: usize) -> Self {
-        self.stack_size = bytes;
+        self.config.stack_size = bytes;
         self
     }
 
+    /// Checks the configuration, with the slot size resolved for this job.
     pub(super) fn validate(&self) -> Result<(), Error> {
-        if self.threads == 0 || self.threads > MAX_THREADS {
+        let c = &self.config;
+        if c.threads == 0 || c.threads > MAX_THREADS {
             return Err(Error::Config(format!(
                 "threads = {}, expected 1..={MAX_THREADS}",
-                self.threads
+                c.threads
             )));
         }
-        let s = self.slot_size;
+        let s = self.effective_slot_size();
         if !(slot::MIN_SLOT_SIZE..=slot::MAX_SLOT_SIZE).contains(&s) || !s.is_multiple_of(64) {
             return Err(Error::Config(format!(
                 "slot_size = {s}, expected a multiple of 64 between {} and {}",
@@ -149,15 +149,9 @@ impl Builder {
         }
         if self.rank_env.is_none() {
             // In one process the whole square of slots is allocated here.
-            check_slot_memory(self.threads, 1, self.slot_size).map_err(Error::Config)?;
+            check_slot_memory(c.threads, 1, s).map_err(Error::Config)?;
         }
-        if self.stack_size < 16 * 1024 {
-            return Err(Error::Config(format!(
-                "stack_size = {}, expected at least 16384 bytes",
-                self.stack_size
-            )));
-        }
-        Ok(())
+        c.validate().map_err(Error::Config)
     }
 
     /// Starts the workers, runs `gsm_main` as a fiber on worker 0, waits until every
@@ -177,67 +171,25 @@ impl Builder {
         mut self,
         gsm_main: impl FnOnce() -> R + Send + 'static,
     ) -> Result<R, Error> {
-        self.slot_size = self.effective_slot_size();
         self.validate()?;
+        // From here on the slot size is this job's.
+        self.config.slot_size = Some(self.effective_slot_size());
         if let Some(env) = self.rank_env.clone() {
             if env.size > 1 {
-                return crate::rack::run_rank(self, env, gsm_main);
+                return crate::rack::run_rank(self.config, self.transport, env, gsm_main);
             }
         }
         static NEXT_RT: AtomicU64 = AtomicU64::new(1);
         let rt = NEXT_RT.fetch_add(1, Ordering::Relaxed);
-        let mut shared = Shared::new(rt, self.threads, self.slot_size);
+        let mut shared = Shared::new(rt, self.config);
         if let Some(b) = self.code_bounds {
             shared.place.code_bounds = b;
         }
         let shared = Arc::new(shared);
         let (body, result) = main_body(&shared, gsm_main);
-        let handles = self.start_workers(&shared, Some(body))?;
+        let handles = start_workers(&shared, Some(body))?;
         join_workers(&shared, handles);
         finish(&shared, &result)
-    }
-
-    /// Starts this process's workers (global ids from `shared`'s placement); the
-    /// first one also runs `main_body` as a fiber.
-    pub(crate) fn start_workers(
-        &self,
-        shared: &Arc<Shared>,
-        main_body: Option<Box<dyn FnOnce() + Send>>,
-    ) -> Result<Vec<std::thread::JoinHandle<()>>, Error> {
-        let cpus = allowed_cpus();
-        let first = first_cpu_slot(&cpus, self.threads);
-        let mut main_body = main_body;
-        let mut handles = Vec::with_capacity(self.threads);
-        for (k, i) in shared.local_workers().enumerate() {
-            let sh = shared.clone();
-            let body = if k == 0 { main_body.take() } else { None };
-            let cpu = (self.pin && !cpus.is_empty()).then(|| cpus[(first + k) % cpus.len()]);
-            let stack = self.stack_size;
-            let spawned = std::thread::Builder::new()
-                .name(format!("gossamer-w{i}"))
-                .spawn(move || {
-                    if let Some(c) = cpu {
-                        pin_to(c);
-                    }
-                    let w = Worker::new(i, sh, stack);
-                    if let Some(b) = body {
-                        w.spawn_local(b);
-                    }
-                    w.run();
-                });
-            match spawned {
-                Ok(h) => handles.push(h),
-                Err(e) => {
-                    shared.stop.store(true, Ordering::SeqCst);
-                    shared.wake_all();
-                    for h in handles {
-                        let _ = h.join();
-                    }
-                    return Err(Error::Spawn(e.to_string()));
-                }
-            }
-        }
-        Ok(handles)
     }
 }
 
@@ -291,5 +243,38 @@ mod tests {
             crate::spawn_on(WorkerId(1), move || c.apply(|x| *x += 1)).join();
         });
         assert!(ok.is_ok());
+    }
+
+    #[test]
+    fn a_config_sets_every_knob_and_bad_values_are_refused_by_name() {
+        let cfg = Config {
+            threads: 3,
+            pin_threads: false,
+            spin_iters: 0,
+            yield_iters: 2,
+            backpressure_batches: 1,
+            slot_size: Some(2048),
+            ..Config::default()
+        };
+        let b = Runtime::builder().config(cfg.clone());
+        assert_eq!(b.get_config(), &cfg);
+        assert_eq!(b.effective_slot_size(), 2048);
+        let r = b.run(|| {
+            let c = crate::entrust_on(WorkerId(2), 0u64);
+            for _ in 0..100 {
+                c.apply_then(|x| *x += 1, |()| {});
+            }
+            crate::wait_outstanding();
+            (crate::num_workers(), c.apply(|x| *x))
+        });
+        assert_eq!(r, Ok((3, 100)));
+        let bad = Config {
+            collective_fanout: 1,
+            ..Config::default()
+        };
+        match Runtime::builder().config(bad).run(|| ()) {
+            Err(Error::Config(m)) => assert!(m.starts_with("collective_fanout = 1"), "{m}"),
+            other => panic!("expected a config error, got {other:?}"),
+        }
     }
 }

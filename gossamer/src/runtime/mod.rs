@@ -37,4 +37,4 @@ pub use slot_budget::{
 pub use spawn::{
     on_every_worker, on_every_worker_with, spawn, spawn_on, spawn_on_with, spawn_spread,
 };
-pub(crate) use start::{finish, join_workers, main_body};
+pub(crate) use start::{finish, join_workers, main_body, start_workers};

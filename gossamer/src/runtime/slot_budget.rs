@@ -1,30 +1,27 @@
 //! How big the request slots are, and whether their memory fits: the slot-size
 //! rule of a rack run ([`rack_slot_size`]) and the memory check of a job's slots.
 
+use crate::config::Config;
+
 /// Largest number of workers in one runtime (slot memory grows with its square).
 pub const MAX_THREADS: usize = 1024;
 
-/// The largest slot [`rack_slot_size`] picks (and the one a host-sized job gets).
-pub const RACK_MAX_SLOT_BYTES: usize = 64 << 10;
-/// The smallest slot [`rack_slot_size`] picks (the one-process default).
-pub const RACK_MIN_SLOT_BYTES: usize = 1 << 10;
-/// Slot memory [`rack_slot_size`] allows per rank.
-pub const RACK_SLOT_BUDGET_BYTES: usize = 256 << 20;
+/// The largest slot [`rack_slot_size`] picks (and the one a host-sized job gets):
+/// [`Config::rack_max_slot_bytes`]'s default.
+pub const RACK_MAX_SLOT_BYTES: usize = Config::DEFAULT.rack_max_slot_bytes;
+/// The smallest slot [`rack_slot_size`] picks (the one-process default):
+/// [`Config::rack_min_slot_bytes`]'s default.
+pub const RACK_MIN_SLOT_BYTES: usize = Config::DEFAULT.rack_min_slot_bytes;
+/// Slot memory [`rack_slot_size`] allows per rank:
+/// [`Config::rack_slot_budget_bytes`]'s default.
+pub const RACK_SLOT_BUDGET_BYTES: usize = Config::DEFAULT.rack_slot_budget_bytes;
 
-/// The slot size a rack run gets unless [`Builder::slot_size`] sets one, for
-/// `threads` workers per rank and `workers` in the whole job:
-/// [`RACK_MAX_SLOT_BYTES`] unless that would take more than
-/// [`RACK_SLOT_BUDGET_BYTES`] per rank. Each rank holds `2 x threads x
-/// workers` slots (its rows of the request and response squares), so on large
-/// racks the size shrinks, in powers of two (rounded up, so up to twice the
-/// budget), never below [`RACK_MIN_SLOT_BYTES`].
-///
-/// Why large: a pair has one request slot and one batch in flight, and a
-/// request bigger than the slot travels in slot-sized pieces, each answered
-/// before the next is written (one round trip per piece). With 1 KiB slots a
-/// 4 KiB request took five round trips and never shared a batch; with 64 KiB
-/// slots it is one record among up to fifteen in one batch. Only the used
-/// tail of a slot is copied, so small requests do not pay for the size.
+/// The slot size a rack run with the default [`Config`] gets unless
+/// [`Builder::slot_size`](crate::Builder::slot_size) sets one, for `threads`
+/// workers per rank and `workers` in the whole job: [`Config::rack_slot_size`]
+/// of the defaults ([`RACK_MAX_SLOT_BYTES`] unless that would take more than
+/// [`RACK_SLOT_BUDGET_BYTES`] per rank, in powers of two, never below
+/// [`RACK_MIN_SLOT_BYTES`]).
 ///
 /// ```
 /// use gossamer::rack_slot_size;
@@ -33,11 +30,7 @@ pub const RACK_SLOT_BUDGET_BYTES: usize = 256 << 20;
 /// assert_eq!(rack_slot_size(1024, 1024), 1 << 10);
 /// ```
 pub fn rack_slot_size(threads: usize, workers: usize) -> usize {
-    let per_rank_slots = 2 * threads.max(1) * workers.max(1);
-    (RACK_SLOT_BUDGET_BYTES / per_rank_slots)
-        .clamp(RACK_MIN_SLOT_BYTES, RACK_MAX_SLOT_BYTES)
-        .next_power_of_two()
-        .min(RACK_MAX_SLOT_BYTES)
+    Config::DEFAULT.rack_slot_size(threads, workers)
 }
 
 /// Bytes of request and response slots that `ranks` ranks of `threads`

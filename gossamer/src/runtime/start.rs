@@ -1,8 +1,9 @@
-//! The life of this process's workers around the main function: wrapping it into
-//! the main fiber, joining the worker threads, and the run's outcome.
+//! The life of this process's workers: starting the worker threads, wrapping the
+//! main function into the main fiber, joining the threads, and the run's outcome.
 
+use super::affinity::{allowed_cpus, first_cpu_slot, pin_to};
 use super::ids::Error;
-use crate::worker::{panic_message, Shared};
+use crate::worker::{panic_message, Shared, Worker};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
@@ -59,4 +60,46 @@ pub(crate) fn finish<R>(shared: &Shared, result: &MainResult<R>) -> Result<R, Er
             "gossamer: the main fiber did not finish".into(),
         )),
     }
+}
+
+/// Starts this process's workers (global ids from `shared`'s placement, settings
+/// from its config); the first one also runs `main_body` as a fiber.
+pub(crate) fn start_workers(
+    shared: &Arc<Shared>,
+    main_body: Option<Box<dyn FnOnce() + Send>>,
+) -> Result<Vec<std::thread::JoinHandle<()>>, Error> {
+    let cpus = allowed_cpus();
+    let config = &shared.config;
+    let first = first_cpu_slot(&cpus, config.threads);
+    let mut main_body = main_body;
+    let mut handles = Vec::with_capacity(config.threads);
+    for (k, i) in shared.local_workers().enumerate() {
+        let sh = shared.clone();
+        let body = if k == 0 { main_body.take() } else { None };
+        let cpu = (config.pin_threads && !cpus.is_empty()).then(|| cpus[(first + k) % cpus.len()]);
+        let spawned = std::thread::Builder::new()
+            .name(format!("gossamer-w{i}"))
+            .spawn(move || {
+                if let Some(c) = cpu {
+                    pin_to(c);
+                }
+                let w = Worker::new(i, sh);
+                if let Some(b) = body {
+                    w.spawn_local(b);
+                }
+                w.run();
+            });
+        match spawned {
+            Ok(h) => handles.push(h),
+            Err(e) => {
+                shared.stop.store(true, Ordering::SeqCst);
+                shared.wake_all();
+                for h in handles {
+                    let _ = h.join();
+                }
+                return Err(Error::Spawn(e.to_string()));
+            }
+        }
+    }
+    Ok(handles)
 }

@@ -115,15 +115,19 @@ pub(crate) struct Worker {
     cont_buf: RefCell<Vec<Cont>>,
     /// Fibers parked in `wait_outstanding`, woken whenever requests complete.
     waiters: RefCell<Vec<usize>>,
+    /// [`Config::backpressure_batches`](crate::Config::backpressure_batches), read
+    /// once here (see `client.rs`).
+    backpressure_batches: usize,
 }
 
 impl Worker {
-    pub(crate) fn new(id: usize, shared: Arc<Shared>, stack_size: usize) -> Self {
+    /// Worker `id` of `shared`'s run, with the settings of its config.
+    pub(crate) fn new(id: usize, shared: Arc<Shared>) -> Self {
         let n = shared.n;
         let ss = shared.slot_size;
         Worker {
             id,
-            sched: RefCell::new(Scheduler::new(stack_size)),
+            sched: RefCell::new(Scheduler::new(shared.config.stack_size)),
             current: Cell::new(None),
             delegated: Cell::new(0),
             channels: (0..n).map(|_| RefCell::new(Channel::new(ss))).collect(),
@@ -141,6 +145,7 @@ impl Worker {
             scratch: RefCell::new(Vec::new()),
             cont_buf: RefCell::new(Vec::new()),
             waiters: RefCell::new(Vec::new()),
+            backpressure_batches: shared.config.backpressure_batches,
             shared,
         }
     }

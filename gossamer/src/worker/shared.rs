@@ -4,6 +4,7 @@
 //! detection in `termination.rs`.
 
 use super::{Fate, Inbox, Placement};
+use crate::config::Config;
 use crate::park::Parking;
 use crate::stats::StatsCell;
 use crate::transport::{InProcess, Transport};
@@ -16,6 +17,8 @@ pub(crate) struct Shared {
     pub n: usize,
     pub place: Placement,
     pub slot_size: usize,
+    /// The run's configuration (workers copy what they use when they start).
+    pub config: Config,
     pub transport: Box<dyn Transport>,
     pub stats: Vec<StatsCell>,
     /// Per worker: nothing to run and nothing outstanding (see `termination.rs`).
@@ -39,14 +42,18 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
-    pub(crate) fn new(rt: u64, n: usize, slot_size: usize) -> Self {
+    /// A one-process run of `config` (its slot size resolved).
+    pub(crate) fn new(rt: u64, config: Config) -> Self {
+        let n = config.threads;
+        let slot_size = config.effective_slot_size(1);
         Self::with(
             rt,
             Placement::single(n),
             slot_size,
-            Box::new(InProcess::new(n, slot_size)),
-            Arc::new(Parking::local(n)),
+            Box::new(InProcess::new(n, slot_size, config.marks_wanted(n))),
+            Arc::new(Parking::local(n, config.nap, config.crowded_nap)),
             Arc::new(Fate::default()),
+            config,
         )
     }
 
@@ -57,6 +64,7 @@ impl Shared {
         transport: Box<dyn Transport>,
         parking: Arc<Parking>,
         fate: Arc<Fate>,
+        config: Config,
     ) -> Self {
         let n = place.n;
         let local = place.local;
@@ -65,6 +73,7 @@ impl Shared {
             n,
             place,
             slot_size,
+            config,
             transport,
             stats: (0..n).map(|_| StatsCell::default()).collect(),
             idle: (0..n).map(|_| AtomicBool::new(false)).collect(),
