@@ -1,8 +1,7 @@
 //! [`JoinHandle`]: waiting for a fiber's result.
 
-use super::context::blocking_point;
 use super::ids::WorkerId;
-use crate::worker::worker;
+use crate::worker::{blocking_point, worker};
 use std::panic::resume_unwind;
 use std::sync::{Arc, Mutex};
 

@@ -9,7 +9,8 @@
 //! | `start.rs` | the main fiber's body, joining the worker threads, the run's outcome |
 //! | `slot_budget.rs` | the rack slot-size rule and the slot-memory check |
 //! | `affinity.rs` | pinning workers to CPUs; crowded hosts |
-//! | `context.rs` | what a fiber asks of its runtime: worker count, current worker, yield, `wait_outstanding`, stats |
+//! | `context.rs` | what a fiber asks of its runtime: worker count, current worker, yield, `wait_outstanding` |
+//! | `stats.rs` | [`stats`], [`trustee_stats`] |
 //! | `join.rs` | [`JoinHandle`] |
 //! | `spawn.rs` | the spawn family, including across processes ([`spawn_on_with`]) |
 
@@ -21,13 +22,11 @@ mod join;
 mod slot_budget;
 mod spawn;
 mod start;
+mod stats;
 
 pub(crate) use affinity::crowded;
 pub use builder::{main, Builder, Runtime};
-pub(crate) use context::blocking_point;
-pub use context::{
-    current_worker, is_local_worker, num_workers, stats, trustee_stats, wait_outstanding, yield_now,
-};
+pub use context::{current_worker, is_local_worker, num_workers, wait_outstanding, yield_now};
 pub use ids::{Error, WorkerId};
 pub use join::JoinHandle;
 pub use slot_budget::{
@@ -38,3 +37,4 @@ pub use spawn::{
     on_every_worker, on_every_worker_with, spawn, spawn_on, spawn_on_with, spawn_spread,
 };
 pub(crate) use start::{finish, join_workers, main_body, start_workers};
+pub use stats::{stats, trustee_stats};

@@ -3,15 +3,14 @@
 //! worker, also in another rank). Each returns the first [`Trust`], holding the
 //! property's whole initial weight.
 
-use super::property::new_prop;
+use super::property::{new_prop, INITIAL_WEIGHT};
 use super::trampolines::{tr_entrust_boxed, tr_entrust_with, tramp};
 use super::values::read_into;
-use super::weight::INITIAL_WEIGHT;
 use super::Trust;
 use crate::delegable::Delegable;
-use crate::runtime::{blocking_point, WorkerId};
+use crate::runtime::WorkerId;
 use crate::slot::{pad8, RECORD_HEADER};
-use crate::worker::{worker, Cont, Worker};
+use crate::worker::{blocking_point, worker, Cont, Worker};
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
 use std::sync::atomic::AtomicU64;

@@ -121,7 +121,7 @@ impl Worker {
     /// True when a slot this worker polls holds a new batch, or mail is waiting.
     fn has_incoming(&self) -> bool {
         let sh = &self.shared;
-        if sh.inbox_flag[self.id].load(Ordering::SeqCst) {
+        if sh.inbox[self.id].is_waiting() {
             return true;
         }
         let t = &sh.transport;

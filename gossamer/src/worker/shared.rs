@@ -1,15 +1,16 @@
 //! `Shared`: the state all workers of one runtime share in this process: the
 //! placement, the transport, statistics, per-worker idle/activity/mail words, the
-//! parking lot and the run's fate. Posting mail lives in `inbox.rs`, termination
+//! parking lot and the run's fate. The mailboxes live in `inbox.rs`, termination
 //! detection in `termination.rs`.
 
+use super::inbox::Mailbox;
 use super::{Fate, Inbox, Placement};
 use crate::config::Config;
 use crate::park::Parking;
 use crate::stats::StatsCell;
 use crate::transport::{InProcess, Transport};
 use std::sync::atomic::{AtomicBool, AtomicU64};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// State shared by all workers of one runtime (in this process).
 pub(crate) struct Shared {
@@ -26,9 +27,7 @@ pub(crate) struct Shared {
     /// Per worker: loop iterations that made progress (see `termination.rs`).
     pub(super) activity: Vec<AtomicU64>,
     /// Per worker: its mail (see `inbox.rs`).
-    pub(super) inbox: Vec<Mutex<Inbox>>,
-    /// Per worker: mail is waiting in `inbox`.
-    pub(super) inbox_flag: Vec<AtomicBool>,
+    pub(super) inbox: Vec<Mailbox>,
     pub parking: Arc<Parking>,
     pub main_done: AtomicBool,
     /// A thread to unpark when `main_done` is set (rack rank 0's termination
@@ -78,8 +77,7 @@ impl Shared {
             stats: (0..n).map(|_| StatsCell::default()).collect(),
             idle: (0..n).map(|_| AtomicBool::new(false)).collect(),
             activity: (0..n).map(|_| AtomicU64::new(0)).collect(),
-            inbox: (0..n).map(|_| Mutex::new(Inbox::default())).collect(),
-            inbox_flag: (0..n).map(|_| AtomicBool::new(false)).collect(),
+            inbox: (0..n).map(|_| Mailbox::default()).collect(),
             parking,
             main_done: AtomicBool::new(false),
             main_waiter: std::sync::OnceLock::new(),
@@ -98,6 +96,17 @@ impl Shared {
     /// Global ids of this process's workers.
     pub(crate) fn local_workers(&self) -> std::ops::Range<usize> {
         self.place.base..self.place.base + self.place.local
+    }
+
+    /// Posts mail to worker `w` (a worker of this process) and wakes it.
+    pub(crate) fn post(&self, w: usize, f: impl FnOnce(&mut Inbox)) {
+        assert!(
+            self.is_local(w),
+            "gossamer: worker {w} runs in another process (rank); only delegable closures and \
+             serialized payloads can go there"
+        );
+        self.inbox[w].put(f);
+        self.wake_worker(w);
     }
 
     /// Wakes worker `w` if it is (about to be) asleep. Call after publishing work
