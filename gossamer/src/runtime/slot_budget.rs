@@ -2,6 +2,7 @@
 //! rule of a rack run ([`rack_slot_size`]) and the memory check of a job's slots.
 
 use crate::config::Config;
+use crate::memory::{available_bytes, show_bytes};
 
 /// Largest number of workers in one runtime (slot memory grows with its square).
 pub const MAX_THREADS: usize = 1024;
@@ -60,12 +61,12 @@ pub fn check_slot_memory(threads: usize, ranks: usize, slot_size: usize) -> Resu
     };
     let advice = "slot memory grows with the square of the worker count: use fewer ranks or \
                   threads (one rank per host, one thread per core is the intended shape)";
-    if let Some(avail) = mem_available() {
+    if let Some(avail) = available_bytes() {
         if need > avail as u128 {
             return Err(format!(
                 "{}, but only {} of memory is available here (MemAvailable); {advice}",
                 what(),
-                show_bytes(avail as u128)
+                show_bytes(avail)
             ));
         }
     }
@@ -75,30 +76,12 @@ pub fn check_slot_memory(threads: usize, ranks: usize, slot_size: usize) -> Resu
                 return Err(format!(
                     "{}, but /dev/shm has only {} free for the shared-memory transport; {advice}",
                     what(),
-                    show_bytes(free as u128)
+                    show_bytes(free)
                 ));
             }
         }
     }
     Ok(())
-}
-
-fn show_bytes(b: u128) -> String {
-    const GIB: f64 = (1u64 << 30) as f64;
-    const MIB: f64 = (1u64 << 20) as f64;
-    let f = b as f64;
-    if f >= GIB {
-        format!("{:.1} GiB", f / GIB)
-    } else {
-        format!("{:.1} MiB", f / MIB)
-    }
-}
-
-fn mem_available() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    kb.checked_mul(1024)
 }
 
 fn shm_free() -> Option<u64> {
