@@ -5,30 +5,33 @@ use crate::worker::{blocking_point, worker};
 use std::panic::resume_unwind;
 use std::sync::{Arc, Mutex};
 
-pub(super) struct JoinInner<R> {
-    pub(super) result: Option<std::thread::Result<R>>,
-    pub(super) waiter: Option<(usize, usize)>,
+struct JoinInner<R> {
+    result: Option<std::thread::Result<R>>,
+    waiter: Option<(usize, usize)>,
 }
 
 /// Owned permission to wait for a fiber's result.
 pub struct JoinHandle<R> {
-    pub(super) state: Arc<Mutex<JoinInner<R>>>,
-    pub(super) worker: WorkerId,
+    state: Arc<Mutex<JoinInner<R>>>,
+    worker: WorkerId,
 }
 
 impl<R: Send + 'static> JoinHandle<R> {
-    /// A handle whose result is delivered later by calling the returned closure (on
-    /// a worker of this process).
-    pub(crate) fn pending(target: WorkerId) -> (Self, impl FnOnce(R) + 'static) {
+    /// A handle whose fiber's outcome (its value, or its panic) is delivered
+    /// later by calling the returned closure on a worker of this process, which
+    /// also wakes the fiber waiting in [`join`](JoinHandle::join).
+    pub(super) fn outcome(
+        target: WorkerId,
+    ) -> (Self, impl FnOnce(std::thread::Result<R>) + 'static) {
         let state = Arc::new(Mutex::new(JoinInner {
             result: None,
             waiter: None,
         }));
         let st = state.clone();
-        let complete = move |v: R| {
+        let deliver = move |r: std::thread::Result<R>| {
             let waiter = {
                 let mut g = st.lock().unwrap_or_else(|p| p.into_inner());
-                g.result = Some(Ok(v));
+                g.result = Some(r);
                 g.waiter.take()
             };
             if let Some((wid, fid)) = waiter {
@@ -45,8 +48,15 @@ impl<R: Send + 'static> JoinHandle<R> {
                 state,
                 worker: target,
             },
-            complete,
+            deliver,
         )
+    }
+
+    /// A handle whose value is delivered later by calling the returned closure (on
+    /// a worker of this process).
+    pub(crate) fn pending(target: WorkerId) -> (Self, impl FnOnce(R) + 'static) {
+        let (h, deliver) = Self::outcome(target);
+        (h, move |v: R| deliver(Ok(v)))
     }
 }
 

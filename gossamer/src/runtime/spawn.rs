@@ -3,16 +3,16 @@
 
 use super::context::num_workers;
 use super::ids::WorkerId;
-use super::join::{JoinHandle, JoinInner};
+use super::join::JoinHandle;
 use crate::codec;
 use crate::delegable::Delegable;
 use crate::slot::{pad8, AlignedBuf, Reader, RECORD_HEADER};
-use crate::trust::trampolines::{tr_launch_done, tramp};
+use crate::trust::trampolines::{answer_launch, tramp};
 use crate::trust::values::read_serde;
 use crate::worker::{panic_message, worker, Cont, Worker};
 use serde::{de::DeserializeOwned, Serialize};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// Spawns a fiber on the current worker.
 pub fn spawn<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> JoinHandle<R> {
@@ -37,11 +37,7 @@ pub fn spawn_on<R: Send + 'static>(
          capturing arbitrary values cannot go there. Use `spawn_on_with` (a Delegable closure \
          plus a serialized payload) instead"
     );
-    let state = Arc::new(Mutex::new(JoinInner {
-        result: None,
-        waiter: None,
-    }));
-    let st = state.clone();
+    let (handle, deliver) = JoinHandle::outcome(target);
     let body = move || {
         let r = catch_unwind(AssertUnwindSafe(f));
         if let Err(p) = &r {
@@ -55,29 +51,14 @@ pub fn spawn_on<R: Send + 'static>(
                 panic_message(&**p)
             ));
         }
-        let waiter = {
-            let mut g = st.lock().unwrap_or_else(|p| p.into_inner());
-            g.result = Some(r);
-            g.waiter.take()
-        };
-        if let Some((wid, fid)) = waiter {
-            let me = worker("join wake-up");
-            if wid == me.id {
-                me.wake(fid);
-            } else {
-                me.shared.post(wid, |ib| ib.wakes.push(fid));
-            }
-        }
+        deliver(r);
     };
     if target.0 == w.id {
         w.spawn_local(Box::new(body));
     } else {
         w.shared.post(target.0, |ib| ib.spawns.push(Box::new(body)));
     }
-    JoinHandle {
-        state,
-        worker: target,
-    }
+    handle
 }
 
 /// Spawns `n` fibers `f(0)..f(n-1)`, round-robin over the workers starting at 0.
@@ -142,26 +123,12 @@ where
                 codec::encode_into(&res, &mut bytes).unwrap_or_else(|e| {
                     panic!("gossamer: could not encode a spawn_on_with result: {e}")
                 });
-                if client == w.id {
-                    let mut buf = AlignedBuf::default();
-                    let d = buf.reserve(8);
-                    // SAFETY: 8 bytes reserved, 8-aligned.
-                    unsafe { (d as *mut u64).write(bytes.len() as u64) };
-                    buf.extend(bytes.as_ptr(), bytes.len());
-                    // SAFETY: reading our own buffer.
-                    let mut r = unsafe { Reader::new(buf.as_ptr(), buf.len()) };
-                    w.finish_launch(token, &mut r);
-                } else {
-                    let q = w.enqueue(
-                        client,
-                        tramp!(tr_launch_done),
-                        token,
-                        RECORD_HEADER + 8 + pad8(bytes.len()),
-                        Cont::Skip,
-                        |wr| wr.put_bytes(bytes.as_ptr(), bytes.len()),
-                    );
-                    w.backpressure(q);
-                }
+                let mut answer = AlignedBuf::default();
+                let d = answer.reserve(8);
+                // SAFETY: 8 bytes reserved, 8-aligned.
+                unsafe { (d as *mut u64).write(bytes.len() as u64) };
+                answer.extend(bytes.as_ptr(), bytes.len());
+                answer_launch(w, client, token, &answer);
             }
             Err(e) => {
                 let msg = panic_message(&*e);

@@ -209,6 +209,28 @@ pub(crate) unsafe fn tr_launch_done(token: u64, r: &mut Reader, _: &mut AlignedB
     worker("launch").finish_launch(token, r);
 }
 
+/// Delivers a launch's (or a `spawn_on_with` fiber's) answer, the bytes of
+/// `answer` as that token's continuation reads them, to the continuation waiting
+/// under `token` on worker `client`: at once when that is this worker, else as a
+/// `tr_launch_done` record.
+pub(crate) fn answer_launch(w: &Worker, client: usize, token: u64, answer: &AlignedBuf) {
+    if client == w.id {
+        // SAFETY: reading our own buffer, alive for the call.
+        let mut r = unsafe { Reader::new(answer.as_ptr(), answer.len()) };
+        w.finish_launch(token, &mut r);
+    } else {
+        let q = w.enqueue(
+            client,
+            tramp!(tr_launch_done),
+            token,
+            RECORD_HEADER + pad8(answer.len()),
+            Cont::Skip,
+            |wr| wr.put_raw(answer.as_ptr(), answer.len()),
+        );
+        w.backpressure(q);
+    }
+}
+
 /// Runs a launched closure in a new fiber on this (the trustee's) worker.
 /// (`tr_launch` for a remote launch, `Trust::launch` for a local one.)
 pub(super) fn start_launch<
@@ -242,23 +264,9 @@ pub(super) fn start_launch<
         }));
         match res {
             Ok(u) => {
-                if client == w.id {
-                    let mut buf = AlignedBuf::default();
-                    put_value(&mut buf, u);
-                    // SAFETY: reading our own buffer.
-                    let mut r = unsafe { Reader::new(buf.as_ptr(), buf.len()) };
-                    w.finish_launch(token, &mut r);
-                } else {
-                    let q = w.enqueue(
-                        client,
-                        tramp!(tr_launch_done),
-                        token,
-                        RECORD_HEADER + pad8(size_of::<U>()),
-                        Cont::Skip,
-                        |wr| wr.put_value(u),
-                    );
-                    w.backpressure(q);
-                }
+                let mut answer = AlignedBuf::default();
+                put_value(&mut answer, u);
+                answer_launch(w, client, token, &answer);
                 // SAFETY: releases the pin taken above.
                 unsafe { w.release_local(p as *mut PropHeader, 1) };
             }
