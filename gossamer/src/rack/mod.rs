@@ -41,6 +41,15 @@ pub(crate) use env::from_process as env_from_process;
 pub(crate) use fate::Alarm;
 pub(crate) use image::disable_aslr;
 
+/// Tests only (feature `test-hooks`): how often rank 0's termination loop has
+/// woken up so far in this process. While the main function runs it sleeps
+/// [`Config::main_wait`](crate::Config::main_wait) at a time.
+#[cfg(feature = "test-hooks")]
+#[doc(hidden)]
+pub fn termination_loop_wakeups() -> u64 {
+    termination::LOOP_WAKEUPS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// How slot writes travel between ranks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TransportKind {

@@ -15,6 +15,10 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// Tests only: how often rank 0's termination loop has woken up so far.
+#[cfg(feature = "test-hooks")]
+pub(super) static LOOP_WAKEUPS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 /// Rank 0 from `Go` on: a control thread per other rank (failures become `Abort`
 /// for everyone), heartbeats, the workers with the main fiber, and the
 /// termination loop; returns the main function's value (or the run's failure).
@@ -111,6 +115,8 @@ pub(super) fn root<R: Send + 'static>(
             .collect::<Option<Vec<u64>>>()
     };
     loop {
+        #[cfg(feature = "test-hooks")]
+        LOOP_WAKEUPS.fetch_add(1, Ordering::Relaxed);
         if shared.fate.failed() {
             break;
         }
