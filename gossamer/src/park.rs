@@ -170,36 +170,73 @@ fn futex_wake(word: &AtomicU32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::mpsc;
 
-    #[test]
-    fn wake_reaches_a_sleeping_thread() {
-        let c = crate::Config::default();
-        let p = Arc::new(Parking::local(2, c.nap, c.crowded_nap));
-        let p2 = p.clone();
-        let h = std::thread::spawn(move || {
-            p2.register(1);
-            for _ in 0..50 {
-                p2.sleep(1, false, || false);
-            }
-        });
-        for _ in 0..200 {
-            p.wake(1);
+    /// Far longer than any test waits: a sleeper that is not woken stays asleep.
+    const LONG: Duration = Duration::from_secs(600);
+    /// How long a woken sleeper may take to report back (a hang guard).
+    const GUARD: Duration = Duration::from_secs(20);
+
+    /// Waits (at most `GUARD`) until `ready()`.
+    fn until(what: &str, ready: impl Fn() -> bool) {
+        let t0 = std::time::Instant::now();
+        while !ready() {
+            assert!(t0.elapsed() < GUARD, "{what}");
             std::thread::yield_now();
         }
-        h.join().unwrap();
+    }
+
+    /// True when thread `tid` of this process is blocked in the kernel.
+    fn blocked(tid: i32) -> bool {
+        let stat = std::fs::read_to_string(format!("/proc/self/task/{tid}/stat"));
+        // The state follows the command name, which ends with the last ')'.
+        stat.ok()
+            .and_then(|s| {
+                s.rsplit_once(')')
+                    .map(|(_, rest)| rest.trim_start().starts_with('S'))
+            })
+            .unwrap_or(false)
+    }
+
+    /// Puts worker `w` of `p` to sleep on another thread (with naps of `LONG`,
+    /// nothing to do), waits until it sleeps in the kernel, wakes it once and
+    /// fails unless it wakes up: a lost wake fails the test after `GUARD`
+    /// instead of hanging it.
+    fn one_wake_reaches_the_sleeper(p: Arc<Parking>, w: usize) {
+        let (tx, rx) = mpsc::channel();
+        let p2 = p.clone();
+        std::thread::spawn(move || {
+            p2.register(w);
+            // SAFETY: gettid has no preconditions.
+            tx.send(("asleep", unsafe { libc::gettid() })).unwrap();
+            p2.sleep(w, false, || false);
+            tx.send(("awake", 0)).unwrap();
+        });
+        let (_, tid) = rx.recv_timeout(GUARD).expect("the sleeper started");
+        until("the worker's sleeping word is set", || p.is_asleep(w));
+        until("the sleeper blocks", || blocked(tid));
+        p.wake(w);
+        let got = rx.recv_timeout(GUARD);
+        assert_eq!(
+            got.map(|(what, _)| what),
+            Ok("awake"),
+            "the wake was lost: the sleeper still sleeps"
+        );
+        assert!(!p.is_asleep(w));
     }
 
     #[test]
-    fn futex_words_wait_and_wake() {
+    fn a_wake_reaches_a_parked_thread() {
+        one_wake_reaches_the_sleeper(Arc::new(Parking::local(2, LONG, LONG)), 1);
+    }
+
+    #[test]
+    fn a_wake_reaches_a_futex_sleeper() {
         let words: Arc<Vec<AtomicU32>> = Arc::new((0..2).map(|_| AtomicU32::new(0)).collect());
         let base = words.as_ptr();
-        let c = crate::Config::default();
         // SAFETY: two zeroed atomics kept alive by `words`.
-        let p = Arc::new(unsafe { Parking::shared(2, base, words.clone(), c.nap, c.crowded_nap) });
-        let p2 = p.clone();
-        let h = std::thread::spawn(move || p2.sleep(0, false, || false));
-        p.wake(0);
-        h.join().unwrap();
+        let p = unsafe { Parking::shared(2, base, words.clone(), LONG, LONG) };
+        one_wake_reaches_the_sleeper(Arc::new(p), 0);
         assert_eq!(words[0].load(Ordering::SeqCst), 0);
     }
 }

@@ -731,8 +731,12 @@ mod tests {
         let mut f = frame(Dir::Request, 1, &[0; 8]);
         f[12] = 200; // a body longer than the slot
         peer.write_all(&f).unwrap();
-        std::thread::sleep(Duration::from_millis(20));
-        assert!(!links.pump());
+        // Pump until the frame has been read (the bytes may arrive in pieces).
+        let t0 = Instant::now();
+        while links.broken.lock().unwrap().is_none() {
+            assert!(!links.pump(), "a malformed frame was delivered");
+            assert!(t0.elapsed() < Duration::from_secs(10), "hang guard");
+        }
         let b = links.broken.lock().unwrap().clone();
         let (from, why) = b.expect("the link is not marked broken");
         assert_eq!(from, 0);
@@ -749,6 +753,8 @@ mod tests {
         let (mut peer, s) = pair();
         let (links, rows, alarm) = rank_of_two(1, 256, s, true);
         let (l2, r2, a2) = (links.clone(), rows.clone(), alarm.clone());
+        // Says when worker 1 has set its sleeping word and armed the receiver.
+        let (armed_tx, armed_rx) = std::sync::mpsc::channel();
         // Worker 1 only sleeps (it never pumps): only the receiver thread reads.
         let sleeper = std::thread::spawn(move || {
             a2.parking.register(1);
@@ -757,6 +763,7 @@ mod tests {
                 let mut arrived = false;
                 a2.parking.sleep(1, false, || {
                     l2.arm();
+                    let _ = armed_tx.send(());
                     arrived = slot(&r2, 256, Dir::Request, 8).0 == 5;
                     arrived
                 });
@@ -766,7 +773,10 @@ mod tests {
             }
             false
         });
-        std::thread::sleep(Duration::from_millis(50));
+        // The frame goes out only once the worker sleeps with the receiver armed.
+        armed_rx
+            .recv_timeout(Duration::from_secs(10))
+            .expect("worker 1 went to sleep");
         peer.write_all(&frame(Dir::Request, 5, &[9; 8])).unwrap();
         assert!(
             sleeper.join().unwrap(),
