@@ -13,7 +13,8 @@
 //! | `layout` | where the slot rows and their marks sit; placing a batch into a slot |
 //! | `slots` | the rack's slot rows (§4.7) and the transport writing into them |
 //! | `shm`, `tcp` | the two transports that run here; `rdma` (feature) for a rack |
-//! | `bootstrap` | joining through rank 0 (hello checks, table), setting up slots and transport |
+//! | `hello` | what a rank says about itself at bootstrap, and rank 0's check of it |
+//! | `bootstrap` | joining through rank 0 (hellos, table), setting up slots and transport |
 //! | `fate` | heartbeats, the failure alarm, a non-zero rank's control thread |
 //! | `termination` | rank 0's control threads and quiescence detection, `Stop` |
 //! | `launch` | the built-in launcher for N ranks on this host |
@@ -21,6 +22,7 @@
 mod bootstrap;
 mod env;
 mod fate;
+mod hello;
 mod image;
 mod launch;
 mod layout;
