@@ -1,5 +1,6 @@
-//! Fate sharing: heartbeats on the control connections, the failure alarm, and a
-//! non-zero rank's control thread (rank 0's failures and `Stop` reach it there).
+//! Fate sharing: heartbeats on the control connections, the failure alarm, rank
+//! 0's control thread per other rank (`watch_ranks`), and a non-zero rank's
+//! control thread (rank 0's failures and `Stop` reach it there).
 //!
 //! Running: rank 0 and each other rank exchange `Heartbeat`s every
 //! [`Config::heartbeat`](crate::Config::heartbeat) (500 ms) over the control
@@ -10,11 +11,11 @@
 use super::wire::{self, Msg};
 use super::RankEnv;
 use crate::park::Parking;
-use crate::runtime::{join_workers, start_workers};
+use crate::runtime::{join_workers, start_workers, Error};
 use crate::worker::{Fate, Shared};
 use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{mpsc, Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 pub(super) type Writer = Arc<Mutex<TcpStream>>;
@@ -36,6 +37,90 @@ pub(super) fn heartbeats(writers: Vec<Writer>, alarm: Arc<Alarm>, every: Duratio
                 let _ = send_to(w, &Msg::Heartbeat);
             }
         });
+}
+
+/// Rank 0's control connections once the job runs.
+pub(super) struct Ranks {
+    /// A writer per other rank (`None` for rank 0 itself).
+    pub writers: Vec<Option<Writer>>,
+    /// Which ranks said `Done`.
+    pub done: Arc<Vec<AtomicBool>>,
+    /// Quiescence answers: (rank, query, snapshot).
+    pub answers: mpsc::Receiver<(usize, u64, Option<u64>)>,
+}
+
+/// Rank 0: starts a control thread per other rank (connections `streams`, by
+/// rank). It passes quiescence answers on, records `Done`, and turns a failure
+/// (`Failed`, silence for `silence`, a closed connection) into `Abort` for every
+/// rank and a failure of this rank's `alarm`.
+pub(super) fn watch_ranks(
+    streams: Vec<Option<TcpStream>>,
+    alarm: &Arc<Alarm>,
+    silence: Duration,
+) -> Result<Ranks, Error> {
+    let size = streams.len();
+    let mut writers: Vec<Option<Writer>> = Vec::with_capacity(size);
+    let done: Arc<Vec<AtomicBool>> = Arc::new((0..size).map(|_| AtomicBool::new(false)).collect());
+    let (tx, rx) = mpsc::channel::<(usize, u64, Option<u64>)>();
+    let all_writers: Arc<Mutex<Vec<Writer>>> = Arc::new(Mutex::new(Vec::new()));
+    for (r, s) in streams.into_iter().enumerate() {
+        let Some(s) = s else {
+            writers.push(None);
+            continue;
+        };
+        let mut rd = s.try_clone().map_err(|e| Error::Rack(e.to_string()))?;
+        let w: Writer = Arc::new(Mutex::new(s));
+        writers.push(Some(w.clone()));
+        all_writers.lock().unwrap().push(w);
+        let (alarm, done, tx, all) = (
+            Arc::clone(alarm),
+            done.clone(),
+            tx.clone(),
+            all_writers.clone(),
+        );
+        let _ = rd.set_read_timeout(Some(silence));
+        let _ = std::thread::Builder::new()
+            .name(format!("gossamer-control{r}"))
+            .spawn(move || {
+                let cause = loop {
+                    match wire::recv(&mut rd) {
+                        Ok(Msg::Heartbeat) => {}
+                        Ok(Msg::Quiescent(id, q)) => {
+                            let _ = tx.send((r, id, q));
+                        }
+                        Ok(Msg::Done) => {
+                            done[r].store(true, Ordering::SeqCst);
+                            return;
+                        }
+                        Ok(Msg::Failed(m)) => break m,
+                        Ok(m) => break format!("sent an unexpected control message {m:?}"),
+                        Err(e) => {
+                            if alarm.closing.load(Ordering::SeqCst) && done[r].load(Ordering::SeqCst) {
+                                return;
+                            }
+                            break format!(
+                                "lost its control connection ({e}): the process exited, was killed, \
+                                 or its host is unreachable"
+                            );
+                        }
+                    }
+                };
+                if alarm.closing.load(Ordering::SeqCst) {
+                    return;
+                }
+                let abort = Msg::Abort { rank: r as u32, cause: cause.clone() };
+                for w in all.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+                    let _ = send_to(w, &abort);
+                }
+                alarm.fail(format!("gossamer: rank {r} failed: {cause}"));
+            });
+    }
+    drop(tx);
+    Ok(Ranks {
+        writers,
+        done,
+        answers: rx,
+    })
 }
 
 /// A non-zero rank from `Go` on: heartbeats to rank 0, a control thread that

@@ -15,8 +15,8 @@
 //! | `shm`, `tcp` | the two transports that run here; `rdma` (feature) for a rack |
 //! | `hello` | what a rank says about itself at bootstrap, and rank 0's check of it |
 //! | `bootstrap` | joining through rank 0 (hellos, table), setting up slots and transport |
-//! | `fate` | heartbeats, the failure alarm, a non-zero rank's control thread |
-//! | `termination` | rank 0's control threads and quiescence detection, `Stop` |
+//! | `fate` | heartbeats, the failure alarm, the control threads (rank 0's per rank, and the other ranks') |
+//! | `termination` | rank 0's main fiber and quiescence detection, `Stop` |
 //! | `launch` | the built-in launcher for N ranks on this host |
 
 mod bootstrap;

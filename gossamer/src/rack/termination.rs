@@ -1,26 +1,25 @@
-//! Termination, on rank 0 (`root`: its control threads, its workers and the
-//! termination loop). When `gsm_main` returned on rank 0, rank 0 asks every rank for a
-//! quiescence snapshot (all workers idle, activity sum) twice; two identical rounds
+//! Termination, on rank 0 (`root`: its workers with the main fiber and the
+//! termination loop; the control threads are `fate::watch_ranks`). When
+//! `gsm_main` returned on rank 0, rank 0 asks every rank for a quiescence snapshot (all workers idle, activity sum) twice; two identical rounds
 //! of all-idle snapshots mean no request is in flight anywhere (a client with a
 //! request out is not idle), so it sends `Stop`; ranks stop, answer `Done` and exit.
 
-use super::fate::{heartbeats, send_to, Alarm, Writer};
-use super::wire::{self, Msg};
+use super::fate::{heartbeats, send_to, watch_ranks, Alarm, Ranks};
+use super::wire::Msg;
 use super::RankEnv;
 use crate::runtime::{finish, join_workers, main_body, start_workers, Error};
 use crate::worker::Shared;
 use std::net::TcpStream;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Tests only: how often rank 0's termination loop has woken up so far.
 #[cfg(feature = "test-hooks")]
 pub(super) static LOOP_WAKEUPS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
-/// Rank 0 from `Go` on: a control thread per other rank (failures become `Abort`
-/// for everyone), heartbeats, the workers with the main fiber, and the
+/// Rank 0 from `Go` on: a control thread per other rank (`fate::watch_ranks`),
+/// heartbeats, the workers with the main fiber, and the
 /// termination loop; returns the main function's value (or the run's failure).
 pub(super) fn root<R: Send + 'static>(
     env: RankEnv,
@@ -30,58 +29,11 @@ pub(super) fn root<R: Send + 'static>(
     gsm_main: impl FnOnce() -> R + Send + 'static,
 ) -> Result<R, Error> {
     let size = env.size;
-    let mut writers: Vec<Option<Writer>> = Vec::with_capacity(size);
-    let done: Arc<Vec<AtomicBool>> = Arc::new((0..size).map(|_| AtomicBool::new(false)).collect());
-    let (tx, rx) = mpsc::channel::<(usize, u64, Option<u64>)>();
-    let all_writers: Arc<Mutex<Vec<Writer>>> = Arc::new(Mutex::new(Vec::new()));
-    for (r, s) in streams.into_iter().enumerate() {
-        let Some(s) = s else {
-            writers.push(None);
-            continue;
-        };
-        let mut rd = s.try_clone().map_err(|e| Error::Rack(e.to_string()))?;
-        let w: Writer = Arc::new(Mutex::new(s));
-        writers.push(Some(w.clone()));
-        all_writers.lock().unwrap().push(w);
-        let (alarm, done, tx, all) = (alarm.clone(), done.clone(), tx.clone(), all_writers.clone());
-        let _ = rd.set_read_timeout(Some(shared.config.silence));
-        let _ = std::thread::Builder::new()
-            .name(format!("gossamer-control{r}"))
-            .spawn(move || {
-                let cause = loop {
-                    match wire::recv(&mut rd) {
-                        Ok(Msg::Heartbeat) => {}
-                        Ok(Msg::Quiescent(id, q)) => {
-                            let _ = tx.send((r, id, q));
-                        }
-                        Ok(Msg::Done) => {
-                            done[r].store(true, Ordering::SeqCst);
-                            return;
-                        }
-                        Ok(Msg::Failed(m)) => break m,
-                        Ok(m) => break format!("sent an unexpected control message {m:?}"),
-                        Err(e) => {
-                            if alarm.closing.load(Ordering::SeqCst) && done[r].load(Ordering::SeqCst) {
-                                return;
-                            }
-                            break format!(
-                                "lost its control connection ({e}): the process exited, was killed, \
-                                 or its host is unreachable"
-                            );
-                        }
-                    }
-                };
-                if alarm.closing.load(Ordering::SeqCst) {
-                    return;
-                }
-                let abort = Msg::Abort { rank: r as u32, cause: cause.clone() };
-                for w in all.lock().unwrap_or_else(|p| p.into_inner()).iter() {
-                    let _ = send_to(w, &abort);
-                }
-                alarm.fail(format!("gossamer: rank {r} failed: {cause}"));
-            });
-    }
-    drop(tx);
+    let Ranks {
+        writers,
+        done,
+        answers: rx,
+    } = watch_ranks(streams, &alarm, shared.config.silence)?;
     heartbeats(
         writers.iter().flatten().cloned().collect(),
         alarm.clone(),
