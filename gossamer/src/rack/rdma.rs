@@ -13,6 +13,10 @@
 //! byte range of the write, §4.6). The staging slot is written again only after the
 //! owner answered, so the previous write has landed.
 //!
+//! One concept in one file, longer than most: the whole rdma transport (the
+//! connection-info formats, queue pairs, writing, the FFI to the verbs shim), so
+//! that a newcomer finds each transport in one place.
+//!
 //! Status: builds; the pure parts (connection-info formats, queue-pair parameter
 //! choice, signaling policy, slot addresses) are tested without a device. The
 //! transport has not run on RDMA hardware (none here). All unsafe code of the

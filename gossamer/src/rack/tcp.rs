@@ -26,6 +26,10 @@
 //!
 //! A link that closes or sends a malformed frame is reported by the receiver
 //! thread (after a grace period at a clean stop, when peers exit first).
+//!
+//! One concept in one file, longer than most: the whole tcp transport (frames,
+//! sending, reading, the receiver thread, connecting), so that a newcomer finds
+//! each transport in one place.
 
 use super::layout::{marks_at, ready, Layout};
 use super::wire::{self, Msg};
