@@ -12,7 +12,7 @@ pub fn num_workers() -> usize {
 
 /// True when worker `w` runs in this process (always, outside a rack run): values
 /// can then move to it through memory ([`entrust_on`](crate::entrust_on),
-/// [`spawn_on`]); otherwise use [`entrust_with`](crate::entrust_with) and
+/// [`spawn_on`](crate::spawn_on)); otherwise use [`entrust_with`](crate::entrust_with) and
 /// [`spawn_on_with`](crate::spawn_on_with).
 pub fn is_local_worker(w: WorkerId) -> bool {
     worker("is_local_worker").shared.is_local(w.0)

@@ -76,7 +76,7 @@ impl<R> JoinHandle<R> {
     /// Suspends the calling fiber (only) until the fiber finishes; returns its value.
     ///
     /// A panic in the fiber ends the whole run (other fibers may be waiting on
-    /// it): the runtime stops and `run` returns [`Error::DelegatedPanic`] with
+    /// it): the runtime stops and `run` returns [`Error::DelegatedPanic`](crate::Error::DelegatedPanic) with
     /// the panic message. If this join is reached first, the panic is resumed
     /// here.
     pub fn join(self) -> R {
