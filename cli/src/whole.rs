@@ -10,7 +10,7 @@ use graph_core::meta::IdMap;
 use graph_core::sharded::ShardedGraph;
 use serde::Serialize;
 
-use crate::args::{BcArgs, CcArgs, PageRankArgs, RootChoice, TcArgs, WholeArgs};
+use crate::args::{BcArgs, CcArgs, PageRankArgs, TcArgs, WholeArgs};
 use crate::error::{CliError, Result};
 use crate::files;
 use crate::graph::{self, LoadedGraph};
@@ -394,25 +394,38 @@ fn top_ten(scores: &[f64], ids: &IdMap) -> Vec<(u64, f64)> {
 /// Runs the `bc` command.
 pub fn run_bc(args: &BcArgs) -> Result<()> {
     // Refuse a bad source count before generating the graph.
-    if args.roots == 0 || args.roots > ::bc::MAX_SOURCES {
+    let asked = if args.source.is_empty() {
+        args.roots
+    } else {
+        args.source.len()
+    };
+    if asked == 0 || asked > ::bc::MAX_SOURCES {
+        let flag = if args.source.is_empty() {
+            format!("--roots {}", args.roots)
+        } else {
+            format!("{} --source values", args.source.len())
+        };
         return Err(CliError::new(format!(
-            "--roots {}: betweenness runs from 1 to {} sources (GAPBS's bc uses 4)",
-            args.roots,
+            "{flag}: betweenness runs from 1 to {} sources (GAPBS's bc uses 4)",
             ::bc::MAX_SOURCES
         )));
     }
     let bc = Bc {
         roots: args.roots,
+        given: args.source.clone(),
+        seed: args.seed,
         sources: Vec::new(),
     };
     run(bc, &args.whole, args.dump_scores.as_deref())
 }
 
-/// Betweenness from the first `roots` Graph500 roots (`sources` once the
-/// graph is loaded).
+/// Betweenness from the `given` sources, or `roots` distinct ones chosen
+/// as the searches' roots are (`sources` once the graph is loaded).
 #[derive(Clone)]
 struct Bc {
     roots: usize,
+    given: Vec<u64>,
+    seed: u64,
     sources: Vec<u64>,
 }
 
@@ -424,11 +437,11 @@ impl WholeKernel for Bc {
     type Fields = BcResult;
 
     fn prepare(&mut self, graph: &LoadedGraph) -> Result<()> {
-        self.sources = graph.choose_roots(&RootChoice {
-            root: None,
-            roots: Some(self.roots),
-            seed: crate::args::DEFAULT_ROOT_SEED,
-        })?;
+        let (sources, note) = graph.choose_sources(&self.given, self.roots, self.seed)?;
+        if let Some(note) = note {
+            eprintln!("note: {note}");
+        }
+        self.sources = sources;
         Ok(())
     }
 
