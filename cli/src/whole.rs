@@ -22,14 +22,11 @@ use crate::single::partition_name;
 #[derive(Serialize)]
 struct Report<T: Serialize> {
     kernel: &'static str,
-    scale: Option<u32>,
-    edgefactor: Option<u32>,
-    vertices: u64,
-    edges: u64,
+    #[serde(flatten)]
+    input: output::GraphReport,
     ranks: usize,
     threads: usize,
     partition: &'static str,
-    generation_time_s: f64,
     construction_time_s: f64,
     kernel_time_s: f64,
     validated: bool,
@@ -169,14 +166,10 @@ fn run<K: WholeKernel>(mut kernel: K, args: &WholeArgs, dump: Option<&Path>) -> 
     }
     let report = Report {
         kernel: K::NAME,
-        scale: graph.scale(),
-        edgefactor: graph.edgefactor(),
-        vertices: graph.num_vertices(),
-        edges: graph.num_edges(),
+        input: output::GraphReport::new(&args.input, &graph, graph.generation_time),
         ranks,
         threads,
         partition: partition_name(args.run.partition),
-        generation_time_s: graph.generation_time,
         construction_time_s: construction,
         kernel_time_s: K::kernel_time(&answer).as_secs_f64(),
         validated,
@@ -213,23 +206,23 @@ fn in_runtime<K: WholeKernel>(
 }
 
 fn header<T: Serialize>(r: &Report<T>, setting: &str) -> String {
-    let opt = |x: Option<u32>| x.map_or_else(|| "?".to_string(), |v| v.to_string());
     format!(
-        "{}: SCALE {}, edgefactor {} ({} vertices, {} edges); {} rank(s) x {} threads, {} partition{}\n\
-         generation {:.3} s, construction {:.3} s, kernel {:.6} s, {}\n",
+        "{}: {}; {} rank(s) x {} threads, {} partition{}\n\
+         {}, construction {:.3} s, kernel {:.6} s, {}\n",
         r.kernel,
-        opt(r.scale),
-        opt(r.edgefactor),
-        r.vertices,
-        r.edges,
+        r.input.describe(),
         r.ranks,
         r.threads,
         r.partition,
         setting,
-        r.generation_time_s,
+        r.input.time(),
         r.construction_time_s,
         r.kernel_time_s,
-        if r.validated { "verified" } else { "not verified (--skip-validation)" }
+        if r.validated {
+            "verified"
+        } else {
+            "not verified (--skip-validation)"
+        }
     )
 }
 
