@@ -1,10 +1,14 @@
-"""Plots results/echo/echo.csv into echo.png (three panels)."""
-import csv, os
+"""Plots results/echo/echo.csv into echo.png (three panels), with the
+line of results/echo/made.txt (when, command, machine, build) along its
+bottom. Python 3 with matplotlib (pip install matplotlib)."""
+import csv, os, sys
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(here))
+import stamp  # noqa: E402
 rows = list(csv.DictReader(open(os.path.join(here, "echo.csv"))))
 fig, ax = plt.subplots(1, 3, figsize=(15, 4.2))
 for t in ("shm", "tcp"):
@@ -23,5 +27,6 @@ ax[2].set(xlabel="Mrequests/s", ylabel="p99.9 latency (us)", title="p99.9 latenc
 for a in ax:
     a.legend()
     a.grid(alpha=0.3)
-fig.tight_layout()
+fig.tight_layout(rect=(0, 0.05, 1, 1))
+stamp.stamp(fig, here, "results/echo/run.sh")
 fig.savefig(os.path.join(here, "echo.png"), dpi=110)

@@ -12,6 +12,8 @@ from collections import defaultdict
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+import stamp  # noqa: E402  (results/stamp.py: the line on the figure)
 
 
 def load(path):
@@ -94,7 +96,8 @@ def main():
         ax.set_xticks(scales)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    stamp.stamp(fig, HERE, "results/side-by-side/run.sh")
     fig.savefig(HERE / "teps.png", dpi=110)
 
 
