@@ -15,6 +15,7 @@ use crate::error::{CliError, Result};
 use crate::files;
 use crate::graph::{self, LoadedGraph};
 use crate::output;
+use crate::progress::Progress;
 use crate::runtime;
 use crate::single::partition_name;
 
@@ -196,11 +197,17 @@ fn in_runtime<K: WholeKernel>(
     let list = graph.edge_list();
     let start = Instant::now();
     crate::memtrace::start();
-    let sharded = ShardedGraph::build_with(&list, partition, graph.meta().directed)?;
+    let bar = Progress::spinner("constructing");
+    let sharded = ShardedGraph::build_with(&list, partition, graph.meta().directed);
+    bar.finish();
+    let sharded = sharded?;
     let construction = start.elapsed().as_secs_f64();
     crate::memtrace::end("construction");
     crate::memtrace::start();
-    let answer = kernel.run(&sharded)?;
+    let bar = Progress::spinner(K::NAME);
+    let answer = kernel.run(&sharded);
+    bar.finish();
+    let answer = answer?;
     crate::memtrace::end("kernel");
     Ok((construction, answer))
 }
