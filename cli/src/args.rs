@@ -111,7 +111,8 @@ Reading the report:
     edges      the Graph500 count of traversed input edges: every edge
                record with both ends reached, self-loops left out, repeats
                counted (directed: every arc whose tail is reached); below
-               the header's count when some vertices are not reached
+               the header's count, which counts every record, when some
+               vertices are not reached or some records are self-loops
     reached    vertices reached, the root included
     validated  yes: the answer passed the Graph500 checks against the
                graph's own edges (a tree to the root; every edge consistent
