@@ -59,7 +59,7 @@ for step in "${steps[@]}"; do
     echo)
         made results/echo "results/echo/run.sh"
         E=$ECHO bash results/echo/run.sh
-        python3 results/echo/plot.py ;;
+        python3 results/echo/plot.py > results/echo/table.md ;;
     *)
         echo "unknown step $step (side-by-side, mpi, rack, echo)" >&2
         exit 2 ;;

@@ -30,3 +30,11 @@ for a in ax:
 fig.tight_layout(rect=(0, 0.05, 1, 1))
 stamp.stamp(fig, here, "results/echo/run.sh")
 fig.savefig(os.path.join(here, "echo.png"), dpi=110)
+
+# The table of results/echo/README.md, from the same rows.
+print("| experiment | ranks | threads/rank | transport | size B | window | Mreq/s | p50 us | p99 us | p99.9 us |")
+print("|---|---|---|---|---|---|---|---|---|---|")
+for x in rows:
+    print("| %s | %s | %s | %s | %s | %s | %.3f | %.2f | %.2f | %.2f |" % (
+        x["experiment"], x["ranks"], x["threads"], x["transport"], x["size"], x["window"],
+        float(x["mops"]), float(x["p50_us"]), float(x["p99_us"]), float(x["p999_us"])))
