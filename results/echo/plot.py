@@ -22,7 +22,6 @@ for t in ("shm", "tcp"):
         ax[2].annotate(x["window"], (float(x["mops"]), float(x["p999_us"])), fontsize=7)
 ax[0].set(xlabel="ranks (1 worker each; 1 = in-process, 2 workers)", ylabel="Mrequests/s", title="throughput vs ranks (32 B)")
 ax[1].set(xlabel="request payload bytes", ylabel="Mrequests/s", title="throughput vs size (2 ranks, window 16)", xscale="log")
-ax[1].axvline(1024 - 64 - 24, ls=":", c="gray")
 ax[2].set(xlabel="Mrequests/s", ylabel="p99.9 latency (us)", title="p99.9 latency vs load (labels: window)", yscale="log")
 for a in ax:
     a.legend()
