@@ -34,7 +34,7 @@ mod tcp;
 mod termination;
 mod wire;
 
-pub use env::RankEnv;
+pub use env::{DataLink, RankEnv};
 pub use launch::{launch_local, launch_local_with_hint, LaunchError};
 pub use shm::remove_job_files;
 
