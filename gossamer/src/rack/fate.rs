@@ -43,8 +43,8 @@ pub(super) fn heartbeats(writers: Vec<Writer>, alarm: Arc<Alarm>, every: Duratio
 /// "rank R failed: " (`link`: "its control connection", ...): silence for
 /// `silence` (a read timeout) means the peer's host is unreachable or the
 /// process hangs; a close or a reset, that the process ended or the network
-/// cut the connection. A rack job survives neither (docs/rack.md, "Fate
-/// sharing").
+/// cut the connection. A rack job survives neither (docs/rack.md, "Network
+/// conditions", says why).
 pub(super) fn lost(e: &std::io::Error, silence: Duration, link: &str) -> String {
     use std::io::ErrorKind as K;
     match e.kind() {
