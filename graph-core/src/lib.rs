@@ -15,6 +15,7 @@
 //! | distributed construction: each trustee reads its slice, entries sent to their owners | [`construct`] | [`construct::EdgeSource`], [`construct::LocalSource`], [`ShardedGraph::build_from`](sharded::ShardedGraph::build_from) |
 //! | a built graph saved per trustee and memory-mapped by later runs | [`io::prepared`] (the file), [`construct`] (on the trustees) | [`ShardedGraph::save_prepared`](sharded::ShardedGraph::save_prepared), [`ShardedGraph::open_prepared`](sharded::ShardedGraph::open_prepared), [`io::prepared::GraphIdentity`] |
 //! | versioned, checksummed binary graph file, memory-mapped | [`io::file`] | [`io::file::write`], [`io::file::write_graph`], [`io::file::open`](fn@io::file::open), [`io::file::open_in_slices`], [`MappedGraph`], [`io::file::parse`] |
+//! | outputs other than graph files (dumps, sidecars): a file replaced whole, a stream written in place, a link refused | [`io::output`] | [`io::output::write`](fn@io::output::write), [`io::output::Output`] |
 //! | other tools' formats in: `.el`, `.wel`, `.mtx`, `.gr`, GAPBS `.sg`/`.wsg` | [`io::formats`] | [`io::formats::read`](fn@io::formats::read), [`io::formats::Format`], [`io::formats::FormatError`] |
 //! | the official reference's vectors (edges, weights, roots, oracle distances and levels) | [`io::vectors`] | [`io::vectors::Vectors`] |
 //! | Graph500 check of a BFS/SSSP result and its TEPS edge count | [`validate`] | [`validate::validate_bfs_list`], [`validate::validate_sssp_list`] |
