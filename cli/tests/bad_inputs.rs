@@ -278,8 +278,8 @@ fn transport_without_ranks_says_it_does_nothing() {
 
 #[test]
 fn dumps_still_stream_into_a_fifo() {
-    // Only the graph file is written by rename; the dumps are written in
-    // place so that they can go to a pipe (or /dev/stdout).
+    // A dump to a regular file is replaced by rename (tests/outputs.rs);
+    // into a FIFO (or /dev/stdout) it is written in place, as a stream.
     let dir = scratch("dumpfifo");
     let fifo = dir.join("dist");
     if !mkfifo(&fifo) {
