@@ -366,8 +366,17 @@ fn run_kernel(
     })
 }
 
-/// The error for a failed validation: the root and the problems found.
+/// The error for a failed validation: the root and the problems found;
+/// first, when distances overflowed `f32`, that the weights are to blame
+/// (see [`ValidationError::overflow`]). Nothing is dumped of such an answer.
 pub fn validation_error(kernel: Kernel, root: u64, e: &ValidationError) -> CliError {
+    if e.overflow {
+        return CliError::new(format!(
+            "{} from root {root}: shortest-path distances overflow f32 (at most {:e}): the graph's weights are too large for SSSP's 32-bit distances, so the answer is incomplete (nothing was dumped); scale the weights down so that every shortest path stays below that bound. {e}",
+            kernel.name(),
+            f32::MAX
+        ));
+    }
     CliError::new(format!(
         "{} from root {root} failed validation: {e}",
         kernel.name()

@@ -1,6 +1,7 @@
 //! Every `--dump-*` output and its `DUMP.ids` sidecar are written safely:
 //! never through a planted link, whole or not at all on a full disk (a
-//! tmpfs this test mounts, when it may), and as a stream into /dev/stdout.
+//! tmpfs this test mounts, when it may), as a stream into /dev/stdout, and
+//! never for an answer that failed validation.
 
 mod common;
 
@@ -228,5 +229,52 @@ fn dumps_stream_into_stdout_and_say_why_no_sidecar() {
         stderr(&out)
     );
     assert!(!Path::new("/dev/stdout.ids").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn answers_that_fail_validation_are_never_dumped() {
+    let dir = scratch("dumpinvalid");
+    let env = [("GOSSAMER_GRAPH_TEST_CORRUPT_ANSWERS", "1")];
+    for (cmd, flag) in &DUMPS[..2] {
+        let fresh = dir.join(format!("{cmd}-fresh"));
+        let old = dir.join(format!("{cmd}-old"));
+        std::fs::write(&old, b"old").unwrap();
+        for target in [&fresh, &old] {
+            let err = fails(&run_env(
+                &dump_args(cmd, flag, &["--scale", "6"], target),
+                &env,
+            ));
+            assert!(err.contains("failed validation"), "{cmd}: {err}");
+        }
+        assert!(!fresh.exists(), "{cmd}: an invalid answer was dumped");
+        assert_eq!(std::fs::read(&old).unwrap(), b"old", "{cmd}");
+    }
+    // Distances beyond f32: said so, and not dumped either.
+    let big = dir.join("big.wel");
+    std::fs::write(&big, "0 1 3e38\n1 2 3e38\n2 3 1\n").unwrap();
+    let dump = dir.join("big-dist");
+    let err = fails(&run(&[
+        "sssp",
+        "--graph",
+        arg(&big),
+        "--root",
+        "0",
+        "--dump-dist",
+        arg(&dump),
+    ]));
+    assert!(
+        err.contains("sssp from root 0: shortest-path distances overflow f32"),
+        "{err}"
+    );
+    assert!(err.contains("scale the weights down"), "{err}");
+    assert!(
+        err.contains("d(1) = 3e38 plus its weight 3e38 overflows f32, so vertex 2 has no distance"),
+        "{err}"
+    );
+    assert!(
+        !dump.exists(),
+        "no dump of an answer that failed validation"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
