@@ -2,7 +2,7 @@
 //! rule of a rack run ([`rack_slot_size`]) and the memory check of a job's slots.
 
 use crate::config::Config;
-use crate::memory::{available_bytes, show_bytes};
+use crate::memory::{available, show_bytes};
 
 /// Largest number of workers in one runtime (slot memory grows with its square).
 pub const MAX_THREADS: usize = 1024;
@@ -46,7 +46,8 @@ pub fn slot_memory_bytes(threads: usize, ranks: usize, slot_size: usize) -> u128
 
 /// Refuses, with the numbers, a job whose slot memory on this host
 /// ([`slot_memory_bytes`]) would not fit in the memory available here
-/// (`MemAvailable`), or, for several ranks, in the free space of `/dev/shm`
+/// ([`memory::available`](crate::memory::available): `MemAvailable`, or a
+/// tighter limit of this process), or, for several ranks, in the free space of `/dev/shm`
 /// that the shared-memory transport maps. Call it before starting anything:
 /// the built-in launcher's caller before it starts the ranks.
 pub fn check_slot_memory(threads: usize, ranks: usize, slot_size: usize) -> Result<(), String> {
@@ -61,12 +62,13 @@ pub fn check_slot_memory(threads: usize, ranks: usize, slot_size: usize) -> Resu
     };
     let advice = "slot memory grows with the square of the worker count: use fewer ranks or \
                   threads (one rank per host, one thread per core is the intended shape)";
-    if let Some(avail) = available_bytes() {
-        if need > avail as u128 {
+    if let Some(avail) = available() {
+        if need > avail.bytes as u128 {
             return Err(format!(
-                "{}, but only {} of memory is available here (MemAvailable); {advice}",
+                "{}, but only {} of memory is available here ({}); {advice}",
                 what(),
-                show_bytes(avail)
+                show_bytes(avail.bytes),
+                avail.source
             ));
         }
     }
@@ -117,6 +119,6 @@ mod tests {
         // And the builder refuses a one-process square that cannot fit.
         let big = Runtime::builder().threads(MAX_THREADS).slot_size(16 << 20);
         let e = big.validate().unwrap_err().to_string();
-        assert!(e.contains("MemAvailable"), "{e}");
+        assert!(e.contains("of memory is available here ("), "{e}");
     }
 }
