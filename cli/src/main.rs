@@ -157,6 +157,11 @@ fn partition(command: &Command) -> graph_core::PartitionKind {
     run_options(command).map_or(graph_core::PartitionKind::Block, |r| r.partition.kind())
 }
 
+/// An allocation that fails anywhere ends the command with a message and
+/// status 1, not an abort (see [`graph_core::alloc::ExitOnOom`]).
+#[global_allocator]
+static ALLOC: graph_core::alloc::ExitOnOom = graph_core::alloc::ExitOnOom;
+
 fn main() {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     // `plan --ranks N` describes a run; it starts nothing.
