@@ -379,6 +379,21 @@ pub(crate) fn run_rank<R: Send + 'static>(
     }
     let t = c.threads;
     let n = t * env.size;
+    // The slot memory, before anything is mapped or allocated, for ranks that
+    // no launcher of ours checked (started by hand, mpirun, srun; the built-in
+    // launcher passes GOSSAMER_SHM_FD and checked before it started them): on
+    // one host (shm) every rank maps the one region of all ranks' rows, so
+    // each checks it (a hand-started rank learns why at once, not when rank 0
+    // gives up waiting); over tcp or rdma each rank holds its own rows.
+    let slot = c.effective_slot_size(env.size);
+    match kind {
+        TransportKind::Shm if env.shm_fd.is_none() => {
+            crate::runtime::check_slot_memory(t, env.size, slot)
+        }
+        TransportKind::Shm => Ok(()),
+        _ => crate::runtime::check_rank_slot_memory(t, env.size, slot),
+    }
+    .map_err(|m| rack_err(format!("rank {}: {m}", env.rank)))?;
     let layout = Layout {
         t,
         n,
