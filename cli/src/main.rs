@@ -163,6 +163,12 @@ fn partition(command: &Command) -> graph_core::PartitionKind {
 static ALLOC: graph_core::alloc::ExitOnOom = graph_core::alloc::ExitOnOom;
 
 fn main() {
+    // The command's own variables (gossamer checks its GOSSAMER_* ones when
+    // a rank joins its job).
+    if let Err(e) = memtrace::check_env().and_then(|()| hooks::check_env()) {
+        eprintln!("error: {e}");
+        std::process::exit(2);
+    }
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     // `plan --ranks N` describes a run; it starts nothing.
     let planning = args.get(1).is_some_and(|a| a == "plan");
