@@ -170,7 +170,12 @@ fn dumps_on_a_full_disk_leave_old_files_whole_and_no_partial_new_ones() {
                 err.contains("No space left on device"),
                 "{cmd} {name}: {err}"
             );
-            assert!(err.contains("is as it was"), "{cmd} {name}: {err}");
+            let said = if existed {
+                "is as it was"
+            } else {
+                "was not created"
+            };
+            assert!(err.contains(said), "{cmd} {name}: {err}");
             if existed {
                 assert_eq!(std::fs::read(&target).unwrap(), old_bytes, "{cmd}");
             } else {

@@ -74,7 +74,13 @@ impl fmt::Display for OutputError {
             } => {
                 write!(f, "could not {action} {}: {source}", path.display())?;
                 if *unchanged {
-                    write!(f, " (nothing was written: {} is as it was)", path.display())?;
+                    // A new target is not left behind as a partial file.
+                    let was = if std::fs::symlink_metadata(path).is_ok() {
+                        "is as it was"
+                    } else {
+                        "was not created"
+                    };
+                    write!(f, " (nothing was written: {} {was})", path.display())?;
                 }
                 Ok(())
             }
@@ -369,6 +375,16 @@ mod tests {
         let staged = Output::write(&out, |w| w.write_all(b"new")).unwrap();
         assert_eq!(std::fs::read(&out).unwrap(), b"old");
         drop(staged);
+        assert_eq!(names(&d), ["out"]);
+        // A new target is not created at all, and the message says so.
+        let new = d.join("new");
+        let e = write(&new, |w| {
+            w.write_all(b"partial")?;
+            Err(io::Error::other("the disk is full"))
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("was not created"), "{e}");
         assert_eq!(names(&d), ["out"]);
         let _ = std::fs::remove_dir_all(&d);
     }
