@@ -275,7 +275,9 @@ impl Pending {
                             // proof first, finds it wrong and closes without
                             // answering (see `dial_auth`).
                             Stage::Proving { .. } if have == 0 => {
-                                "authentication failed: the peer checked this side's proof of                                  the token and closed without proving its own (its                                  GOSSAMER_TOKEN differs)"
+                                "authentication failed: the peer checked this side's proof of \
+                                 the token and closed without proving its own (its \
+                                 GOSSAMER_TOKEN differs)"
                                     .into()
                             }
                             Stage::Opening if have == 0 => "closed without a handshake".into(),
@@ -623,6 +625,8 @@ mod tests {
         assert!(matches!(opener.join().unwrap(), Err(DialError::BadToken)));
         assert!(why.starts_with("authentication failed"), "{why}");
         assert!(why.contains("GOSSAMER_TOKEN differs"), "{why}");
+        // One line, with no runs of blanks from the source's layout.
+        assert!(!why.contains("  ") && !why.contains('\n'), "{why:?}");
     }
 
     #[test]
