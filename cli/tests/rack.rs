@@ -229,6 +229,9 @@ fn ranks_started_by_hand_whose_slots_cannot_fit_say_why() {
     // 1024 threads) fit no host. Rank 0 and any other rank say so at once
     // with the numbers, as the built-in launcher does, instead of failing to
     // map the memory ("Cannot allocate memory") or waiting for the others.
+    // --force passes the command's own estimate (which counts the slots as
+    // well and would refuse first at 1024 threads): the runtime's check of
+    // the slots is what is tested, and no --force passes it.
     let guard = std::time::Duration::from_secs(120);
     for (rank, transport, threads) in [("0", "shm", "1"), ("5", "shm", "1"), ("0", "tcp", "1024")] {
         let out = run_guarded_env(
@@ -242,6 +245,7 @@ fn ranks_started_by_hand_whose_slots_cannot_fit_say_why() {
                 threads,
                 "--root",
                 "1",
+                "--force",
             ],
             &[
                 ("GOSSAMER_RANK", rank),
