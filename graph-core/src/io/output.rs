@@ -3,7 +3,7 @@
 //! whatever the path names:
 //!
 //! - absent, or a regular file: replaced whole or not at all, by the writer
-//!   of graph files and prepared shards ([`Staged`]: a new temporary file
+//!   of graph files and prepared shards (`io::file`'s staging: a new temporary file
 //!   beside it, synced, renamed over it), so a full disk or a crash leaves
 //!   the old file (or none), never a partial one;
 //! - a FIFO or a character device (`/dev/null`, a terminal): streamed into
