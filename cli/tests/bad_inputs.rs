@@ -231,7 +231,9 @@ fn force_past_the_estimate_says_so() {
     let err = stderr(&out);
     assert!(
         err.contains("warning: --force: running although the estimate (")
-            && err.contains(") for rank 0 of 1 exceeds the available memory (0.0 MiB)"),
+            && err.contains(
+                ") for rank 0 of 1 exceeds the available memory (0.0 MiB, GOSSAMER_GRAPH_AVAILABLE_BYTES"
+            ),
         "{err}"
     );
     // Within the estimate, --force has nothing to say.
