@@ -178,7 +178,18 @@ fn partition(command: &Command) -> graph_core::PartitionKind {
     run_options(command).map_or(graph_core::PartitionKind::Block, |r| r.partition.kind())
 }
 
+/// An allocation that fails anywhere ends the command with a message and
+/// status 1, not an abort (see [`graph_core::alloc::ExitOnOom`]).
+#[global_allocator]
+static ALLOC: graph_core::alloc::ExitOnOom = graph_core::alloc::ExitOnOom;
+
 fn main() {
+    // The command's own variables (gossamer checks its GOSSAMER_* ones when
+    // a rank joins its job).
+    if let Err(e) = memtrace::check_env().and_then(|()| hooks::check_env()) {
+        eprintln!("error: {e}");
+        std::process::exit(2);
+    }
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
     // Bad flags are reported here, once, not by every rank.
     let cli = Cli::parse_from(argv.clone());

@@ -108,9 +108,10 @@ trait WholeKernel: Clone + Send + 'static {
     /// Checks the answer against the edge list; the error says why not.
     fn verify(&self, graph: &LoadedGraph, answer: &Self::Answer) -> Result<Self::Verified>;
 
-    /// Writes the per-vertex array of `--dump-*` to `path` (kernels with
-    /// such an option).
-    fn dump(&self, _answer: &Self::Answer, _path: &Path) -> Result<()> {
+    /// Writes the per-vertex array of `--dump-*` to `path`, with the
+    /// sidecar of `ids` ([`files::write_dump`]; kernels with such an
+    /// option).
+    fn dump(&self, _answer: &Self::Answer, _path: &Path, _ids: &IdMap) -> Result<()> {
         Ok(())
     }
 
@@ -138,7 +139,7 @@ trait WholeKernel: Clone + Send + 'static {
 fn run<K: WholeKernel>(mut kernel: K, args: &WholeArgs, dump: Option<&Path>) -> Result<()> {
     let threads = runtime::threads(args.run.threads)?;
     if let Some(p) = dump {
-        files::check_writable(p)?;
+        files::check_output(p)?;
     }
     let graph = Arc::new(graph::load(
         &args.input,
@@ -147,6 +148,9 @@ fn run<K: WholeKernel>(mut kernel: K, args: &WholeArgs, dump: Option<&Path>) -> 
         args.run.force,
     )?);
     graph.check_kernel(K::NAME, false, false)?;
+    if let Some(p) = dump {
+        files::check_sidecar(p, &graph.meta().ids)?;
+    }
     kernel.prepare(&graph)?;
     let (ranks, (construction, answer)) = {
         let (graph, partition, kernel) = (graph.clone(), args.run.partition.kind(), kernel.clone());
@@ -162,8 +166,7 @@ fn run<K: WholeKernel>(mut kernel: K, args: &WholeArgs, dump: Option<&Path>) -> 
         None
     };
     if let Some(p) = dump {
-        kernel.dump(&answer, p)?;
-        files::write_ids_sidecar(p, &graph.meta().ids, graph.num_vertices())?;
+        kernel.dump(&answer, p, &graph.meta().ids)?;
     }
     let report = Report {
         kernel: K::NAME,
@@ -263,8 +266,8 @@ impl WholeKernel for Cc {
         Ok(())
     }
 
-    fn dump(&self, answer: &Self::Answer, path: &Path) -> Result<()> {
-        files::write_le(path, &answer.labels)
+    fn dump(&self, answer: &Self::Answer, path: &Path, ids: &IdMap) -> Result<()> {
+        files::write_dump(path, &answer.labels, ids)
     }
 
     fn fields(&self, _: &LoadedGraph, answer: &Self::Answer, _: Option<()>) -> CcResult {
@@ -337,8 +340,8 @@ impl WholeKernel for PageRank {
         Ok(())
     }
 
-    fn dump(&self, answer: &Self::Answer, path: &Path) -> Result<()> {
-        files::write_le(path, &answer.scores)
+    fn dump(&self, answer: &Self::Answer, path: &Path, ids: &IdMap) -> Result<()> {
+        files::write_dump(path, &answer.scores, ids)
     }
 
     fn fields(&self, graph: &LoadedGraph, answer: &Self::Answer, _: Option<()>) -> PageRankResult {
@@ -459,8 +462,8 @@ impl WholeKernel for Bc {
             .map_err(|e| CliError::new(format!("bc: the scores failed verification: {e}")))
     }
 
-    fn dump(&self, answer: &Self::Answer, path: &Path) -> Result<()> {
-        files::write_le(path, &answer.scores)
+    fn dump(&self, answer: &Self::Answer, path: &Path, ids: &IdMap) -> Result<()> {
+        files::write_dump(path, &answer.scores, ids)
     }
 
     fn fields(

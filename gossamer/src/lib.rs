@@ -63,7 +63,7 @@
 //! | `transport` | the one primitive needed from a transport, in-process version |
 //! | `codec` | serde codec for payloads and variable-size results (postcard) |
 //! | `stats` | [`TrusteeStats`] |
-//! | [`memory`] | this host's available memory (`MemAvailable`) and byte counts for messages |
+//! | [`memory`] | the memory this process may still use (`MemAvailable`, rlimits, cgroup) and byte counts for messages |
 //! | `park` | putting idle worker threads to sleep and waking them (thread park or futex) |
 //! | [`rack`] | several processes (ranks) as one run: transports (shm, tcp, rdma), bootstrap, fate sharing, launcher; see docs/rack.md |
 //! | `collective` | [`Collective`], [`Party`]: all-reduce and barrier among one fiber per worker, through a hub trust and mailbox trusts |

@@ -80,6 +80,7 @@
 
 use std::time::{Duration, Instant};
 
+use graph_core::alloc::vec_or_exit;
 use graph_core::sharded::{KernelError, ShardedGraph};
 use graph_core::{build_trustees_with, EdgeList, Partition, Shard};
 use graph_kernel::adjacency::simple_lists;
@@ -204,11 +205,11 @@ impl Brandes {
             in_off,
             in_nbr,
             directed: shard.is_directed(),
-            depth: vec![UNSEEN; n],
-            sigma: vec![0.0; n],
-            delta: vec![0.0; n],
-            acc: vec![0.0; n],
-            score: vec![0.0; n],
+            depth: vec_or_exit(n, UNSEEN, "bc depths"),
+            sigma: vec_or_exit(n, 0.0, "bc path counts"),
+            delta: vec_or_exit(n, 0.0, "bc dependencies"),
+            acc: vec_or_exit(n, 0.0, "bc dependency sums"),
+            score: vec_or_exit(n, 0.0, "bc scores"),
             order: Vec::new(),
             starts: Vec::new(),
             level: 0,

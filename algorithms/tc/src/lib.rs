@@ -69,6 +69,7 @@
 
 use std::time::{Duration, Instant};
 
+use graph_core::alloc::vec_or_exit;
 use graph_core::sharded::{KernelError, ShardedGraph};
 use graph_core::{build_whole, EdgeList, Shard};
 use graph_kernel::{run, Program};
@@ -334,7 +335,7 @@ pub fn tc(graph: &ShardedGraph) -> Result<TcOutput, KernelError> {
                 .map(|(v, &g)| (v, s.rank[g as usize]))
                 .filter(|&(_, r)| r != NO_RANK)
                 .collect();
-            let mut count = vec![0usize; n + 1];
+            let mut count = vec_or_exit(n + 1, 0usize, "tc list offsets");
             for &(v, r) in &locals {
                 count[r as usize] = s.mine_off[v + 1] - s.mine_off[v];
             }
@@ -348,7 +349,7 @@ pub fn tc(graph: &ShardedGraph) -> Result<TcOutput, KernelError> {
                 total += here;
             }
             let mut fill = count.clone();
-            let mut all = vec![0u32; total];
+            let mut all = vec_or_exit(total, 0u32, "tc out-lists");
             for &(v, r) in &locals {
                 let list = &s.mine[s.mine_off[v]..s.mine_off[v + 1]];
                 let at = fill[r as usize];
