@@ -66,6 +66,9 @@ pub struct JsonReport {
     pub trustees: Vec<crate::runtime::TrusteeReport>,
     /// Each rank's peak resident set (KiB), by rank.
     pub peak_rss_kib_per_rank: Vec<u64>,
+    /// What the trustees did during the searches: busy, idle, collective, imbalance.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<crate::runtime::KernelProfile>,
 }
 
 /// Time and TEPS statistics over a kernel's searches.
@@ -127,6 +130,7 @@ pub fn json_report(
         mean_time_s: time.mean,
         trustees: crate::runtime::trustee_reports(),
         peak_rss_kib_per_rank: crate::runtime::peak_rss_kib_per_rank(),
+        profile: crate::runtime::kernel_profile(run.kernel.name()),
     }
 }
 
@@ -179,5 +183,8 @@ pub fn human_report(info: &RunInfo, run: &KernelRun, setting: &str) -> String {
         teps.harmonic_mean,
         teps.harmonic_stddev
     );
+    if let Some(p) = crate::runtime::kernel_profile(run.kernel.name()) {
+        s += &p.summary_line();
+    }
     s
 }
