@@ -2,7 +2,7 @@
 //! (read by each worker itself, on every rank of a rack run).
 
 use super::ids::WorkerId;
-use super::spawn::on_every_worker_with;
+use super::spawn::{on_every_worker, on_every_worker_with};
 use crate::stats::TrusteeStats;
 use crate::worker::worker;
 
@@ -11,8 +11,15 @@ use crate::worker::worker;
 /// after counting its current activity up to that moment (so the times are
 /// exact at the moment of reading); call it from a fiber (it waits for them).
 pub fn stats() -> Vec<TrusteeStats> {
-    let _ = worker("stats");
+    let w = worker("stats");
     // One fiber per worker reads its own counters (a plain fn: no captures).
+    // In one process the fibers go by mail, not through request slots, so
+    // reading the counters does not change them.
+    let all = if w.shared.place.rack {
+        on_every_worker_with(own, ())
+    } else {
+        on_every_worker(|| own(()))
+    };
     fn own(_: ()) -> [u64; 8] {
         let w = worker("stats");
         let now = w.flush_activity();
@@ -28,8 +35,7 @@ pub fn stats() -> Vec<TrusteeStats> {
             s.wall_ns,
         ]
     }
-    on_every_worker_with(own, ())
-        .into_iter()
+    all.into_iter()
         .enumerate()
         .map(
             |(i, [requests, batches, idle_ns, busy_ns, delegated_ns, fiber_ns, collective_ns, wall_ns])| {
