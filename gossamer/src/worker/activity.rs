@@ -210,17 +210,23 @@ impl Worker {
     /// The running fiber starts a collective round; returns what to pass to
     /// [`Worker::end_collective`]. One fiber per worker is tracked: a second
     /// fiber's round while one is under way counts as fiber time.
+    /// Outside a fiber nothing is tracked (the round itself then refuses to
+    /// wait, with its own message).
     pub(crate) fn begin_collective(&self) -> usize {
-        let fid = self.current_fiber();
-        let prev = self.rec.party.replace(fid);
-        self.enter(COLLECTIVE);
+        let prev = self.rec.party.get();
+        if let Some(fid) = self.current.get() {
+            self.rec.party.set(fid);
+            self.enter(COLLECTIVE);
+        }
         prev
     }
 
     /// The running fiber's round is over.
     pub(crate) fn end_collective(&self, prev: usize) {
         self.rec.party.set(prev);
-        self.enter(self.rec.fiber);
+        if self.current.get().is_some() {
+            self.enter(self.rec.fiber);
+        }
     }
 
     /// Counts the current activity up to now, so that counters read next
