@@ -22,3 +22,10 @@ pub fn corrupt_answers() -> bool {
 pub fn available_bytes() -> Option<u64> {
     hook!("GOSSAMER_GRAPH_AVAILABLE_BYTES").and_then(|v| v.to_str()?.parse().ok())
 }
+
+/// `GOSSAMER_GRAPH_TRACE_EVENTS=N`: with `--trace`, each trustee keeps `N`
+/// intervals instead of `gossamer::Config::trace_events`' default, so the
+/// tests see a full buffer drop and count.
+pub fn trace_events() -> Option<usize> {
+    hook!("GOSSAMER_GRAPH_TRACE_EVENTS").and_then(|v| v.to_str()?.parse().ok())
+}

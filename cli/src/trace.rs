@@ -37,6 +37,9 @@ static FILE: OnceLock<Option<PathBuf>> = OnceLock::new();
 /// The timeline collected at the end of the last run (rank 0).
 static COLLECTED: Mutex<Option<Timeline>> = Mutex::new(None);
 
+/// Each trustee's buffer of the last run, in intervals (set by [`configure`]).
+static BUFFER: OnceLock<usize> = OnceLock::new();
+
 /// What the last trace written holds, for the reports.
 static WRITTEN: Mutex<Option<TraceSummary>> = Mutex::new(None);
 
@@ -57,6 +60,10 @@ pub fn configure(builder: gossamer::Builder) -> gossamer::Builder {
     }
     let mut cfg = builder.get_config().clone();
     cfg.trace = true;
+    if let Some(n) = crate::hooks::trace_events() {
+        cfg.trace_events = n;
+    }
+    let _ = BUFFER.set(cfg.trace_events);
     builder.config(cfg)
 }
 
@@ -96,7 +103,10 @@ pub fn write_collected() -> Result<()> {
     let Some(tl) = COLLECTED.lock().unwrap_or_else(|p| p.into_inner()).take() else {
         return Ok(());
     };
-    let buffer = gossamer::Config::default().trace_events;
+    let buffer = BUFFER
+        .get()
+        .copied()
+        .unwrap_or(gossamer::Config::default().trace_events);
     let command: Vec<String> = std::env::args().collect();
     crate::files::write_with(path, |w| write_chrome(w, &tl, &command.join(" "), buffer))?;
     let summary = TraceSummary {
@@ -116,7 +126,7 @@ pub fn write_collected() -> Result<()> {
     };
     let dropped = if summary.dropped > 0 {
         format!(
-            " ({} dropped: a trustee's buffer of {} intervals filled, its track ends there)",
+            "; {} dropped: a trustee's buffer of {} intervals filled, its track ends there",
             summary.dropped, buffer
         )
     } else {
