@@ -1,7 +1,9 @@
 //! `--trace FILE` and the trustee profile of the reports: the file is Chrome
 //! trace-event JSON with one track per trustee of every rank and the
-//! expected event kinds, and the `--json` profile's per-trustee seconds
-//! add up. (A full buffer dropping and counting: gossamer/tests/profile.rs.)
+//! expected event kinds, each track's intervals in order and disjoint, a
+//! full buffer dropping and counting in the file and the report, and the
+//! `--json` profile's per-trustee seconds add up. (The runtime's side of a
+//! full buffer: gossamer/tests/profile.rs.)
 
 mod common;
 
@@ -17,9 +19,19 @@ fn read_trace(path: &std::path::Path) -> Value {
     serde_json::from_str(&text).expect("the trace file is one JSON object")
 }
 
+/// A `ts` or `dur` in whole nanoseconds (the file writes microseconds with
+/// three decimals).
+fn ns(v: &Value) -> u64 {
+    (v.as_f64().unwrap() * 1e3).round() as u64
+}
+
 /// Per (pid, tid): the track's name and the names of its complete events.
+/// Asserts that each track's complete events come in time order without
+/// overlapping (a trustee does one thing at a time; a region ends before
+/// the next begins).
 fn tracks(trace: &Value) -> BTreeMap<(u64, u64), (String, BTreeSet<String>)> {
     let mut out: BTreeMap<(u64, u64), (String, BTreeSet<String>)> = BTreeMap::new();
+    let mut ends: BTreeMap<(u64, u64), u64> = BTreeMap::new();
     for e in trace["traceEvents"].as_array().expect("traceEvents") {
         let (Some(pid), Some(tid)) = (e["pid"].as_u64(), e["tid"].as_u64()) else {
             continue;
@@ -32,6 +44,12 @@ fn tracks(trace: &Value) -> BTreeMap<(u64, u64), (String, BTreeSet<String>)> {
             "X" => {
                 assert!(e["ts"].as_f64().unwrap() >= 0.0, "{e}");
                 assert!(e["dur"].as_f64().unwrap() >= 0.0, "{e}");
+                let end = ends.entry((pid, tid)).or_default();
+                assert!(
+                    ns(&e["ts"]) >= *end,
+                    "track ({pid}, {tid}): {e} starts before the previous event ends ({end} ns)"
+                );
+                *end = ns(&e["ts"]) + ns(&e["dur"]);
                 let cat = e["cat"].as_str().unwrap();
                 let name = e["name"].as_str().unwrap();
                 if cat == "activity" {
@@ -43,6 +61,10 @@ fn tracks(trace: &Value) -> BTreeMap<(u64, u64), (String, BTreeSet<String>)> {
                 }
             }
             "M" => {}
+            "i" => {
+                assert_eq!(e["name"], "buffer full", "{e}");
+                entry.1.insert("buffer full".to_string());
+            }
             other => panic!("unexpected event kind {other}: {e}"),
         }
     }
@@ -225,4 +247,65 @@ fn a_trace_file_in_a_missing_directory_is_refused_before_any_work() {
     ]));
     assert!(err.contains("--trace"), "{err}");
     assert!(err.contains("does not exist"), "{err}");
+}
+
+#[test]
+fn a_full_trace_buffer_drops_and_says_so_in_the_file_and_the_report() {
+    let dir = scratch("trace-full");
+    let file = dir.join("sssp.json");
+    let cap = 64;
+    let o = run_env(
+        &[
+            "sssp",
+            "--scale",
+            "10",
+            "--roots",
+            "2",
+            "--threads",
+            "2",
+            "--json",
+            "--trace",
+            arg(&file),
+        ],
+        &[("GOSSAMER_GRAPH_TRACE_EVENTS", &cap.to_string())],
+    );
+    let out = ok(&o);
+    let report: Value = serde_json::from_str(out.trim()).unwrap();
+    let summary = &report["profile"]["trace"];
+    assert_eq!(summary["buffer_intervals"], cap);
+    assert_eq!(summary["intervals"], 2 * cap, "{summary}");
+    let dropped = summary["dropped"].as_u64().unwrap();
+    assert!(dropped > 0, "{summary}");
+    // The counters do not depend on the buffer: the profile is whole.
+    check_profile(&report, 2);
+    let trace = read_trace(&file);
+    assert_eq!(trace["otherData"]["dropped"], dropped);
+    assert_eq!(trace["otherData"]["buffer_intervals_per_trustee"], cap);
+    let events = trace["traceEvents"].as_array().unwrap();
+    let mut marked = 0;
+    for w in 0..2u64 {
+        let on = |e: &&Value| e["pid"] == 0 && e["tid"] == w;
+        let kept = events
+            .iter()
+            .filter(on)
+            .filter(|e| e["cat"] == "activity")
+            .count();
+        assert_eq!(kept, cap, "trustee {w}");
+        let full: Vec<&Value> = events
+            .iter()
+            .filter(on)
+            .filter(|e| e["ph"] == "i")
+            .collect();
+        assert_eq!(full.len(), 1, "trustee {w}: {full:?}");
+        marked += full[0]["args"]["dropped"].as_u64().unwrap();
+    }
+    assert_eq!(marked, dropped);
+    let t = tracks(&trace);
+    assert!(t[&(0, 0)].1.contains("buffer full"));
+    let err = stderr(&o);
+    assert!(
+        err.contains(&format!("{dropped} dropped")),
+        "the run says what it dropped: {err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
