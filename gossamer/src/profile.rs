@@ -32,7 +32,7 @@
 //!
 //! Each process measures from its own start (a monotonic clock). The ranks'
 //! buffers travel to the collecting worker by delegation (each worker hands
-//! its own over in a fiber, as [`on_every_worker_with`](crate::on_every_worker_with)
+//! its own over in a fiber, as [`on_every_worker_with`]
 //! results), so one process holds the whole timeline. To put every rank on the
 //! collecting rank's clock, [`timeline`] asks one trustee of each other rank for
 //! its clock several times (a delegated closure reading it) and takes the
