@@ -34,12 +34,29 @@ pub fn check_env() -> Result<(), String> {
             ));
         }
     }
-    if let Some(v) = hook!("GOSSAMER_GRAPH_AVAILABLE_BYTES") {
-        if v.to_str().and_then(|s| s.parse::<u64>().ok()).is_none() {
-            return Err(format!(
-                "GOSSAMER_GRAPH_AVAILABLE_BYTES={v:?}: expected a number of bytes"
-            ));
+    let numbers = [
+        (
+            "GOSSAMER_GRAPH_AVAILABLE_BYTES",
+            hook!("GOSSAMER_GRAPH_AVAILABLE_BYTES"),
+        ),
+        (
+            "GOSSAMER_GRAPH_TRACE_EVENTS",
+            hook!("GOSSAMER_GRAPH_TRACE_EVENTS"),
+        ),
+    ];
+    for (name, value) in numbers {
+        if let Some(v) = value {
+            if v.to_str().and_then(|s| s.parse::<u64>().ok()).is_none() {
+                return Err(format!("{name}={v:?}: expected a whole number"));
+            }
         }
     }
     Ok(())
+}
+
+/// `GOSSAMER_GRAPH_TRACE_EVENTS=N`: with `--trace`, each trustee keeps `N`
+/// intervals instead of `gossamer::Config::trace_events`' default, so the
+/// tests see a full buffer drop and count.
+pub fn trace_events() -> Option<usize> {
+    hook!("GOSSAMER_GRAPH_TRACE_EVENTS").and_then(|v| v.to_str()?.parse().ok())
 }

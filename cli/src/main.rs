@@ -25,6 +25,7 @@
 //! - [`cfmt`]: numbers formatted like C's `%g`.
 //! - [`progress`]: progress bars on stderr.
 //! - [`memtrace`]: per-phase peak memory on stderr (measurement hook).
+//! - [`trace`]: `--trace FILE`, the trustees' timelines as Chrome trace-event JSON.
 //! - [`hooks`]: test hooks, compiled into test builds only.
 //! - [`error`]: the one error type, a message for the user.
 
@@ -51,6 +52,7 @@ mod shares;
 mod single;
 mod sssp;
 mod stats;
+mod trace;
 mod whole;
 
 use clap::Parser;
@@ -249,6 +251,12 @@ fn main() {
             std::process::exit(1);
         }
     }
+    let trace = run_options(&cli.command).and_then(|r| r.trace.clone());
+    if let Some(Err(e)) = trace.as_deref().map(files::check_writable) {
+        eprintln!("error: --trace: {e}");
+        std::process::exit(1);
+    }
+    trace::set(trace);
     let result = match &cli.command {
         Command::Generate(a) => generate::run(a),
         Command::Sssp(a) => sssp::run(a),

@@ -324,7 +324,12 @@ fn run_kernel(
     let mut failure = None;
     for (i, &root) in roots.iter().enumerate() {
         crate::memtrace::start();
-        let mut answer = Answer::search(engine, spec.kernel, root)?;
+        let name = spec.kernel.name();
+        let mut answer = runtime::kernel_window(
+            name,
+            || format!("{name} search {} (root {root})", i + 1),
+            || Answer::search(engine, spec.kernel, root),
+        )?;
         crate::memtrace::end(&format!("{} kernel", spec.kernel.name()));
         crate::memtrace::start();
         if crate::hooks::corrupt_answers() {

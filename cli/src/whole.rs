@@ -37,6 +37,9 @@ struct Report<T: Serialize> {
     trustees: Vec<crate::runtime::TrusteeReport>,
     /// Each rank's peak resident set (KiB), by rank.
     peak_rss_kib_per_rank: Vec<u64>,
+    /// What the trustees did during the kernel: busy, idle, collective, imbalance.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    profile: Option<crate::runtime::KernelProfile>,
 }
 
 #[derive(Serialize)]
@@ -179,12 +182,16 @@ fn run<K: WholeKernel>(mut kernel: K, args: &WholeArgs, dump: Option<&Path>) -> 
         validated,
         trustees: crate::runtime::trustee_reports(),
         peak_rss_kib_per_rank: crate::runtime::peak_rss_kib_per_rank(),
+        profile: crate::runtime::kernel_profile(K::NAME),
         result: kernel.fields(&graph, &answer, verified),
     };
     if args.out.json {
         output::print_json(&report)
     } else {
-        let human = header(&report, &kernel.setting()) + &kernel.summary(&answer, &report.result);
+        let profile = report.profile.as_ref().map(|p| p.summary_line());
+        let human = header(&report, &kernel.setting())
+            + &kernel.summary(&answer, &report.result)
+            + profile.as_deref().unwrap_or("");
         output::print_stdout(&human)
     }
 }
@@ -208,7 +215,8 @@ fn in_runtime<K: WholeKernel>(
     crate::memtrace::end("construction");
     crate::memtrace::start();
     let bar = Progress::spinner(K::NAME);
-    let answer = kernel.run(&sharded);
+    let answer =
+        crate::runtime::kernel_window(K::NAME, || K::NAME.to_string(), || kernel.run(&sharded));
     bar.finish();
     let answer = answer?;
     crate::memtrace::end("kernel");
