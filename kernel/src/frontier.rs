@@ -154,6 +154,12 @@ impl Frontier {
         self.len == 0
     }
 
+    /// The membership bitmap: vertex `v` is bit `v % 64` of word `v / 64`
+    /// (kept in both modes).
+    pub fn words(&self) -> &[u64] {
+        &self.bits
+    }
+
     /// True while the frontier is kept as a queue (see [`FrontierMode`]).
     ///
     /// ```

@@ -129,12 +129,16 @@
 #![warn(missing_docs)]
 
 mod addressed;
-mod driver;
 mod frontier;
+mod kernel;
 mod local;
+mod net;
 mod program;
+mod run;
+mod state;
 
 pub mod adjacency;
+mod bounds;
 pub mod doc;
 pub mod filter;
 pub mod outbox;
@@ -146,13 +150,16 @@ pub mod tutorial;
 mod test_hooks;
 
 pub use adjacency::{Adjacency, LightHeavy};
-pub use driver::{gather, run, Kernel};
+pub use bounds::Bounds;
 pub use filter::Filter;
 pub use frontier::{Frontier, FrontierMode};
-pub use local::{KernelStats, Local};
+pub use kernel::{Direction, Kernel, STEP_WORK};
+pub use local::{Local, Sender};
+pub use net::KernelStats;
 pub use outbox::Outbox;
 pub use program::Program;
 pub use replica::Replica;
+pub use run::{gather, gather_flat, prepare, run, Prepare, Setup};
 pub use source::Graph500Source;
 
 pub use gossamer::Op;

@@ -60,6 +60,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, Weak};
 
+use gossamer::Delegable;
 use graph_core::sharded::{TrusteeCtx, TrusteeState};
 
 use crate::adjacency::Adjacency;
@@ -207,6 +208,14 @@ pub fn publish(
     range: Range<usize>,
     home: fn(&mut TrusteeState) -> &Replica,
 ) -> u64 {
+    publish_by(ctx, range, home)
+}
+
+/// [`publish`] with any [`Delegable`] way to find the replica.
+pub(crate) fn publish_by<H>(ctx: &TrusteeCtx, range: Range<usize>, home: H) -> u64
+where
+    H: Fn(&mut TrusteeState) -> &Replica + Delegable,
+{
     let elsewhere = |p: &&gossamer::Trust<TrusteeState>| !gossamer::is_local_worker(p.trustee());
     if !ctx.peers.iter().any(|p| elsewhere(&p)) {
         return 0;
