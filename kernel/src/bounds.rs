@@ -30,8 +30,8 @@
 //!     struct B(Bounds);
 //!     impl Program for B { type Msg = u32; fn receive(&mut self, _: u32, _: u32) -> bool { false } }
 //!     graph_kernel::run(&g, |s, _| B(Bounds::new(s.adjacency(), None)), |k| k.with(|l| {
-//!         let b = &mut l.state().0;
 //!         let f = l.flat(1);
+//!         let b = &mut l.state().0;
 //!         let first = b.lower::<false>(f, 2.0);
 //!         let worse = b.lower::<false>(f, 3.0);
 //!         (first, worse, b.own(1), b.beaten::<false>(&[f, f], &[1.0, 5.0], -1.0))
@@ -71,6 +71,20 @@ impl Bounds {
             own_at: (adj.flat(0) - local.start) as usize,
             filter,
         }
+    }
+
+    /// [`new`](Self::new), sharing a filter named `name` exactly where the
+    /// memory estimate says whole arrays would outweigh the graph of
+    /// `edges` input edges (several ranks of several trustees, more than 4
+    /// x edgefactor trustees in all:
+    /// [`graph_core::memory::sssp_shares_bounds`]). Every trustee of the
+    /// job decides alike.
+    pub fn for_graph(adj: &Adjacency, edges: u64, name: &'static str) -> Self {
+        let w = adj.num_trustees() as u64;
+        let t = (crate::filter::process_trustees(adj.num_trustees()).len() as u64).max(1);
+        let vertices = adj.partition().num_vertices();
+        let share = graph_core::memory::sssp_shares_bounds(vertices, edges, w / t, t);
+        Self::new(adj, share.then_some(name))
     }
 
     /// Every bound back to `+inf` (this trustee's share of a shared filter
@@ -128,6 +142,48 @@ impl Bounds {
             }
         }
         mask
+    }
+
+    /// [`relax`](Self::relax) with the kind of bounds chosen here, once
+    /// per row (a branch per row, not per entry).
+    #[inline(always)]
+    pub fn relax_row(
+        &mut self,
+        targets: &[u32],
+        weights: &[f32],
+        d: f32,
+        improved: impl FnMut(u32, f32),
+    ) {
+        if self.filter.is_some() {
+            self.relax::<true>(targets, weights, d, improved)
+        } else {
+            self.relax::<false>(targets, weights, d, improved)
+        }
+    }
+
+    /// Relaxes a weighted row at distance `d`: for every entry whose
+    /// `d + weight` beats its target's bound, lowers the bound and calls
+    /// `improved(target, d + weight)`, in groups of 64 ([`beaten`](Self::beaten)
+    /// first, then [`lower`](Self::lower) for the few that won).
+    #[inline(always)]
+    pub fn relax<const SHARED: bool>(
+        &mut self,
+        targets: &[u32],
+        weights: &[f32],
+        d: f32,
+        mut improved: impl FnMut(u32, f32),
+    ) {
+        for (ts, ws) in targets.chunks(64).zip(weights.chunks(64)) {
+            let mut mask = self.beaten::<SHARED>(ts, ws, d);
+            while mask != 0 {
+                let k = mask.trailing_zeros() as usize;
+                mask &= mask - 1;
+                let (f, x) = (ts[k], d + ws[k]);
+                if self.lower::<SHARED>(f, x) {
+                    improved(f, x);
+                }
+            }
+        }
     }
 
     /// Lowers the bound of flat id `f` to `x` when `x` beats it; whether it

@@ -68,6 +68,7 @@ pub struct Kernel<P: Program> {
     direction: Direction,
     pulling: bool,
     pulls: u32,
+    rounds: u64,
     last_active: u64,
     step_work: usize,
     _p: PhantomData<fn() -> P>,
@@ -81,6 +82,7 @@ impl<P: Program> Kernel<P> {
             direction: Direction::Push,
             pulling: false,
             pulls: 0,
+            rounds: 0,
             last_active: 0,
             step_work: STEP_WORK,
             _p: PhantomData,
@@ -116,6 +118,12 @@ impl<P: Program> Kernel<P> {
         self.supersteps
     }
 
+    /// Collective rounds (barriers and all-reduces) of this run's body so
+    /// far: what a kernel pays per superstep in latency.
+    pub fn rounds(&self) -> u64 {
+        self.rounds
+    }
+
     /// Steps of this run that pulled ([`step`](Self::step)).
     pub fn pulls(&self) -> u32 {
         self.pulls
@@ -136,6 +144,20 @@ impl<P: Program> Kernel<P> {
     /// per-vertex results come out with [`gather`](crate::gather).
     pub fn with<U: Delegable>(&mut self, f: impl FnOnce(&mut Local<'_, P>) -> U + Delegable) -> U {
         self.ctx.local.apply(move |s| {
+            let (shard, c) = core::<P>(s);
+            let u = f(&mut c.local(shard));
+            c.net.flush();
+            u
+        })
+    }
+
+    /// [`with`](Self::with) for a result that is not a plain value (a
+    /// vector, a map): on the own trustee it comes back as it is, no copy.
+    pub fn with_returning<U>(&mut self, f: impl FnOnce(&mut Local<'_, P>) -> U + Delegable) -> U
+    where
+        U: serde::Serialize + serde::de::DeserializeOwned + 'static,
+    {
+        self.ctx.local.apply_returning(move |s| {
             let (shard, c) = core::<P>(s);
             let u = f(&mut c.local(shard));
             c.net.flush();
@@ -251,6 +273,7 @@ impl<P: Program> Kernel<P> {
     pub fn sync(&mut self) {
         self.ctx.local.apply(|s| core::<P>(s).1.net.flush());
         self.ctx.party.barrier();
+        self.rounds += 1;
     }
 
     /// Ends the superstep: [`sync`](Self::sync), then the vertices
@@ -375,6 +398,7 @@ impl<P: Program> Kernel<P> {
             core::<P>(s).1.bits.as_deref().expect("shared above")
         });
         self.ctx.party.barrier();
+        self.rounds += 1;
     }
 
     /// Copies this trustee's part of a [`Replica`] in its state (its words
@@ -412,17 +436,18 @@ impl<P: Program> Kernel<P> {
     /// max, or) and returns the result on every trustee. At most 8 lanes.
     /// Collective.
     pub fn reduce<const N: usize>(&mut self, vals: [u64; N], ops: [Op; N]) -> [u64; N] {
+        self.rounds += 1;
         self.ctx.party.all_reduce(vals, ops)
     }
 
     /// Sum over all trustees (wrapping). Collective.
     pub fn sum(&mut self, v: u64) -> u64 {
-        self.ctx.party.sum(v)
+        self.reduce([v], [Op::Sum])[0]
     }
 
     /// Minimum over all trustees. Collective.
     pub fn min(&mut self, v: u64) -> u64 {
-        self.ctx.party.min(v)
+        self.reduce([v], [Op::Min])[0]
     }
 
     /// Maximum over all trustees. Collective.
@@ -432,7 +457,7 @@ impl<P: Program> Kernel<P> {
 
     /// True on every trustee when `b` is true on any. Collective.
     pub fn any(&mut self, b: bool) -> bool {
-        self.ctx.party.any(b)
+        self.reduce([u64::from(b)], [Op::Or])[0] != 0
     }
 
     /// Sum of `f64` values over all trustees, in fixed point: each value is

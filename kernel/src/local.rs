@@ -279,7 +279,13 @@ pub struct Sender<'l, P: Program> {
     net: &'l mut Net<P>,
 }
 
-impl<P: Program> Sender<'_, P> {
+impl<'l, P: Program> Sender<'l, P> {
+    /// The adjacency whose flat ids it sends to.
+    #[inline(always)]
+    pub fn adjacency(&self) -> &'l Adjacency {
+        self.adj
+    }
+
     /// [`Local::send_remote`]: queues `msg` for the owner of flat id `f`,
     /// which is not this trustee.
     #[inline(always)]

@@ -93,7 +93,7 @@ impl Setup<'_> {
 ///         k.for_each_vertex(|l, v| for &f in l.row(v) { l.send(f, 1) });
 ///         k.sync();
 ///     });
-///     gather(&g, 0, |d: &Degree| d.0.clone()).unwrap()
+///     gather(&g, 0, |d: &Degree, v| d.0[v as usize]).unwrap()
 /// });
 /// assert_eq!(deg, [1, 2, 2, 2, 1]);
 /// ```

@@ -87,9 +87,10 @@ use gossamer::Op;
 mod buckets;
 use buckets::{Buckets, MAX_BUCKET, NO_BUCKET};
 
-use graph_core::alloc::vec_or_exit;
+use graph_core::alloc::refill;
 use graph_core::sharded::{KernelError, ShardedGraph};
-use graph_kernel::adjacency::{Adjacency, NO_FLAT};
+use graph_core::Shard;
+use graph_kernel::adjacency::NO_FLAT;
 use graph_kernel::{gather, gather_flat, run, Bounds, LightHeavy, Local, Prepare, Program, Sender};
 
 /// Δ used by [`SsspConfig::default`]: the middle of the flat optimum
@@ -116,25 +117,8 @@ pub const DEFAULT_DELTA: f32 = 0.001;
 /// }
 /// ```
 pub fn check_delta(delta: f32) -> Result<(), String> {
-    let eg = format!("e.g. {DEFAULT_DELTA} (the default)");
-    if delta.is_nan() {
-        Err(format!(
-            "not a number; give a positive bucket width in weight units, {eg}"
-        ))
-    } else if delta <= 0.0 {
-        Err(format!("the bucket width must be positive, {eg}"))
-    } else if delta.is_infinite() {
-        Err(format!(
-            "the bucket width must be finite (any width at or above the largest weight already makes every edge light), {eg}"
-        ))
-    } else if !delta.is_normal() || !(1.0 / delta).is_finite() {
-        Err(format!(
-            "too small: a width below {:e} (the smallest normal f32) has no finite reciprocal; {eg}",
-            f32::MIN_POSITIVE
-        ))
-    } else {
-        Ok(())
-    }
+    LightHeavy::check_width(delta)
+        .map_err(|why| format!("{why}, e.g. {DEFAULT_DELTA} (the default)"))
 }
 
 /// Work units charged per record queued for another trustee.
@@ -179,38 +163,18 @@ impl Default for SsspConfig {
 }
 
 impl SsspConfig {
-    /// The defaults with bucket width `delta`.
-    ///
-    /// ```
-    /// let c = sssp::SsspConfig::with_delta(0.01);
-    /// assert_eq!((c.delta, c.pass_budget), (0.01, sssp::SsspConfig::default().pass_budget));
-    /// ```
-    pub fn with_delta(delta: f32) -> Self {
-        SsspConfig {
-            delta,
-            ..Default::default()
-        }
-    }
-
     /// Checks the settings; the error says which is wrong and what to give.
     fn check(&self) -> Result<(), KernelError> {
-        if let Err(why) = check_delta(self.delta) {
-            let d = self.delta;
-            // As typed for tiny or huge values (1e-40, not 0.0000...0001).
-            let shown = if d.is_finite() && d != 0.0 && !(1e-4..1e9).contains(&d.abs()) {
-                format!("{d:e}")
-            } else {
-                d.to_string()
-            };
-            return Err(KernelError::Config(format!("delta = {shown}: {why}")));
-        }
-        if self.pass_budget == 0 || self.epoch_work == 0 {
-            return Err(KernelError::Config(format!(
+        let d = self.delta;
+        let why = match check_delta(d) {
+            Err(why) => format!("delta = {d:?}: {why}"),
+            Ok(()) if self.pass_budget == 0 || self.epoch_work == 0 => format!(
                 "pass_budget = {}, epoch_work = {}: both must be at least 1 (defaults 16384 and 262144)",
                 self.pass_budget, self.epoch_work
-            )));
-        }
-        Ok(())
+            ),
+            Ok(()) => return Ok(()),
+        };
+        Err(KernelError::Config(why))
     }
 }
 
@@ -241,7 +205,8 @@ gossamer::pod_struct! {
     pub struct Relax { pub dist: f32, pub parent: u32 }
 }
 
-/// One trustee's state: the split rows, the bounds and the search.
+/// One trustee's state: the split rows, the bounds (own tentative
+/// distances, best distances sent) and the search.
 struct Sssp {
     lh: LightHeavy,
     bounds: Bounds,
@@ -249,6 +214,7 @@ struct Sssp {
 }
 
 /// Per-root state of one trustee, by position.
+#[derive(Default)]
 struct Search {
     inv_delta: f32,
     /// Flat id of each own vertex's parent.
@@ -263,14 +229,11 @@ struct Search {
     wave: Vec<u32>,
     cursor: usize,
     /// The bucket being processed, and whether its light phase is done.
-    cur: u64,
-    active: bool,
-    heavy: bool,
-    /// The epoch's buckets `epoch..epoch_end`; whether a record sent since
-    /// the last agreement lands in it; the least later bucket one lands in.
+    cur: Option<(u64, bool)>,
+    /// The epoch's buckets `epoch..epoch_end`, and the least bucket a
+    /// record sent since the last agreement lands in.
     epoch: u64,
     epoch_end: u64,
-    sent_cur: bool,
     sent_min: u64,
     /// Entries scanned since the reset (statistics).
     scanned: u64,
@@ -291,39 +254,25 @@ impl Program for Sssp {
     }
 }
 
-impl Search {
-    fn new(n: usize) -> Self {
-        Search {
-            inv_delta: 0.0,
-            parent: vec_or_exit(n, NO_FLAT, "SSSP parents"),
-            light_done: vec_or_exit(n, f32::NAN, "SSSP relaxation marks"),
-            heavy_done: vec_or_exit(n, f32::NAN, "SSSP relaxation marks"),
-            buckets: Buckets::default(),
-            settled: Vec::new(),
-            wave: Vec::new(),
-            cursor: 0,
-            cur: 0,
-            active: false,
-            heavy: false,
-            epoch: 0,
-            epoch_end: 0,
-            sent_cur: false,
-            sent_min: NO_BUCKET,
-            scanned: 0,
-        }
-    }
+/// What a pass reads beside the search: the split rows, the shard that
+/// may hold them, the bounds, and the way out.
+struct Rows<'a, 'l> {
+    lh: &'a LightHeavy,
+    shard: &'a Shard,
+    bounds: &'a mut Bounds,
+    out: Sender<'l, Sssp>,
+}
 
-    fn reset(&mut self, delta: f32) {
-        self.inv_delta = 1.0 / delta;
-        self.parent.fill(NO_FLAT);
-        self.light_done.fill(f32::NAN);
-        self.heavy_done.fill(f32::NAN);
+impl Search {
+    fn reset(&mut self, n: usize, delta: f32) {
+        refill(&mut self.parent, n, NO_FLAT, "SSSP parents");
+        refill(&mut self.light_done, n, f32::NAN, "SSSP relaxation marks");
+        refill(&mut self.heavy_done, n, f32::NAN, "SSSP relaxation marks");
         self.buckets.clear();
         self.settled.clear();
         self.wave.clear();
-        (self.cursor, self.cur, self.active, self.heavy) = (0, 0, false, false);
-        (self.epoch, self.epoch_end, self.sent_cur) = (0, 0, false);
-        (self.sent_min, self.scanned) = (NO_BUCKET, 0);
+        (self.inv_delta, self.cursor, self.cur, self.epoch) = (1.0 / delta, 0, None, 0);
+        (self.epoch_end, self.sent_min, self.scanned) = (0, NO_BUCKET, 0);
     }
 
     #[inline(always)]
@@ -336,71 +285,53 @@ impl Search {
 
     #[inline(always)]
     fn push(&mut self, v: u32, d: f32) {
-        let b = self.bucket_of(d);
-        self.buckets.push(b, v);
+        self.buckets.push(self.bucket_of(d), v);
     }
 
-    /// Relaxes the entries of own vertex `g` (a flat id) at distance `d`;
-    /// returns the records queued for other trustees.
+    /// Relaxes the light (or heavy) entries of own vertex `v`; returns the
+    /// work done (entries, and 4 per record queued for another trustee).
     #[inline(always)]
-    fn relax<const S: bool>(
-        &mut self,
-        r: &mut Rows<'_, '_>,
-        span: std::ops::Range<usize>,
-        d: f32,
-        g: u32,
-    ) -> usize {
-        let mut queued = 0;
-        let (ts, ws) = (&r.targets[span.clone()], &r.weights[span]);
-        for (ts, ws) in ts.chunks(64).zip(ws.chunks(64)) {
-            let mut mask = r.bounds.beaten::<S>(ts, ws, d);
-            while mask != 0 {
-                let k = mask.trailing_zeros() as usize;
-                mask &= mask - 1;
-                let (f, nd) = (ts[k], d + ws[k]);
-                if !r.bounds.lower::<S>(f, nd) {
-                    continue;
+    fn relax<const HEAVY: bool>(&mut self, r: &mut Rows<'_, '_>, v: u32, d: f32) -> usize {
+        let span = if HEAVY { r.lh.heavy(v) } else { r.lh.light(v) };
+        let (a, (targets, weights)) = (r.out.adjacency(), r.lh.arrays(r.shard));
+        let (g, mut work) = (a.flat(v), 1 + span.len());
+        self.scanned += span.len() as u64;
+        r.bounds
+            .relax_row(&targets[span.clone()], &weights[span], d, |f, x| {
+                if let Some(u) = a.own(f) {
+                    self.parent[u as usize] = g;
+                    return self.push(u, x);
                 }
-                if let Some(v) = r.a.own(f) {
-                    self.parent[v as usize] = g;
-                    self.push(v, nd);
-                    continue;
-                }
-                let b = self.bucket_of(nd);
-                if b < self.epoch_end {
-                    self.sent_cur = true;
-                } else {
-                    self.sent_min = self.sent_min.min(b);
-                }
-                r.out.send_remote(
-                    f,
-                    Relax {
-                        dist: nd,
-                        parent: g,
-                    },
-                );
-                queued += 1;
-            }
-        }
-        queued
+                self.sent_min = self.sent_min.min(self.bucket_of(x));
+                r.out.send_remote(f, Relax { dist: x, parent: g });
+                work += RECORD_COST;
+            });
+        work
     }
 
-    /// Light phase: drains bucket `k` (and what lands back in it, in FIFO
-    /// waves: LIFO would chase fresh distances depth-first) until `budget`
-    /// is spent. True when stopped early.
-    fn light_pass<const S: bool>(
-        &mut self,
-        r: &mut Rows<'_, '_>,
-        k: u64,
-        mut budget: usize,
-    ) -> bool {
-        loop {
+    /// Works on the smallest non-empty bucket `k` of the epoch until
+    /// `budget` is spent (true) or no bucket of the epoch has work here
+    /// (false): its light phase, in FIFO waves of what lands back in it
+    /// (LIFO would chase fresh distances depth-first), then the heavy
+    /// phase of the vertices it settled.
+    fn epoch_pass(&mut self, r: &mut Rows<'_, '_>, full: usize) -> bool {
+        let (k, heavy) = match self.cur {
+            Some(c) => c,
+            None => match self.buckets.first_from(self.epoch) {
+                b if b < self.epoch_end => (b, false),
+                _ => return false,
+            },
+        };
+        self.cur = Some((k, heavy));
+        let mut budget = full;
+        while !heavy {
             if self.cursor >= self.wave.len() {
+                (self.cursor, self.cur) = (0, Some((k, true)));
                 self.wave.clear();
-                self.cursor = 0;
                 if !self.buckets.take(k, &mut self.wave) {
-                    return false;
+                    break;
                 }
+                self.cur = Some((k, false));
             }
             let v = self.wave[self.cursor];
             self.cursor += 1;
@@ -411,94 +342,40 @@ impl Search {
             }
             self.settled.push(v);
             self.light_done[v as usize] = d;
-            let span = r.lh.light(v);
-            let work = span.len();
-            let q = self.relax::<S>(r, span, d, r.a.flat(v));
-            self.scanned += work as u64;
-            budget = budget.saturating_sub(work + 1 + RECORD_COST * q);
+            budget = budget.saturating_sub(self.relax::<false>(r, v, d));
             if budget == 0 {
                 return true;
             }
         }
-    }
-
-    /// Heavy phase: the heavy edges of the settled vertices.
-    fn heavy_pass<const S: bool>(&mut self, r: &mut Rows<'_, '_>, mut budget: usize) -> bool {
+        let mut budget = full;
         while let Some(v) = self.settled.pop() {
             let d = r.bounds.own(v);
-            if self.heavy_done[v as usize] == d {
-                continue;
-            }
-            self.heavy_done[v as usize] = d;
-            let span = r.lh.heavy(v);
-            let work = span.len();
-            let q = self.relax::<S>(r, span, d, r.a.flat(v));
-            self.scanned += work as u64;
-            budget = budget.saturating_sub(work + 1 + RECORD_COST * q);
-            if budget == 0 {
-                return true;
+            if self.heavy_done[v as usize] != d {
+                self.heavy_done[v as usize] = d;
+                budget = budget.saturating_sub(self.relax::<true>(r, v, d));
+                if budget == 0 {
+                    return true;
+                }
             }
         }
-        false
-    }
-
-    /// The smallest non-empty bucket of the epoch: its light phase, then
-    /// the heavy phase of what it settled. False when the epoch has no
-    /// work here; true after a bucket or when `budget` is spent.
-    fn epoch_pass<const S: bool>(&mut self, r: &mut Rows<'_, '_>, budget: usize) -> bool {
-        if !self.active {
-            let b = self.buckets.first_from(self.epoch);
-            if b >= self.epoch_end {
-                return false;
-            }
-            (self.cur, self.active, self.heavy) = (b, true, false);
-        }
-        if !self.heavy {
-            if self.light_pass::<S>(r, self.cur, budget) {
-                return true;
-            }
-            self.heavy = true;
-        }
-        if self.heavy_pass::<S>(r, budget) {
-            return true;
-        }
-        self.active = false;
+        self.cur = None;
         true
     }
 }
 
-/// What a pass reads beside the search: the split rows and the arrays
-/// they index, the bounds, and the way out.
-struct Rows<'a, 'l> {
-    a: &'a Adjacency,
-    lh: &'a LightHeavy,
-    targets: &'a [u32],
-    weights: &'a [f32],
-    bounds: &'a mut Bounds,
-    out: Sender<'l, Sssp>,
-}
-
-/// One pass of the epoch on this trustee (one copy per kind of bounds, so
-/// the whole-array one keeps no choice in its inner loops).
+/// One pass of the epoch on this trustee.
 fn pass(l: &mut Local<'_, Sssp>, budget: usize) -> bool {
-    let (a, shard) = (l.adjacency(), l.shard());
-    let (st, out) = l.split();
-    let Sssp { lh, bounds, s } = st;
-    let (targets, weights) = lh.arrays(shard);
-    let shared = bounds.is_shared();
-    let mut r = Rows {
-        a,
-        lh,
-        targets,
-        weights,
-        bounds,
-        out,
-    };
-    if shared {
-        s.epoch_pass::<true>(&mut r, budget)
-    } else {
-        s.epoch_pass::<false>(&mut r, budget)
-    }
+    let shard = l.shard();
+    let (Sssp { lh, bounds, s }, out) = l.split();
+    s.epoch_pass(
+        &mut Rows {
+            lh,
+            shard,
+            bounds,
+            out,
+        },
+        budget,
+    )
 }
 
 /// Delta-stepping SSSP from `root` over `graph`, from a fiber of the runtime
@@ -525,39 +402,22 @@ pub fn sssp(graph: &ShardedGraph, root: u64, cfg: &SsspConfig) -> Result<SsspOut
         graph.mark_rows_rewritten("SSSP");
     }
     graph_kernel::prepare(graph, Prepare::Renumbering);
-    let (vertices, edges) = (graph.partition().num_vertices(), graph.num_edges_input());
+    let edges = graph.num_edges_input();
     let t0 = Instant::now();
     let per = run(
         graph,
         move |s, old: Option<Sssp>| {
             let a = s.adjacency().clone();
-            let mut st = match old {
-                Some(mut st) => {
-                    if st.lh.delta() != delta {
-                        st.lh.resplit(s.shard_mut(), delta);
-                    }
-                    st
-                }
-                None => {
-                    let t = graph_kernel::filter::process_trustees(a.num_trustees())
-                        .len()
-                        .max(1);
-                    let w = a.num_trustees() as u64;
-                    let share = graph_core::memory::sssp_shares_bounds(
-                        vertices,
-                        edges,
-                        w / t as u64,
-                        t as u64,
-                    );
-                    Sssp {
-                        bounds: Bounds::new(&a, share.then_some("sssp.sent")),
-                        s: Search::new(a.num_own() as usize),
-                        lh: a.light_heavy(s.shard_mut(), delta, cfg.in_place),
-                    }
-                }
-            };
+            let mut st = old.unwrap_or_else(|| Sssp {
+                bounds: Bounds::for_graph(&a, edges, "sssp.sent"),
+                s: Search::default(),
+                lh: a.light_heavy(s.shard_mut(), delta, cfg.in_place),
+            });
+            if st.lh.delta() != delta {
+                st.lh.resplit(s.shard_mut(), delta);
+            }
             st.bounds.reset(&a);
-            st.s.reset(delta);
+            st.s.reset(a.num_own() as usize, delta);
             if let Some(r) = s.position_of(root) {
                 *st.bounds.own_mut(r) = 0.0;
                 st.s.parent[r as usize] = a.flat(r);
@@ -567,8 +427,7 @@ pub fn sssp(graph: &ShardedGraph, root: u64, cfg: &SsspConfig) -> Result<SsspOut
         },
         move |k| {
             let mine = k.with(|l| l.state().s.buckets.first_from(0));
-            let (mut b, mut rounds, mut window) = (k.min(mine), 1u64, 1u64);
-            let (mut at_start, mut last_per_bucket) = (0u64, 0u64);
+            let (mut b, mut window, mut at_start, mut last_per_bucket) = (k.min(mine), 1, 0, 0);
             while b != NO_BUCKET {
                 k.with(move |l| {
                     let s = &mut l.state().s;
@@ -580,17 +439,13 @@ pub fn sssp(graph: &ShardedGraph, root: u64, cfg: &SsspConfig) -> Result<SsspOut
                     k.passes(move |l| pass(l, cfg.pass_budget));
                     let report = k.with(move |l| {
                         let s = &mut l.state().s;
-                        let first = s.buckets.first_from(b);
-                        let report = [
-                            (s.sent_cur || first < s.epoch_end) as u64,
-                            first.min(s.sent_min),
-                            s.scanned,
-                        ];
-                        (s.sent_cur, s.sent_min) = (false, NO_BUCKET);
-                        report
+                        // The epoch has work while a bucket in it, here or
+                        // where a record went, is not empty.
+                        let next = s.buckets.first_from(b).min(s.sent_min);
+                        s.sent_min = NO_BUCKET;
+                        [(next < s.epoch_end) as u64, next, s.scanned]
                     });
                     let [busy, next, scanned] = k.reduce(report, [Op::Or, Op::Min, Op::Sum]);
-                    rounds += 1;
                     if busy == 0 {
                         b = next;
                         let per_bucket = (scanned - at_start) / window;
@@ -605,7 +460,7 @@ pub fn sssp(graph: &ShardedGraph, root: u64, cfg: &SsspConfig) -> Result<SsspOut
                     }
                 }
             }
-            (rounds, k.with(|l| l.state().s.scanned))
+            (k.rounds(), at_start)
         },
     );
     let kernel_time = t0.elapsed();
@@ -614,6 +469,6 @@ pub fn sssp(graph: &ShardedGraph, root: u64, cfg: &SsspConfig) -> Result<SsspOut
         parent: gather_flat(graph, |st: &Sssp| &st.s.parent[..])?,
         kernel_time,
         rounds: per.iter().map(|p| p.0).max().unwrap_or(0),
-        scanned: per.iter().map(|p| p.1).sum(),
+        scanned: per[0].1,
     })
 }
