@@ -266,6 +266,25 @@ impl<P: Program> Kernel<P> {
         }
     }
 
+    /// [`passes`](Self::passes) on every trustee until the graph is quiet:
+    /// after the passes, one all-reduce asks whether any trustee sent a
+    /// record since the last ask (the all-reduce is also a flush, so such
+    /// records have been applied, and may have given their owners work);
+    /// if one did, every trustee runs its passes again. Ends when no
+    /// trustee has work and nothing is in flight. Collective.
+    pub fn settle(&mut self, pass: impl Fn(&mut Local<'_, P>) -> bool + Delegable) {
+        loop {
+            self.passes(pass);
+            let sent = self
+                .ctx
+                .local
+                .apply(|s| core::<P>(s).1.net.sent_since_mark());
+            if !self.any(sent) {
+                break;
+            }
+        }
+    }
+
     /// Waits until every message sent so far by every trustee has been
     /// applied: this trustee's batches leave, then a barrier, which travels
     /// behind every party's batches (see [`gossamer::Collective`]).
