@@ -73,10 +73,10 @@ pub fn check_memory(
             // interleave their lines.
             let line = format!(
                 "warning: --force: running although the estimate ({}) for rank {} of {} exceeds the available memory ({})\n",
-                graph_core::alloc::human_bytes(estimate.per_rank_bytes),
+                gossamer::memory::show_bytes(estimate.per_rank_bytes),
                 ctx.rank,
                 ctx.ranks,
-                graph_core::alloc::human_bytes(avail)
+                gossamer::memory::show_bytes(avail)
             );
             let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), line.as_bytes());
             Ok(())
@@ -102,5 +102,5 @@ pub fn check_memory(
 /// Available memory: `MemAvailable`, unless a test build's hook says
 /// otherwise ([`crate::hooks::available_bytes`]).
 pub fn available_memory() -> Option<u64> {
-    crate::hooks::available_bytes().or_else(memory::available_memory)
+    crate::hooks::available_bytes().or_else(gossamer::memory::available_bytes)
 }

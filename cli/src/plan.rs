@@ -2,7 +2,7 @@
 //! the current implementation (the model of `graph_core::memory`), and
 //! whether it fits a given memory per rank.
 
-use graph_core::alloc::human_bytes;
+use gossamer::memory::show_bytes;
 use graph_core::memory::{self, MemoryEstimate, Shape, Workload, PHASES};
 
 use crate::args::PlanArgs;
@@ -142,9 +142,9 @@ pub fn check_colocated(command: &crate::args::Command, ranks: usize) -> Result<(
     let what = format!(
         "{ranks} ranks of {} at SCALE {scale} on this host need about {} together (the largest {}), but only {} is available here (MemAvailable): ranks started by --ranks share this host's memory, {why}. Use fewer ranks or a smaller SCALE here, or one rank per host (docs/rack.md); per phase: gossamer-graph plan --command {} --scale {scale} --edgefactor {edgefactor} --ranks {ranks} --threads {t}",
         workload.name(),
-        human_bytes(total),
-        human_bytes(largest),
-        human_bytes(avail),
+        show_bytes(total),
+        show_bytes(largest),
+        show_bytes(avail),
         workload.name(),
     );
     if force {
@@ -226,7 +226,7 @@ pub fn render(
     source: &str,
     bytes: bool,
 ) -> String {
-    let size = |b: u64| if bytes { b.to_string() } else { human_bytes(b) };
+    let size = |b: u64| if bytes { b.to_string() } else { show_bytes(b) };
     let zero_share = shares.first().copied().unwrap_or(1000);
     let other_share = shares.iter().skip(1).copied().max().unwrap_or(1000);
     let with = |share: u32| Shape {
@@ -245,7 +245,7 @@ pub fn render(
         n.saturating_mul(u64::from(shape.edgefactor)),
         shape.ranks,
         shape.threads_per_rank,
-        human_bytes(memory),
+        show_bytes(memory),
         source,
     );
     let others = if shape.ranks == 2 {
@@ -347,16 +347,16 @@ fn verdict(
     if worst <= memory {
         return format!(
             "verdict: fits; the largest rank peaks at {} in {} ({:.0}% of {})\n",
-            human_bytes(worst),
+            show_bytes(worst),
             zero.peak_phase().name,
             100.0 * worst as f64 / memory as f64,
-            human_bytes(memory)
+            show_bytes(memory)
         );
     }
     let mut text = format!(
         "verdict: does not fit; the largest rank needs {} ({} over)",
-        human_bytes(worst),
-        human_bytes(worst - memory)
+        show_bytes(worst),
+        show_bytes(worst - memory)
     );
     // The ranks' real shares of the generated graph for each count.
     let needed = match reference_graph(shape.scale, shape.edgefactor) {
@@ -383,11 +383,11 @@ fn verdict(
     match needed {
         Some(r) => text.push_str(&format!(
             "; it fits on {r} ranks of {} each (--ranks {r})",
-            human_bytes(memory)
+            show_bytes(memory)
         )),
         None => text.push_str(&format!(
             "; no number of ranks of {} fits it today: {}",
-            human_bytes(memory),
+            show_bytes(memory),
             memory::why_no_rank_count_fits(workload, shape)
         )),
     }

@@ -20,12 +20,14 @@
 //! without waiting for their own requests' answers.
 //!
 //! That costs `n^2` messages a round, which is cheap for a few dozen workers
-//! and ruinous for thousands. Beyond [`ALL_TO_ALL_MAX`] parties a round
-//! therefore travels a tree of fanout 16 instead: a party first waits until
-//! its own earlier requests are answered (which makes the round a flush as
-//! well), folds its children's values into its own, sends the sum to its
+//! and ruinous for thousands. Beyond
+//! [`Config::collective_all_to_all_max`](crate::Config::collective_all_to_all_max)
+//! (64) parties a round therefore travels a tree of fanout
+//! [`Config::collective_fanout`](crate::Config::collective_fanout) (16) instead:
+//! a party first waits until its own earlier requests are answered (which
+//! makes the round a flush as well), folds its children's values into its own, sends the sum to its
 //! parent, and the root's result comes back down: `2n` messages and two trips
-//! of depth `log16 n`.
+//! of depth `log_fanout n`.
 //!
 //! Rounds are numbered; a mailbox keeps two slots (rounds `r` and `r + 1` can
 //! overlap: a fast party may arrive at `r + 1` before a slow one has read `r`;
@@ -50,16 +52,6 @@ use crate::delegable::Delegable;
 use crate::runtime::{current_worker, num_workers, yield_now, WorkerId};
 use crate::trust::{entrust_with, Trust};
 use std::sync::Arc;
-
-/// Parties beyond which a round goes up and down a tree instead of from every
-/// party to every mailbox (see the module docs).
-pub const ALL_TO_ALL_MAX: usize = 64;
-
-/// Children of a party in a tree round.
-const FANOUT: usize = 16;
-
-/// Polls of the mailbox before a waiting party also yields its OS thread.
-const SPIN_POLLS: u32 = 64;
 
 /// Most values one reduction carries.
 pub const MAX_LANES: usize = 8;
@@ -153,10 +145,14 @@ impl Collective {
     pub fn party(&self) -> Party {
         let me = current_worker().index();
         let round = self.mailboxes[me].apply(|m| m.round);
+        let c = &crate::worker::worker("party").shared.config;
         Party {
             mailboxes: self.mailboxes.as_ref().clone(),
             me,
             round,
+            all_to_all_max: c.collective_all_to_all_max,
+            fanout: c.collective_fanout,
+            spin_polls: c.collective_spin_polls,
         }
     }
 }
@@ -190,6 +186,10 @@ pub struct Party {
     mailboxes: Vec<Trust<Mailbox>>,
     me: usize,
     round: u64,
+    /// The run's `Config::collective_*` values, read when the party was taken.
+    all_to_all_max: usize,
+    fanout: usize,
+    spin_polls: u32,
 }
 
 /// Folds `vals` into `m`'s `slot` (the first contribution of a round starts
@@ -233,7 +233,7 @@ fn fold_into<const N: usize>(
 impl Party {
     /// Combines `vals` over all parties, lane by lane with `ops`, and returns the
     /// result to every party. Arrives without blocking (beyond
-    /// `ALL_TO_ALL_MAX` parties: once this worker's earlier requests are
+    /// `collective_all_to_all_max` parties: once this worker's earlier requests are
     /// answered), then suspends this fiber (the worker keeps serving) until
     /// the round finishes. On return, every request any party issued to this
     /// worker before arriving has run (see the module docs), and this party's
@@ -247,7 +247,7 @@ impl Party {
         let round = self.round;
         let slot = (round & 1) as usize;
         let parties = self.mailboxes.len();
-        if parties > ALL_TO_ALL_MAX {
+        if parties > self.all_to_all_max {
             return self.tree_round(round, slot, vals, ops);
         }
         for m in &self.mailboxes {
@@ -265,9 +265,9 @@ impl Party {
         out
     }
 
-    /// A round through the tree: children `16 p + 1 ..= 16 p + 16` of party
-    /// `p` fold into it, it folds into its parent `(p - 1) / 16`, and the
-    /// result comes back the same way.
+    /// A round through the tree: children `f p + 1 ..= f p + f` of party `p`
+    /// fold into it (`f` the fanout), it folds into its parent `(p - 1) / f`,
+    /// and the result comes back the same way.
     fn tree_round<const N: usize>(
         &mut self,
         round: u64,
@@ -280,15 +280,15 @@ impl Party {
         crate::worker::worker("all_reduce").wait_served();
         let parties = self.mailboxes.len();
         let me = self.me;
-        let children =
-            |p: usize| (FANOUT * p + 1).min(parties)..(FANOUT * p + FANOUT + 1).min(parties);
+        let f = self.fanout;
+        let children = |p: usize| (f * p + 1).min(parties)..(f * p + f + 1).min(parties);
         let expect = 1 + children(me).len();
         fold_into(&self.mailboxes[me], slot, vals, ops, expect, true);
         let acc = self.wait_mine(slot, move |s| (s.arrived == expect).then_some(s.acc));
         let result = if me == 0 {
             acc
         } else {
-            let parent = (me - 1) / FANOUT;
+            let parent = (me - 1) / f;
             let mut up = [0u64; N];
             up.copy_from_slice(&acc[..N]);
             fold_into(
@@ -395,7 +395,7 @@ impl Party {
             // gives its core away by itself. After a while, let the OS run
             // another thread.
             polls += 1;
-            if polls > SPIN_POLLS {
+            if polls > self.spin_polls {
                 std::thread::yield_now();
             }
         }
@@ -467,8 +467,8 @@ mod tests {
     fn a_round_flushes_earlier_requests() {
         // Each party sends non-blocking increments to every worker's counter,
         // then arrives; after the round, its own counter holds everything.
-        // 70 workers take the tree (more than ALL_TO_ALL_MAX parties).
-        for n in [3, ALL_TO_ALL_MAX + 6] {
+        // 70 workers take the tree (more than `collective_all_to_all_max` parties).
+        for n in [3, crate::Config::DEFAULT.collective_all_to_all_max + 6] {
             let out = crate::main(n, move || {
                 let c = Collective::new();
                 let counters: Vec<Trust<u64>> =

@@ -38,6 +38,10 @@
 //!   fiber on worker 0, wait until every worker is idle, drop the properties still
 //!   entrusted (each on its trustee) and stop. [`stats`] reports per-trustee
 //!   counters ([`TrusteeStats`]).
+//! - **Config** ([`Config`]): every tunable of the runtime in one struct (slot
+//!   sizes, fiber stacks, spinning and napping, backpressure, collectives,
+//!   transports, rack control), with units and measured defaults; set it through
+//!   [`Builder::config`].
 //!
 //! A panic in delegated context stops the whole run: the panic message is printed by
 //! the panic hook and returned as [`Error::DelegatedPanic`] from
@@ -51,13 +55,15 @@
 //! | `trust/` | [`Trust`], entrusting, the apply family, launch, weighted reference counting, trampolines (map in `trust/mod.rs`) |
 //! | `latch` | [`Latch`] for [`Trust::launch`] |
 //! | `delegable`, `pod` | what may cross the channel: [`Delegable`], [`Pod`], [`pod_struct!`] |
-//! | `runtime` | [`Builder`], [`main`], spawning fibers (also across ranks: [`spawn_on_with`]) and [`JoinHandle`], [`wait_outstanding`] |
+//! | `config` | [`Config`]: every tunable, its unit and its default |
+//! | `runtime/` | [`Builder`], [`main`], the slot budget, CPU pinning, spawning fibers (also across ranks: [`spawn_on_with`]) and [`JoinHandle`], [`wait_outstanding`] (map in `runtime/mod.rs`) |
 //! | `worker/` | one worker thread: scheduling loop, client side, trustee side, registry, mail, termination (map in `worker/mod.rs`) |
 //! | `scheduler`, `fiber` | FIFO fiber scheduler; the only stack-switching code |
 //! | `slot` | the request/response slot format (one encoder and decoder) |
 //! | `transport` | the one primitive needed from a transport, in-process version |
 //! | `codec` | serde codec for payloads and variable-size results (postcard) |
 //! | `stats` | [`TrusteeStats`] |
+//! | [`memory`] | this host's available memory (`MemAvailable`) and byte counts for messages |
 //! | `park` | putting idle worker threads to sleep and waking them (thread park or futex) |
 //! | [`rack`] | several processes (ranks) as one run: transports (shm, tcp, rdma), bootstrap, fate sharing, launcher; see docs/rack.md |
 //! | `collective` | [`Collective`], [`Party`]: all-reduce and barrier among one fiber per worker, through a hub trust and mailbox trusts |
@@ -98,9 +104,11 @@
 
 mod codec;
 mod collective;
+mod config;
 mod delegable;
 mod fiber;
 mod latch;
+pub mod memory;
 mod park;
 mod pod;
 pub mod rack;
@@ -114,6 +122,7 @@ mod worker;
 
 pub use codec::CodecError;
 pub use collective::{Collective, Op, Party, MAX_LANES};
+pub use config::Config;
 pub use delegable::Delegable;
 pub use latch::Latch;
 pub use pod::Pod;

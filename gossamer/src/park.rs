@@ -12,16 +12,6 @@ use std::sync::{Arc, OnceLock};
 use std::thread::Thread;
 use std::time::Duration;
 
-/// Longest sleep before a worker looks around again by itself.
-const NAP: Duration = Duration::from_millis(1);
-
-/// The same on a crowded host (more workers than cores), where every worker
-/// that wakes for nothing takes a turn of a core from one with work: with 256
-/// workers on 2 cores, 1 ms naps were 256 000 wake-ups a second. Writers wake
-/// a sleeper, so the nap is only a safety net (not for RDMA, whose writers
-/// cannot: its short nap stays).
-const CROWDED_NAP: Duration = Duration::from_millis(20);
-
 enum Words {
     Local(Vec<AtomicU32>),
     /// `n` words in a mapping kept alive by `_keep`.
@@ -34,7 +24,11 @@ enum Words {
 /// Sleeping words and thread handles of every worker (indexed by global worker id).
 pub(crate) struct Parking {
     n: usize,
+    /// Longest sleep before a worker looks around again by itself
+    /// ([`Config::nap`](crate::Config::nap)).
     nap: Duration,
+    /// The same on a crowded host ([`Config::crowded_nap`](crate::Config::crowded_nap)).
+    crowded_nap: Duration,
     threads: Vec<OnceLock<Thread>>,
     words: Words,
 }
@@ -46,17 +40,14 @@ unsafe impl Send for Parking {}
 unsafe impl Sync for Parking {}
 
 impl Parking {
-    /// Sleeping words in process memory.
-    pub(crate) fn local(n: usize) -> Self {
-        Self::local_with_nap(n, NAP)
-    }
-
-    /// Sleeping words in process memory; a sleeper naps at most `nap` (short for
-    /// transports whose writers cannot wake it, like RDMA).
-    pub(crate) fn local_with_nap(n: usize, nap: Duration) -> Self {
+    /// Sleeping words in process memory; a sleeper naps at most `nap`, or
+    /// `crowded_nap` on a crowded host (both short for transports whose writers
+    /// cannot wake it, like RDMA).
+    pub(crate) fn local(n: usize, nap: Duration, crowded_nap: Duration) -> Self {
         Parking {
             n,
             nap,
+            crowded_nap,
             threads: (0..n).map(|_| OnceLock::new()).collect(),
             words: Words::Local((0..n).map(|_| AtomicU32::new(0)).collect()),
         }
@@ -72,10 +63,13 @@ impl Parking {
         n: usize,
         base: *const AtomicU32,
         keep: Arc<dyn Send + Sync>,
+        nap: Duration,
+        crowded_nap: Duration,
     ) -> Self {
         Parking {
             n,
-            nap: NAP,
+            nap,
+            crowded_nap,
             threads: (0..n).map(|_| OnceLock::new()).collect(),
             words: Words::Shared { base, _keep: keep },
         }
@@ -129,15 +123,11 @@ impl Parking {
         }
     }
 
-    /// Puts worker `w` (the calling thread) to sleep for at most a millisecond
-    /// (20 on a `crowded` host) unless `has_work()` says there is something to
-    /// do after the sleeping word is set.
+    /// Puts worker `w` (the calling thread) to sleep for at most the nap (the
+    /// crowded nap on a `crowded` host) unless `has_work()` says there is
+    /// something to do after the sleeping word is set.
     pub(crate) fn sleep(&self, w: usize, crowded: bool, has_work: impl FnOnce() -> bool) {
-        let nap = if crowded && self.nap >= NAP {
-            CROWDED_NAP
-        } else {
-            self.nap
-        };
+        let nap = if crowded { self.crowded_nap } else { self.nap };
         let word = self.word(w);
         word.store(1, Ordering::SeqCst);
         fence(Ordering::SeqCst);
@@ -180,34 +170,73 @@ fn futex_wake(word: &AtomicU32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::mpsc;
 
-    #[test]
-    fn wake_reaches_a_sleeping_thread() {
-        let p = Arc::new(Parking::local(2));
-        let p2 = p.clone();
-        let h = std::thread::spawn(move || {
-            p2.register(1);
-            for _ in 0..50 {
-                p2.sleep(1, false, || false);
-            }
-        });
-        for _ in 0..200 {
-            p.wake(1);
+    /// Far longer than any test waits: a sleeper that is not woken stays asleep.
+    const LONG: Duration = Duration::from_secs(600);
+    /// How long a woken sleeper may take to report back (a hang guard).
+    const GUARD: Duration = Duration::from_secs(20);
+
+    /// Waits (at most `GUARD`) until `ready()`.
+    fn until(what: &str, ready: impl Fn() -> bool) {
+        let t0 = std::time::Instant::now();
+        while !ready() {
+            assert!(t0.elapsed() < GUARD, "{what}");
             std::thread::yield_now();
         }
-        h.join().unwrap();
+    }
+
+    /// True when thread `tid` of this process is blocked in the kernel.
+    fn blocked(tid: i32) -> bool {
+        let stat = std::fs::read_to_string(format!("/proc/self/task/{tid}/stat"));
+        // The state follows the command name, which ends with the last ')'.
+        stat.ok()
+            .and_then(|s| {
+                s.rsplit_once(')')
+                    .map(|(_, rest)| rest.trim_start().starts_with('S'))
+            })
+            .unwrap_or(false)
+    }
+
+    /// Puts worker `w` of `p` to sleep on another thread (with naps of `LONG`,
+    /// nothing to do), waits until it sleeps in the kernel, wakes it once and
+    /// fails unless it wakes up: a lost wake fails the test after `GUARD`
+    /// instead of hanging it.
+    fn one_wake_reaches_the_sleeper(p: Arc<Parking>, w: usize) {
+        let (tx, rx) = mpsc::channel();
+        let p2 = p.clone();
+        std::thread::spawn(move || {
+            p2.register(w);
+            // SAFETY: gettid has no preconditions.
+            tx.send(("asleep", unsafe { libc::gettid() })).unwrap();
+            p2.sleep(w, false, || false);
+            tx.send(("awake", 0)).unwrap();
+        });
+        let (_, tid) = rx.recv_timeout(GUARD).expect("the sleeper started");
+        until("the worker's sleeping word is set", || p.is_asleep(w));
+        until("the sleeper blocks", || blocked(tid));
+        p.wake(w);
+        let got = rx.recv_timeout(GUARD);
+        assert_eq!(
+            got.map(|(what, _)| what),
+            Ok("awake"),
+            "the wake was lost: the sleeper still sleeps"
+        );
+        assert!(!p.is_asleep(w));
     }
 
     #[test]
-    fn futex_words_wait_and_wake() {
+    fn a_wake_reaches_a_parked_thread() {
+        one_wake_reaches_the_sleeper(Arc::new(Parking::local(2, LONG, LONG)), 1);
+    }
+
+    #[test]
+    fn a_wake_reaches_a_futex_sleeper() {
         let words: Arc<Vec<AtomicU32>> = Arc::new((0..2).map(|_| AtomicU32::new(0)).collect());
         let base = words.as_ptr();
         // SAFETY: two zeroed atomics kept alive by `words`.
-        let p = Arc::new(unsafe { Parking::shared(2, base, words.clone()) });
-        let p2 = p.clone();
-        let h = std::thread::spawn(move || p2.sleep(0, false, || false));
-        p.wake(0);
-        h.join().unwrap();
+        let p = unsafe { Parking::shared(2, base, words.clone(), LONG, LONG) };
+        one_wake_reaches_the_sleeper(Arc::new(p), 0);
         assert_eq!(words[0].load(Ordering::SeqCst), 0);
     }
 }

@@ -11,7 +11,7 @@
 //! ready word. With many workers that scan was most of the run (one cache and
 //! TLB miss per peer per loop turn); with marks a turn costs one word per 64
 //! peers. RDMA writes cannot set them, so it keeps the scan. Jobs of up to
-//! [`MARKS_MIN_WORKERS`] workers keep it too: a scan of a few slots is cheaper
+//! [`Config::marks_min_workers`](crate::Config::marks_min_workers) workers keep it too: a scan of a few slots is cheaper
 //! than a shared mark word that both sides of every batch touch (2 ranks x 1
 //! worker: BFS 18% slower with marks).
 
@@ -75,15 +75,6 @@ pub(crate) trait Transport: Send + Sync {
     /// transport that [`pump`](Transport::pump)s must now deliver (and wake) by
     /// other means until the worker wakes.
     fn arm(&self) {}
-}
-
-/// Jobs of more workers than this keep marks (see the module docs).
-pub(crate) const MARKS_MIN_WORKERS: usize = 32;
-
-/// Whether a job of `n` workers keeps marks.
-#[inline(always)]
-pub(crate) fn marks_wanted(n: usize) -> bool {
-    n > MARKS_MIN_WORKERS
 }
 
 /// Sets writer `from`'s mark in `marks`; call after the batch's ready word.
@@ -154,6 +145,8 @@ impl SlotMem {
 pub(crate) struct InProcess {
     n: usize,
     size: usize,
+    /// Whether writers set marks (see the module docs).
+    keep_marks: bool,
     requests: Vec<SlotMem>,
     responses: Vec<SlotMem>,
     /// Marks, `[dir][owner][word]`.
@@ -169,10 +162,12 @@ unsafe impl Sync for InProcess {}
 unsafe impl Send for InProcess {}
 
 impl InProcess {
-    pub(crate) fn new(n: usize, slot_size: usize) -> Self {
+    /// `n x n` slots of `slot_size` bytes each way; marks kept when `keep_marks`.
+    pub(crate) fn new(n: usize, slot_size: usize, keep_marks: bool) -> Self {
         InProcess {
             n,
             size: slot_size,
+            keep_marks,
             requests: (0..n * n).map(|_| SlotMem::new(slot_size)).collect(),
             responses: (0..n * n).map(|_| SlotMem::new(slot_size)).collect(),
             marks: (0..2 * n * mark_words(n))
@@ -224,7 +219,7 @@ impl Transport for InProcess {
         }
         debug_assert_eq!(self.size - OFF_SEQ, self.size - HEADER_SIZE + HEADER_BYTES);
         s.ready().store(seq, Ordering::Release);
-        if marks_wanted(self.n) {
+        if self.keep_marks {
             set_mark(self.marks_of(dir, to), from);
         }
     }
@@ -245,7 +240,7 @@ impl Transport for InProcess {
     }
 
     fn marks(&self, dir: Dir, me: usize) -> Option<&[AtomicU64]> {
-        marks_wanted(self.n).then(|| self.marks_of(dir, me))
+        self.keep_marks.then(|| self.marks_of(dir, me))
     }
 }
 
@@ -256,8 +251,8 @@ mod mark_tests {
 
     #[test]
     fn a_write_marks_its_writer_at_the_owner_only() {
-        let n = MARKS_MIN_WORKERS + 8;
-        let t = InProcess::new(n, 256);
+        let n = 40;
+        let t = InProcess::new(n, 256, true);
         let b = BatchWriter::new(256);
         let body = Body {
             ptr: b.buf.as_ptr(),
@@ -297,7 +292,7 @@ mod tests {
 
     #[test]
     fn write_then_poll_sees_end_aligned_batch() {
-        let t = InProcess::new(2, 256);
+        let t = InProcess::new(2, 256, false);
         assert!(t.poll(Dir::Request, 1, 0, 0).is_none());
         let mut b = BatchWriter::new(256);
         let mut w = b.record(77, 88, RECORD_HEADER + 8);

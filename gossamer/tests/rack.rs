@@ -268,45 +268,37 @@ fn slow_join(t: TransportKind) {
     let _ = b.run(|| 0u64);
 }
 
-/// Context switches so far of this process's thread named `name`.
-fn switches_of(name: &str) -> Option<u64> {
-    for task in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
-        let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
-        if comm.trim_end() != name {
-            continue;
-        }
-        let status = std::fs::read_to_string(task.path().join("status")).ok()?;
-        return Some(
-            status
-                .lines()
-                .filter(|l| l.contains("ctxt_switches:"))
-                .filter_map(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
-                .sum(),
-        );
+/// The counter scenario with the collective fanout from `TEST_FANOUT` (the
+/// default without it): ranks that differ must be refused at bootstrap.
+fn fanout(t: TransportKind) {
+    let b = builder(t);
+    let mut c = b.get_config().clone();
+    if let Ok(f) = std::env::var("TEST_FANOUT") {
+        c.collective_fanout = f.parse().unwrap();
     }
-    None
+    let out = b.config(c).run(num_workers).unwrap();
+    println!("rank 0 result {out}");
 }
 
 /// While the main function runs, rank 0's own thread (which detects
-/// termination once it returns) stays asleep: it woke every 200 us before,
-/// a context switch each on a worker's core. Prints how often it woke in
-/// 400 ms of main-function work.
+/// termination once it returns) stays asleep, waking at most once per
+/// `Config::main_wait`: it woke every 200 us before, a context switch each on a
+/// worker's core. Prints how often its loop woke (the runtime counts it) in
+/// how many milliseconds of main-function work.
 fn quiet(t: TransportKind) {
-    // The test harness names the thread that runs this test (and so rank 0's
-    // termination loop) after the test; `comm` keeps 15 bytes.
-    let name: String = "rank_quiet_shm".chars().take(15).collect();
     let out = builder(t)
         .run(move || {
-            let before = switches_of(&name).expect("rank 0's own thread");
+            let before = gossamer::rack::termination_loop_wakeups();
             let t0 = Instant::now();
             let c: Trust<u64> = entrust_with(WorkerId(THREADS), || 0u64);
             while t0.elapsed() < Duration::from_millis(400) {
                 c.apply(|x| *x += 1);
             }
-            switches_of(&name).expect("rank 0's own thread") - before
+            let woke = gossamer::rack::termination_loop_wakeups() - before;
+            (woke, t0.elapsed().as_millis())
         })
         .unwrap();
-    println!("rank 0 result woke {out} times");
+    println!("rank 0 result woke {} times in {} ms", out.0, out.1);
 }
 
 macro_rules! rank_tests {
@@ -335,6 +327,7 @@ rank_tests! {
     rank_forever_shm => forever(TransportKind::Shm);
     rank_slow_join_shm => slow_join(TransportKind::Shm);
     rank_quiet_shm => quiet(TransportKind::Shm);
+    rank_fanout_shm => fanout(TransportKind::Shm);
 }
 
 #[test]
@@ -444,16 +437,28 @@ fn rank_0_does_not_poll_while_the_main_function_runs() {
     }
     let (code, text, _) = launch(2, "rank_quiet_shm");
     assert_eq!(code, 0, "{text}");
-    let woke: u64 = text
+    let words: Vec<u64> = text
         .split("rank 0 result woke ")
         .nth(1)
-        .and_then(|r| r.split_whitespace().next()?.parse().ok())
-        .unwrap_or_else(|| panic!("no result in:\n{text}"));
-    // Sleeping until the main function returns, it wakes every 20 ms at most
-    // (20 times in 400 ms, plus a few); polling every 200 us woke it ~2000.
+        .map(|r| {
+            r.split_whitespace()
+                .filter_map(|w| w.parse().ok())
+                .take(2)
+                .collect()
+        })
+        .unwrap_or_default();
+    let [woke, ms] = words[..] else {
+        panic!("no result in:\n{text}")
+    };
+    // Sleeping until the main function returns, the loop wakes at most once per
+    // main_wait (a busy host only makes it wake less often), plus the first
+    // turn and a spurious wake-up or two; polling every 200 us woke it once
+    // per 0.2 ms.
+    let wait = gossamer::Config::default().main_wait.as_millis() as u64;
+    eprintln!("rank 0's termination loop woke {woke} times in {ms} ms");
     assert!(
-        woke < 100,
-        "rank 0's termination loop woke {woke} times in 400 ms"
+        woke <= ms / wait + 3,
+        "rank 0's termination loop woke {woke} times in {ms} ms (main_wait {wait} ms)"
     );
 }
 
@@ -957,6 +962,36 @@ fn a_rank_running_a_different_binary_is_refused() {
         t1.contains("rank 0 refused to start") && t1.contains("different binary"),
         "{t1}"
     );
+    assert!(shm_files_of_job(&job).is_empty());
+}
+
+#[test]
+fn ranks_with_different_collective_trees_are_refused_naming_the_field() {
+    if is_rank() {
+        return;
+    }
+    let coord = free_port();
+    let job = format!("fanout-{}", std::process::id());
+    let r0 = spawn_rank("rank_fanout_shm", 0, 2, &coord, &job, &[]);
+    let r1 = spawn_rank(
+        "rank_fanout_shm",
+        1,
+        2,
+        &coord,
+        &job,
+        &[("TEST_FANOUT", "8")],
+    );
+    let (c0, t0) = finish(r0);
+    let (c1, t1) = finish(r1);
+    assert_ne!(c0, 0, "{t0}");
+    assert_ne!(c1, 0, "{t1}");
+    assert!(
+        t0.contains(
+            "rank 1 has gossamer::Config collective_fanout = 8, rank 0 has collective_fanout = 16"
+        ),
+        "{t0}"
+    );
+    assert!(t1.contains("rank 0 refused to start"), "{t1}");
     assert!(shm_files_of_job(&job).is_empty());
 }
 

@@ -2,23 +2,11 @@
 //! return an [`OutOfMemory`] that says what could not be allocated, how
 //! large and why, instead of aborting the process; [`vec_or_exit`] and
 //! [`reserve_or_exit`] end it with that message where no error can be
-//! returned (kernel state built inside a trustee). [`human_bytes`] writes
-//! a byte count for this and the memory estimate's messages.
+//! returned (kernel state built inside a trustee). Byte counts are shown
+//! with [`gossamer::memory::show_bytes`].
 
 use std::collections::TryReserveError;
 use std::fmt;
-
-/// `bytes` in GiB with one decimal (or MiB below 1 GiB).
-pub fn human_bytes(bytes: u64) -> String {
-    const GIB: f64 = (1u64 << 30) as f64;
-    const MIB: f64 = (1u64 << 20) as f64;
-    let b = bytes as f64;
-    if b >= GIB {
-        format!("{:.1} GiB", b / GIB)
-    } else {
-        format!("{:.1} MiB", b / MIB)
-    }
-}
 
 /// A failed allocation of one of the large arrays: what, how large, why.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,7 +25,7 @@ impl fmt::Display for OutOfMemory {
             f,
             "out of memory while allocating {} ({}): {}; `gossamer-graph plan` shows what a run needs per rank",
             self.what,
-            human_bytes(u64::try_from(self.bytes).unwrap_or(u64::MAX)),
+            gossamer::memory::show_bytes(self.bytes),
             self.reason
         )
     }

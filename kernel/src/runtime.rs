@@ -27,33 +27,35 @@
 
 use gossamer::{Builder, Error};
 
-/// The largest slot [`slot_bytes`] picks (and the one a host-sized job gets).
-pub const MAX_SLOT_BYTES: usize = 64 << 10;
-/// The smallest (the runtime's default).
-pub const MIN_SLOT_BYTES: usize = 1 << 10;
-/// Slot memory [`slot_bytes`] allows per rank.
-pub const SLOT_BUDGET_BYTES: usize = 256 << 20;
+/// The largest slot [`slot_bytes`] picks (and the one a host-sized job gets):
+/// gossamer's default [`Config::rack_max_slot_bytes`](gossamer::Config::rack_max_slot_bytes).
+pub use gossamer::RACK_MAX_SLOT_BYTES as MAX_SLOT_BYTES;
+/// The smallest (the runtime's default): gossamer's default
+/// [`Config::rack_min_slot_bytes`](gossamer::Config::rack_min_slot_bytes).
+pub use gossamer::RACK_MIN_SLOT_BYTES as MIN_SLOT_BYTES;
+/// Slot memory [`slot_bytes`] allows per rank: gossamer's default
+/// [`Config::rack_slot_budget_bytes`](gossamer::Config::rack_slot_budget_bytes).
+pub use gossamer::RACK_SLOT_BUDGET_BYTES as SLOT_BUDGET_BYTES;
 
 /// Slot size for graph kernels with `threads` workers per rank and `workers`
-/// in the whole job: [`MAX_SLOT_BYTES`] unless that would take more than
-/// [`SLOT_BUDGET_BYTES`] per rank. Each rank holds `2 x threads x workers`
-/// slots (its rows of the request and response squares), so on large racks
-/// the size shrinks, in powers of two (rounded up, so up to twice the
-/// budget), never below [`MIN_SLOT_BYTES`]. The rule itself is
-/// `graph_core::memory::kernel_slot_bytes`, which the memory estimate uses.
+/// in the whole job, with gossamer's default configuration: the runtime's own
+/// rack rule ([`gossamer::rack_slot_size`], which
+/// [`Config::rack_slot_size`](gossamer::Config::rack_slot_size) applies to any
+/// configuration), used for graph work in one process too. [`MAX_SLOT_BYTES`]
+/// unless that would take more than [`SLOT_BUDGET_BYTES`] per rank, in powers
+/// of two, never below [`MIN_SLOT_BYTES`].
 ///
 /// ```
 /// use graph_kernel::runtime::slot_bytes;
 /// assert_eq!(slot_bytes(2, 2), 64 << 10);
 /// assert_eq!(slot_bytes(32, 256), 16 << 10); // 8 hosts x 32 threads
 /// ```
-pub fn slot_bytes(threads: usize, workers: usize) -> usize {
-    // One definition, shared with the memory estimate of graph-core.
-    graph_core::memory::kernel_slot_bytes(threads, workers)
-}
+pub use gossamer::rack_slot_size as slot_bytes;
 
 /// Sets `builder` up for graph kernels: `threads` workers per rank and the
-/// slot size [`slot_bytes`] gives for the builder's rank count.
+/// slot size the rack rule of the builder's configuration
+/// ([`Config::rack_slot_size`](gossamer::Config::rack_slot_size); [`slot_bytes`]
+/// with the defaults) gives for the builder's rank count.
 ///
 /// ```
 /// let b = graph_kernel::runtime::for_graphs(gossamer::Runtime::builder(), 2);
@@ -61,9 +63,10 @@ pub fn slot_bytes(threads: usize, workers: usize) -> usize {
 /// ```
 pub fn for_graphs(builder: Builder, threads: usize) -> Builder {
     let ranks = builder.ranks();
-    builder
-        .threads(threads)
-        .slot_size(slot_bytes(threads, ranks * threads))
+    let slot = builder
+        .get_config()
+        .rack_slot_size(threads, ranks * threads);
+    builder.threads(threads).slot_size(slot)
 }
 
 /// A runtime builder for graph work: this process's place in a rack job from

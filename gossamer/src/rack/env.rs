@@ -239,11 +239,8 @@ pub(crate) fn secret_file(path: &std::path::Path) -> Result<String, String> {
             ))
         }
     }
-    let secret: String = super::wire::random_bytes(32)
-        .map_err(|e| format!("could not read /dev/urandom for the job secret: {e}"))?
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let secret = super::wire::random_hex(32)
+        .map_err(|e| format!("could not get random bytes for the job secret: {e}"))?;
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
     let made = std::fs::OpenOptions::new()
         .write(true)

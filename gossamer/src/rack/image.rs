@@ -97,18 +97,24 @@ fn anchor() -> u64 {
 }
 
 impl Identity {
-    /// This process's identity. The test-only variable `GOSSAMER_TEST_IDENTITY_SALT`
-    /// is appended to the build id; it can only make ranks disagree, never agree.
+    /// This process's identity. In test builds (feature `test-hooks`) the
+    /// variable `GOSSAMER_TEST_IDENTITY_SALT` is appended to the build id; it can
+    /// only make ranks disagree, never agree.
     pub(crate) fn current() -> Identity {
         let exe_sha256 = exe_sha256().to_vec();
-        let mut build_id = main_program_build_id().unwrap_or_else(|| {
+        let build_id = main_program_build_id().unwrap_or_else(|| {
             let mut v = b"sha256:".to_vec();
             v.extend_from_slice(&exe_sha256);
             v
         });
-        if let Ok(s) = std::env::var("GOSSAMER_TEST_IDENTITY_SALT") {
-            build_id.extend_from_slice(s.as_bytes());
-        }
+        #[cfg(feature = "test-hooks")]
+        let build_id = {
+            let mut b = build_id;
+            if let Ok(s) = std::env::var("GOSSAMER_TEST_IDENTITY_SALT") {
+                b.extend_from_slice(s.as_bytes());
+            }
+            b
+        };
         Identity {
             build_id,
             exe_sha256,

@@ -17,7 +17,6 @@
 
 use super::shm::remove_job_files;
 use std::ffi::OsString;
-use std::io::Read;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, Command, ExitStatus};
@@ -38,15 +37,8 @@ impl std::fmt::Display for LaunchError {
 impl std::error::Error for LaunchError {}
 
 fn random_hex(bytes: usize) -> Result<String, LaunchError> {
-    let mut b = vec![0u8; bytes];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut b))
-        .map_err(|e| {
-            LaunchError(format!(
-                "could not read /dev/urandom for the job token: {e}"
-            ))
-        })?;
-    Ok(b.iter().map(|x| format!("{x:02x}")).collect())
+    super::wire::random_hex(bytes)
+        .map_err(|e| LaunchError(format!("could not get random bytes for the job token: {e}")))
 }
 
 /// An unnamed shared-memory file (close-on-exec here; the children get it).

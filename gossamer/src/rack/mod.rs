@@ -10,35 +10,47 @@
 //! | `env` | rank, size, token and coordinator from the launcher's environment |
 //! | `image` | ASLR off by re-exec, build id + anchor identity, text bounds |
 //! | `wire` | mutual HMAC handshake (token), concurrent acceptor, control messages |
+//! | `layout` | where the slot rows and their marks sit; placing a batch into a slot |
 //! | `slots` | the rack's slot rows (§4.7) and the transport writing into them |
 //! | `shm`, `tcp` | the two transports that run here; `rdma` (feature) for a rack |
-//! | `control` | bootstrap through rank 0, heartbeats, fate sharing, termination |
+//! | `hello` | what a rank says about itself at bootstrap, and rank 0's check of it |
+//! | `bootstrap` | joining through rank 0 (hellos, table), setting up slots and transport |
+//! | `fate` | heartbeats, the failure alarm, the control threads (rank 0's per rank, and the other ranks') |
+//! | `termination` | rank 0's main fiber and quiescence detection, `Stop` |
 //! | `launch` | the built-in launcher for N ranks on this host |
 
-mod control;
+mod bootstrap;
 mod env;
+mod fate;
+mod hello;
 mod image;
 mod launch;
+mod layout;
 #[cfg(feature = "rdma")]
 pub mod rdma;
 mod shm;
 mod slots;
 mod tcp;
+mod termination;
 mod wire;
 
 pub use env::RankEnv;
 pub use launch::{launch_local, launch_local_with_hint, LaunchError};
 pub use shm::remove_job_files;
 
-pub(crate) use control::run_rank;
+pub(crate) use bootstrap::run_rank;
 pub(crate) use env::from_process as env_from_process;
+pub(crate) use fate::Alarm;
 pub(crate) use image::disable_aslr;
 
-use crate::park::Parking;
-use crate::worker::Fate;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
-use std::time::Duration;
+/// Tests only (feature `test-hooks`): how often rank 0's termination loop has
+/// woken up so far in this process. While the main function runs it sleeps
+/// [`Config::main_wait`](crate::Config::main_wait) at a time.
+#[cfg(feature = "test-hooks")]
+#[doc(hidden)]
+pub fn termination_loop_wakeups() -> u64 {
+    termination::LOOP_WAKEUPS.load(std::sync::atomic::Ordering::Relaxed)
+}
 
 /// How slot writes travel between ranks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,53 +95,5 @@ impl std::str::FromStr for TransportKind {
 impl std::fmt::Display for TransportKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
-    }
-}
-
-/// How long a rank waits after a failure for its workers to stop before it exits
-/// the process by itself.
-const WATCHDOG: Duration = Duration::from_secs(5);
-
-/// Failure reporting shared by a rank's transport threads and control threads.
-pub(crate) struct Alarm {
-    pub fate: Arc<Fate>,
-    pub parking: Arc<Parking>,
-    /// Set once the run is stopping cleanly: closed connections are then expected.
-    pub closing: AtomicBool,
-    watchdog: OnceLock<()>,
-}
-
-impl Alarm {
-    pub(crate) fn new(fate: Arc<Fate>, parking: Arc<Parking>) -> Self {
-        Alarm {
-            fate,
-            parking,
-            closing: AtomicBool::new(false),
-            watchdog: OnceLock::new(),
-        }
-    }
-
-    /// Fails the run (first message wins), wakes every worker, and arms a watchdog
-    /// that ends the process if it has not stopped within a few seconds.
-    pub(crate) fn fail(&self, msg: String) {
-        if self.closing.load(Ordering::SeqCst) {
-            return;
-        }
-        self.fate.fail(msg);
-        self.parking.wake_all();
-        self.watchdog.get_or_init(|| {
-            let fate = self.fate.clone();
-            let _ = std::thread::Builder::new()
-                .name("gossamer-watchdog".into())
-                .spawn(move || {
-                    std::thread::sleep(WATCHDOG);
-                    eprintln!(
-                        "{} (this rank did not stop by itself within {} s; exiting)",
-                        fate.message().unwrap_or_default(),
-                        WATCHDOG.as_secs()
-                    );
-                    std::process::exit(1);
-                });
-        });
     }
 }

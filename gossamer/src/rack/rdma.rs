@@ -1,7 +1,8 @@
 //! RDMA transport building blocks (cargo feature `rdma`): RC queue pairs over
 //! ibverbs, one per (local thread, remote machine) as in §4.8, writing the used part
 //! of a slot with RDMA WRITE (unsignaled, with a signaled write every
-//! [`SIGNAL_EVERY`] to reap the send queue).
+//! [`Config::rdma_signal_every`](crate::Config::rdma_signal_every) (default
+//! [`SIGNAL_EVERY`]) to reap the send queue).
 //!
 //! Layout: each rank registers its slot rows (as in `slots`) for remote writes and a
 //! *staging* area of the same geometry (`[dir][local writer][owner]`, the client-side
@@ -12,12 +13,17 @@
 //! byte range of the write, §4.6). The staging slot is written again only after the
 //! owner answered, so the previous write has landed.
 //!
+//! One concept in one file, longer than most: the whole rdma transport (the
+//! connection-info formats, queue pairs, writing, the FFI to the verbs shim), so
+//! that a newcomer finds each transport in one place.
+//!
 //! Status: builds; the pure parts (connection-info formats, queue-pair parameter
 //! choice, signaling policy, slot addresses) are tested without a device. The
 //! transport has not run on RDMA hardware (none here). All unsafe code of the
 //! module is the FFI to `csrc/verbs_shim.c` and the slot memory it hands to it.
 
-use super::slots::{place, Layout, LocalRows};
+use super::layout::{place, Layout};
+use super::slots::LocalRows;
 use super::Alarm;
 use crate::slot::{data_capacity, Header};
 use crate::transport::{Body, Dir, SlotView, Transport};
@@ -25,8 +31,9 @@ use std::os::raw::{c_char, c_int, c_void};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-/// A signaled write every this many writes per queue pair.
-pub const SIGNAL_EVERY: u64 = 64;
+/// A signaled write every this many writes per queue pair, by default (the run's
+/// own is [`Config::rdma_signal_every`](crate::Config::rdma_signal_every)).
+pub const SIGNAL_EVERY: u64 = crate::Config::DEFAULT.rdma_signal_every;
 
 /// What a queue pair's peer needs to connect to it and write into our slot rows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,9 +116,10 @@ pub fn rtr_params(local_mtu: i32, remote_mtu: i32, remote: &ConnInfo) -> RtrPara
     }
 }
 
-/// Whether write number `k` (0-based) on a queue pair is signaled.
-pub fn signaled(k: u64) -> bool {
-    k % SIGNAL_EVERY == SIGNAL_EVERY - 1
+/// Whether write number `k` (0-based) on a queue pair is signaled, with one in
+/// `every` signaled.
+pub fn signaled(k: u64, every: u64) -> bool {
+    k % every == every - 1
 }
 
 /// Remote address of the slot of `owner_local` written by `writer` in a rank's rows
@@ -323,11 +331,17 @@ pub(crate) struct Setup {
     cqs: Vec<*mut c_void>,
     qps: Vec<*mut c_void>,
     info: LocalInfo,
+    signal_every: u64,
 }
 
 /// Opens the device, registers rows and staging memory, and creates the completion
 /// queues and queue pairs.
-pub(crate) fn setup(layout: Layout, rank: usize, ranks: usize) -> Result<Setup, String> {
+pub(crate) fn setup(
+    layout: Layout,
+    rank: usize,
+    ranks: usize,
+    signal_every: u64,
+) -> Result<Setup, String> {
     let (name, port, gid_index) = settings();
     let dev = open(&name, port)?;
     let rows = Arc::new(LocalRows::new(layout.region_bytes()));
@@ -360,7 +374,7 @@ pub(crate) fn setup(layout: Layout, rank: usize, ranks: usize) -> Result<Setup, 
             "ibv_reg_mr failed: raise the locked-memory limit (ulimit -l unlimited)".into(),
         );
     }
-    let depth = 2 * SIGNAL_EVERY as u32;
+    let depth = 2 * signal_every as u32;
     let mut cqs = Vec::with_capacity(layout.t);
     let mut qps = vec![std::ptr::null_mut(); layout.t * ranks];
     let mut qpns = vec![0u32; layout.t * ranks];
@@ -405,6 +419,7 @@ pub(crate) fn setup(layout: Layout, rank: usize, ranks: usize) -> Result<Setup, 
         cqs,
         qps,
         info,
+        signal_every,
     })
 }
 
@@ -462,6 +477,7 @@ impl Setup {
             ranks: r,
             remote: infos.iter().map(|x| (x.conn.addr, x.conn.rkey)).collect(),
             counts: (0..t * r).map(|_| AtomicU64::new(0)).collect(),
+            signal_every: self.signal_every,
             rows: self.rows,
             staging: self.staging,
             lkey: self.lkey,
@@ -481,6 +497,8 @@ pub(crate) struct RdmaSlots {
     remote: Vec<(u64, u32)>,
     /// Writes posted per (local thread, remote rank) queue pair.
     counts: Vec<AtomicU64>,
+    /// One write in this many per queue pair is signaled.
+    signal_every: u64,
     rows: Arc<LocalRows>,
     staging: Arc<LocalRows>,
     lkey: u32,
@@ -520,7 +538,7 @@ impl Transport for RdmaSlots {
         let raddr = addr + (l.offset(dir, owner, from) + start) as u64;
         let q = me * self.ranks + to_rank;
         let k = self.counts[q].fetch_add(1, Ordering::Relaxed);
-        let sig = signaled(k);
+        let sig = signaled(k, self.signal_every);
         // SAFETY: the queue pair `q` belongs to this thread (`me`), so no other
         // thread posts on it; the source `stage + start .. stage + size` is the
         // used tail of a staging slot, inside the area registered with `lkey`, and
@@ -573,7 +591,7 @@ impl Transport for RdmaSlots {
         // SAFETY: our own rows; the offset lies inside them.
         let slot = unsafe { self.rows.base().add(l.offset(dir, me % l.t, peer)) };
         // SAFETY: a live slot of `size` bytes.
-        let seq = unsafe { super::slots::ready(slot, l.size) }.load(Ordering::Acquire);
+        let seq = unsafe { super::layout::ready(slot, l.size) }.load(Ordering::Acquire);
         (seq != seen).then_some((
             seq,
             SlotView {
@@ -635,9 +653,12 @@ mod tests {
 
     #[test]
     fn one_write_in_signal_every_is_signaled() {
-        let n = (0..10 * SIGNAL_EVERY).filter(|&k| signaled(k)).count() as u64;
+        let n = (0..10 * SIGNAL_EVERY)
+            .filter(|&k| signaled(k, SIGNAL_EVERY))
+            .count() as u64;
         assert_eq!(n, 10);
-        assert!(!signaled(0));
+        assert!(!signaled(0, SIGNAL_EVERY));
+        assert!(signaled(3, 4) && !signaled(4, 4));
     }
 
     #[test]

@@ -26,12 +26,17 @@
 //!
 //! A link that closes or sends a malformed frame is reported by the receiver
 //! thread (after a grace period at a clean stop, when peers exit first).
+//!
+//! One concept in one file, longer than most: the whole tcp transport (frames,
+//! sending, reading, the receiver thread, connecting), so that a newcomer finds
+//! each transport in one place.
 
-use super::slots::{marks_at, ready, Layout};
+use super::layout::{marks_at, ready, Layout};
 use super::wire::{self, Msg};
 use super::Alarm;
+use crate::config::Config;
 use crate::slot::{data_capacity, Header, HEADER_BYTES, HEADER_SIZE};
-use crate::transport::{marks_wanted, set_mark, Body, Dir};
+use crate::transport::{set_mark, Body, Dir};
 use std::net::{TcpListener, TcpStream};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -40,13 +45,27 @@ use std::time::{Duration, Instant};
 
 const HEAD: usize = 24;
 
-/// How long an armed receiver thread waits in `epoll_wait` before it checks
-/// whether a local worker still sleeps.
-const ARMED_WAIT_MS: i32 = 10;
+/// How long the transport's threads wait, in milliseconds (from [`Config`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Waits {
+    /// How long an armed receiver thread waits in `epoll_wait` before it checks
+    /// whether a local worker still sleeps ([`Config::tcp_armed_wait`]).
+    armed_ms: i32,
+    /// How long a writer whose socket is full waits for it to drain (or for
+    /// input) between attempts ([`Config::tcp_full_wait`]).
+    full_ms: i32,
+}
 
-/// How long a writer whose socket is full waits for it to drain (or for input)
-/// between attempts.
-const FULL_WAIT_MS: i32 = 1;
+impl Waits {
+    /// The waits `c` sets (whole milliseconds, at least 1).
+    pub(crate) fn of(c: &Config) -> Self {
+        let ms = |d: Duration| i32::try_from(d.as_millis()).unwrap_or(i32::MAX).max(1);
+        Waits {
+            armed_ms: ms(c.tcp_armed_wait),
+            full_ms: ms(c.tcp_full_wait),
+        }
+    }
+}
 
 /// How a broken link's reason starts when the peer sent bytes that are no frame.
 const MALFORMED: &str = "malformed frame";
@@ -90,6 +109,7 @@ pub(crate) struct Links {
     epoll: OwnedFd,
     rows: Rows,
     alarm: Arc<Alarm>,
+    waits: Waits,
     /// Whether the receiver thread should read (a local worker sleeps).
     armed: AtomicBool,
     /// The first link failure seen, for the receiver thread to report.
@@ -221,7 +241,7 @@ impl Links {
                         wait_fd(
                             link.s.as_raw_fd(),
                             libc::POLLOUT | libc::POLLIN,
-                            FULL_WAIT_MS,
+                            self.waits.full_ms,
                         );
                     }
                 }
@@ -352,7 +372,7 @@ impl Links {
                 HEADER_BYTES,
             );
             ready(slot, l.size).store(f.seq, Ordering::Release);
-            if marks_wanted(l.n) {
+            if l.marks {
                 set_mark(
                     marks_at(self.rows.0, l.marks_offset(f.dir, f.to % l.t), &l),
                     f.from,
@@ -392,7 +412,12 @@ impl Links {
             }
             // SAFETY: `epoll` is an open epoll descriptor; `evs` has room for 16.
             let k = unsafe {
-                libc::epoll_wait(self.epoll.as_raw_fd(), evs.as_mut_ptr(), 16, ARMED_WAIT_MS)
+                libc::epoll_wait(
+                    self.epoll.as_raw_fd(),
+                    evs.as_mut_ptr(),
+                    16,
+                    self.waits.armed_ms,
+                )
             };
             for ev in evs.iter().take(k.max(0) as usize) {
                 self.drain_link(ev.u64 as usize, true);
@@ -456,6 +481,7 @@ pub(crate) fn connect(
     rows: *mut u8,
     keep: Arc<dyn Send + Sync>,
     alarm: Arc<Alarm>,
+    waits: Waits,
 ) -> Result<Arc<Links>, String> {
     let size = addrs.len();
     let deadline = Instant::now() + timeout;
@@ -503,11 +529,12 @@ pub(crate) fn connect(
             }
         }
     }
-    link_up(rank, layout, streams, rows, keep, alarm, true)
+    link_up(rank, layout, streams, rows, keep, alarm, waits, true)
 }
 
 /// Builds the links over connected `streams` (indexed by peer rank) and, when
 /// `receiver`, starts the receiver thread.
+#[allow(clippy::too_many_arguments)]
 fn link_up(
     rank: usize,
     layout: Layout,
@@ -515,6 +542,7 @@ fn link_up(
     rows: *mut u8,
     keep: Arc<dyn Send + Sync>,
     alarm: Arc<Alarm>,
+    waits: Waits,
     receiver: bool,
 ) -> Result<Arc<Links>, String> {
     let size = streams.len();
@@ -574,6 +602,7 @@ fn link_up(
         epoll,
         rows: Rows(rows),
         alarm,
+        waits,
         armed: AtomicBool::new(false),
         broken: Mutex::new(None),
         wait: Condvar::new(),
@@ -611,9 +640,15 @@ mod tests {
         s: TcpStream,
         receiver: bool,
     ) -> (Arc<Links>, Arc<LocalRows>, Arc<Alarm>) {
-        let layout = Layout { t: 1, n: 2, size };
-        let parking = Arc::new(Parking::local(2));
-        let alarm = Arc::new(Alarm::new(Arc::new(Fate::default()), parking));
+        let layout = Layout {
+            t: 1,
+            n: 2,
+            size,
+            marks: false,
+        };
+        let c = Config::default();
+        let parking = Arc::new(Parking::local(2, c.nap, c.crowded_nap));
+        let alarm = Arc::new(Alarm::new(Arc::new(Fate::default()), parking, c.watchdog));
         let rows = Arc::new(LocalRows::new(layout.region_bytes()));
         let mut streams = vec![None, None];
         streams[1 - rank] = Some(s);
@@ -624,6 +659,7 @@ mod tests {
             rows.base(),
             rows.clone(),
             alarm.clone(),
+            Waits::of(&Config::default()),
             receiver,
         )
         .unwrap();
@@ -641,7 +677,12 @@ mod tests {
     /// The slot `dir` of worker 1 written by worker 0 at rank 1: (ready word,
     /// the last `len` body bytes, the header bytes).
     fn slot(rows: &LocalRows, size: usize, dir: Dir, len: usize) -> (u64, Vec<u8>, Vec<u8>) {
-        let l = Layout { t: 1, n: 2, size };
+        let l = Layout {
+            t: 1,
+            n: 2,
+            size,
+            marks: false,
+        };
         let cap = data_capacity(size);
         // SAFETY: the slot lies inside the rows, which `rows` keeps alive; the test
         // reads it while nothing writes.
@@ -694,8 +735,12 @@ mod tests {
         let mut f = frame(Dir::Request, 1, &[0; 8]);
         f[12] = 200; // a body longer than the slot
         peer.write_all(&f).unwrap();
-        std::thread::sleep(Duration::from_millis(20));
-        assert!(!links.pump());
+        // Pump until the frame has been read (the bytes may arrive in pieces).
+        let t0 = Instant::now();
+        while links.broken.lock().unwrap().is_none() {
+            assert!(!links.pump(), "a malformed frame was delivered");
+            assert!(t0.elapsed() < Duration::from_secs(10), "hang guard");
+        }
         let b = links.broken.lock().unwrap().clone();
         let (from, why) = b.expect("the link is not marked broken");
         assert_eq!(from, 0);
@@ -712,6 +757,8 @@ mod tests {
         let (mut peer, s) = pair();
         let (links, rows, alarm) = rank_of_two(1, 256, s, true);
         let (l2, r2, a2) = (links.clone(), rows.clone(), alarm.clone());
+        // Says when worker 1 has set its sleeping word and armed the receiver.
+        let (armed_tx, armed_rx) = std::sync::mpsc::channel();
         // Worker 1 only sleeps (it never pumps): only the receiver thread reads.
         let sleeper = std::thread::spawn(move || {
             a2.parking.register(1);
@@ -720,6 +767,7 @@ mod tests {
                 let mut arrived = false;
                 a2.parking.sleep(1, false, || {
                     l2.arm();
+                    let _ = armed_tx.send(());
                     arrived = slot(&r2, 256, Dir::Request, 8).0 == 5;
                     arrived
                 });
@@ -729,7 +777,10 @@ mod tests {
             }
             false
         });
-        std::thread::sleep(Duration::from_millis(50));
+        // The frame goes out only once the worker sleeps with the receiver armed.
+        armed_rx
+            .recv_timeout(Duration::from_secs(10))
+            .expect("worker 1 went to sleep");
         peer.write_all(&frame(Dir::Request, 5, &[9; 8])).unwrap();
         assert!(
             sleeper.join().unwrap(),
@@ -789,6 +840,7 @@ mod tests {
             t: 2,
             n: 6,
             size: 256,
+            marks: false,
         };
         // rank 1 (workers 2,3) receives from rank 2 (workers 4,5)
         let ok = head(Dir::Response, 5, 3, 64, 9);

@@ -61,6 +61,8 @@ pub(crate) enum Msg {
         /// The program's arguments (without `argv[0]`): every rank must be started
         /// with the same.
         args: Vec<String>,
+        /// The configuration every rank must share ([`Config::must_agree`](crate::Config::must_agree)).
+        agreed: Vec<(String, u64)>,
     },
     /// Rank 0 refuses to start the job.
     Refused(String),
@@ -95,11 +97,21 @@ pub(crate) enum Msg {
     RdmaTable(Vec<Vec<u8>>),
 }
 
-/// `n` bytes from the kernel's random source.
+/// `n` bytes from the operating system's random source (`getrandom`, which picks
+/// the right one: the getrandom(2) call, with a fallback where it is missing).
 pub(crate) fn random_bytes(n: usize) -> std::io::Result<Vec<u8>> {
     let mut b = vec![0u8; n];
-    std::fs::File::open("/dev/urandom")?.read_exact(&mut b)?;
+    getrandom::fill(&mut b)
+        .map_err(|e| std::io::Error::other(format!("the OS random source failed: {e}")))?;
     Ok(b)
+}
+
+/// `n` random bytes in hex (job tokens, secrets, job ids).
+pub(crate) fn random_hex(n: usize) -> std::io::Result<String> {
+    Ok(random_bytes(n)?
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
 }
 
 fn tag_mac(token: &str, label: &[u8], c: &[u8], s: &[u8]) -> Hmac<Sha256> {
@@ -497,6 +509,7 @@ mod tests {
                 data_addr: "10.0.0.3:4000".into(),
                 pid: 42,
                 args: vec!["sssp".into(), "--scale".into(), "12".into()],
+                agreed: vec![("collective_fanout".into(), 16)],
             },
             Msg::Table {
                 shm_path: Some("/dev/shm/x".into()),

@@ -1,20 +1,26 @@
 //! The [`Trust`] type and its apply family: running a closure on the property,
 //! blocking the calling fiber (`apply`, `apply_with`, `apply_slice`,
 //! `apply_returning`) or not (their `_then` forms, whose continuation runs later on
-//! this worker). A local property runs inline (or deferred in delegated context); a
-//! remote one gets a request record. The type and these methods share a module so
-//! that compiler errors name them `Trust::<T>::apply` (tests/ui/*.stderr).
+//! this worker). The type and these methods share a module so that compiler errors
+//! name them `Trust::<T>::apply` (tests/ui/*.stderr).
+//!
+//! Every form goes one way: `call` (blocking) or `call_then` (not), which run a
+//! local property's request right here (`here`; deferred in delegated context,
+//! `local`) and write a remote one's record (`record`: code word, closure, and
+//! the payload's bytes when there is one). The public methods only say which
+//! trampoline reads the record, what travels with the closure and how the
+//! answer is decoded ([`Decode`]).
 
 use super::property::value_mut;
 use super::trampolines::{tr_apply, tr_returning, tr_slice, tr_with, tramp};
-use super::values::{read_into, read_serde, read_serde_into};
+use super::values::{Decode, Plain, Serde};
 use crate::codec;
 use crate::delegable::Delegable;
 use crate::fiber;
 use crate::pod::Pod;
-use crate::runtime::{blocking_point, WorkerId};
+use crate::runtime::WorkerId;
 use crate::slot::{pad8, Reader, RECORD_HEADER};
-use crate::worker::{try_worker, worker, Cont, Delegated, Worker};
+use crate::worker::{blocking_point, try_worker, worker, Cont, Delegated, Worker};
 use serde::{de::DeserializeOwned, Serialize};
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
@@ -84,7 +90,21 @@ impl<T: 'static> Trust<T> {
         );
     }
 
-    /// Runs `f` inline for a local property from a fiber, or defers it (delegated
+    /// The local-trustee shortcut: runs `job` on the property right here, after
+    /// the local requests deferred so far (so they keep their order).
+    ///
+    /// Callers make sure this is the trustee, in a fiber, outside delegated
+    /// context (blocking forms by `blocking_point`, the others by `local`).
+    #[inline(always)]
+    fn here<U>(&self, w: &Worker, job: impl FnOnce(&mut T) -> U) -> U {
+        w.run_deferred();
+        let _d = Delegated::enter(w);
+        // SAFETY: we are on the trustee, in a fiber, and no delegated closure is
+        // running (caller contract), so nothing else references the value.
+        job(unsafe { value_mut::<T>(self.ptr) })
+    }
+
+    /// Runs `job` inline for a local property from a fiber, or defers it (delegated
     /// context) so it never runs while another closure holds the property.
     #[inline(always)]
     fn local(&self, w: &'static Worker, job: impl FnOnce(&mut T) + 'static) {
@@ -94,12 +114,94 @@ impl<T: 'static> Trust<T> {
             // loop, before this trust's release (deferred after it, or drained first).
             w.defer(Box::new(move || job(unsafe { value_mut::<T>(p) })));
         } else {
-            w.run_deferred();
-            let _d = Delegated::enter(w);
-            // SAFETY: we are on the trustee, in a fiber, and no delegated closure is
-            // running (delegated == 0), so nothing else references the value.
-            job(unsafe { value_mut::<T>(p) });
+            self.here(w, job);
         }
+    }
+
+    /// Writes the request record for a remote property: trampoline `code`, the
+    /// closure `f`, then `bytes` (length-prefixed) when the request carries a
+    /// payload; `cont` takes the answer. Returns how many sealed batches wait on
+    /// the pair (for backpressure).
+    #[inline(always)]
+    fn record<F: Copy>(
+        &self,
+        w: &Worker,
+        code: u64,
+        f: F,
+        bytes: Option<&[u8]>,
+        cont: Cont,
+    ) -> usize {
+        let extra = bytes.map_or(0, |b| 8 + pad8(b.len()));
+        let len = RECORD_HEADER + pad8(size_of::<F>()) + extra;
+        w.enqueue(self.trustee, code, self.ptr, len, cont, |wr| {
+            wr.put_value(f);
+            if let Some(b) = bytes {
+                wr.put_bytes(b.as_ptr(), b.len());
+            }
+        })
+    }
+
+    /// The blocking path: `here(value, arg)` on a local property, else `send`
+    /// writes the record (with `arg`) and the calling fiber waits for the
+    /// answer, decoded by `D`.
+    #[inline(always)]
+    fn call<A, U, D: Decode<U>>(
+        &self,
+        what: &str,
+        arg: A,
+        here: impl FnOnce(&mut T, A) -> U,
+        send: impl FnOnce(&Worker, A, Cont) -> usize,
+    ) -> U {
+        let w = blocking_point(what);
+        self.check(w);
+        if w.id == self.trustee {
+            return self.here(w, |t| here(t, arg));
+        }
+        let mut out = MaybeUninit::<U>::uninit();
+        let cont = Cont::Wake {
+            fid: w.current_fiber(),
+            out: out.as_mut_ptr() as *mut u8,
+            read: D::read_into,
+        };
+        send(w, arg, cont);
+        w.park();
+        // SAFETY: the continuation wrote the value before waking us.
+        unsafe { out.assume_init() }
+    }
+
+    /// The non-blocking path: `then(here(value, arg))` on a local property (now,
+    /// or deferred in delegated context), else the record and, later, `then` of
+    /// the answer.
+    #[inline(always)]
+    fn call_then<A: 'static, U: 'static, D: Decode<U>>(
+        &self,
+        what: &str,
+        arg: A,
+        here: impl FnOnce(&mut T, A) -> U + 'static,
+        then: impl FnOnce(U) + 'static,
+        send: impl FnOnce(&Worker, A, Cont) -> usize,
+    ) {
+        let w = self.my_worker(what);
+        if w.id == self.trustee {
+            return self.local(w, move |t| then(here(t, arg)));
+        }
+        self.send_then::<A, U, D>(w, arg, then, send);
+    }
+
+    /// The remote half of [`call_then`](Self::call_then).
+    #[inline(always)]
+    fn send_then<A, U: 'static, D: Decode<U>>(
+        &self,
+        w: &Worker,
+        arg: A,
+        then: impl FnOnce(U) + 'static,
+        send: impl FnOnce(&Worker, A, Cont) -> usize,
+    ) {
+        // SAFETY: (in the continuation) the answer to this record is the U that its
+        // trampoline wrote the way `D` reads it, at the cursor.
+        let cont = Cont::then(move |r: &mut Reader| then(unsafe { D::read(r) }));
+        let q = send(w, arg, cont);
+        w.backpressure(q);
     }
 
     /// Applies `f` to the property and returns its result, suspending only the
@@ -108,36 +210,13 @@ impl<T: 'static> Trust<T> {
     /// Panics in delegated context (use [`apply_then`](Self::apply_then) or
     /// [`launch`](Trust::launch) there).
     pub fn apply<U: Delegable>(&self, f: impl FnOnce(&mut T) -> U + Delegable) -> U {
-        let w = blocking_point("apply");
-        self.check(w);
-        if w.id == self.trustee {
-            w.run_deferred();
-            let _d = Delegated::enter(w);
-            // SAFETY: local, fiber context, no delegated closure running.
-            return f(unsafe { value_mut::<T>(self.ptr) });
-        }
-        self.remote_blocking(w, f)
-    }
-
-    fn remote_blocking<F: FnOnce(&mut T) -> U + Copy, U: Copy>(&self, w: &Worker, f: F) -> U {
-        let mut out = MaybeUninit::<U>::uninit();
-        let cont = Cont::Wake {
-            fid: w.current_fiber(),
-            out: out.as_mut_ptr() as *mut u8,
-            read: read_into::<U>,
-        };
-        let len = RECORD_HEADER + pad8(size_of::<F>());
-        w.enqueue(
-            self.trustee,
-            tramp!(tr_apply::<T, F, U>),
-            self.ptr,
-            len,
-            cont,
-            |wr| wr.put_value(f),
-        );
-        w.park();
-        // SAFETY: the continuation wrote the value before waking us.
-        unsafe { out.assume_init() }
+        let code = code_apply::<T, _, U>(&f);
+        self.call::<_, U, Plain>(
+            "apply",
+            (),
+            move |t, ()| f(t),
+            |w, (), c| self.record(w, code, f, None, c),
+        )
     }
 
     /// Applies `f` to the property without blocking; `then` runs later on this
@@ -148,33 +227,14 @@ impl<T: 'static> Trust<T> {
         f: impl FnOnce(&mut T) -> U + Delegable,
         then: impl FnOnce(U) + 'static,
     ) {
-        let w = self.my_worker("apply_then");
-        if w.id == self.trustee {
-            return self.local(w, move |t| then(f(t)));
-        }
-        self.send_then(w, f, then);
-    }
-
-    #[inline(always)]
-    fn send_then<F: FnOnce(&mut T) -> U + Copy, U: Copy + 'static>(
-        &self,
-        w: &Worker,
-        f: F,
-        then: impl FnOnce(U) + 'static,
-    ) {
-        // SAFETY: (in the continuation) the response to this record is the U its
-        // trampoline wrote with `put_value`, at the cursor.
-        let cont = Cont::then(move |r: &mut Reader| then(unsafe { r.value::<U>() }));
-        let len = RECORD_HEADER + pad8(size_of::<F>());
-        let q = w.enqueue(
-            self.trustee,
-            tramp!(tr_apply::<T, F, U>),
-            self.ptr,
-            len,
-            cont,
-            |wr| wr.put_value(f),
-        );
-        w.backpressure(q);
+        let code = code_apply::<T, _, U>(&f);
+        self.call_then::<_, U, Plain>(
+            "apply_then",
+            (),
+            move |t, ()| f(t),
+            then,
+            |w, (), c| self.record(w, code, f, None, c),
+        )
     }
 
     /// Like [`apply`](Self::apply), with a serialized `payload` passed to `f` on the
@@ -190,51 +250,10 @@ impl<T: 'static> Trust<T> {
         V: Serialize + DeserializeOwned + 'static,
         U: Delegable,
     {
-        let w = blocking_point("apply_with");
-        self.check(w);
-        if w.id == self.trustee {
-            w.run_deferred();
-            let _d = Delegated::enter(w);
-            // SAFETY: local, fiber context, no delegated closure running.
-            return f(unsafe { value_mut::<T>(self.ptr) }, payload);
-        }
-        let mut out = MaybeUninit::<U>::uninit();
-        let cont = Cont::Wake {
-            fid: w.current_fiber(),
-            out: out.as_mut_ptr() as *mut u8,
-            read: read_into::<U>,
-        };
-        self.send_with(w, f, &payload, cont);
-        w.park();
-        // SAFETY: the continuation wrote the value before waking us.
-        unsafe { out.assume_init() }
-    }
-
-    fn send_with<F: FnOnce(&mut T, V) -> U + Copy, V: Serialize + DeserializeOwned, U: Copy>(
-        &self,
-        w: &Worker,
-        f: F,
-        payload: &V,
-        cont: Cont,
-    ) -> usize {
-        let mut scratch = std::mem::take(&mut *w.scratch.borrow_mut());
-        scratch.clear();
-        codec::encode_into(payload, &mut scratch)
-            .unwrap_or_else(|e| panic!("gossamer: could not encode the apply_with payload: {e}"));
-        let len = RECORD_HEADER + pad8(size_of::<F>()) + 8 + pad8(scratch.len());
-        let q = w.enqueue(
-            self.trustee,
-            tramp!(tr_with::<T, F, V, U>),
-            self.ptr,
-            len,
-            cont,
-            |wr| {
-                wr.put_value(f);
-                wr.put_bytes(scratch.as_ptr(), scratch.len());
-            },
-        );
-        *w.scratch.borrow_mut() = scratch;
-        q
+        let code = code_with::<T, _, V, U>(&f);
+        self.call::<_, U, Plain>("apply_with", payload, f, |w, v, c| {
+            encoded(w, &v, |b| self.record(w, code, f, Some(b), c))
+        })
     }
 
     /// Non-blocking [`apply_with`](Self::apply_with): `then` gets the result later.
@@ -247,15 +266,10 @@ impl<T: 'static> Trust<T> {
         V: Serialize + DeserializeOwned + 'static,
         U: Delegable,
     {
-        let w = self.my_worker("apply_with_then");
-        if w.id == self.trustee {
-            return self.local(w, move |t| then(f(t, payload)));
-        }
-        // SAFETY: (in the continuation) the response to this record is the U its
-        // trampoline wrote with `put_value`, at the cursor.
-        let cont = Cont::then(move |r: &mut Reader| then(unsafe { r.value::<U>() }));
-        let q = self.send_with(w, f, &payload, cont);
-        w.backpressure(q);
+        let code = code_with::<T, _, V, U>(&f);
+        self.call_then::<_, U, Plain>("apply_with_then", payload, f, then, |w, v, c| {
+            encoded(w, &v, |b| self.record(w, code, f, Some(b), c))
+        })
     }
 
     /// Zero-copy delegation of plain-old-data records: `data` is copied into the
@@ -273,47 +287,10 @@ impl<T: 'static> Trust<T> {
                 "apply_slice: records must be non-empty with alignment <= 8"
             )
         };
-        let w = blocking_point("apply_slice");
-        self.check(w);
-        if w.id == self.trustee {
-            w.run_deferred();
-            let _d = Delegated::enter(w);
-            // SAFETY: local, fiber context, no delegated closure running.
-            return f(unsafe { value_mut::<T>(self.ptr) }, data);
-        }
-        let mut out = MaybeUninit::<U>::uninit();
-        let cont = Cont::Wake {
-            fid: w.current_fiber(),
-            out: out.as_mut_ptr() as *mut u8,
-            read: read_into::<U>,
-        };
-        self.send_slice(w, f, data, cont);
-        w.park();
-        // SAFETY: the continuation wrote the value before waking us.
-        unsafe { out.assume_init() }
-    }
-
-    #[inline(always)]
-    fn send_slice<F: FnOnce(&mut T, &[R]) -> U + Copy, R: Pod, U: Copy>(
-        &self,
-        w: &Worker,
-        f: F,
-        data: &[R],
-        cont: Cont,
-    ) -> usize {
-        let bytes = std::mem::size_of_val(data);
-        let len = RECORD_HEADER + pad8(size_of::<F>()) + 8 + pad8(bytes);
-        w.enqueue(
-            self.trustee,
-            tramp!(tr_slice::<T, F, R, U>),
-            self.ptr,
-            len,
-            cont,
-            |wr| {
-                wr.put_value(f);
-                wr.put_bytes(data.as_ptr() as *const u8, bytes);
-            },
-        )
+        let code = code_slice::<T, _, R, U>(&f);
+        self.call::<_, U, Plain>("apply_slice", data, f, |w, d, c| {
+            self.record(w, code, f, Some(bytes_of(d)), c)
+        })
     }
 
     /// Sends `data` as several [`apply_slice_then`](Self::apply_slice_then) requests,
@@ -381,19 +358,16 @@ impl<T: 'static> Trust<T> {
         let w = self.my_worker("apply_slice_then");
         if w.id == self.trustee {
             if w.delegated.get() > 0 || !fiber::in_fiber() {
+                // Deferred: the job outlives the borrow of `data`.
                 let owned = data.to_vec();
                 return self.local(w, move |t| then(f(t, &owned)));
             }
-            w.run_deferred();
-            let _d = Delegated::enter(w);
-            // SAFETY: local, fiber context, no delegated closure running.
-            return then(f(unsafe { value_mut::<T>(self.ptr) }, data));
+            return then(self.here(w, |t| f(t, data)));
         }
-        // SAFETY: (in the continuation) the response to this record is the U its
-        // trampoline wrote with `put_value`, at the cursor.
-        let cont = Cont::then(move |r: &mut Reader| then(unsafe { r.value::<U>() }));
-        let q = self.send_slice(w, f, data, cont);
-        w.backpressure(q);
+        let code = code_slice::<T, _, R, U>(&f);
+        self.send_then::<_, U, Plain>(w, data, then, |w, d, c| {
+            self.record(w, code, f, Some(bytes_of(d)), c)
+        })
     }
 
     /// Applies `f` and returns a variable-size (serialized) result, e.g. a `Vec`.
@@ -402,40 +376,12 @@ impl<T: 'static> Trust<T> {
     where
         U: Serialize + DeserializeOwned + 'static,
     {
-        let w = blocking_point("apply_returning");
-        self.check(w);
-        if w.id == self.trustee {
-            w.run_deferred();
-            let _d = Delegated::enter(w);
-            // SAFETY: local, fiber context, no delegated closure running.
-            return f(unsafe { value_mut::<T>(self.ptr) });
-        }
-        let mut out = MaybeUninit::<U>::uninit();
-        let cont = Cont::Wake {
-            fid: w.current_fiber(),
-            out: out.as_mut_ptr() as *mut u8,
-            read: read_serde_into::<U>,
-        };
-        self.send_returning(w, f, cont);
-        w.park();
-        // SAFETY: the continuation wrote the value before waking us.
-        unsafe { out.assume_init() }
-    }
-
-    fn send_returning<F: FnOnce(&mut T) -> U + Copy, U: Serialize>(
-        &self,
-        w: &Worker,
-        f: F,
-        cont: Cont,
-    ) -> usize {
-        let len = RECORD_HEADER + pad8(size_of::<F>());
-        w.enqueue(
-            self.trustee,
-            tramp!(tr_returning::<T, F, U>),
-            self.ptr,
-            len,
-            cont,
-            |wr| wr.put_value(f),
+        let code = code_returning::<T, _, U>(&f);
+        self.call::<_, U, Serde>(
+            "apply_returning",
+            (),
+            move |t, ()| f(t),
+            |w, (), c| self.record(w, code, f, None, c),
         )
     }
 
@@ -447,12 +393,57 @@ impl<T: 'static> Trust<T> {
     ) where
         U: Serialize + DeserializeOwned + 'static,
     {
-        let w = self.my_worker("apply_returning_then");
-        if w.id == self.trustee {
-            return self.local(w, move |t| then(f(t)));
-        }
-        let cont = Cont::then(move |r: &mut Reader| then(read_serde::<U>(r)));
-        let q = self.send_returning(w, f, cont);
-        w.backpressure(q);
+        let code = code_returning::<T, _, U>(&f);
+        self.call_then::<_, U, Serde>(
+            "apply_returning_then",
+            (),
+            move |t, ()| f(t),
+            then,
+            |w, (), c| self.record(w, code, f, None, c),
+        )
     }
+}
+
+// The code word of each request kind's trampoline, for the closure type of `f`
+// (taken by reference only to name its type).
+
+fn code_apply<T, F: FnOnce(&mut T) -> U + Copy, U: Copy>(_: &F) -> u64 {
+    tramp!(tr_apply::<T, F, U>)
+}
+
+fn code_returning<T, F: FnOnce(&mut T) -> U + Copy, U: Serialize>(_: &F) -> u64 {
+    tramp!(tr_returning::<T, F, U>)
+}
+
+fn code_with<T, F, V, U>(_: &F) -> u64
+where
+    F: FnOnce(&mut T, V) -> U + Copy,
+    V: DeserializeOwned,
+    U: Copy,
+{
+    tramp!(tr_with::<T, F, V, U>)
+}
+
+fn code_slice<T, F: FnOnce(&mut T, &[R]) -> U + Copy, R: Pod, U: Copy>(_: &F) -> u64 {
+    tramp!(tr_slice::<T, F, R, U>)
+}
+
+/// The bytes of `data`, for the request record.
+#[inline(always)]
+fn bytes_of<R: Pod>(data: &[R]) -> &[u8] {
+    // SAFETY: `R: Pod` has no padding, so all `size_of_val(data)` bytes of `data`
+    // are initialised; the byte slice covers exactly that memory and borrows it.
+    unsafe { std::slice::from_raw_parts(data.as_ptr() as *const u8, std::mem::size_of_val(data)) }
+}
+
+/// Runs `k` with `payload` encoded (postcard), in the worker's reused scratch
+/// buffer.
+fn encoded<V: Serialize, X>(w: &Worker, payload: &V, k: impl FnOnce(&[u8]) -> X) -> X {
+    let mut scratch = std::mem::take(&mut *w.scratch.borrow_mut());
+    scratch.clear();
+    codec::encode_into(payload, &mut scratch)
+        .unwrap_or_else(|e| panic!("gossamer: could not encode the apply_with payload: {e}"));
+    let x = k(&scratch);
+    *w.scratch.borrow_mut() = scratch;
+    x
 }

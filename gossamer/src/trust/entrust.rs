@@ -3,15 +3,14 @@
 //! worker, also in another rank). Each returns the first [`Trust`], holding the
 //! property's whole initial weight.
 
-use super::property::new_prop;
+use super::property::{new_prop, INITIAL_WEIGHT};
 use super::trampolines::{tr_entrust_boxed, tr_entrust_with, tramp};
 use super::values::read_into;
-use super::weight::INITIAL_WEIGHT;
 use super::Trust;
 use crate::delegable::Delegable;
-use crate::runtime::{blocking_point, WorkerId};
+use crate::runtime::WorkerId;
 use crate::slot::{pad8, RECORD_HEADER};
-use crate::worker::{worker, Cont, Worker};
+use crate::worker::{blocking_point, worker, Cont, Worker};
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
 use std::sync::atomic::AtomicU64;
@@ -20,13 +19,27 @@ use std::sync::atomic::AtomicU64;
 pub fn entrust<T: 'static>(value: T) -> Trust<T> {
     let w = worker("entrust");
     let ptr = new_prop(w, value);
+    fresh(ptr, w.id, w)
+}
+
+/// The first trust of the property at `ptr` on worker `trustee` of `w`'s run.
+fn fresh<T>(ptr: u64, trustee: usize, w: &Worker) -> Trust<T> {
     Trust {
         ptr,
-        trustee: w.id,
+        trustee,
         rt: w.shared.rt,
         weight: AtomicU64::new(INITIAL_WEIGHT),
         _p: PhantomData,
     }
+}
+
+/// Checks that worker `w` exists (for `what`).
+fn check_target(me: &Worker, w: WorkerId, what: &str) {
+    assert!(
+        w.0 < me.n(),
+        "gossamer: {what}({w}) but there are only {} workers",
+        me.n()
+    );
 }
 
 /// Moves `value` to worker `w`'s trustee (blocking when `w` is another worker).
@@ -35,11 +48,7 @@ pub fn entrust<T: 'static>(value: T) -> Trust<T> {
 /// [`entrust_with`] builds the value on the trustee and works across machines.
 pub fn entrust_on<T: Send + 'static>(w: WorkerId, value: T) -> Trust<T> {
     let me = worker("entrust_on");
-    assert!(
-        w.0 < me.n(),
-        "gossamer: entrust_on({w}) but there are only {} workers",
-        me.n()
-    );
+    check_target(me, w, "entrust_on");
     if w.0 == me.id {
         return entrust(value);
     }
@@ -59,13 +68,7 @@ pub fn entrust_on<T: Send + 'static>(w: WorkerId, value: T) -> Trust<T> {
         RECORD_HEADER,
         |_| {},
     );
-    Trust {
-        ptr,
-        trustee: w.0,
-        rt: me.shared.rt,
-        weight: AtomicU64::new(INITIAL_WEIGHT),
-        _p: PhantomData,
-    }
+    fresh(ptr, w.0, me)
 }
 
 /// Builds a property on worker `w` by running `init` there (blocking when `w` is
@@ -75,11 +78,7 @@ where
     F: FnOnce() -> T + Delegable,
 {
     let me = worker("entrust_with");
-    assert!(
-        w.0 < me.n(),
-        "gossamer: entrust_with({w}) but there are only {} workers",
-        me.n()
-    );
+    check_target(me, w, "entrust_with");
     if w.0 == me.id {
         return entrust(init());
     }
@@ -88,13 +87,7 @@ where
     let ptr = remote_addr(me, w.0, tramp!(tr_entrust_with::<T, F>), 0, len, |wr| {
         wr.put_value(init)
     });
-    Trust {
-        ptr,
-        trustee: w.0,
-        rt: me.shared.rt,
-        weight: AtomicU64::new(INITIAL_WEIGHT),
-        _p: PhantomData,
-    }
+    fresh(ptr, w.0, me)
 }
 
 fn remote_addr(

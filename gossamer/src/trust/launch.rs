@@ -2,80 +2,13 @@
 //! trustee (so it may block), holding the latch; its result returns as a
 //! completion record (`tr_launch_done`) to the launching worker.
 
-use super::property::PropBox;
-use super::trampolines::{tr_launch, tr_launch_done, tramp};
-use super::values::put_value;
+use super::trampolines::{start_launch, tr_launch, tramp};
 use super::Trust;
 use crate::delegable::Delegable;
 use crate::latch::Latch;
-use crate::runtime::blocking_point;
-use crate::slot::{pad8, AlignedBuf, Reader, RECORD_HEADER};
-use crate::worker::{panic_message, worker, Cont, PropHeader, Worker};
+use crate::slot::{pad8, Reader, RECORD_HEADER};
+use crate::worker::{blocking_point, worker, Cont, Worker};
 use std::mem::MaybeUninit;
-use std::panic::{catch_unwind, AssertUnwindSafe};
-
-/// Runs a launched closure in a new fiber on this (the trustee's) worker.
-pub(super) fn start_launch<
-    T: 'static,
-    F: FnOnce(&mut T) -> U + Copy + 'static,
-    U: Copy + 'static,
->(
-    w: &Worker,
-    p: u64,
-    f: F,
-    client: usize,
-    token: u64,
-) {
-    // Pin the property for the fiber's lifetime (one unit of weight, see module doc).
-    // SAFETY: `p` is a live property of this worker (the launching trust holds weight).
-    let h = unsafe { &*(p as *const PropHeader) };
-    h.weight.set(h.weight.get() + 1);
-    w.spawn_local(Box::new(move || {
-        let w = worker("launch");
-        let lp = p as *mut PropBox<Latch<T>> as *const PropBox<Latch<T>>;
-        let res = catch_unwind(AssertUnwindSafe(|| {
-            // SAFETY: the property is pinned; the latch serialises access to its value
-            // among this worker's fibers, and the value lives in its own allocation.
-            unsafe {
-                let latch = std::ptr::addr_of!((*lp).value);
-                Latch::acquire(latch);
-                let u = f(&mut *Latch::value_ptr(latch));
-                Latch::release(latch);
-                u
-            }
-        }));
-        match res {
-            Ok(u) => {
-                if client == w.id {
-                    let mut buf = AlignedBuf::default();
-                    put_value(&mut buf, u);
-                    // SAFETY: reading our own buffer.
-                    let mut r = unsafe { Reader::new(buf.as_ptr(), buf.len()) };
-                    w.finish_launch(token, &mut r);
-                } else {
-                    let q = w.enqueue(
-                        client,
-                        tramp!(tr_launch_done),
-                        token,
-                        RECORD_HEADER + pad8(size_of::<U>()),
-                        Cont::Skip,
-                        |wr| wr.put_value(u),
-                    );
-                    w.backpressure(q);
-                }
-                // SAFETY: releases the pin taken above.
-                unsafe { w.release_local(p as *mut PropHeader, 1) };
-            }
-            Err(e) => {
-                let msg = panic_message(&*e);
-                w.shared.poison(format!(
-                    "gossamer: a launched closure panicked on trustee {}: {msg}",
-                    w.id
-                ));
-            }
-        }
-    }));
-}
 
 impl<T: 'static> Trust<Latch<T>> {
     /// Runs `f` on the latched value in a new fiber on the trustee, so `f` may block

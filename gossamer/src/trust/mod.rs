@@ -5,15 +5,18 @@
 //! | file | what it owns |
 //! | --- | --- |
 //! | `entrust.rs` | making properties: [`entrust`], [`entrust_on`], [`entrust_with`] |
-//! | `property.rs` | a property in trustee memory: header + value, allocation, drop |
+//! | `property.rs` | a property in trustee memory: header + value, allocation, drop, its initial weight |
 //! | `apply.rs` | the [`Trust`] type and its apply family: `apply`, `apply_then`, `apply_with`, `apply_slice`, `apply_returning` (+ `_then`s) |
 //! | `launch.rs` | `launch` on a [`Latch`](crate::Latch)ed property: the closure runs in a trustee-side fiber |
 //! | `weight.rs` | weighted reference counting: clone, drop, refill, serde (the design is explained there) |
 //! | `values.rs` | codec helpers: writing return values and payloads into records, reading them back |
-//! | `trampolines.rs` | the trustee-side handlers (`tr_*`) named by each record's code word |
+//! | `trampolines.rs` | the trustee-side handlers (`tr_*`) named by each record's code word, and starting a launched closure's fiber |
 //!
 //! Fibers spawned across processes (`spawn_on_with`, `on_every_worker_with`) live with
-//! the other spawns in `crate::runtime`.
+//! the other spawns in `crate::runtime` (`runtime/spawn.rs`).
+//!
+//! Imports go one way: `apply`, `entrust`, `launch` and `weight` (the client side)
+//! use `trampolines` (the trustee side), which uses `property` and `values`.
 
 mod apply;
 mod entrust;

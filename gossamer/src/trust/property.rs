@@ -2,9 +2,11 @@
 //! then the value), allocated and registered on its trustee, dropped there through
 //! the header's type-erased `drop_fn`.
 
-use super::weight::INITIAL_WEIGHT;
 use crate::worker::{PropHeader, Worker};
 use std::cell::Cell;
+
+/// Weight of a new trust (and of the property's total); see `weight.rs`.
+pub(super) const INITIAL_WEIGHT: u64 = 1 << 62;
 
 /// A property in trustee memory: header first (so a property address is also a
 /// header address), then the value.

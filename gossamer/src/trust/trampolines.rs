@@ -11,13 +11,14 @@
 //! with `p` the property word that client put in the record header. Each `# Safety`
 //! section below says what that record and that word must be.
 
-use super::launch::start_launch;
-use super::property::{new_prop, value_mut};
+use super::property::{new_prop, value_mut, PropBox};
 use super::values::{put_serde, put_value, read_serde};
+use crate::latch::Latch;
 use crate::pod::Pod;
-use crate::slot::{AlignedBuf, Reader};
-use crate::worker::{worker, PropHeader};
+use crate::slot::{pad8, AlignedBuf, Reader, RECORD_HEADER};
+use crate::worker::{panic_message, worker, Cont, PropHeader, Worker};
 use serde::{de::DeserializeOwned, Serialize};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 #[inline(always)]
 pub(crate) fn code<X>(f: X) -> u64
@@ -206,4 +207,76 @@ pub(super) unsafe fn tr_launch<
 /// length-prefixed encoding for `spawn_on_with`.
 pub(crate) unsafe fn tr_launch_done(token: u64, r: &mut Reader, _: &mut AlignedBuf) {
     worker("launch").finish_launch(token, r);
+}
+
+/// Delivers a launch's (or a `spawn_on_with` fiber's) answer, the bytes of
+/// `answer` as that token's continuation reads them, to the continuation waiting
+/// under `token` on worker `client`: at once when that is this worker, else as a
+/// `tr_launch_done` record.
+pub(crate) fn answer_launch(w: &Worker, client: usize, token: u64, answer: &AlignedBuf) {
+    if client == w.id {
+        // SAFETY: reading our own buffer, alive for the call.
+        let mut r = unsafe { Reader::new(answer.as_ptr(), answer.len()) };
+        w.finish_launch(token, &mut r);
+    } else {
+        let q = w.enqueue(
+            client,
+            tramp!(tr_launch_done),
+            token,
+            RECORD_HEADER + pad8(answer.len()),
+            Cont::Skip,
+            |wr| wr.put_raw(answer.as_ptr(), answer.len()),
+        );
+        w.backpressure(q);
+    }
+}
+
+/// Runs a launched closure in a new fiber on this (the trustee's) worker.
+/// (`tr_launch` for a remote launch, `Trust::launch` for a local one.)
+pub(super) fn start_launch<
+    T: 'static,
+    F: FnOnce(&mut T) -> U + Copy + 'static,
+    U: Copy + 'static,
+>(
+    w: &Worker,
+    p: u64,
+    f: F,
+    client: usize,
+    token: u64,
+) {
+    // Pin the property for the fiber's lifetime (one unit of weight, see module doc).
+    // SAFETY: `p` is a live property of this worker (the launching trust holds weight).
+    let h = unsafe { &*(p as *const PropHeader) };
+    h.weight.set(h.weight.get() + 1);
+    w.spawn_local(Box::new(move || {
+        let w = worker("launch");
+        let lp = p as *mut PropBox<Latch<T>> as *const PropBox<Latch<T>>;
+        let res = catch_unwind(AssertUnwindSafe(|| {
+            // SAFETY: the property is pinned; the latch serialises access to its value
+            // among this worker's fibers, and the value lives in its own allocation.
+            unsafe {
+                let latch = std::ptr::addr_of!((*lp).value);
+                Latch::acquire(latch);
+                let u = f(&mut *Latch::value_ptr(latch));
+                Latch::release(latch);
+                u
+            }
+        }));
+        match res {
+            Ok(u) => {
+                let mut answer = AlignedBuf::default();
+                put_value(&mut answer, u);
+                answer_launch(w, client, token, &answer);
+                // SAFETY: releases the pin taken above.
+                unsafe { w.release_local(p as *mut PropHeader, 1) };
+            }
+            Err(e) => {
+                let msg = panic_message(&*e);
+                w.shared.poison(format!(
+                    "gossamer: a launched closure panicked on trustee {}: {msg}",
+                    w.id
+                ));
+            }
+        }
+    }));
 }

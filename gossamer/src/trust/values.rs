@@ -58,3 +58,54 @@ pub(super) unsafe fn read_serde_into<U: DeserializeOwned>(r: &mut Reader, out: *
     // SAFETY: `out` is valid and aligned for a U (caller contract).
     unsafe { (out as *mut U).write(read_serde::<U>(r)) };
 }
+
+/// How a request's answer is read back on the client: as plain bytes
+/// ([`Plain`], written by `put_value`) or serialized ([`Serde`], by `put_serde`).
+/// The apply family picks one per form.
+pub(super) trait Decode<U> {
+    /// Reads the answer at the cursor.
+    ///
+    /// # Safety
+    /// `r` must be positioned at a `U` written the way this decoder reads it
+    /// (malformed serialized bytes only panic).
+    unsafe fn read(r: &mut Reader) -> U;
+
+    /// Reads the answer into a parked fiber's `MaybeUninit<U>` (the `read` of a
+    /// `Cont::Wake`).
+    ///
+    /// # Safety
+    /// As for [`Decode::read`], and `out` must be valid for writes of a `U` and
+    /// aligned for it; whatever it held is overwritten, not dropped.
+    unsafe fn read_into(r: &mut Reader, out: *mut u8);
+}
+
+/// Answers written with `put_value` (`Copy` results).
+pub(super) struct Plain;
+
+impl<U: Copy> Decode<U> for Plain {
+    #[inline(always)]
+    unsafe fn read(r: &mut Reader) -> U {
+        // SAFETY: a U written by `put_value` is at the cursor (caller contract).
+        unsafe { r.value::<U>() }
+    }
+    #[inline(always)]
+    unsafe fn read_into(r: &mut Reader, out: *mut u8) {
+        // SAFETY: the caller's contract is `read_into`'s.
+        unsafe { read_into::<U>(r, out) }
+    }
+}
+
+/// Answers written with `put_serde` (variable-size results).
+pub(super) struct Serde;
+
+impl<U: DeserializeOwned> Decode<U> for Serde {
+    #[inline(always)]
+    unsafe fn read(r: &mut Reader) -> U {
+        read_serde::<U>(r)
+    }
+    #[inline(always)]
+    unsafe fn read_into(r: &mut Reader, out: *mut u8) {
+        // SAFETY: the caller's contract is `read_serde_into`'s.
+        unsafe { read_serde_into::<U>(r, out) }
+    }
+}

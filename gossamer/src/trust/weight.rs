@@ -41,16 +41,12 @@ use super::trampolines::{tr_release, tr_top_up, tramp};
 use super::values::read_into;
 use super::Trust;
 use crate::fiber;
-use crate::runtime::blocking_point;
 use crate::slot::RECORD_HEADER;
-use crate::worker::{try_worker, worker, Cont, PropHeader};
+use crate::worker::{blocking_point, try_worker, worker, Cont, PropHeader};
 use serde::Serialize;
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicU64, Ordering};
-
-/// Weight of a new trust (and of the property's total).
-pub(super) const INITIAL_WEIGHT: u64 = 1 << 62;
 
 /// A clone takes `weight >> SHARE_SHIFT` (at least 1): a trust can be cloned about
 /// 4096 x 43 times before it runs dry, and clones of clones still carry plenty.

@@ -9,10 +9,6 @@ use crate::slot::{self, flags, large_record, AlignedBuf, BatchWriter, Header, Re
 use crate::transport::{take_marks, Body, Dir, SlotView};
 use std::collections::VecDeque;
 
-/// A batch waiting on more than this many sealed batches makes a fiber that keeps
-/// issuing `apply_then` yield, so the worker loop can send and serve.
-const BACKPRESSURE_BATCHES: usize = 8;
-
 pub(super) enum Inflight {
     Batch(u32),
     Chunk { last: bool },
@@ -113,13 +109,15 @@ impl Worker {
     }
 
     /// When too many batches wait on a pair, suspends the running fiber until
-    /// no pair of this worker has more than [`BACKPRESSURE_BATCHES`] waiting
+    /// no pair of this worker has more than
+    /// [`Config::backpressure_batches`](crate::Config::backpressure_batches) waiting
     /// (only from plain fiber context; delegated context never suspends).
     /// Meanwhile the worker loop serves, sends and polls, so the queues
     /// drain; without the wait a fiber that sends faster than a busy peer
     /// consumes would queue batches without bound.
     pub(crate) fn backpressure(&self, queued: usize) {
-        if queued <= BACKPRESSURE_BATCHES || self.delegated.get() != 0 || !fiber::in_fiber() {
+        let most = self.backpressure_batches;
+        if queued <= most || self.delegated.get() != 0 || !fiber::in_fiber() {
             return;
         }
         loop {
@@ -130,7 +128,7 @@ impl Worker {
                 .map(|c| c.borrow().queue.len())
                 .max()
                 .unwrap_or(0);
-            if longest <= BACKPRESSURE_BATCHES {
+            if longest <= most {
                 break;
             }
         }

@@ -1,8 +1,9 @@
 //! Delegated context: the `Delegated` marker (code running on a trustee for a
 //! client, or a continuation; it must not block), the guard that turns a panic
-//! there into the run's failure, and panic messages.
+//! there into the run's failure, panic messages, and where blocking is allowed.
 
-use super::Worker;
+use super::{worker, Worker};
+use crate::fiber;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Marks delegated context for its lifetime (also on unwind).
@@ -45,4 +46,21 @@ impl Worker {
             ));
         }
     }
+}
+
+/// Checks that a blocking call is allowed here and returns the worker.
+pub(crate) fn blocking_point(what: &str) -> &'static Worker {
+    let w = worker(what);
+    if w.delegated.get() > 0 {
+        panic!(
+            "gossamer: `{what}` blocks, but it was called in delegated context (a closure running on a trustee, \
+             or an `apply_then` continuation), where blocking would stall the trustee and can deadlock. \
+             Use `apply_then` and continue in its `then` closure, or put the property in a `Latch` and use \
+             `launch`, whose closure runs in its own fiber and may block."
+        );
+    }
+    if !fiber::in_fiber() {
+        panic!("gossamer: `{what}` must be called from a fiber (inside `gossamer::main` or a spawned fiber)");
+    }
+    w
 }

@@ -1,9 +1,10 @@
 //! `Inbox`: cross-thread mail for a worker (wake-ups of parked fibers and fiber
-//! spawns from other threads of this process): posting it (`Shared::post`) and
-//! draining it from the worker loop.
+//! spawns from other threads of this process), the `Mailbox` that holds it, and
+//! draining it from the worker loop. Posting is `Shared::post`.
 
-use super::{Shared, Worker};
-use std::sync::atomic::Ordering;
+use super::Worker;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
 /// Cross-thread mail for a worker: wake-ups of parked fibers and fiber spawns.
 #[derive(Default)]
@@ -12,32 +13,43 @@ pub(crate) struct Inbox {
     pub spawns: Vec<Box<dyn FnOnce() + Send>>,
 }
 
-impl Shared {
-    /// Posts mail to worker `w` (a worker of this process).
-    pub(crate) fn post(&self, w: usize, f: impl FnOnce(&mut Inbox)) {
-        assert!(
-            self.is_local(w),
-            "gossamer: worker {w} runs in another process (rank); only delegable closures and \
-             serialized payloads can go there"
-        );
-        let mut ib = self.inbox[w].lock().unwrap_or_else(|p| p.into_inner());
+/// A worker's mail and the flag that says some is waiting.
+#[derive(Default)]
+pub(crate) struct Mailbox {
+    mail: Mutex<Inbox>,
+    waiting: AtomicBool,
+}
+
+impl Mailbox {
+    /// Adds mail with `f` and raises the flag (the poster then wakes the worker).
+    pub(crate) fn put(&self, f: impl FnOnce(&mut Inbox)) {
+        let mut ib = self.mail.lock().unwrap_or_else(|p| p.into_inner());
         f(&mut ib);
-        self.inbox_flag[w].store(true, Ordering::SeqCst);
-        self.wake_worker(w);
+        self.waiting.store(true, Ordering::SeqCst);
+    }
+
+    /// True when mail is waiting.
+    #[inline]
+    pub(crate) fn is_waiting(&self) -> bool {
+        self.waiting.load(Ordering::SeqCst)
+    }
+
+    /// Takes the mail waiting, if any.
+    #[inline]
+    fn take(&self) -> Option<Inbox> {
+        if !self.waiting.load(Ordering::Acquire) {
+            return None;
+        }
+        let mut ib = self.mail.lock().unwrap_or_else(|p| p.into_inner());
+        self.waiting.store(false, Ordering::SeqCst);
+        Some(std::mem::take(&mut *ib))
     }
 }
 
 impl Worker {
     pub(super) fn drain_inbox(&self) -> bool {
-        if !self.shared.inbox_flag[self.id].load(Ordering::Acquire) {
+        let Some(mail) = self.shared.inbox[self.id].take() else {
             return false;
-        }
-        let mail = {
-            let mut ib = self.shared.inbox[self.id]
-                .lock()
-                .unwrap_or_else(|p| p.into_inner());
-            self.shared.inbox_flag[self.id].store(false, Ordering::SeqCst);
-            std::mem::take(&mut *ib)
         };
         for fid in mail.wakes {
             self.wake(fid);

@@ -23,10 +23,10 @@
 //! | `shared.rs` | `Shared`: what all workers of one process share |
 //! | `placement.rs` | `Placement`: where this process's workers sit among all workers |
 //! | `fate.rs` | `Fate`: why a run stops early (the first failure wins) |
-//! | `inbox.rs` | `Inbox`: cross-thread mail (wake-ups, spawns); posting and draining it |
+//! | `inbox.rs` | `Inbox`, `Mailbox`: cross-thread mail (wake-ups, spawns) and draining it (`Shared::post` posts) |
 //! | `termination.rs` | detecting that no worker can create work any more |
 //! | `cont.rs` | closure storage: `Trampoline`, `Cont`, in-place continuations |
-//! | `delegated.rs` | delegated context: the `Delegated` marker, the panic guard, panic messages |
+//! | `delegated.rs` | delegated context: the `Delegated` marker, the panic guard, panic messages, `blocking_point` |
 //! | `fibers.rs` | this worker's fibers: spawn, park, wake, run the ready ones |
 //! | `registry.rs` | `PropHeader` and the trustee's registry of live properties |
 //! | `deferred.rs` | local-trustee jobs deferred from delegated context |
@@ -53,7 +53,7 @@ mod termination;
 mod trustee;
 
 pub(crate) use cont::{Cont, LaunchCont, Trampoline};
-pub(crate) use delegated::{panic_message, Delegated};
+pub(crate) use delegated::{blocking_point, panic_message, Delegated};
 pub(crate) use fate::Fate;
 pub(crate) use inbox::Inbox;
 pub(crate) use placement::Placement;
@@ -115,15 +115,19 @@ pub(crate) struct Worker {
     cont_buf: RefCell<Vec<Cont>>,
     /// Fibers parked in `wait_outstanding`, woken whenever requests complete.
     waiters: RefCell<Vec<usize>>,
+    /// [`Config::backpressure_batches`](crate::Config::backpressure_batches), read
+    /// once here (see `client.rs`).
+    backpressure_batches: usize,
 }
 
 impl Worker {
-    pub(crate) fn new(id: usize, shared: Arc<Shared>, stack_size: usize) -> Self {
+    /// Worker `id` of `shared`'s run, with the settings of its config.
+    pub(crate) fn new(id: usize, shared: Arc<Shared>) -> Self {
         let n = shared.n;
         let ss = shared.slot_size;
         Worker {
             id,
-            sched: RefCell::new(Scheduler::new(stack_size)),
+            sched: RefCell::new(Scheduler::new(shared.config.stack_size)),
             current: Cell::new(None),
             delegated: Cell::new(0),
             channels: (0..n).map(|_| RefCell::new(Channel::new(ss))).collect(),
@@ -141,6 +145,7 @@ impl Worker {
             scratch: RefCell::new(Vec::new()),
             cont_buf: RefCell::new(Vec::new()),
             waiters: RefCell::new(Vec::new()),
+            backpressure_batches: shared.config.backpressure_batches,
             shared,
         }
     }

@@ -10,18 +10,6 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-/// Idle loop iterations spent spinning before the worker starts yielding its thread.
-const SPIN_ITERS: u32 = 64;
-
-/// Idle loop iterations after which the worker parks its thread until woken.
-const YIELD_ITERS: u32 = 512;
-
-/// The same on a crowded host (more workers than cores): every yield there
-/// passes through all runnable workers of the core, so an idle worker sleeps
-/// soon and leaves the cores to those with work (a peer's write wakes it).
-/// 2 ranks x 64 workers on 2 cores: 512 yields took 17 s, 8 took 6.6 s.
-const CROWDED_YIELD_ITERS: u32 = 8;
-
 impl Worker {
     /// Runs the scheduling loop until the runtime stops, then drops what is left.
     pub(crate) fn run(&self) {
@@ -32,13 +20,17 @@ impl Worker {
         // Start of the current run of idle iterations (the clock is read only when
         // the loop switches between idle and busy).
         let mut idle_since: Option<Instant> = None;
-        // On a crowded host a spinning worker holds a core that a peer with
-        // work (often the one it waits for) needs: give it away at once.
-        let spin_iters = if sh.crowded { 0 } else { SPIN_ITERS };
+        // How long to spin, then yield, before sleeping (`Config::spin_iters`
+        // and friends). On a crowded host a spinning worker holds a core that a
+        // peer with work (often the one it waits for) needs: give it away at
+        // once, and sleep soon, leaving the cores to those with work (a peer's
+        // write wakes it).
+        let c = &sh.config;
+        let spin_iters = if sh.crowded { 0 } else { c.spin_iters };
         let yield_iters = if sh.crowded {
-            CROWDED_YIELD_ITERS
+            c.crowded_yield_iters
         } else {
-            YIELD_ITERS
+            c.yield_iters
         };
         loop {
             let mut progress = self.shared.transport.pump();
@@ -129,7 +121,7 @@ impl Worker {
     /// True when a slot this worker polls holds a new batch, or mail is waiting.
     fn has_incoming(&self) -> bool {
         let sh = &self.shared;
-        if sh.inbox_flag[self.id].load(Ordering::SeqCst) {
+        if sh.inbox[self.id].is_waiting() {
             return true;
         }
         let t = &sh.transport;

@@ -1,14 +1,16 @@
 //! `Shared`: the state all workers of one runtime share in this process: the
 //! placement, the transport, statistics, per-worker idle/activity/mail words, the
-//! parking lot and the run's fate. Posting mail lives in `inbox.rs`, termination
+//! parking lot and the run's fate. The mailboxes live in `inbox.rs`, termination
 //! detection in `termination.rs`.
 
+use super::inbox::Mailbox;
 use super::{Fate, Inbox, Placement};
+use crate::config::Config;
 use crate::park::Parking;
 use crate::stats::StatsCell;
 use crate::transport::{InProcess, Transport};
 use std::sync::atomic::{AtomicBool, AtomicU64};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// State shared by all workers of one runtime (in this process).
 pub(crate) struct Shared {
@@ -16,6 +18,8 @@ pub(crate) struct Shared {
     pub n: usize,
     pub place: Placement,
     pub slot_size: usize,
+    /// The run's configuration (workers copy what they use when they start).
+    pub config: Config,
     pub transport: Box<dyn Transport>,
     pub stats: Vec<StatsCell>,
     /// Per worker: nothing to run and nothing outstanding (see `termination.rs`).
@@ -23,9 +27,7 @@ pub(crate) struct Shared {
     /// Per worker: loop iterations that made progress (see `termination.rs`).
     pub(super) activity: Vec<AtomicU64>,
     /// Per worker: its mail (see `inbox.rs`).
-    pub(super) inbox: Vec<Mutex<Inbox>>,
-    /// Per worker: mail is waiting in `inbox`.
-    pub(super) inbox_flag: Vec<AtomicBool>,
+    pub(super) inbox: Vec<Mailbox>,
     pub parking: Arc<Parking>,
     pub main_done: AtomicBool,
     /// A thread to unpark when `main_done` is set (rack rank 0's termination
@@ -39,14 +41,18 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
-    pub(crate) fn new(rt: u64, n: usize, slot_size: usize) -> Self {
+    /// A one-process run of `config` (its slot size resolved).
+    pub(crate) fn new(rt: u64, config: Config) -> Self {
+        let n = config.threads;
+        let slot_size = config.effective_slot_size(1);
         Self::with(
             rt,
             Placement::single(n),
             slot_size,
-            Box::new(InProcess::new(n, slot_size)),
-            Arc::new(Parking::local(n)),
+            Box::new(InProcess::new(n, slot_size, config.marks_wanted(n))),
+            Arc::new(Parking::local(n, config.nap, config.crowded_nap)),
             Arc::new(Fate::default()),
+            config,
         )
     }
 
@@ -57,6 +63,7 @@ impl Shared {
         transport: Box<dyn Transport>,
         parking: Arc<Parking>,
         fate: Arc<Fate>,
+        config: Config,
     ) -> Self {
         let n = place.n;
         let local = place.local;
@@ -65,12 +72,12 @@ impl Shared {
             n,
             place,
             slot_size,
+            config,
             transport,
             stats: (0..n).map(|_| StatsCell::default()).collect(),
             idle: (0..n).map(|_| AtomicBool::new(false)).collect(),
             activity: (0..n).map(|_| AtomicU64::new(0)).collect(),
-            inbox: (0..n).map(|_| Mutex::new(Inbox::default())).collect(),
-            inbox_flag: (0..n).map(|_| AtomicBool::new(false)).collect(),
+            inbox: (0..n).map(|_| Mailbox::default()).collect(),
             parking,
             main_done: AtomicBool::new(false),
             main_waiter: std::sync::OnceLock::new(),
@@ -89,6 +96,17 @@ impl Shared {
     /// Global ids of this process's workers.
     pub(crate) fn local_workers(&self) -> std::ops::Range<usize> {
         self.place.base..self.place.base + self.place.local
+    }
+
+    /// Posts mail to worker `w` (a worker of this process) and wakes it.
+    pub(crate) fn post(&self, w: usize, f: impl FnOnce(&mut Inbox)) {
+        assert!(
+            self.is_local(w),
+            "gossamer: worker {w} runs in another process (rank); only delegable closures and \
+             serialized payloads can go there"
+        );
+        self.inbox[w].put(f);
+        self.wake_worker(w);
     }
 
     /// Wakes worker `w` if it is (about to be) asleep. Call after publishing work

@@ -12,7 +12,7 @@ impl Shared {
     pub(crate) fn quiescent(&self) -> Option<u64> {
         let mut sum = 0u64;
         for w in self.local_workers() {
-            if !self.idle[w].load(Ordering::SeqCst) || self.inbox_flag[w].load(Ordering::SeqCst) {
+            if !self.idle[w].load(Ordering::SeqCst) || self.inbox[w].is_waiting() {
                 return None;
             }
             sum = sum.wrapping_add(self.activity[w].load(Ordering::SeqCst));
@@ -26,8 +26,7 @@ impl Shared {
         let round = || -> Option<Vec<u64>> {
             let mut acts = Vec::with_capacity(self.n);
             for w in self.local_workers() {
-                if !self.idle[w].load(Ordering::SeqCst) || self.inbox_flag[w].load(Ordering::SeqCst)
-                {
+                if !self.idle[w].load(Ordering::SeqCst) || self.inbox[w].is_waiting() {
                     return None;
                 }
                 acts.push(self.activity[w].load(Ordering::SeqCst));

@@ -45,18 +45,15 @@
 //! | `phases.rs` | the model above, phase by phase ([`estimate_rank`], [`estimate`]) |
 //! | `ranks.rs` | the searches: the largest SCALE that fits, the fewest ranks ([`ranks_needed`]) |
 //! | `refusal.rs` | a run that does not fit: [`check_fits`] and the [`MemoryRefusal`] text |
-//! | `available.rs` | what this machine has: `MemAvailable` ([`available_memory`]) |
 
-mod available;
 mod phases;
 mod ranks;
 mod refusal;
 mod run;
 
-pub use available::{available_memory, parse_meminfo};
 pub use phases::{
-    construction_bytes, edge_list_bytes, estimate, estimate_rank, kernel_slot_bytes, slot_bytes,
-    sssp_shares_bounds, streamed_construction_bytes, BASE_BYTES, ENTRY_BYTES, RECORD_BYTES,
+    construction_bytes, edge_list_bytes, estimate, estimate_rank, slot_bytes, sssp_shares_bounds,
+    streamed_construction_bytes, BASE_BYTES, ENTRY_BYTES, RECORD_BYTES,
 };
 pub use ranks::{
     largest_fitting_scale, ranks_needed, ranks_needed_with, why_no_rank_count_fits,

@@ -12,20 +12,13 @@ pub const RECORD_BYTES: u64 = 12;
 /// What a process holds before any graph: code, runtime, threads, slots.
 pub const BASE_BYTES: u64 = 8 << 20;
 
-/// The request-slot size, in bytes, the commands give a runtime of
-/// `threads` workers per rank and `workers` in all: 256 MiB of slots per
-/// rank, between 1 KiB and 64 KiB each, rounded up to a power of two.
-pub fn kernel_slot_bytes(threads: usize, workers: usize) -> usize {
-    // One rule, the runtime's default for rack runs.
-    gossamer::rack_slot_size(threads, workers)
-}
-
 /// The request and response slots one rank holds: one pair per local
 /// worker and worker of the job.
 pub fn slot_bytes(shape: Shape) -> u64 {
     let t = shape.threads_per_rank.max(1) as usize;
     let w = t.saturating_mul(shape.ranks.max(1) as usize);
-    let slot = kernel_slot_bytes(t, w) as u128;
+    // The commands' slots: the runtime's default rule for rack runs.
+    let slot = gossamer::rack_slot_size(t, w) as u128;
     clamp(2 * t as u128 * w as u128 * slot)
 }
 

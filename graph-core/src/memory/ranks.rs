@@ -3,8 +3,8 @@
 
 use super::phases::{construction_bytes, edge_list_bytes, estimate, estimate_shape, BASE_BYTES};
 use super::run::{Shape, Workload};
-use crate::alloc::human_bytes;
 use crate::edge_list::MAX_SCALE;
+use gossamer::memory::show_bytes;
 
 /// Largest SCALE (<= 32) whose estimate on the largest rank fits
 /// `available` bytes, or `None` if not even SCALE 1 fits.
@@ -110,7 +110,7 @@ pub fn why_no_rank_count_fits(workload: Workload, shape: Shape) -> String {
     if workload == Workload::Generate {
         return format!(
             "every rank generates the whole edge list ({})",
-            human_bytes(edge_list_bytes(shape, 0))
+            show_bytes(edge_list_bytes(shape, 0))
         );
     }
     let least = (0..=16)
@@ -129,15 +129,15 @@ pub fn why_no_rank_count_fits(workload: Workload, shape: Shape) -> String {
     if workload.streams() {
         return format!(
             "more ranks do not bring the largest rank below about {}: per-vertex arrays of the whole graph on each of the {} trustees of a rank and the answers gathered on rank 0 do not shrink with ranks; use fewer threads per rank",
-            human_bytes(least),
+            show_bytes(least),
             shape.threads_per_rank.max(1),
         );
     }
     format!(
         "more ranks do not bring the largest rank below about {}: every rank holds the whole edge list ({}), rank 0 builds every shard ({}), and per-vertex arrays of the whole graph on each of the {} trustees of a rank and the gathered answers do not shrink with ranks",
-        human_bytes(least),
-        human_bytes(edge_list_bytes(shape, 0)),
-        human_bytes(construction_bytes(shape, 0).0),
+        show_bytes(least),
+        show_bytes(edge_list_bytes(shape, 0)),
+        show_bytes(construction_bytes(shape, 0).0),
         shape.threads_per_rank.max(1),
     )
 }

@@ -3,10 +3,9 @@
 
 use std::fmt;
 
-use super::available::available_memory;
 use super::ranks::{largest_fitting_scale, ranks_needed, why_no_rank_count_fits};
 use super::run::{MemoryEstimate, Shape};
-use crate::alloc::human_bytes;
+use gossamer::memory::show_bytes;
 
 /// A run that does not fit: everything the refusal message needs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,12 +30,12 @@ impl fmt::Display for MemoryRefusal {
             e.workload.name(),
             e.scale,
             e.edgefactor,
-            human_bytes(e.per_rank_bytes),
+            show_bytes(e.per_rank_bytes),
             e.rank,
             e.ranks,
             e.threads_per_rank,
             peak.name,
-            human_bytes(self.available),
+            show_bytes(self.available),
         )?;
         match self.largest_scale {
             Some(s) => write!(f, " The largest SCALE that fits here is {s}.")?,
@@ -118,7 +117,7 @@ pub fn check_fits(estimate: &MemoryEstimate, available: u64) -> Result<(), Memor
 /// [`check_fits`] against this machine's `MemAvailable`; passes when it
 /// cannot be read (no basis for refusing).
 pub fn check_fits_here(estimate: &MemoryEstimate) -> Result<(), MemoryRefusal> {
-    match available_memory() {
+    match gossamer::memory::available_bytes() {
         Some(avail) => check_fits(estimate, avail),
         None => Ok(()),
     }

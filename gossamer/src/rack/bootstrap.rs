@@ -1,53 +1,40 @@
-//! Bootstrap through rank 0, then heartbeats, fate sharing and termination.
+//! Bootstrap through rank 0, and setting up this rank's slots and transport.
 //!
 //! Bootstrap (every connection starts with the mutual token handshake, see `wire`):
 //! 1. rank 0 listens on the coordinator address (and, for shm, creates the region);
 //! 2. every other rank connects (retrying for up to a minute) and sends `Hello`
-//!    (size, threads, slot size, transport, identity, tcp data address);
+//!    (size, threads, slot size, transport, identity, arguments, the shared
+//!    configuration, tcp data address; see `hello`);
 //! 3. rank 0 checks each hello against its own (same binary at the same address,
-//!    same configuration) and refuses the whole job on a mismatch; once all ranks
+//!    same arguments and configuration) and refuses the whole job on a mismatch; once all ranks
 //!    said hello it sends `Table` (shm path, data addresses);
 //! 4. every rank maps the region / opens its tcp links and answers `Mapped`;
 //! 5. rank 0 unlinks the region file (everyone has it mapped now) and sends `Go`.
-//!
-//! Running: rank 0 and each other rank exchange `Heartbeat`s every second over the
-//! control connection; silence for 10 s or a closed connection means the peer is
-//! gone. A rank that fails reports `Failed`; rank 0 turns any failure into `Abort`
-//! for everyone, so all ranks stop with an error naming the failed rank.
-//!
-//! Termination: when `gsm_main` returned on rank 0, rank 0 asks every rank for a
-//! quiescence snapshot (all workers idle, activity sum) twice; two identical rounds
-//! of all-idle snapshots mean no request is in flight anywhere (a client with a
-//! request out is not idle), so it sends `Stop`; ranks stop, answer `Done` and exit.
 
-use super::image::{text_bounds, Identity};
+use super::fate::leaf;
+use super::hello::{check_hello, hello};
+use super::image::text_bounds;
+use super::layout::Layout;
 use super::shm::{path_for, sweep_stale, ShmRegion, Unlink};
-use super::slots::{Layout, LocalRows, RackSlots};
+use super::slots::{LocalRows, RackSlots};
+use super::tcp::{self, Waits};
+use super::termination::root;
 use super::wire::{self, Msg};
-use super::{tcp, Alarm, RankEnv, TransportKind};
+use super::{Alarm, RankEnv, TransportKind};
+use crate::config::Config;
 use crate::park::Parking;
-use crate::runtime::{finish, join_workers, main_body, Builder, Error};
+use crate::runtime::Error;
 use crate::transport::Transport;
 use crate::worker::{Fate, Placement, Shared};
 use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-const HEARTBEAT: Duration = Duration::from_millis(500);
-
-/// How often rank 0 looks for quiescence once the main function returned.
-const QUIESCENCE_POLL: Duration = Duration::from_micros(200);
-
-/// How long rank 0's termination loop sleeps while the main function runs
-/// (it is unparked when it returns).
-const MAIN_WAIT: Duration = Duration::from_millis(20);
-const SILENCE: Duration = Duration::from_secs(10);
 /// Runtime id of a rack run (every rank has the same, so trusts travel).
 const RACK_RT: u64 = 0x5ac0_0000_0000_0001;
 
-fn rack_err(m: impl Into<String>) -> Error {
+pub(super) fn rack_err(m: impl Into<String>) -> Error {
     Error::Rack(m.into())
 }
 
@@ -79,94 +66,6 @@ struct Joined {
 
 /// The table's shm path when the region is the launcher's unnamed memfd.
 const MEMFD: &str = "memfd:GOSSAMER_SHM_FD";
-
-fn hello(env: &RankEnv, b: &Builder, kind: TransportKind, data_addr: String) -> Msg {
-    Msg::Hello {
-        rank: env.rank as u32,
-        size: env.size as u32,
-        threads: b.threads as u32,
-        slot_size: b.slot_size as u32,
-        transport: kind.name().into(),
-        identity: Identity::current(),
-        data_addr,
-        pid: std::process::id(),
-        args: std::env::args_os()
-            .skip(1)
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect(),
-    }
-}
-
-/// Says how two argument lists differ (`None` when equal).
-fn args_differ(r: usize, mine: &[String], theirs: &[String]) -> Option<String> {
-    if mine == theirs {
-        return None;
-    }
-    let at = mine
-        .iter()
-        .zip(theirs)
-        .position(|(a, b)| a != b)
-        .unwrap_or(mine.len().min(theirs.len()));
-    Some(format!(
-        "rank {r} was started with different arguments than rank 0: rank 0: {mine:?}, rank \
-         {r}: {theirs:?} (they differ from argument {} on); start every rank with the same \
-         command line",
-        at + 1
-    ))
-}
-
-/// Checks a hello against rank 0's own; the message says what differs.
-fn check_hello(mine: &Msg, theirs: &Msg, joined: &[bool]) -> Result<usize, String> {
-    let (
-        Msg::Hello {
-            size,
-            threads,
-            slot_size,
-            transport,
-            identity,
-            args,
-            ..
-        },
-        Msg::Hello {
-            rank: r,
-            size: s2,
-            threads: t2,
-            slot_size: ss2,
-            transport: tr2,
-            identity: id2,
-            args: a2,
-            ..
-        },
-    ) = (mine, theirs)
-    else {
-        return Err(format!("expected a hello, got {theirs:?}"));
-    };
-    let r = *r as usize;
-    if r == 0 || r >= *size as usize {
-        return Err(format!("a process claims rank {r}, outside 1..{size}"));
-    }
-    if joined[r] {
-        return Err(format!("two processes claim rank {r}"));
-    }
-    let same = |what: &str, a: String, b: String| {
-        if a == b {
-            Ok(())
-        } else {
-            Err(format!(
-                "rank {r} has {what} {b}, rank 0 has {a}: start every rank with the same arguments"
-            ))
-        }
-    };
-    same("size", size.to_string(), s2.to_string())?;
-    if let Some(m) = args_differ(r, args, a2) {
-        return Err(m);
-    }
-    same("threads", threads.to_string(), t2.to_string())?;
-    same("slot size", slot_size.to_string(), ss2.to_string())?;
-    same("transport", transport.clone(), tr2.clone())?;
-    identity.check_peer(r, id2)?;
-    Ok(r)
-}
 
 /// Rank 0's listening socket on the coordinator address: the one the built-in
 /// launcher bound and handed down (no window in which another process could take
@@ -229,7 +128,7 @@ fn adopt_listener(fd: i32, addr: SocketAddr) -> Result<TcpListener, Error> {
 
 fn join_root(
     env: &RankEnv,
-    b: &Builder,
+    c: &Config,
     kind: TransportKind,
     layout: Layout,
 ) -> Result<Joined, Error> {
@@ -261,7 +160,7 @@ fn join_root(
         }
         rack_err(m)
     };
-    let mine = hello(env, b, kind, my_data.clone());
+    let mine = hello(env, c, kind, my_data.clone());
     let mut streams: Vec<Option<TcpStream>> = (0..env.size).map(|_| None).collect();
     let mut joined = vec![false; env.size];
     joined[0] = true;
@@ -329,7 +228,7 @@ fn data_listener(
     Ok((Some(l), a.to_string()))
 }
 
-fn join_leaf(env: &RankEnv, b: &Builder, kind: TransportKind) -> Result<Joined, Error> {
+fn join_leaf(env: &RankEnv, c: &Config, kind: TransportKind) -> Result<Joined, Error> {
     let addr = resolve(&env.coordinator)?;
     let (rank, join_timeout) = (env.rank, env.join_timeout);
     let secs = join_timeout.as_secs();
@@ -385,7 +284,7 @@ fn join_leaf(env: &RankEnv, b: &Builder, kind: TransportKind) -> Result<Joined, 
     };
     let local_ip = s.local_addr().map_err(|e| rack_err(e.to_string()))?.ip();
     let (data_listener, my_data) = data_listener(kind, local_ip)?;
-    wire::send(&mut s, &hello(env, b, kind, my_data)).map_err(|e| rack_err(e.to_string()))?;
+    wire::send(&mut s, &hello(env, c, kind, my_data)).map_err(|e| rack_err(e.to_string()))?;
     // Rank 0 answers once every rank joined: give it its own timeout and some more.
     let _ = s.set_read_timeout(Some(join_timeout + Duration::from_secs(10)));
     match wire::recv(&mut s) {
@@ -421,13 +320,15 @@ fn join_leaf(env: &RankEnv, b: &Builder, kind: TransportKind) -> Result<Joined, 
     }
 }
 
-/// Runs this rank of a rack job (see [`Builder::run`]).
+/// Runs this rank of a rack job (see [`Builder::run`](crate::Builder::run)) with
+/// `c` (its slot size resolved) over `transport` (default shm).
 pub(crate) fn run_rank<R: Send + 'static>(
-    b: Builder,
+    c: Config,
+    transport: Option<TransportKind>,
     env: RankEnv,
     gsm_main: impl FnOnce() -> R + Send + 'static,
 ) -> Result<R, Error> {
-    let kind = b.transport.unwrap_or(TransportKind::Shm);
+    let kind = transport.unwrap_or(TransportKind::Shm);
     match kind {
         TransportKind::Local => {
             return Err(Error::Config(format!(
@@ -445,22 +346,23 @@ pub(crate) fn run_rank<R: Send + 'static>(
         }
         _ => {}
     }
-    let t = b.threads;
+    let t = c.threads;
     let n = t * env.size;
     let layout = Layout {
         t,
         n,
-        size: b.slot_size,
+        size: c.effective_slot_size(env.size),
+        marks: c.marks_wanted(n),
     };
     let mut j = if env.rank == 0 {
-        let j = join_root(&env, &b, kind, layout);
+        let j = join_root(&env, &c, kind, layout);
         // Every rank has read the job secret (or the job failed): remove its file.
         if let Some(p) = &env.token_file {
             let _ = std::fs::remove_file(p);
         }
         j?
     } else {
-        join_leaf(&env, &b, kind)?
+        join_leaf(&env, &c, kind)?
     };
     let fate = Arc::new(Fate::default());
 
@@ -498,27 +400,34 @@ pub(crate) fn run_rank<R: Send + 'static>(
                     .collect();
                 (
                     RackSlots::new(layout, env.rank, regions, None, region.clone()),
-                    Parking::shared(n, base as *const AtomicU32, region.clone()),
+                    Parking::shared(
+                        n,
+                        base as *const AtomicU32,
+                        region.clone(),
+                        c.nap,
+                        c.crowded_nap,
+                    ),
                 )
             };
             let parking = Arc::new(parking);
-            let alarm = Arc::new(Alarm::new(fate.clone(), parking.clone()));
+            let alarm = Arc::new(Alarm::new(fate.clone(), parking.clone(), c.watchdog));
             (Box::new(slots), parking, alarm)
         }
         #[cfg(feature = "rdma")]
         TransportKind::Rdma => {
-            let setup = super::rdma::setup(layout, env.rank, env.size).map_err(rack_err)?;
+            let setup = super::rdma::setup(layout, env.rank, env.size, c.rdma_signal_every)
+                .map_err(rack_err)?;
             let infos = exchange_rdma(&mut j.ctl, env.size, t, setup.info())?;
             // Remote writers cannot wake a sleeping worker: nap briefly.
-            let parking = Arc::new(Parking::local_with_nap(n, Duration::from_micros(50)));
-            let alarm = Arc::new(Alarm::new(fate.clone(), parking.clone()));
+            let parking = Arc::new(Parking::local(n, c.rdma_nap, c.rdma_nap));
+            let alarm = Arc::new(Alarm::new(fate.clone(), parking.clone(), c.watchdog));
             let slots = setup.connect(&infos, alarm.clone()).map_err(rack_err)?;
             (Box::new(slots), parking, alarm)
         }
         _ => {
             let rows = Arc::new(LocalRows::new(layout.region_bytes()));
-            let parking = Arc::new(Parking::local(n));
-            let alarm = Arc::new(Alarm::new(fate.clone(), parking.clone()));
+            let parking = Arc::new(Parking::local(n, c.nap, c.crowded_nap));
+            let alarm = Arc::new(Alarm::new(fate.clone(), parking.clone(), c.watchdog));
             let listener = j
                 .data_listener
                 .take()
@@ -533,6 +442,7 @@ pub(crate) fn run_rank<R: Send + 'static>(
                 rows.base(),
                 rows.clone(),
                 alarm.clone(),
+                Waits::of(&c),
             )
             .map_err(rack_err)?;
             let mut regions = vec![std::ptr::null_mut(); env.size];
@@ -581,14 +491,15 @@ pub(crate) fn run_rank<R: Send + 'static>(
     let shared = Arc::new(Shared::with(
         RACK_RT,
         place,
-        b.slot_size,
+        layout.size,
         transport,
         parking,
         fate,
+        c,
     ));
     match j.ctl {
-        Ctl::Root(streams) => root(b, env, shared, alarm, streams, gsm_main),
-        Ctl::Leaf(s) => leaf(b, env, shared, alarm, s),
+        Ctl::Root(streams) => root(env, shared, alarm, streams, gsm_main),
+        Ctl::Leaf(s) => leaf(env, shared, alarm, s),
     }
 }
 
@@ -630,283 +541,5 @@ fn exchange_rdma(
                 other => Err(rack_err(format!("rank 0 sent no rdma table: {other:?}"))),
             }
         }
-    }
-}
-
-type Writer = Arc<Mutex<TcpStream>>;
-
-fn send_to(w: &Writer, m: &Msg) -> std::io::Result<()> {
-    wire::send(&mut *w.lock().unwrap_or_else(|p| p.into_inner()), m)
-}
-
-fn heartbeats(writers: Vec<Writer>, alarm: Arc<Alarm>) {
-    let _ = std::thread::Builder::new()
-        .name("gossamer-heartbeat".into())
-        .spawn(move || loop {
-            std::thread::sleep(HEARTBEAT);
-            if alarm.closing.load(Ordering::SeqCst) {
-                return;
-            }
-            for w in &writers {
-                let _ = send_to(w, &Msg::Heartbeat);
-            }
-        });
-}
-
-fn leaf(b: Builder, env: RankEnv, shared: Arc<Shared>, alarm: Arc<Alarm>, s: TcpStream) -> ! {
-    let reader = s.try_clone();
-    let w: Writer = Arc::new(Mutex::new(s));
-    heartbeats(vec![w.clone()], alarm.clone());
-    if let Ok(mut r) = reader {
-        let (shared, alarm, w) = (shared.clone(), alarm.clone(), w.clone());
-        let _ = r.set_read_timeout(Some(SILENCE));
-        let _ = std::thread::Builder::new()
-            .name("gossamer-control".into())
-            .spawn(move || loop {
-                match wire::recv(&mut r) {
-                    Ok(Msg::Heartbeat) => {}
-                    Ok(Msg::Query(id)) => {
-                        let _ = send_to(&w, &Msg::Quiescent(id, shared.quiescent()));
-                    }
-                    Ok(Msg::Stop) => {
-                        alarm.closing.store(true, Ordering::SeqCst);
-                        shared.stop.store(true, Ordering::SeqCst);
-                        shared.wake_all();
-                        return;
-                    }
-                    Ok(Msg::Abort { rank, cause }) => {
-                        return alarm.fail(format!("gossamer: rank {rank} failed: {cause}"));
-                    }
-                    Ok(m) => {
-                        return alarm.fail(format!(
-                            "gossamer: rank 0 failed: unexpected control message {m:?}"
-                        ))
-                    }
-                    Err(e) => {
-                        return alarm.fail(format!(
-                            "gossamer: rank 0 failed: lost the control connection to it ({e}); the \
-                             process exited, was killed, or its host is unreachable"
-                        ))
-                    }
-                }
-            });
-    }
-    let handles = match b.start_workers(&shared, None) {
-        Ok(h) => h,
-        Err(e) => {
-            let _ = send_to(&w, &Msg::Failed(e.to_string()));
-            eprintln!("gossamer: rank {}: {e}", env.rank);
-            std::process::exit(1);
-        }
-    };
-    join_workers(&shared, handles);
-    if let Some(m) = shared.poison_message() {
-        let _ = send_to(&w, &Msg::Failed(m.clone()));
-        eprintln!("gossamer: rank {} stopped: {m}", env.rank);
-        std::process::exit(1);
-    }
-    let _ = send_to(&w, &Msg::Done);
-    std::process::exit(0);
-}
-
-fn root<R: Send + 'static>(
-    b: Builder,
-    env: RankEnv,
-    shared: Arc<Shared>,
-    alarm: Arc<Alarm>,
-    streams: Vec<Option<TcpStream>>,
-    gsm_main: impl FnOnce() -> R + Send + 'static,
-) -> Result<R, Error> {
-    let size = env.size;
-    let mut writers: Vec<Option<Writer>> = Vec::with_capacity(size);
-    let done: Arc<Vec<AtomicBool>> = Arc::new((0..size).map(|_| AtomicBool::new(false)).collect());
-    let (tx, rx) = mpsc::channel::<(usize, u64, Option<u64>)>();
-    let all_writers: Arc<Mutex<Vec<Writer>>> = Arc::new(Mutex::new(Vec::new()));
-    for (r, s) in streams.into_iter().enumerate() {
-        let Some(s) = s else {
-            writers.push(None);
-            continue;
-        };
-        let mut rd = s.try_clone().map_err(|e| rack_err(e.to_string()))?;
-        let w: Writer = Arc::new(Mutex::new(s));
-        writers.push(Some(w.clone()));
-        all_writers.lock().unwrap().push(w);
-        let (alarm, done, tx, all) = (alarm.clone(), done.clone(), tx.clone(), all_writers.clone());
-        let _ = rd.set_read_timeout(Some(SILENCE));
-        let _ = std::thread::Builder::new()
-            .name(format!("gossamer-control{r}"))
-            .spawn(move || {
-                let cause = loop {
-                    match wire::recv(&mut rd) {
-                        Ok(Msg::Heartbeat) => {}
-                        Ok(Msg::Quiescent(id, q)) => {
-                            let _ = tx.send((r, id, q));
-                        }
-                        Ok(Msg::Done) => {
-                            done[r].store(true, Ordering::SeqCst);
-                            return;
-                        }
-                        Ok(Msg::Failed(m)) => break m,
-                        Ok(m) => break format!("sent an unexpected control message {m:?}"),
-                        Err(e) => {
-                            if alarm.closing.load(Ordering::SeqCst) && done[r].load(Ordering::SeqCst) {
-                                return;
-                            }
-                            break format!(
-                                "lost its control connection ({e}): the process exited, was killed, \
-                                 or its host is unreachable"
-                            );
-                        }
-                    }
-                };
-                if alarm.closing.load(Ordering::SeqCst) {
-                    return;
-                }
-                let abort = Msg::Abort { rank: r as u32, cause: cause.clone() };
-                for w in all.lock().unwrap_or_else(|p| p.into_inner()).iter() {
-                    let _ = send_to(w, &abort);
-                }
-                alarm.fail(format!("gossamer: rank {r} failed: {cause}"));
-            });
-    }
-    drop(tx);
-    heartbeats(writers.iter().flatten().cloned().collect(), alarm.clone());
-
-    let (body, result) = main_body(&shared, gsm_main);
-    let _ = shared.main_waiter.set(std::thread::current());
-    let handles = b.start_workers(&shared, Some(body))?;
-
-    // Termination detection (see the module docs).
-    let mut query = 0u64;
-    let round = |query: &mut u64| -> Option<Vec<u64>> {
-        *query += 1;
-        for w in writers.iter().flatten() {
-            let _ = send_to(w, &Msg::Query(*query));
-        }
-        let mut snap: Vec<Option<Option<u64>>> = vec![None; size];
-        snap[0] = Some(shared.quiescent());
-        let deadline = Instant::now() + Duration::from_secs(2);
-        while snap.iter().skip(1).any(|s| s.is_none()) {
-            let left = deadline.checked_duration_since(Instant::now())?;
-            match rx.recv_timeout(left) {
-                Ok((r, id, q)) if id == *query => snap[r] = Some(q),
-                Ok(_) => {}
-                Err(_) => return None,
-            }
-        }
-        snap.into_iter()
-            .map(|s| s.flatten())
-            .collect::<Option<Vec<u64>>>()
-    };
-    loop {
-        if shared.fate.failed() {
-            break;
-        }
-        if shared.main_done.load(Ordering::SeqCst) && shared.quiescent().is_some() {
-            if let Some(a) = round(&mut query) {
-                if let Some(b2) = round(&mut query) {
-                    if a == b2 {
-                        alarm.closing.store(true, Ordering::SeqCst);
-                        for w in writers.iter().flatten() {
-                            let _ = send_to(w, &Msg::Stop);
-                        }
-                        shared.stop.store(true, Ordering::SeqCst);
-                        shared.wake_all();
-                        break;
-                    }
-                }
-            }
-        }
-        if shared.main_done.load(Ordering::SeqCst) {
-            std::thread::sleep(QUIESCENCE_POLL);
-        } else {
-            // Until the main function returns there is nothing to detect:
-            // sleep until it says so (failures are seen within MAIN_WAIT).
-            // Polling here every 200 us woke this thread 5000 times a second
-            // on worker 0's core, a context switch each: 2 ranks x 1 thread
-            // lost 10-15% of their SSSP speed to it.
-            std::thread::park_timeout(MAIN_WAIT);
-        }
-    }
-    join_workers(&shared, handles);
-    if let Some(m) = shared.poison_message() {
-        // A failure here (not reported by a peer): tell everyone.
-        let abort = Msg::Abort {
-            rank: 0,
-            cause: m.clone(),
-        };
-        for w in writers.iter().flatten() {
-            let _ = send_to(w, &abort);
-        }
-        return finish(&shared, &result);
-    }
-    // Wait (bounded) for every rank to finish cleanly.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while (1..size).any(|r| !done[r].load(Ordering::SeqCst)) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    finish(&shared, &result)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn h(rank: u32, threads: u32, transport: &str, anchor: u64) -> Msg {
-        h_args(rank, threads, transport, anchor, &["x", "--scale", "12"])
-    }
-
-    fn h_args(rank: u32, threads: u32, transport: &str, anchor: u64, args: &[&str]) -> Msg {
-        Msg::Hello {
-            rank,
-            size: 4,
-            threads,
-            slot_size: 1024,
-            transport: transport.into(),
-            identity: Identity {
-                build_id: vec![1],
-                exe_sha256: vec![2; 32],
-                anchor,
-            },
-            data_addr: String::new(),
-            pid: 1,
-            args: args.iter().map(|a| a.to_string()).collect(),
-        }
-    }
-
-    #[test]
-    fn hellos_must_agree_with_rank_0() {
-        let me = h(0, 2, "shm", 100);
-        let joined = [true, false, true, false];
-        assert_eq!(check_hello(&me, &h(1, 2, "shm", 100), &joined), Ok(1));
-        assert!(check_hello(&me, &h(2, 2, "shm", 100), &joined)
-            .unwrap_err()
-            .contains("two processes"));
-        assert!(check_hello(&me, &h(4, 2, "shm", 100), &joined)
-            .unwrap_err()
-            .contains("outside"));
-        assert!(check_hello(&me, &h(3, 1, "shm", 100), &joined)
-            .unwrap_err()
-            .contains("threads"));
-        assert!(check_hello(&me, &h(3, 2, "tcp", 100), &joined)
-            .unwrap_err()
-            .contains("transport"));
-        assert!(check_hello(&me, &h(3, 2, "shm", 104), &joined)
-            .unwrap_err()
-            .contains("another address"));
-        let e = check_hello(
-            &me,
-            &h_args(3, 2, "shm", 100, &["x", "--scale", "13"]),
-            &joined,
-        )
-        .unwrap_err();
-        assert_eq!(
-            e,
-            "rank 3 was started with different arguments than rank 0: rank 0: [\"x\", \
-             \"--scale\", \"12\"], rank 3: [\"x\", \"--scale\", \"13\"] (they differ from \
-             argument 3 on); start every rank with the same command line"
-        );
-        let e = check_hello(&me, &h_args(3, 2, "shm", 100, &["x"]), &joined).unwrap_err();
-        assert!(e.contains("from argument 2 on"), "{e}");
     }
 }
