@@ -18,13 +18,48 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     version,
     about,
     long_about,
-    after_help = "Rack runs: `gossamer-graph --ranks N [--transport local|shm|tcp|rdma] <COMMAND> ...` \
+    after_help = "Rack runs: `gossamer-graph --ranks N [--transport shm|tcp] <COMMAND> ...` \
                   runs N processes of the command on this host as one job (docs/rack.md); \
-                  mpirun and srun launches are recognised too. Only rank 0 reports."
+                  mpirun and srun launches are recognised too. Only rank 0 reports.\n\
+                  Each command's `--help` says what it prints; the README's \"Reading the output\" \
+                  defines TEPS and the report's columns."
 )]
 pub struct Cli {
+    #[command(flatten)]
+    pub rack: RackOptions,
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// Running a command as several processes (a rack job): given before the
+/// command (as documented) or among a run command's options.
+#[derive(Args, Debug, Clone, Default)]
+pub struct RackOptions {
+    /// Run the command as N processes (ranks) on this host, one job; only
+    /// rank 0 reports. Each rank's --threads defaults to this host's cores
+    /// divided by N (docs/rack.md). For sssp, bfs, graph500, cc, pagerank,
+    /// bc and tc.
+    #[arg(long, value_name = "N", value_parser = parse_ranks)]
+    pub ranks: Option<usize>,
+    /// How the ranks talk: shm (shared memory, the default on one host),
+    /// tcp, rdma (a build with the `rdma` feature), or local (one process).
+    /// Also read by ranks started by mpirun or srun.
+    #[arg(long, value_name = "KIND", value_parser = parse_transport)]
+    pub transport: Option<String>,
+}
+
+/// Reads a `--ranks` value: a number of processes, at least 1.
+fn parse_ranks(text: &str) -> std::result::Result<usize, String> {
+    text.parse()
+        .ok()
+        .filter(|&n| n >= 1)
+        .ok_or_else(|| format!("--ranks {text}: expected a number of processes >= 1"))
+}
+
+/// Checks a `--transport` value (gossamer reads it from `GOSSAMER_TRANSPORT`).
+fn parse_transport(text: &str) -> std::result::Result<String, String> {
+    text.parse::<gossamer::rack::TransportKind>()?;
+    Ok(text.to_string())
 }
 
 #[derive(Subcommand, Debug)]
@@ -32,10 +67,13 @@ pub enum Command {
     /// Generate a Graph500 graph: a graph file and/or the reference's cross-check files.
     Generate(GenerateArgs),
     /// Single-source shortest paths (delta-stepping) from one or more roots.
+    #[command(after_long_help = SEARCH_REPORT_HELP)]
     Sssp(SsspArgs),
     /// Breadth-first search from one or more roots.
+    #[command(after_long_help = SEARCH_REPORT_HELP)]
     Bfs(BfsArgs),
     /// The Graph500 benchmark: BFS and SSSP over 64 roots, with the reference's statistics block.
+    #[command(after_long_help = GRAPH500_REPORT_HELP)]
     Graph500(Graph500Args),
     /// Connected components (Afforest: sampled linking on graph-kernel's blocks).
     Cc(CcArgs),
@@ -45,8 +83,9 @@ pub enum Command {
     /// Convert a graph from another tool's format (.el, .wel, .mtx, .gr,
     /// GAPBS .sg/.wsg) into a gossamer-graph file.
     Convert(ConvertArgs),
-    /// Betweenness centrality (Brandes from the first 4 Graph500 roots, as
-    /// GAPBS's bc; scores divided by the largest; a graph-kernel example).
+    /// Betweenness centrality (Brandes from 4 distinct sources, as GAPBS's
+    /// bc: the source's own dependency counts; scores divided by the
+    /// largest; a graph-kernel example).
     Bc(BcArgs),
     /// Triangle counting (ordered by degree, as GAPBS's tc; self-loops and
     /// repeated edges ignored; a graph-kernel example).
@@ -55,6 +94,48 @@ pub enum Command {
     /// implementation, and whether it fits (nothing is allocated).
     Plan(PlanArgs),
 }
+
+/// What the report of `sssp` and `bfs` shows (their `--help`).
+pub const SEARCH_REPORT_HELP: &str = "\
+Reading the report:
+  Line 1: the kernel and the graph: `Graph500 SCALE S, edgefactor E` for a
+  generated graph (2^S vertices, E x 2^S edge records), or `graph FILE` for
+  --graph; then its vertex and edge-record counts, ranks x threads, the
+  partition, and the setting that ran (SSSP's delta; BFS's mode: a directed
+  graph always runs top-down). Line 2: seconds generating the graph (or
+  loading the file) and building the kernels' sharded graph.
+  One row per search:
+    root       the root (as the input file numbers it)
+    time (s)   seconds in the kernel (validation is not timed)
+    MTEPS      millions of traversed edges per second: edges / time
+    edges      the Graph500 count of traversed input edges: every edge
+               record with both ends reached, self-loops left out, repeats
+               counted (directed: every arc whose tail is reached); below
+               the header's count, which counts every record, when some
+               vertices are not reached or some records are self-loops
+    reached    vertices reached, the root included
+    validated  yes: the answer passed the Graph500 checks against the
+               graph's own edges (a tree to the root; every edge consistent
+               with the levels or distances; every parent joined by an
+               edge); skipped with --skip-validation
+  Last line: the median time, and the harmonic mean of TEPS over the
+  searches (Graph500's statistic) with its standard deviation.
+  --json prints the same as one object (TEPS in edges per second, times in
+  seconds; `load_time_s` instead of `generation_time_s` for --graph).";
+
+/// What `graph500` prints (its `--help`).
+pub const GRAPH500_REPORT_HELP: &str = "\
+Reading the report:
+  The reference's statistics block, byte for byte in its layout (keys,
+  order, C %g numbers: times in seconds, TEPS in edges per second; nedge is
+  the Graph500 count of traversed input edges per search, below the
+  graph's edge count when some vertices are not reached), then one
+  `bfs  Run i:` / `sssp Run i:` line per search, then the same statistics
+  in units a person reads: `bfs  in units:` and `sssp in units:` (harmonic
+  mean and range in MTEPS or GTEPS, median time per search) and
+  `graph in units:` (generation or load, construction). Every search is
+  validated against the graph's own edges (`bfs --help` says what is
+  checked). --json prints all of it as one object instead.";
 
 /// Parameters of a generated graph (with --graph they come from the file).
 #[derive(Args, Debug, Clone)]
@@ -140,8 +221,11 @@ impl FormatArg {
 /// Options shared by every command that runs kernels.
 #[derive(Args, Debug, Clone)]
 pub struct RunOptions {
-    /// Worker threads (Gossamer trustees; also used for generation and
-    /// validation). Default: all cores of this machine.
+    /// Worker threads per rank (Gossamer trustees; also used for generation
+    /// and validation). Default: the cores this process may use, divided
+    /// among the ranks on this host (all cores for one process; with
+    /// --ranks N, the cores / N; under mpirun or srun, the CPU set the
+    /// launcher bound the rank to, or the cores / ranks on the host).
     #[arg(long, value_name = "T")]
     pub threads: Option<usize>,
     /// How vertices are spread over trustees: contiguous blocks or round-robin.
@@ -150,15 +234,17 @@ pub struct RunOptions {
     /// Run even if the memory estimate exceeds the available memory.
     #[arg(long)]
     pub force: bool,
+    #[command(flatten)]
+    pub rack: RackOptions,
 }
 
 /// Saving the built graph, or reusing a saved one (sssp, bfs, graph500).
 #[derive(Args, Debug, Clone, Default)]
 pub struct PreparedOptions {
     /// After building the graph, each trustee saves its shard to
-    /// DIR/shard-<t>-of-<W>.gshard (W = ranks x threads; each rank writes
-    /// its own trustees' files, so on several hosts DIR must be shared).
-    /// DIR is created if needed.
+    /// `DIR/shard-T-of-W.gshard` (trustee T of W = ranks x threads; each
+    /// rank writes its own trustees' files, so on several hosts DIR must be
+    /// shared). DIR is created if needed.
     #[arg(long, value_name = "DIR", conflicts_with = "prepared")]
     pub save_prepared: Option<PathBuf>,
     /// Instead of generating or reading the graph and building it, each
@@ -180,15 +266,16 @@ pub struct RootChoice {
     /// Search from this one vertex.
     #[arg(long, value_name = "R", conflicts_with = "roots")]
     pub root: Option<u64>,
-    /// Search from the first N Graph500 roots (generated graph: any N >= 1;
-    /// graph file: at most the number of roots stored in it). Default: 64
-    /// (with --graph: all roots stored in the file, or 64 picked at random
-    /// when it stores none).
+    /// Search from N roots: a generated graph's first N Graph500 roots (any
+    /// N >= 1); a graph file's first N stored roots (at most as many as it
+    /// stores: `generate -o` stores 64); N picked at random (--seed) on a
+    /// graph that stores none (converted and text files). Default: 64, or
+    /// every root the file stores.
     #[arg(long, value_name = "N")]
     pub roots: Option<usize>,
     /// Seed for picking roots on graphs that store none (converted
     /// graphs): uniform random vertices with at least one edge, as GAPBS
-    /// picks its sources.
+    /// picks its sources (a vertex may come up twice, as in GAPBS).
     #[arg(long, value_name = "S", default_value_t = DEFAULT_ROOT_SEED)]
     pub seed: u64,
 }
@@ -312,6 +399,9 @@ pub struct Graph500Args {
     /// Seed for picking the 64 roots of a graph that stores none.
     #[arg(long, value_name = "S", default_value_t = DEFAULT_ROOT_SEED)]
     pub seed: u64,
+    /// Print one JSON object on stdout instead of the statistics block.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// What the whole-graph commands (`cc`, `pagerank`, `bc`, `tc`) share: the
@@ -374,7 +464,8 @@ pub struct ConvertArgs {
     #[arg(long, conflicts_with = "undirected")]
     pub directed: bool,
     /// The edges are undirected: a directed input is symmetrized (each edge
-    /// is followed both ways; needed by today's kernels).
+    /// is followed both ways). Every kernel runs on directed graphs too
+    /// (along the arcs) except tc, which needs this.
     #[arg(long)]
     pub undirected: bool,
     /// Drop the input's weights: the graph is unweighted (for inputs whose
@@ -390,10 +481,21 @@ pub struct ConvertArgs {
 pub struct BcArgs {
     #[command(flatten)]
     pub whole: WholeArgs,
-    /// Sources: the first N Graph500 search roots (1..=64; with --graph, at
-    /// most the number of roots stored in the file).
-    #[arg(long, default_value_t = 4, value_name = "N")]
+    /// Number of sources, 1..=64, all distinct: a generated graph's first N
+    /// Graph500 search roots; a graph file's first N stored roots; N
+    /// vertices with edges picked at random (--seed) on a graph that stores
+    /// none. Fewer when fewer vertices have edges (the report says so).
+    #[arg(long, default_value_t = 4, value_name = "N", conflicts_with = "source")]
     pub roots: usize,
+    /// These sources instead (input file ids): repeat the option or give a
+    /// comma-separated list, e.g. `--source 0,17 --source 42`; each at most
+    /// once, 1..=64 of them.
+    #[arg(long, value_name = "V", value_delimiter = ',', num_args = 1)]
+    pub source: Vec<u64>,
+    /// Seed for picking the sources on graphs that store no roots
+    /// (converted and text files).
+    #[arg(long, value_name = "S", default_value_t = DEFAULT_ROOT_SEED)]
+    pub seed: u64,
     /// Write every vertex's normalised score: N x f64 little-endian.
     #[arg(long, value_name = "FILE")]
     pub dump_scores: Option<PathBuf>,

@@ -1,6 +1,6 @@
 //! `gossamer-graph bfs`: breadth-first search from one or more roots.
 
-use crate::args::{BfsArgs, BfsModeArg};
+use crate::args::BfsArgs;
 use crate::error::Result;
 use crate::record::Kernel;
 use crate::search::KernelSpec;
@@ -15,15 +15,7 @@ pub fn run(args: &BfsArgs) -> Result<()> {
             dump: args.dump_levels.clone(),
         },
         delta: None,
-        mode: Some(mode_name(args.mode)),
+        mode: Some(args.mode),
         unit_weights: false,
     })
-}
-
-/// The mode's name in reports.
-pub fn mode_name(m: BfsModeArg) -> &'static str {
-    match m {
-        BfsModeArg::Do => "do",
-        BfsModeArg::TopDown => "top-down",
-    }
 }

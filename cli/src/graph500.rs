@@ -1,15 +1,20 @@
 //! `gossamer-graph graph500`: the Graph500 benchmark — BFS and SSSP from the
 //! 64 roots, every search validated — reported in the reference's
 //! statistics block, line for line (`key: value`, C `%g` numbers), so tools
-//! that read the reference's output read ours.
+//! that read the reference's output read ours; after it, the per-search
+//! lines and the same statistics in units a person reads. `--json` prints
+//! all of it as one object instead.
 
 use std::fmt::Write as _;
 use std::sync::Arc;
+
+use serde::Serialize;
 
 use crate::args::{BfsModeArg, Graph500Args, RootChoice};
 use crate::cfmt::{g, g_prec};
 use crate::error::{CliError, Result};
 use crate::graph;
+use crate::output::{self, GraphReport};
 use crate::record::{Kernel, KernelRun};
 use crate::runtime;
 use crate::search::{self, KernelSpec, Plan};
@@ -70,16 +75,111 @@ pub fn run(args: &Graph500Args) -> Result<()> {
             "internal error: expected a BFS and an SSSP run",
         ));
     };
+    let generation_time = outcome.generation_time.unwrap_or(loaded.generation_time);
+    let input = GraphReport::new(&args.input, &loaded, generation_time);
     let block = Block {
         scale: loaded.scale().unwrap_or(0),
         edgefactor: loaded.edgefactor().unwrap_or(0),
-        generation_time: outcome.generation_time.unwrap_or(loaded.generation_time),
+        generation_time,
         ranks: outcome.ranks,
         construction_time: outcome.construction_time,
         bfs,
         sssp,
     };
-    crate::output::print_stdout(&block.render())
+    if args.json {
+        let bfs_mode = crate::single::mode_run(BfsModeArg::Do, loaded.meta().directed);
+        return output::print_json(&Json {
+            kernel: "graph500",
+            input,
+            nbfs: bfs.results.len(),
+            ranks: outcome.ranks,
+            threads,
+            partition: crate::single::partition_name(args.run.partition),
+            delta: args.delta,
+            bfs_mode: bfs_mode.ran,
+            construction_time_s: outcome.construction_time,
+            bfs: KernelJson::of(bfs),
+            sssp: KernelJson::of(sssp),
+            trustees: crate::runtime::trustee_reports(),
+            peak_rss_kib_per_rank: crate::runtime::peak_rss_kib_per_rank(),
+        });
+    }
+    output::print_stdout(&(block.render() + &block.in_units(&input)))
+}
+
+/// `graph500 --json`: the statistics block's numbers, per search and in
+/// summary, with the run's shape (times in seconds, TEPS in edges per
+/// second).
+#[derive(Serialize)]
+struct Json {
+    kernel: &'static str,
+    #[serde(flatten)]
+    input: GraphReport,
+    /// Searches per kernel (the reference's NBFS).
+    nbfs: usize,
+    ranks: usize,
+    threads: usize,
+    partition: &'static str,
+    delta: f32,
+    /// BFS's mode as it ran (top-down on a directed graph).
+    bfs_mode: &'static str,
+    construction_time_s: f64,
+    bfs: KernelJson,
+    sssp: KernelJson,
+    /// Every trustee of every rank (see `runtime::TrusteeReport`).
+    trustees: Vec<crate::runtime::TrusteeReport>,
+    /// Each rank's peak resident set (KiB), by rank.
+    peak_rss_kib_per_rank: Vec<u64>,
+}
+
+/// One kernel's searches and their statistics, as in the block.
+#[derive(Serialize)]
+struct KernelJson {
+    /// Kernel seconds per search.
+    time_s: Summary,
+    /// Traversed edges per second.
+    teps: TepsSummary,
+    /// Traversed input edges per search (the Graph500 count).
+    nedge: Summary,
+    /// Validation seconds per search.
+    validate_s: Summary,
+    /// One entry per search, in root order.
+    roots: Vec<JsonSearch>,
+}
+
+/// One search of `graph500 --json`.
+#[derive(Serialize)]
+struct JsonSearch {
+    root: u64,
+    time_s: f64,
+    teps: f64,
+    traversed_edges: u64,
+    reached: u64,
+    validate_time_s: f64,
+}
+
+impl KernelJson {
+    fn of(run: &KernelRun) -> KernelJson {
+        let (t, e) = (times(run), edges(run));
+        KernelJson {
+            time_s: Summary::of(&t),
+            teps: TepsSummary::of(&t, &e),
+            nedge: Summary::of(&e),
+            validate_s: Summary::of(&validate_times(run)),
+            roots: run
+                .results
+                .iter()
+                .map(|r| JsonSearch {
+                    root: r.root,
+                    time_s: r.time_s,
+                    teps: r.teps(),
+                    traversed_edges: r.traversed_edges,
+                    reached: r.reached,
+                    validate_time_s: r.validate_time_s.unwrap_or(-1.0),
+                })
+                .collect(),
+        }
+    }
 }
 
 /// Everything the statistics block shows.
@@ -192,6 +292,42 @@ impl Block<'_> {
                 );
             }
         }
+        out.0
+    }
+
+    /// The block's main numbers in units a person reads, after it (the
+    /// block's own lines stay the reference's, byte for byte).
+    pub fn in_units(&self, input: &GraphReport) -> String {
+        let mut out = Lines(String::new());
+        for (prefix, run) in [("bfs  ", self.bfs), ("sssp ", self.sssp)] {
+            let t = times(run);
+            let teps = TepsSummary::of(&t, &edges(run));
+            out.kv(
+                &format!("{prefix}in units"),
+                format!(
+                    "harmonic mean {} (min {}, max {}), median time {} per search",
+                    output::rate(teps.harmonic_mean),
+                    output::rate(teps.min),
+                    output::rate(teps.max),
+                    output::seconds(Summary::of(&t).median),
+                ),
+            );
+        }
+        let what = if input.graph.is_some() {
+            "load"
+        } else {
+            "generation"
+        };
+        let nedge = Summary::of(&edges(self.sssp)).median;
+        out.kv(
+            "graph in units",
+            format!(
+                "{what} {}, construction {}; {nedge} of its {} edge records traversed per search (median; self-loops and unreached edges are not counted)",
+                output::seconds(self.generation_time),
+                output::seconds(self.construction_time),
+                input.edges,
+            ),
+        );
         out.0
     }
 }

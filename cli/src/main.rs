@@ -57,48 +57,69 @@ use clap::Parser;
 
 use args::{Cli, Command};
 
-/// Takes the rack flags out of the command line: `--ranks N` (start N processes of
-/// this command on this host) and `--transport local|shm|tcp|rdma` (how ranks talk,
-/// passed to gossamer as `GOSSAMER_TRANSPORT`). See docs/rack.md.
-/// The rack flags found, and the command line without them.
-type RackFlags = (Option<usize>, Option<String>, Vec<std::ffi::OsString>);
-
-fn take_rack_flags(argv: Vec<std::ffi::OsString>) -> std::result::Result<RackFlags, String> {
-    let mut ranks = None;
-    let mut transport = None;
+/// The command line without the rack flags (`--ranks N`, `--transport K`,
+/// or their `--flag=value` forms, wherever they stand): what the ranks the
+/// built-in launcher starts are given, so that none of them launches again.
+fn without_rack_flags(argv: &[std::ffi::OsString]) -> Vec<std::ffi::OsString> {
     let mut rest = Vec::with_capacity(argv.len());
-    let mut it = argv.into_iter();
+    let mut it = argv.iter();
     while let Some(a) = it.next() {
-        let flag = a.to_string_lossy().into_owned();
-        let (name, inline) = match flag.split_once('=') {
-            Some((n, v)) => (n.to_string(), Some(v.to_string())),
-            None => (flag.clone(), None),
-        };
-        if name != "--ranks" && name != "--transport" {
-            rest.push(a);
-            continue;
-        }
-        let value = match inline {
-            Some(v) => v,
-            None => it
-                .next()
-                .map(|v| v.to_string_lossy().into_owned())
-                .ok_or_else(|| format!("{name} needs a value"))?,
-        };
-        if name == "--ranks" {
-            let n: usize =
-                value.parse().ok().filter(|&n| n >= 1).ok_or_else(|| {
-                    format!("--ranks {value}: expected a number of processes >= 1")
-                })?;
-            ranks = Some(n);
-        } else {
-            value.parse::<gossamer::rack::TransportKind>()?;
-            // Set before any other thread exists (first thing in main).
-            std::env::set_var("GOSSAMER_TRANSPORT", &value);
-            transport = Some(value);
+        let flag = a.to_string_lossy();
+        if flag == "--ranks" || flag == "--transport" {
+            it.next();
+        } else if !(flag.starts_with("--ranks=") || flag.starts_with("--transport=")) {
+            rest.push(a.clone());
         }
     }
-    Ok((ranks, transport, rest))
+    rest
+}
+
+/// The rack options of the command line, given before the command or
+/// among a run command's options (not both with different values); `None`
+/// in the error for a command that does not run as ranks.
+fn rack_options(cli: &Cli) -> std::result::Result<args::RackOptions, String> {
+    let top = &cli.rack;
+    let Some(run) = run_options(&cli.command) else {
+        if top.ranks.is_some() {
+            return Err(format!(
+                "--ranks runs sssp, bfs, graph500, cc, pagerank, bc and tc as several processes; {} runs in one process (for `plan`, put --ranks after the command: it plans a run of N ranks)",
+                command_name(&cli.command)
+            ));
+        }
+        return Ok(top.clone());
+    };
+    let sub = &run.rack;
+    let merge = |name: &str, a: Option<String>, b: Option<String>| match (a, b) {
+        (Some(a), Some(b)) if a != b => Err(format!(
+            "{name} given twice, {a} before the command and {b} after it: give it once"
+        )),
+        (a, b) => Ok(a.or(b)),
+    };
+    let ranks = merge(
+        "--ranks",
+        top.ranks.map(|n| n.to_string()),
+        sub.ranks.map(|n| n.to_string()),
+    )?;
+    Ok(args::RackOptions {
+        ranks: ranks.map(|n| n.parse().expect("a number clap parsed")),
+        transport: merge("--transport", top.transport.clone(), sub.transport.clone())?,
+    })
+}
+
+/// The subcommand's name, for messages.
+fn command_name(command: &Command) -> &'static str {
+    match command {
+        Command::Generate(_) => "generate",
+        Command::Convert(_) => "convert",
+        Command::Plan(_) => "plan",
+        Command::Sssp(_) => "sssp",
+        Command::Bfs(_) => "bfs",
+        Command::Graph500(_) => "graph500",
+        Command::Cc(_) => "cc",
+        Command::Pagerank(_) => "pagerank",
+        Command::Bc(_) => "bc",
+        Command::Tc(_) => "tc",
+    }
 }
 
 /// True when a launcher (ours, mpirun, srun) started this process as one rank
@@ -158,18 +179,17 @@ fn partition(command: &Command) -> graph_core::PartitionKind {
 }
 
 fn main() {
-    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    // `plan --ranks N` describes a run; it starts nothing.
-    let planning = args.get(1).is_some_and(|a| a == "plan");
-    let (ranks, transport, argv) = if planning {
-        (None, None, args)
-    } else {
-        take_rack_flags(args).unwrap_or_else(|e| {
-            eprintln!("error: {e}");
-            std::process::exit(2);
-        })
-    };
-    if let Some(t) = transport {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // Bad flags are reported here, once, not by every rank.
+    let cli = Cli::parse_from(argv.clone());
+    let rack = rack_options(&cli).unwrap_or_else(|e| {
+        eprintln!("error: {e}");
+        std::process::exit(2);
+    });
+    let ranks = rack.ranks;
+    if let Some(t) = &rack.transport {
+        // Set before any other thread exists (nothing has started one yet).
+        std::env::set_var("GOSSAMER_TRANSPORT", t);
         if ranks.unwrap_or(1) <= 1 && !launched_as_a_rank() {
             eprintln!(
                 "note: --transport {t} has no effect without --ranks N (this run is one process)"
@@ -177,9 +197,7 @@ fn main() {
         }
     }
     if let Some(n) = ranks.filter(|&n| n > 1) {
-        // Bad flags are reported once here, not by every rank, and a job
-        // that cannot fit is refused before any rank starts.
-        let cli = Cli::parse_from(argv.clone());
+        // A job that cannot fit is refused before any rank starts.
         if let Err(e) = runtime::check_job(n, kernel_threads(&cli.command)) {
             eprintln!("error: {e}");
             std::process::exit(1);
@@ -189,7 +207,8 @@ fn main() {
             std::process::exit(1);
         }
         let hint = plan::hint(&cli.command, n);
-        match gossamer::rack::launch_local_with_hint(n, &argv[1..], hint.as_deref()) {
+        let ranks_argv = without_rack_flags(&argv);
+        match gossamer::rack::launch_local_with_hint(n, &ranks_argv[1..], hint.as_deref()) {
             Ok(code) => std::process::exit(code),
             Err(e) => {
                 eprintln!("error: {e}");
@@ -206,7 +225,6 @@ fn main() {
         }
     };
     let in_job = ranks > 1;
-    let cli = Cli::parse_from(argv);
     memcheck::set_memory_context(memcheck::MemoryContext {
         workload: workload(&cli.command),
         partition: partition(&cli.command),

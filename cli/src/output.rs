@@ -5,7 +5,9 @@ use std::io::Write;
 
 use serde::Serialize;
 
+use crate::args::Input;
 use crate::error::Result;
+use crate::graph::LoadedGraph;
 use crate::record::{KernelRun, RootResult};
 use crate::stats::{Summary, TepsSummary};
 
@@ -29,6 +31,84 @@ pub fn print_json(report: &impl Serialize) -> Result<()> {
     print_stdout(&format!("{text}\n"))
 }
 
+/// The input graph as the reports name it: generated, or the `--graph`
+/// file it was read from, with its counts and the seconds it took to get.
+#[derive(Serialize, Clone, Debug)]
+pub struct GraphReport {
+    /// The `--graph` file; `null` for a generated graph.
+    pub graph: Option<String>,
+    /// SCALE of a Graph500 graph (generated, or a file `generate` wrote);
+    /// `null` for any other graph.
+    pub scale: Option<u32>,
+    /// Edgefactor of a Graph500 graph; `null` for any other graph.
+    pub edgefactor: Option<u32>,
+    /// Vertices.
+    pub vertices: u64,
+    /// Edge records of the input (arcs when directed), self-loops and
+    /// repeats included.
+    pub edges: u64,
+    /// Whether the edges are arcs.
+    pub directed: bool,
+    /// Seconds generating a generated graph (absent for a file).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generation_time_s: Option<f64>,
+    /// Seconds loading a `--graph` file: mapping and checking what can be
+    /// checked before the build, or parsing a text file (absent for a
+    /// generated graph).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub load_time_s: Option<f64>,
+}
+
+impl GraphReport {
+    /// The graph of a run on `input`, held as `loaded`, which took
+    /// `seconds` to generate or load.
+    pub fn new(input: &Input, loaded: &LoadedGraph, seconds: f64) -> GraphReport {
+        let params = loaded.params();
+        let file = input.graph.as_ref().map(|p| p.display().to_string());
+        GraphReport {
+            scale: params.map(|p| p.scale),
+            edgefactor: params.map(|p| p.edgefactor),
+            vertices: loaded.num_vertices(),
+            edges: loaded.num_edges(),
+            directed: loaded.meta().directed,
+            generation_time_s: file.is_none().then_some(seconds),
+            load_time_s: file.is_some().then_some(seconds),
+            graph: file,
+        }
+    }
+
+    /// The graph in words, for a report's first line: `Graph500 SCALE 12,
+    /// edgefactor 16 (4096 vertices, 65536 edges)` or `graph FILE (6
+    /// vertices, 5 edges, directed)`.
+    pub fn describe(&self) -> String {
+        let graph500 = match (self.scale, self.edgefactor) {
+            (Some(s), Some(e)) => Some(format!("Graph500 SCALE {s}, edgefactor {e}")),
+            _ => None,
+        };
+        let counts = format!(
+            "{} vertices, {} edges{}",
+            self.vertices,
+            self.edges,
+            if self.directed { ", directed" } else { "" }
+        );
+        match (&self.graph, graph500) {
+            (None, Some(g)) => format!("{g} ({counts})"),
+            (Some(f), Some(g)) => format!("graph {f} ({counts}; {g})"),
+            (Some(f), None) => format!("graph {f} ({counts})"),
+            (None, None) => format!("graph ({counts})"),
+        }
+    }
+
+    /// `generation X s` or `load X s`.
+    pub fn time(&self) -> String {
+        match (self.generation_time_s, self.load_time_s) {
+            (Some(t), _) => format!("generation {t:.3} s"),
+            (_, Some(t)) => format!("load {t:.3} s"),
+            _ => String::new(),
+        }
+    }
+}
+
 /// One search in the JSON report.
 #[derive(Serialize)]
 pub struct JsonRoot {
@@ -44,18 +124,19 @@ pub struct JsonRoot {
 #[derive(Serialize)]
 pub struct JsonReport {
     pub kernel: &'static str,
-    pub scale: Option<u32>,
-    pub edgefactor: Option<u32>,
-    pub vertices: u64,
-    pub edges: u64,
+    #[serde(flatten)]
+    pub input: GraphReport,
     pub ranks: usize,
     pub threads: usize,
     pub partition: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub delta: Option<f32>,
+    /// BFS's mode as it ran (a directed graph runs top-down).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<&'static str>,
-    pub generation_time_s: f64,
+    /// The mode asked for, when it is not the one that ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode_requested: Option<&'static str>,
     pub construction_time_s: f64,
     pub roots: Vec<JsonRoot>,
     pub harmonic_mean_teps: f64,
@@ -75,17 +156,21 @@ pub fn summaries(results: &[RootResult]) -> (Summary, TepsSummary) {
     (Summary::of(&times), TepsSummary::of(&times, &edges))
 }
 
-/// Describes a run for the human-readable header line.
+/// Describes a run for the reports.
 pub struct RunInfo {
+    /// The input graph.
+    pub input: GraphReport,
     pub ranks: usize,
-    pub scale: Option<u32>,
-    pub edgefactor: Option<u32>,
-    pub vertices: u64,
-    pub edges: u64,
     pub threads: usize,
     pub partition: &'static str,
-    pub generation_time: f64,
     pub construction_time: f64,
+}
+
+/// BFS's mode: the one asked for, and the one that ran.
+#[derive(Clone, Copy, Debug)]
+pub struct Mode {
+    pub requested: &'static str,
+    pub ran: &'static str,
 }
 
 /// The JSON object for one kernel's run.
@@ -93,21 +178,18 @@ pub fn json_report(
     info: &RunInfo,
     run: &KernelRun,
     delta: Option<f32>,
-    mode: Option<&'static str>,
+    mode: Option<Mode>,
 ) -> JsonReport {
     let (time, teps) = summaries(&run.results);
     JsonReport {
         kernel: run.kernel.name(),
-        scale: info.scale,
-        edgefactor: info.edgefactor,
-        vertices: info.vertices,
-        edges: info.edges,
+        input: info.input.clone(),
         ranks: info.ranks,
         threads: info.threads,
         partition: info.partition,
         delta,
-        mode,
-        generation_time_s: info.generation_time,
+        mode: mode.map(|m| m.ran),
+        mode_requested: mode.filter(|m| m.ran != m.requested).map(|m| m.requested),
         construction_time_s: info.construction_time,
         roots: run
             .results
@@ -130,19 +212,16 @@ pub fn json_report(
     }
 }
 
-/// The human-readable report of one kernel's run.
+/// The human-readable report of one kernel's run (`bfs --help` explains
+/// each column).
 pub fn human_report(info: &RunInfo, run: &KernelRun, setting: &str) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
-    let opt = |x: Option<u32>| x.map_or_else(|| "?".to_string(), |v| v.to_string());
     let _ = writeln!(
         s,
-        "{}: SCALE {}, edgefactor {} ({} vertices, {} edges); {} rank(s) x {} threads, {} partition{}",
+        "{}: {}; {} rank(s) x {} threads, {} partition{}",
         run.kernel.name(),
-        opt(info.scale),
-        opt(info.edgefactor),
-        info.vertices,
-        info.edges,
+        info.input.describe(),
         info.ranks,
         info.threads,
         info.partition,
@@ -150,21 +229,22 @@ pub fn human_report(info: &RunInfo, run: &KernelRun, setting: &str) -> String {
     );
     let _ = writeln!(
         s,
-        "generation {:.3} s, construction {:.3} s",
-        info.generation_time, info.construction_time
+        "{}, construction {:.3} s",
+        info.input.time(),
+        info.construction_time
     );
     let _ = writeln!(
         s,
-        "{:>10} {:>12} {:>14} {:>12} {:>10} {:>9}",
-        "root", "time (s)", "TEPS", "edges", "reached", "validated"
+        "{:>10} {:>12} {:>10} {:>12} {:>10} {:>9}",
+        "root", "time (s)", "MTEPS", "edges", "reached", "validated"
     );
     for r in &run.results {
         let _ = writeln!(
             s,
-            "{:>10} {:>12.6} {:>14.4e} {:>12} {:>10} {:>9}",
+            "{:>10} {:>12.6} {:>10} {:>12} {:>10} {:>9}",
             r.root,
             r.time_s,
-            r.teps(),
+            mteps(r.teps()),
             r.traversed_edges,
             r.reached,
             if r.validated { "yes" } else { "skipped" }
@@ -173,11 +253,78 @@ pub fn human_report(info: &RunInfo, run: &KernelRun, setting: &str) -> String {
     let (time, teps) = summaries(&run.results);
     let _ = writeln!(
         s,
-        "{} searches: median time {:.6} s, harmonic mean {:.4e} TEPS (harmonic stddev {:.4e})",
+        "{} searches: median time {:.6} s, harmonic mean {} (harmonic stddev {})",
         run.results.len(),
         time.median,
-        teps.harmonic_mean,
-        teps.harmonic_stddev
+        rate(teps.harmonic_mean),
+        rate(teps.harmonic_stddev),
+    );
+    let _ = writeln!(
+        s,
+        "(MTEPS: millions of input edges traversed per second; edges: the Graph500 count of input edges with both ends reached; validated: passed the Graph500 checks against the graph's edges. `{} --help` says more.)",
+        run.kernel.name()
     );
     s
+}
+
+/// TEPS in millions, with four significant digits (`1459`, `56.20`,
+/// `0.2257`).
+pub fn mteps(teps: f64) -> String {
+    significant(teps / 1e6, 4)
+}
+
+/// A rate in the unit a person reads: `56.20 MTEPS`, `1.459 GTEPS`.
+pub fn rate(teps: f64) -> String {
+    if teps >= 1e9 {
+        format!("{} GTEPS", significant(teps / 1e9, 4))
+    } else {
+        format!("{} MTEPS", significant(teps / 1e6, 4))
+    }
+}
+
+/// Seconds in the unit a person reads: `2.50 s`, `15.5 ms`, `15.5 µs`.
+pub fn seconds(s: f64) -> String {
+    if s >= 1.0 || s <= 0.0 {
+        format!("{} s", significant(s, 3))
+    } else if s >= 1e-3 {
+        format!("{} ms", significant(s * 1e3, 3))
+    } else {
+        format!("{} µs", significant(s * 1e6, 3))
+    }
+}
+
+/// `x` with `digits` significant digits in plain notation (large numbers
+/// keep all their integer digits; below 0.001, an exponent).
+fn significant(x: f64, digits: i32) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let magnitude = x.abs().log10().floor() as i32;
+    if magnitude < -3 {
+        let decimals = (digits - 1).max(0) as usize;
+        return format!("{x:.decimals$e}");
+    }
+    let decimals = (digits - 1 - magnitude).max(0) as usize;
+    format!("{x:.decimals$}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_come_in_units_a_person_reads() {
+        assert_eq!(mteps(5.6197e7), "56.20");
+        assert_eq!(mteps(1.4593e9), "1459");
+        assert_eq!(mteps(2.2573e5), "0.2257");
+        assert_eq!(rate(5.6197e7), "56.20 MTEPS");
+        assert_eq!(rate(1.4593e9), "1.459 GTEPS");
+        assert_eq!(rate(12.5e9), "12.50 GTEPS");
+        assert_eq!(seconds(2.5), "2.50 s");
+        assert_eq!(seconds(125.0), "125 s");
+        assert_eq!(seconds(0.0155), "15.5 ms");
+        assert_eq!(seconds(1.55e-5), "15.5 µs");
+        assert_eq!(seconds(0.0), "0 s");
+        assert_eq!(mteps(27.7), "2.770e-5");
+    }
 }

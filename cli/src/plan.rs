@@ -67,11 +67,13 @@ fn requested(command: &crate::args::Command) -> Option<Requested> {
 pub fn hint(command: &crate::args::Command, ranks: usize) -> Option<String> {
     let r = requested(command)?;
     let g = r.graph?;
+    // The ranks' own default when the command gives none (`plan` alone
+    // would assume every core per rank).
     let threads = r
         .threads
-        .map_or(String::new(), |t| format!(" --threads {t}"));
+        .unwrap_or_else(|| runtime::default_threads_of_launch(ranks));
     Some(format!(
-        "gossamer-graph plan --command {} --scale {} --edgefactor {} --ranks {ranks}{threads}",
+        "gossamer-graph plan --command {} --scale {} --edgefactor {} --ranks {ranks} --threads {threads}",
         r.workload.name(),
         g.scale,
         g.edgefactor,
@@ -111,7 +113,7 @@ pub fn check_colocated(command: &crate::args::Command, ranks: usize) -> Result<(
     let Some(avail) = crate::memcheck::available_memory() else {
         return Ok(());
     };
-    let t = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let t = threads.unwrap_or_else(|| runtime::default_threads_of_launch(ranks));
     let ranks32 = u32::try_from(ranks).unwrap_or(u32::MAX);
     let t32 = u32::try_from(t).unwrap_or(u32::MAX);
     let shape = Shape::even(scale, edgefactor, ranks32, t32);

@@ -25,6 +25,14 @@ impl Kernel {
     }
 }
 
+/// BFS's mode as the reports name it.
+pub fn mode_name(m: BfsModeArg) -> &'static str {
+    match m {
+        BfsModeArg::Do => "do",
+        BfsModeArg::TopDown => "top-down",
+    }
+}
+
 /// The measurements of one search.
 #[derive(Clone, Debug)]
 pub struct RootResult {

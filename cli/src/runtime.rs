@@ -4,9 +4,9 @@
 
 use crate::error::{CliError, Result};
 
-/// The worker-thread count: the user's, or every core. Also sizes rayon's
-/// global pool (generation, root selection, counting) to it; that part is a
-/// no-op if the pool was already started.
+/// The worker-thread count: the user's, or [`default_threads`]. Also sizes
+/// rayon's global pool (generation, root selection, counting) to it; that
+/// part is a no-op if the pool was already started.
 pub fn threads(requested: Option<usize>) -> Result<usize> {
     let threads = match requested {
         Some(0) => return Err(CliError::new("--threads 0: give at least 1 thread")),
@@ -17,14 +17,133 @@ pub fn threads(requested: Option<usize>) -> Result<usize> {
             )))
         }
         Some(t) => t,
-        None => std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1),
+        None => default_threads(),
     };
     let _ = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build_global();
     Ok(threads)
+}
+
+/// The default `--threads` of this process: the CPUs it may use, shared
+/// among the ranks of its job on this host (see [`default_threads_for`]).
+pub fn default_threads() -> usize {
+    let var = |k: &str| std::env::var(k).ok();
+    let place = HostPlace::from_env(&var);
+    default_threads_for(allowed_cpus(), host_cpus(), place)
+}
+
+/// The default `--threads` of each of the `ranks` processes the built-in
+/// launcher is about to start on this host (`--ranks N`).
+pub fn default_threads_of_launch(ranks: usize) -> usize {
+    let place = HostPlace {
+        ranks_here: ranks,
+        bound_by_launcher: false,
+    };
+    default_threads_for(allowed_cpus(), host_cpus(), place)
+}
+
+/// Where a process sits on its host, as its launcher said.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostPlace {
+    /// Ranks of the job on this host (1 outside a rack job).
+    pub ranks_here: usize,
+    /// An external launcher (mpirun, srun) started this rank: then a CPU
+    /// set smaller than the host's is the one it gave this rank.
+    pub bound_by_launcher: bool,
+}
+
+impl HostPlace {
+    /// Reads the launchers' variables through `var`: Open MPI's
+    /// `OMPI_COMM_WORLD_LOCAL_SIZE`, MPICH's `MPI_LOCALNRANKS`, Slurm's
+    /// `SLURM_STEP_TASKS_PER_NODE` at `SLURM_NODEID`, and the built-in
+    /// launcher's `GOSSAMER_SIZE` (all of whose ranks share this host, as
+    /// gossamer's CPU placement assumes too).
+    pub fn from_env(var: &dyn Fn(&str) -> Option<String>) -> HostPlace {
+        let num = |k: &str| var(k)?.trim().parse::<usize>().ok().filter(|&n| n >= 1);
+        let external = num("OMPI_COMM_WORLD_LOCAL_SIZE")
+            .or_else(|| num("MPI_LOCALNRANKS"))
+            .or_else(|| {
+                let node = num("SLURM_NODEID").unwrap_or(0);
+                slurm_tasks_on_node(&var("SLURM_STEP_TASKS_PER_NODE")?, node)
+            });
+        match external {
+            Some(n) => HostPlace {
+                ranks_here: n,
+                bound_by_launcher: true,
+            },
+            None => HostPlace {
+                ranks_here: num("GOSSAMER_SIZE").unwrap_or(1),
+                bound_by_launcher: false,
+            },
+        }
+    }
+}
+
+/// Slurm's tasks on node `node` from `SLURM_STEP_TASKS_PER_NODE`, which
+/// reads like `2(x3),1`: 2 tasks on each of the first 3 nodes, then 1.
+fn slurm_tasks_on_node(spec: &str, node: usize) -> Option<usize> {
+    let mut first = 0;
+    for part in spec.split(',') {
+        let (count, repeat) = match part.split_once("(x") {
+            Some((c, r)) => (c, r.strip_suffix(')')?),
+            None => (part, "1"),
+        };
+        let (count, repeat) = (
+            count.trim().parse().ok()?,
+            repeat.trim().parse::<usize>().ok()?,
+        );
+        if node < first + repeat {
+            return Some(count).filter(|&c: &usize| c >= 1);
+        }
+        first += repeat;
+    }
+    None
+}
+
+/// The default thread count on plain numbers: `allowed` CPUs this process
+/// may use (its affinity mask), the `host`'s online CPUs, and its
+/// [`HostPlace`]. A rank an external launcher bound to fewer CPUs than the
+/// host has takes them all (`mpirun --bind-to core`, `srun --cpu-bind`:
+/// the set is its own); otherwise the ranks on this host share the
+/// allowed CPUs evenly (`--ranks 2` on 2 cores: 1 thread each), at least 1.
+pub fn default_threads_for(allowed: usize, host: usize, place: HostPlace) -> usize {
+    let allowed = allowed.max(1);
+    if place.bound_by_launcher && allowed < host {
+        return allowed.min(gossamer::MAX_THREADS);
+    }
+    (allowed / place.ranks_here.max(1)).clamp(1, gossamer::MAX_THREADS)
+}
+
+/// The CPUs this process may run on (its affinity mask, and a cgroup
+/// quota where there is one).
+fn allowed_cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The host's online CPUs (`/sys/devices/system/cpu/online`, e.g. `0-3,6`),
+/// or the allowed ones when that cannot be read.
+fn host_cpus() -> usize {
+    std::fs::read_to_string("/sys/devices/system/cpu/online")
+        .ok()
+        .and_then(|s| count_cpu_list(s.trim()))
+        .unwrap_or_else(allowed_cpus)
+}
+
+/// The number of CPUs in a kernel CPU list such as `0-3,6,8-9`.
+fn count_cpu_list(list: &str) -> Option<usize> {
+    list.split(',').try_fold(0, |n, part| {
+        let part = part.trim();
+        Some(
+            n + match part.split_once('-') {
+                Some((a, b)) => b.parse::<usize>().ok()? + 1 - a.parse::<usize>().ok()?,
+                None => {
+                    part.parse::<usize>().ok()?;
+                    1
+                }
+            },
+        )
+    })
 }
 
 /// Checks the shape of a job before anything starts: refuses one whose
@@ -33,8 +152,10 @@ pub fn threads(requested: Option<usize>) -> Result<usize> {
 /// number of processes the built-in launcher is about to start on this host
 /// (1 for a one-process run); `threads` is the command's `--threads`.
 pub fn check_job(ranks: usize, threads: Option<usize>) -> Result<()> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let t = threads.unwrap_or(cores).clamp(1, gossamer::MAX_THREADS);
+    let cores = allowed_cpus();
+    let t = threads
+        .unwrap_or_else(|| default_threads_of_launch(ranks))
+        .clamp(1, gossamer::MAX_THREADS);
     let slot = graph_kernel::runtime::slot_bytes(t, ranks * t);
     gossamer::check_slot_memory(t, ranks, slot).map_err(CliError::new)?;
     let workers = ranks * t;
@@ -127,4 +248,83 @@ pub fn run_local<T: Send + 'static>(
     body: impl FnOnce() -> Result<T> + Send + 'static,
 ) -> Result<T> {
     gossamer::Runtime::builder().threads(threads).run(body)?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |k| {
+            vars.iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
+    #[test]
+    fn ranks_on_one_host_share_its_cores() {
+        let alone = HostPlace::from_env(&env(&[]));
+        assert_eq!(
+            alone,
+            HostPlace {
+                ranks_here: 1,
+                bound_by_launcher: false
+            }
+        );
+        assert_eq!(default_threads_for(8, 8, alone), 8);
+        // `--ranks 2` on 2 cores: one thread each, not 2 x 2 on 2 cores.
+        let ours = HostPlace::from_env(&env(&[("GOSSAMER_RANK", "1"), ("GOSSAMER_SIZE", "2")]));
+        assert_eq!(default_threads_for(2, 2, ours), 1);
+        assert_eq!(default_threads_for(8, 8, ours), 4);
+        // More ranks than cores: still one thread each.
+        let many = HostPlace {
+            ranks_here: 4,
+            bound_by_launcher: false,
+        };
+        assert_eq!(default_threads_for(2, 2, many), 1);
+        // The built-in launcher under `taskset -c 0-3` on an 8-core host.
+        assert_eq!(default_threads_for(4, 8, ours), 2);
+    }
+
+    #[test]
+    fn an_external_launchers_cpu_set_is_the_ranks_own() {
+        // mpirun -np 4 --bind-to core on 16 cores: each rank has 1 CPU.
+        let mpi = HostPlace::from_env(&env(&[("OMPI_COMM_WORLD_LOCAL_SIZE", "4")]));
+        assert_eq!(
+            mpi,
+            HostPlace {
+                ranks_here: 4,
+                bound_by_launcher: true
+            }
+        );
+        assert_eq!(default_threads_for(1, 16, mpi), 1);
+        // Bound to a socket's 8 cores: 8 threads.
+        assert_eq!(default_threads_for(8, 16, mpi), 8);
+        // Not bound (--bind-to none): the host's cores shared by 4.
+        assert_eq!(default_threads_for(16, 16, mpi), 4);
+        let mpich = HostPlace::from_env(&env(&[("MPI_LOCALNRANKS", "2")]));
+        assert_eq!(default_threads_for(16, 16, mpich), 8);
+        // Slurm: 2 tasks on each of nodes 0-2, 1 on node 3.
+        let slurm = |node| {
+            HostPlace::from_env(&env(&[
+                ("SLURM_STEP_TASKS_PER_NODE", "2(x3),1"),
+                ("SLURM_NODEID", node),
+            ]))
+        };
+        assert_eq!(slurm("2").ranks_here, 2);
+        assert_eq!(slurm("3").ranks_here, 1);
+        assert_eq!(default_threads_for(32, 32, slurm("0")), 16);
+    }
+
+    #[test]
+    fn cpu_lists_and_slurm_task_lists_parse() {
+        assert_eq!(count_cpu_list("0-3,6,8-9"), Some(7));
+        assert_eq!(count_cpu_list("0"), Some(1));
+        assert_eq!(count_cpu_list("x"), None);
+        assert_eq!(slurm_tasks_on_node("4", 0), Some(4));
+        assert_eq!(slurm_tasks_on_node("2(x3),1", 3), Some(1));
+        assert_eq!(slurm_tasks_on_node("2(x3),1", 4), None);
+        assert_eq!(slurm_tasks_on_node("2(x", 0), None);
+    }
 }

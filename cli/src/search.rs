@@ -18,7 +18,7 @@ use crate::engine::Engine;
 use crate::error::{CliError, Result};
 use crate::files;
 use crate::graph::{BuildSource, LoadedGraph, RootPlan};
-use crate::progress::Progress;
+use crate::progress::{BuildWatch, Progress};
 use crate::record::{Kernel, KernelRun, RootResult};
 use crate::runtime;
 
@@ -175,15 +175,20 @@ fn run_inside(
     plan: &Plan,
 ) -> Result<Outcome> {
     let loading = matches!(source, BuildSource::Prepared { .. });
-    let bar = Progress::spinner(if loading {
-        "mapping prepared shards"
+    let (spinner, watch) = if loading {
+        (Some(Progress::spinner("mapping prepared shards")), None)
     } else {
-        "constructing"
-    });
+        (None, Some(BuildWatch::start(graph.is_streamed())))
+    };
     crate::memtrace::start();
     let built = Engine::build_from(source, plan.partition);
     crate::memtrace::end("construction");
-    bar.finish();
+    if let Some(s) = spinner {
+        s.finish();
+    }
+    if let Some(w) = watch {
+        w.finish();
+    }
     let (engine, times) = built?;
     if let Some(PreparedRun::Save { dir, graph }) = &plan.prepared {
         let bar = Progress::spinner("saving prepared shards");

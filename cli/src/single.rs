@@ -3,11 +3,11 @@
 
 use std::sync::Arc;
 
-use crate::args::{PartitionArg, SingleArgs};
+use crate::args::{BfsModeArg, PartitionArg, SingleArgs};
 use crate::error::Result;
 use crate::files;
 use crate::graph;
-use crate::output::{self, RunInfo};
+use crate::output::{self, GraphReport, Mode, RunInfo};
 use crate::runtime;
 use crate::search::{self, KernelSpec, Plan};
 
@@ -16,9 +16,9 @@ pub struct Request<'a> {
     /// The options `sssp` and `bfs` share.
     pub args: &'a SingleArgs,
     pub spec: KernelSpec,
-    /// For the reports: delta (SSSP) or mode (BFS).
+    /// For the reports: delta (SSSP) or the mode asked for (BFS).
     pub delta: Option<f32>,
-    pub mode: Option<&'static str>,
+    pub mode: Option<BfsModeArg>,
     /// `--unit-weights` (SSSP on an unweighted graph).
     pub unit_weights: bool,
 }
@@ -80,28 +80,40 @@ pub fn run(req: Request<'_>) -> Result<()> {
     if let Some((root, e)) = &run.failure {
         return Err(search::validation_error(run.kernel, *root, e));
     }
+    let seconds = outcome.generation_time.unwrap_or(loaded.generation_time);
     let info = RunInfo {
+        input: GraphReport::new(&a.input, &loaded, seconds),
         ranks: outcome.ranks,
-        scale: loaded.scale(),
-        edgefactor: loaded.edgefactor(),
-        vertices: loaded.num_vertices(),
-        edges: loaded.num_edges(),
         threads,
         partition: partition_name(a.run.partition),
-        generation_time: outcome.generation_time.unwrap_or(loaded.generation_time),
         construction_time: outcome.construction_time,
     };
+    let mode = req.mode.map(|m| mode_run(m, loaded.meta().directed));
     if a.out.json {
-        output::print_json(&output::json_report(&info, &run, req.delta, req.mode))?;
+        output::print_json(&output::json_report(&info, &run, req.delta, mode))?;
     } else {
-        let setting = match (req.delta, req.mode) {
+        let setting = match (req.delta, mode) {
             (Some(d), _) => format!(", delta {d}"),
-            (_, Some(m)) => format!(", mode {m}"),
+            (_, Some(m)) if m.ran != m.requested => format!(
+                ", mode {} (not {}: a directed graph runs top-down, as bottom-up steps would need in-edges)",
+                m.ran, m.requested
+            ),
+            (_, Some(m)) => format!(", mode {}", m.ran),
             _ => String::new(),
         };
         output::print_stdout(&output::human_report(&info, &run, &setting))?;
     }
     Ok(())
+}
+
+/// BFS's mode as asked and as it runs: top-down on a directed graph
+/// (the kernel's bottom-up step would need in-edges).
+pub fn mode_run(asked: BfsModeArg, directed: bool) -> Mode {
+    let ran = if directed { BfsModeArg::TopDown } else { asked };
+    Mode {
+        requested: crate::record::mode_name(asked),
+        ran: crate::record::mode_name(ran),
+    }
 }
 
 /// The partition's name in reports.

@@ -3,7 +3,7 @@
 //! way the reference reports them.
 
 /// Order statistics, mean and sample standard deviation of a series.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct Summary {
     pub min: f64,
     pub first_quartile: f64,
@@ -43,7 +43,7 @@ impl Summary {
 }
 
 /// TEPS statistics over several searches.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct TepsSummary {
     pub min: f64,
     pub first_quartile: f64,

@@ -10,11 +10,12 @@ use graph_core::meta::IdMap;
 use graph_core::sharded::ShardedGraph;
 use serde::Serialize;
 
-use crate::args::{BcArgs, CcArgs, PageRankArgs, RootChoice, TcArgs, WholeArgs};
+use crate::args::{BcArgs, CcArgs, PageRankArgs, TcArgs, WholeArgs};
 use crate::error::{CliError, Result};
 use crate::files;
 use crate::graph::{self, LoadedGraph};
 use crate::output;
+use crate::progress::Progress;
 use crate::runtime;
 use crate::single::partition_name;
 
@@ -22,14 +23,11 @@ use crate::single::partition_name;
 #[derive(Serialize)]
 struct Report<T: Serialize> {
     kernel: &'static str,
-    scale: Option<u32>,
-    edgefactor: Option<u32>,
-    vertices: u64,
-    edges: u64,
+    #[serde(flatten)]
+    input: output::GraphReport,
     ranks: usize,
     threads: usize,
     partition: &'static str,
-    generation_time_s: f64,
     construction_time_s: f64,
     kernel_time_s: f64,
     validated: bool,
@@ -169,14 +167,10 @@ fn run<K: WholeKernel>(mut kernel: K, args: &WholeArgs, dump: Option<&Path>) -> 
     }
     let report = Report {
         kernel: K::NAME,
-        scale: graph.scale(),
-        edgefactor: graph.edgefactor(),
-        vertices: graph.num_vertices(),
-        edges: graph.num_edges(),
+        input: output::GraphReport::new(&args.input, &graph, graph.generation_time),
         ranks,
         threads,
         partition: partition_name(args.run.partition),
-        generation_time_s: graph.generation_time,
         construction_time_s: construction,
         kernel_time_s: K::kernel_time(&answer).as_secs_f64(),
         validated,
@@ -203,33 +197,39 @@ fn in_runtime<K: WholeKernel>(
     let list = graph.edge_list();
     let start = Instant::now();
     crate::memtrace::start();
-    let sharded = ShardedGraph::build_with(&list, partition, graph.meta().directed)?;
+    let bar = Progress::spinner("constructing");
+    let sharded = ShardedGraph::build_with(&list, partition, graph.meta().directed);
+    bar.finish();
+    let sharded = sharded?;
     let construction = start.elapsed().as_secs_f64();
     crate::memtrace::end("construction");
     crate::memtrace::start();
-    let answer = kernel.run(&sharded)?;
+    let bar = Progress::spinner(K::NAME);
+    let answer = kernel.run(&sharded);
+    bar.finish();
+    let answer = answer?;
     crate::memtrace::end("kernel");
     Ok((construction, answer))
 }
 
 fn header<T: Serialize>(r: &Report<T>, setting: &str) -> String {
-    let opt = |x: Option<u32>| x.map_or_else(|| "?".to_string(), |v| v.to_string());
     format!(
-        "{}: SCALE {}, edgefactor {} ({} vertices, {} edges); {} rank(s) x {} threads, {} partition{}\n\
-         generation {:.3} s, construction {:.3} s, kernel {:.6} s, {}\n",
+        "{}: {}; {} rank(s) x {} threads, {} partition{}\n\
+         {}, construction {:.3} s, kernel {:.6} s, {}\n",
         r.kernel,
-        opt(r.scale),
-        opt(r.edgefactor),
-        r.vertices,
-        r.edges,
+        r.input.describe(),
         r.ranks,
         r.threads,
         r.partition,
         setting,
-        r.generation_time_s,
+        r.input.time(),
         r.construction_time_s,
         r.kernel_time_s,
-        if r.validated { "verified" } else { "not verified (--skip-validation)" }
+        if r.validated {
+            "verified"
+        } else {
+            "not verified (--skip-validation)"
+        }
     )
 }
 
@@ -394,25 +394,38 @@ fn top_ten(scores: &[f64], ids: &IdMap) -> Vec<(u64, f64)> {
 /// Runs the `bc` command.
 pub fn run_bc(args: &BcArgs) -> Result<()> {
     // Refuse a bad source count before generating the graph.
-    if args.roots == 0 || args.roots > ::bc::MAX_SOURCES {
+    let asked = if args.source.is_empty() {
+        args.roots
+    } else {
+        args.source.len()
+    };
+    if asked == 0 || asked > ::bc::MAX_SOURCES {
+        let flag = if args.source.is_empty() {
+            format!("--roots {}", args.roots)
+        } else {
+            format!("{} --source values", args.source.len())
+        };
         return Err(CliError::new(format!(
-            "--roots {}: betweenness runs from 1 to {} sources (GAPBS's bc uses 4)",
-            args.roots,
+            "{flag}: betweenness runs from 1 to {} sources (GAPBS's bc uses 4)",
             ::bc::MAX_SOURCES
         )));
     }
     let bc = Bc {
         roots: args.roots,
+        given: args.source.clone(),
+        seed: args.seed,
         sources: Vec::new(),
     };
     run(bc, &args.whole, args.dump_scores.as_deref())
 }
 
-/// Betweenness from the first `roots` Graph500 roots (`sources` once the
-/// graph is loaded).
+/// Betweenness from the `given` sources, or `roots` distinct ones chosen
+/// as the searches' roots are (`sources` once the graph is loaded).
 #[derive(Clone)]
 struct Bc {
     roots: usize,
+    given: Vec<u64>,
+    seed: u64,
     sources: Vec<u64>,
 }
 
@@ -424,11 +437,11 @@ impl WholeKernel for Bc {
     type Fields = BcResult;
 
     fn prepare(&mut self, graph: &LoadedGraph) -> Result<()> {
-        self.sources = graph.choose_roots(&RootChoice {
-            root: None,
-            roots: Some(self.roots),
-            seed: crate::args::DEFAULT_ROOT_SEED,
-        })?;
+        let (sources, note) = graph.choose_sources(&self.given, self.roots, self.seed)?;
+        if let Some(note) = note {
+            eprintln!("note: {note}");
+        }
+        self.sources = sources;
         Ok(())
     }
 

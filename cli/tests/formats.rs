@@ -506,6 +506,11 @@ fn huge_sparse_ids_are_renumbered_and_speak_the_file_ids() {
     .unwrap();
     let (g, note) = convert(&dir, &input, &["--undirected"]);
     assert!(note.contains("ids renumbered"), "{note}");
+    // Six ids become 0 to 5.
+    assert!(
+        note.contains("6 distinct ids between 17 and 1099511627783 became 0..=5"),
+        "{note}"
+    );
     assert!(note.contains("6 vertices, 4 edges"), "{note}");
     let levels = dir.join("levels");
     let o = run(&[

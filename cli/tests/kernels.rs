@@ -419,3 +419,59 @@ fn cc_across_two_ranks_joins_many_small_components() {
         assert_eq!(labels, want, "{partition}");
     }
 }
+
+#[test]
+fn bc_sources_are_distinct_and_can_be_chosen() {
+    // Two triangles' worth of vertices: 0-1-2 a cycle, 3-4-5 a path. Random
+    // picks with repeats gave sources 0, 0, 0, 4 here.
+    let dir = scratch("cli_bc_sources");
+    let g = dir.join("six.el");
+    std::fs::write(&g, "0 1\n1 2\n2 0\n3 4\n4 5\n").unwrap();
+    let sources_of = |extra: &[&str]| -> (Vec<u64>, String) {
+        let mut a = vec!["bc", "--graph", arg(&g), "--json"];
+        a.extend_from_slice(extra);
+        let out = run(&a);
+        let v = json(&ok(&out));
+        assert_eq!(v["validated"], true, "{v}");
+        let s = v["sources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap())
+            .collect();
+        (s, stderr(&out))
+    };
+    for seed in ["1", "2", "3", "27491095"] {
+        let (s, _) = sources_of(&["--seed", seed]);
+        assert_eq!(s.len(), 4, "--seed {seed}: {s:?}");
+        let mut d = s.clone();
+        d.sort_unstable();
+        d.dedup();
+        assert_eq!(d.len(), 4, "--seed {seed}: repeated sources {s:?}");
+    }
+    // More than the vertices with out-arcs (the .el is directed; 5 has
+    // none): all five, once each, with a note.
+    let (mut s, err) = sources_of(&["--roots", "64"]);
+    s.sort_unstable();
+    assert_eq!(s, [0, 1, 2, 3, 4]);
+    assert!(
+        err.contains("bc runs from 5 distinct sources, not 64"),
+        "{err}"
+    );
+    // Chosen sources: repeated flag and comma lists, in the order given.
+    let (s, _) = sources_of(&["--source", "5,0", "--source", "3"]);
+    assert_eq!(s, [5, 0, 3]);
+    let e = fails(&run(&["bc", "--graph", arg(&g), "--source", "1,1"]));
+    assert!(e.contains("--source 1 is given twice"), "{e}");
+    let e = fails(&run(&["bc", "--graph", arg(&g), "--source", "9"]));
+    assert!(e.contains("root 9 is out of range"), "{e}");
+    let help = ok(&run(&["bc", "--help"]));
+    assert!(
+        help.contains("the source's own dependency counts"),
+        "{help}"
+    );
+    assert!(
+        !help.contains("at most the number of roots stored"),
+        "{help}"
+    );
+}

@@ -209,3 +209,109 @@ fn json_reports_show_every_ranks_trustees() {
         assert!(t[1]["batches"].as_u64().unwrap() > 0, "{args:?}: {v}");
     }
 }
+
+#[test]
+fn ranks_share_this_hosts_cores_by_default() {
+    // Without --threads, each of N ranks on this host gets the cores / N
+    // (at least 1): no more workers than cores, so no oversubscription
+    // warning.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let out = run(&[
+        "--ranks", "2", "bfs", "--scale", "8", "--roots", "2", "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(ok(&out).trim()).unwrap();
+    assert_eq!(v["ranks"], 2);
+    assert_eq!(v["threads"], (cores / 2).max(1) as u64, "{v}");
+    assert_eq!(
+        v["trustees"].as_array().unwrap().len(),
+        2 * (cores / 2).max(1),
+        "{v}"
+    );
+    if cores >= 2 {
+        assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
+    }
+    // One process keeps every core.
+    let one: serde_json::Value =
+        serde_json::from_str(ok(&run(&["bfs", "--scale", "8", "--roots", "1", "--json"])).trim())
+            .unwrap();
+    assert_eq!(one["threads"], cores as u64, "{one}");
+}
+
+#[test]
+fn ranks_work_before_and_after_the_command_and_show_in_the_help() {
+    for args in [
+        &[
+            "--ranks",
+            "2",
+            "bfs",
+            "--scale",
+            "8",
+            "--root",
+            "3",
+            "--threads",
+            "1",
+            "--json",
+        ][..],
+        &[
+            "bfs",
+            "--ranks",
+            "2",
+            "--scale",
+            "8",
+            "--root",
+            "3",
+            "--threads",
+            "1",
+            "--json",
+        ][..],
+        &[
+            "bfs",
+            "--scale",
+            "8",
+            "--root",
+            "3",
+            "--threads",
+            "1",
+            "--json",
+            "--ranks=2",
+        ][..],
+        &[
+            "bfs",
+            "--scale",
+            "8",
+            "--root",
+            "3",
+            "--threads",
+            "1",
+            "--json",
+            "--ranks",
+            "2",
+            "--transport",
+            "tcp",
+        ][..],
+    ] {
+        let v: serde_json::Value = serde_json::from_str(ok(&run(args)).trim()).unwrap();
+        assert_eq!(v["ranks"], 2, "{args:?}: {v}");
+    }
+    // Twice with different values: refused, with both named.
+    let e = fails(&run(&[
+        "--ranks", "2", "bfs", "--ranks", "3", "--scale", "8", "--root", "3",
+    ]));
+    assert!(
+        e.contains("--ranks given twice, 2 before the command and 3 after it"),
+        "{e}"
+    );
+    // A command that does not run as ranks says so instead of running twice.
+    let e = fails(&run(&["--ranks", "2", "generate", "--scale", "4"]));
+    assert!(e.contains("generate runs in one process"), "{e}");
+    // Listed under Options, at the top and in a run command's help.
+    for help in [
+        ok(&run(&["--help"])),
+        ok(&run(&["bfs", "--help"])),
+        ok(&run(&["graph500", "--help"])),
+    ] {
+        let options = help.split("Options:").nth(1).expect("an Options section");
+        assert!(options.contains("--ranks <N>"), "{help}");
+        assert!(options.contains("--transport <KIND>"), "{help}");
+    }
+}

@@ -68,9 +68,197 @@ fn skip_validation_still_counts_edges() {
 #[test]
 fn human_report_lists_each_root() {
     let out = ok(&run(&["bfs", "--scale", "10", "--roots", "2"]));
-    assert!(out.contains("bfs: SCALE 10, edgefactor 16"), "{out}");
+    assert!(
+        out.contains("bfs: Graph500 SCALE 10, edgefactor 16 (1024 vertices, 16384 edges)"),
+        "{out}"
+    );
+    assert!(out.contains("\ngeneration "), "{out}");
     assert!(out.contains("458") && out.contains("214"), "{out}");
-    assert!(out.contains("harmonic mean"), "{out}");
+    // Rates in MTEPS or GTEPS, and a legend of the columns.
+    let header = out.lines().nth(2).unwrap();
+    assert!(
+        header.contains("MTEPS") && !header.contains(" TEPS"),
+        "{out}"
+    );
+    assert!(
+        out.contains("harmonic mean") && out.contains("TEPS (harmonic stddev"),
+        "{out}"
+    );
+    assert!(
+        out.contains("(MTEPS: millions of input edges traversed per second"),
+        "{out}"
+    );
+    // Each row's MTEPS is its edges over its time.
+    for row in out.lines().skip(3).take(2) {
+        let f: Vec<f64> = row
+            .split_whitespace()
+            .take(4)
+            .map(|x| x.parse().unwrap())
+            .collect();
+        // The time is printed rounded to a microsecond: the MTEPS must lie
+        // between the rates of its rounding interval (to 4 digits).
+        let (time, mteps, edges) = (f[1], f[2], f[3]);
+        let (low, high) = (
+            edges / (time + 5e-7) / 1e6,
+            edges / (time - 5e-7).max(1e-9) / 1e6,
+        );
+        assert!(
+            mteps >= low * 0.999 && mteps <= high * 1.001,
+            "{row}: {low}..{high}"
+        );
+    }
+}
+
+#[test]
+fn reports_of_a_graph_file_name_the_file_its_load_and_the_mode_that_ran() {
+    let dir = scratch("reports-file");
+    let g = dir.join("s8.ggraph");
+    ok(&run(&["generate", "--scale", "8", "-o", arg(&g)]));
+    // A file `generate` wrote: its name, counts and Graph500 parameters,
+    // its load time (not a generation time).
+    let human = ok(&run(&["bfs", "--graph", arg(&g), "--roots", "2"]));
+    assert!(
+        human.contains(&format!(
+            "bfs: graph {} (256 vertices, 4096 edges; Graph500 SCALE 8, edgefactor 16)",
+            g.display()
+        )),
+        "{human}"
+    );
+    assert!(
+        human.contains("\nload ") && !human.contains("generation"),
+        "{human}"
+    );
+    let v: serde_json::Value = serde_json::from_str(
+        ok(&run(&[
+            "sssp",
+            "--graph",
+            arg(&g),
+            "--roots",
+            "2",
+            "--json",
+        ]))
+        .trim(),
+    )
+    .unwrap();
+    assert_eq!(v["graph"], arg(&g));
+    assert_eq!(
+        (v["scale"].clone(), v["edgefactor"].clone()),
+        (8.into(), 16.into())
+    );
+    assert!(v["load_time_s"].as_f64().is_some(), "{v}");
+    assert!(v.get("generation_time_s").is_none(), "{v}");
+    // A converted directed edge list: no SCALE made up, and BFS says it
+    // ran top-down.
+    let el = dir.join("arcs.el");
+    std::fs::write(&el, "0 1\n1 2\n2 0\n3 4\n4 5\n").unwrap();
+    let conv = dir.join("arcs.ggraph");
+    ok(&run(&["convert", arg(&el), "-o", arg(&conv)]));
+    let human = ok(&run(&["bfs", "--graph", arg(&conv), "--root", "0"]));
+    assert!(
+        human.contains(&format!(
+            "bfs: graph {} (6 vertices, 5 edges, directed);",
+            conv.display()
+        )),
+        "{human}"
+    );
+    assert!(!human.contains("SCALE"), "{human}");
+    assert!(
+        human.contains("mode top-down (not do: a directed graph runs top-down"),
+        "{human}"
+    );
+    let v: serde_json::Value = serde_json::from_str(
+        ok(&run(&[
+            "bfs",
+            "--graph",
+            arg(&conv),
+            "--root",
+            "0",
+            "--json",
+        ]))
+        .trim(),
+    )
+    .unwrap();
+    assert_eq!(v["scale"], serde_json::Value::Null, "{v}");
+    assert_eq!(v["directed"], true, "{v}");
+    assert_eq!(
+        (v["mode"].as_str(), v["mode_requested"].as_str()),
+        (Some("top-down"), Some("do"))
+    );
+    // Asked top-down: nothing to explain.
+    let v: serde_json::Value = serde_json::from_str(
+        ok(&run(&[
+            "bfs",
+            "--graph",
+            arg(&conv),
+            "--root",
+            "0",
+            "--mode",
+            "top-down",
+            "--json",
+        ]))
+        .trim(),
+    )
+    .unwrap();
+    assert!(v.get("mode_requested").is_none(), "{v}");
+    // The whole-graph commands say the same of the file.
+    let cc = ok(&run(&["cc", "--graph", arg(&conv)]));
+    assert!(
+        cc.contains(&format!("cc: graph {} (6 vertices", conv.display())),
+        "{cc}"
+    );
+    assert!(cc.contains("\nload "), "{cc}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn graph500_prints_json_and_units_a_person_reads() {
+    let v: serde_json::Value = serde_json::from_str(
+        ok(&run(&[
+            "graph500",
+            "--scale",
+            "10",
+            "--threads",
+            "2",
+            "--json",
+        ]))
+        .trim(),
+    )
+    .unwrap();
+    assert_eq!(v["kernel"], "graph500");
+    assert_eq!(v["scale"], 10);
+    assert_eq!(v["nbfs"], 64);
+    assert!(v["generation_time_s"].as_f64().is_some(), "{v}");
+    for k in ["bfs", "sssp"] {
+        let roots = v[k]["roots"].as_array().unwrap();
+        assert_eq!(roots.len(), 64, "{k}");
+        assert_eq!(roots[0]["root"], 458, "{k}");
+        assert!(roots.iter().all(|r| r["traversed_edges"] == 16239), "{k}");
+        assert!(roots
+            .iter()
+            .all(|r| r["validate_time_s"].as_f64().unwrap() >= 0.0));
+        assert_eq!(v[k]["nedge"]["min"], 16239.0, "{k}");
+        let hm = v[k]["teps"]["harmonic_mean"].as_f64().unwrap();
+        assert!(hm > 0.0, "{k}");
+        assert!(v[k]["teps"]["min"].as_f64().unwrap() <= hm, "{k}");
+    }
+    // The human block ends with its numbers in units.
+    let out = ok(&run(&["graph500", "--scale", "10", "--threads", "2"]));
+    for prefix in ["bfs  in units:", "sssp in units:"] {
+        let line = out.lines().find(|l| l.starts_with(prefix)).expect(prefix);
+        assert!(
+            line.contains("harmonic mean") && line.contains("TEPS"),
+            "{line}"
+        );
+        assert!(line.contains("per search"), "{line}");
+    }
+    let graph = out
+        .lines()
+        .find(|l| l.starts_with("graph in units:"))
+        .expect("graph line");
+    assert!(
+        graph.contains("16239 of its 16384 edge records traversed"),
+        "{graph}"
+    );
 }
 
 /// The keys of the reference's statistics block, in its order.

@@ -1,10 +1,14 @@
-"""Plots results/echo/echo.csv into echo.png (three panels)."""
-import csv, os
+"""Plots results/echo/echo.csv into echo.png (three panels), with the
+line of results/echo/made.txt (when, command, machine, build) along its
+bottom. Python 3 with matplotlib (pip install matplotlib)."""
+import csv, os, sys
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(here))
+import stamp  # noqa: E402
 rows = list(csv.DictReader(open(os.path.join(here, "echo.csv"))))
 fig, ax = plt.subplots(1, 3, figsize=(15, 4.2))
 for t in ("shm", "tcp"):
@@ -18,10 +22,18 @@ for t in ("shm", "tcp"):
         ax[2].annotate(x["window"], (float(x["mops"]), float(x["p999_us"])), fontsize=7)
 ax[0].set(xlabel="ranks (1 worker each; 1 = in-process, 2 workers)", ylabel="Mrequests/s", title="throughput vs ranks (32 B)")
 ax[1].set(xlabel="request payload bytes", ylabel="Mrequests/s", title="throughput vs size (2 ranks, window 16)", xscale="log")
-ax[1].axvline(1024 - 64 - 24, ls=":", c="gray")
 ax[2].set(xlabel="Mrequests/s", ylabel="p99.9 latency (us)", title="p99.9 latency vs load (labels: window)", yscale="log")
 for a in ax:
     a.legend()
     a.grid(alpha=0.3)
-fig.tight_layout()
+fig.tight_layout(rect=(0, 0.05, 1, 1))
+stamp.stamp(fig, here, "results/echo/run.sh")
 fig.savefig(os.path.join(here, "echo.png"), dpi=110)
+
+# The table of results/echo/README.md, from the same rows.
+print("| experiment | ranks | threads/rank | transport | size B | window | Mreq/s | p50 us | p99 us | p99.9 us |")
+print("|---|---|---|---|---|---|---|---|---|---|")
+for x in rows:
+    print("| %s | %s | %s | %s | %s | %s | %.3f | %.2f | %.2f | %.2f |" % (
+        x["experiment"], x["ranks"], x["threads"], x["transport"], x["size"], x["window"],
+        float(x["mops"]), float(x["p50_us"]), float(x["p99_us"]), float(x["p999_us"])))

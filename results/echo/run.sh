@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Echo benchmark matrix (gossamer/examples/echo.rs) on this host; writes echo.csv.
-# Usage: bash results/echo/run.sh   (from the repository root)
+# Usage: bash results/echo/run.sh   (from the repository root; E=BINARY uses
+# that build of the example instead of building it)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
-cargo build --release -q -p gossamer --example echo
-E=$CARGO_TARGET_DIR/release/examples/echo
+if [ -z "${E:-}" ]; then
+    cargo build --release -q -p gossamer --example echo
+    E=$CARGO_TARGET_DIR/release/examples/echo
+fi
 S=${SECONDS_PER_RUN:-2}
 out=results/echo/echo.csv
 echo "experiment,ranks,threads,transport,size,window,ops,mops,p50_us,p99_us,p999_us" > "$out"

@@ -28,7 +28,7 @@ for m in re.finditer(r"the estimate \(([0-9.]+) ([KMGT]iB)\)(?: for rank ([0-9]+
     est[int(m.group(3) or 0)] = f"{float(m.group(1)) * unit[m.group(2)]:.1f}"
 for rank, peak in enumerate(v["peak_rss_kib_per_rank"]):
     print(f"{bin},{shape},{rnd},{rank},{est.get(rank, '')},{peak},"
-          f"{v['generation_time_s']:.3f},{v['construction_time_s']:.3f}")
+          f"{v.get('load_time_s', v.get('generation_time_s')):.3f},{v['construction_time_s']:.3f}")
 PY
     done
   done

@@ -40,6 +40,8 @@ import subprocess
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO, "results"))
+import stamp  # noqa: E402  (results/stamp.py: the line on each figure)
 
 
 def find_gossamer(explicit):
@@ -291,7 +293,7 @@ def main():
           f"[min–max] (the spread includes other load on the machine: see the load average); "
           f"each run searches the file's first {a.nroots} roots. P = MPI processes "
           f"(`gg_graph`, 1D block distribution) = Gossamer trustee threads (`--threads P`, one "
-          f"process). SSSP delta: {a.delta if a.delta is not None else 'each system default (Gossamer 0.005, MPI 0.1)'}.",
+          f"process). SSSP delta: {a.delta if a.delta is not None else 'each system default (Gossamer 0.001, MPI 0.1)'}.",
           ""]
     for kernel in a.kernels:
         names = [n for n, _ in systems_for(kernel) if n != "mpi"]
@@ -367,7 +369,8 @@ def main():
             ax.set_xticks(a.ranks)
             ax.set_title(f"{kernel.upper()}: gossamer-graph vs MPI baseline")
             ax.legend(fontsize=8)
-            fig.tight_layout()
+            fig.tight_layout(rect=(0, 0.06, 1, 1))
+            stamp.stamp(fig, a.out, "results/mpi/compare.py")
             png = os.path.join(a.out, f"compare_{kernel}.png")
             fig.savefig(png, dpi=110)
             plt.close(fig)
@@ -396,7 +399,8 @@ def main():
                 ax.set_xticklabels([str(pt[xi]) for pt in pts])
                 ax.set_title(f"echo: {title}, window {a.echo_window}")
                 ax.legend(fontsize=8)
-            fig.tight_layout()
+            fig.tight_layout(rect=(0, 0.06, 1, 1))
+            stamp.stamp(fig, a.out, "results/mpi/compare.py")
             png = os.path.join(a.out, "compare_echo.png")
             fig.savefig(png, dpi=110)
             plt.close(fig)

@@ -4,10 +4,17 @@ SCALE, kernel, shape), as a markdown table, and a plot of peak RSS per rank
 against the rank count.
 
 usage: python3 results/rack/summarize.py RAW.txt... [--plot OUT.png]
+
+The plot carries the line of made.txt beside OUT.png (results/stamp.py).
+Python 3 with matplotlib for the plot (pip install matplotlib).
 """
+import os
 import statistics
 import sys
 from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import stamp  # noqa: E402
 
 
 def load(paths):
@@ -52,12 +59,17 @@ def table(rows):
 
 
 def plot(rows, path):
+    """Peak RSS of the largest rank against the rank count, SSSP: one line
+    per SCALE (and per binary, when the runs compared several), the legend
+    outside the axes so it covers no line."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    binaries = sorted({r["binary"] for r in rows})
+    styles = ["-", "--", ":", "-."]
     for scale in sorted({r["scale"] for r in rows}):
-        for binary, style in (("gg-old", "--"), ("gg-main", "-")):
+        for binary, style in zip(binaries, styles):
             pts = defaultdict(list)
             for r in rows:
                 if r["scale"] != scale or r["binary"] != binary or r["kernel"] != "sssp":
@@ -67,15 +79,19 @@ def plot(rows, path):
             if not pts:
                 continue
             xs = sorted(pts)
-            ax.plot(xs, [statistics.median(pts[x]) for x in xs], style, marker="o",
-                    label="SCALE %d, %s" % (scale, "before" if binary == "gg-old" else "after"))
-    ax.set_xlabel("ranks (1 x 2 threads, 2 x 1, 4 x 1)")
+            ys = [statistics.median(pts[x]) for x in xs]
+            name = "SCALE %d" % scale + ("" if len(binaries) == 1 else ", " + binary)
+            ax.plot(xs, ys, style, marker="o", label=name)
+            for x, y in zip(xs, ys):
+                ax.annotate("%d" % y, (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
+    ax.set_xlabel("ranks on this host (1 x 2 threads, 2 x 1, 4 x 1)")
     ax.set_ylabel("peak RSS of the largest rank, MiB (sssp)")
     ax.set_yscale("log")
-    ax.set_xticks([1, 2, 4])
+    ax.set_xticks(sorted({int(r["shape"].split("x")[0]) for r in rows}))
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    stamp.stamp(fig, os.path.dirname(os.path.abspath(path)), "results/rack/run.sh")
     fig.savefig(path, dpi=120)
 
 

@@ -12,6 +12,8 @@ from collections import defaultdict
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+import stamp  # noqa: E402  (results/stamp.py: the line on the figure)
 
 
 def load(path):
@@ -93,8 +95,11 @@ def main():
         ax.set_yscale("log")
         ax.set_xticks(scales)
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
-    fig.tight_layout()
+    # One legend for both panels, above them: inside, it covered a line.
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", ncol=len(labels), fontsize=8)
+    fig.tight_layout(rect=(0, 0.05, 1, 0.93))
+    stamp.stamp(fig, HERE, "results/side-by-side/run.sh")
     fig.savefig(HERE / "teps.png", dpi=110)
 
 

@@ -45,6 +45,62 @@ impl LoadedGraph {
         self.resolve_roots(plan, |v| live.contains(v))
     }
 
+    /// Betweenness's sources: the `given` ones (input file ids, each at
+    /// most once), or `count` distinct vertices with edges chosen as the
+    /// searches' roots are (a generated graph's Graph500 roots, a graph
+    /// file's stored roots, or picked at random from `seed`), fewer when
+    /// fewer vertices have edges. Dense ids, and a note for the user when
+    /// there are fewer than asked. Needs the edge list unless `given`.
+    pub fn choose_sources(
+        &self,
+        given: &[u64],
+        count: usize,
+        seed: u64,
+    ) -> Result<(Vec<u64>, Option<String>)> {
+        if !given.is_empty() {
+            let mut sources = Vec::with_capacity(given.len());
+            for &v in given {
+                let one = self.choose_roots(&RootChoice {
+                    root: Some(v),
+                    roots: None,
+                    seed,
+                })?;
+                if sources.contains(&one[0]) {
+                    return Err(CliError::new(format!(
+                        "--source {v} is given twice: each source counts once"
+                    )));
+                }
+                sources.push(one[0]);
+            }
+            return Ok((sources, None));
+        }
+        let choice = RootChoice {
+            root: None,
+            roots: Some(count),
+            seed,
+        };
+        let plan = self.root_plan(&choice)?;
+        let live = non_isolated(&self.edge_list(), self.meta().directed);
+        let mut sources = match plan {
+            RootPlan::Random { count, seed } => {
+                distinct_random_roots(self.num_vertices(), |v| live.contains(v), count, seed)?
+            }
+            plan => self.resolve_roots(plan, |v| live.contains(v))?,
+        };
+        // The reference's give-up rule repeats roots on a graph with fewer
+        // vertices with edges than asked for: keep each once.
+        let mut seen = std::collections::HashSet::new();
+        sources.retain(|&v| seen.insert(v));
+        let note = (sources.len() < count).then(|| {
+            format!(
+                "bc runs from {} distinct sources, not {count}: only {} vertices have an edge to another vertex (on a directed graph: an out-arc)",
+                sources.len(),
+                sources.len()
+            )
+        });
+        Ok((sources, note))
+    }
+
     /// What `choice` asks for, checked as far as it can be without the
     /// graph's edges; [`Self::resolve_roots`] finishes once they are known.
     pub fn root_plan(&self, choice: &RootChoice) -> Result<RootPlan> {
@@ -154,17 +210,48 @@ fn random_roots(n: u64, live: impl Fn(u64) -> bool, count: usize, seed: u64) -> 
     }
     let mut state = seed;
     Ok((0..count)
-        .map(|_| {
-            // splitmix64, then Lemire's multiply-shift onto 0..len.
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^= z >> 31;
-            let i = ((u128::from(z) * candidates.len() as u128) >> 64) as usize;
-            candidates[i]
-        })
+        .map(|_| candidates[pick(&mut state, candidates.len())])
         .collect())
+}
+
+/// `count` distinct vertices with an edge to another vertex, picked at
+/// random from `seed` as [`random_roots`] picks (a pick already taken is
+/// drawn again); every such vertex, in a random order, when there are no
+/// more than `count`.
+fn distinct_random_roots(
+    n: u64,
+    live: impl Fn(u64) -> bool,
+    count: usize,
+    seed: u64,
+) -> Result<Vec<u64>> {
+    let candidates: Vec<u64> = (0..n).filter(|&v| live(v)).collect();
+    if candidates.is_empty() {
+        return Err(CliError::new(
+            "the graph has no edge between two distinct vertices: there is no source to start from",
+        ));
+    }
+    let count = count.min(candidates.len());
+    let mut taken = vec![false; candidates.len()];
+    let mut picked = Vec::with_capacity(count);
+    let mut state = seed;
+    while picked.len() < count {
+        let i = pick(&mut state, candidates.len());
+        if !std::mem::replace(&mut taken[i], true) {
+            picked.push(candidates[i]);
+        }
+    }
+    Ok(picked)
+}
+
+/// The next index in `0..len` of the splitmix64 stream at `state`
+/// (Lemire's multiply-shift onto the range).
+fn pick(state: &mut u64, len: usize) -> usize {
+    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    ((u128::from(z) * len as u128) >> 64) as usize
 }
 
 /// The reference's first `count` search roots of a generated graph.
@@ -199,4 +286,30 @@ fn non_isolated(list: &EdgeList<'_>, directed: bool) -> VertexSet {
                 a
             },
         )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distinct_picks_never_repeat_and_stop_at_the_candidates() {
+        // 6 vertices, 4 with edges (1, 2, 4, 5).
+        let live = |v: u64| [1, 2, 4, 5].contains(&v);
+        for seed in 0..50 {
+            let two = distinct_random_roots(6, live, 2, seed).unwrap();
+            assert_eq!(two.len(), 2);
+            assert_ne!(two[0], two[1], "seed {seed}");
+            assert!(two.iter().all(|&v| live(v)));
+            let mut all = distinct_random_roots(6, live, 9, seed).unwrap();
+            all.sort_unstable();
+            assert_eq!(all, [1, 2, 4, 5], "seed {seed}");
+        }
+        // The first pick is the one the searches' picker makes.
+        assert_eq!(
+            distinct_random_roots(6, live, 1, 7).unwrap(),
+            random_roots(6, live, 1, 7).unwrap()
+        );
+        assert!(distinct_random_roots(6, |_| false, 1, 7).is_err());
+    }
 }

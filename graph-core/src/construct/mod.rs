@@ -83,12 +83,15 @@
 //! | `source.rs` | where the edges come from: [`EdgeSource`], [`LocalSource`] over [`EdgeRecords`] |
 //! | `passes.rs` | [`ShardedGraph::build_from`](crate::sharded::ShardedGraph::build_from): the check and the two passes on every trustee |
 //! | `exchange.rs` | what the trustees send each other: entries to their owners, and whether a step failed |
+//! | `progress.rs` | how far this process's trustees are, for a progress display ([`build_progress`]) |
 //! | `prepared.rs` | [`save_prepared`](crate::sharded::ShardedGraph::save_prepared) and [`open_prepared`](crate::sharded::ShardedGraph::open_prepared) on every trustee (the file is [`crate::io::prepared`]) |
 
 mod exchange;
 mod passes;
 mod prepared;
+mod progress;
 mod source;
 
 pub use passes::{scratch_bytes_per_trustee, BuildTimes};
+pub use progress::{build_progress, BuildProgress, BuildStep};
 pub use source::{EdgeRecords, EdgeSource, LocalSource};

@@ -12,6 +12,7 @@ use super::exchange::{
     agree, building, count_degrees, count_in_degrees, first_failure, place_entries,
     place_in_entries, send, send_batch, Building, Entry,
 };
+use super::progress::{self, BuildStep};
 use super::source::EdgeSource;
 use crate::alloc::{try_reserve, try_vec};
 use crate::csr::{huge_pages, Shard};
@@ -61,6 +62,15 @@ impl ShardedGraph {
         let partition = Partition::new(kind, n, 1, workers as u32)?;
         let mut graph = ShardedGraph::with_placeholders(partition, source.num_edges());
         graph.set_directed(source.directed());
+        // This process's share of the edges, for a progress display.
+        let local_edges = (0..workers)
+            .filter(|&t| gossamer::is_local_worker(WorkerId(t)))
+            .map(|t| {
+                let s = slice_of(source.num_edges(), t as u32, workers as u64);
+                s.end - s.start
+            })
+            .sum();
+        progress::begin(local_edges);
         if source.checks_slices() {
             // A source no trustee could open, then a wrong checksum, then
             // a bad record: the first of these that happened is the error.
@@ -143,6 +153,7 @@ fn check_on_trustee<S: EdgeSource>(
             bad = source.check_slice(&reader, piece.clone()).err();
         }
         source.release(&reader, piece.clone());
+        progress::add(BuildStep::Checking, piece.end - piece.start);
         at = piece.end;
     }
     Ok((digests, bad))
@@ -189,7 +200,7 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
         slice.clone(),
         &mut chunk,
         &mut read_s,
-        Some((&mut kept, kept_len)),
+        (BuildStep::Counting, Some((&mut kept, kept_len))),
         |i, e| {
             if u64::from(e.u) >= n || u64::from(e.v) >= n {
                 bad.get_or_insert_with(|| {
@@ -305,14 +316,16 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
         }
     };
     let reread = slice.start + kept.len() as u64..slice.end;
+    let kept_edges = kept.len() as u64;
     std::mem::take(&mut kept).into_iter().for_each(&mut place);
+    progress::add(BuildStep::Placing, kept_edges);
     for_each_edge(
         &source,
         &reader,
         reread,
         &mut chunk,
         &mut read_s,
-        None,
+        (BuildStep::Placing, None),
         |_, e| place(e),
     );
     for (t, buf) in out.iter_mut().enumerate() {
@@ -357,16 +370,17 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
     Ok(read_s)
 }
 
-/// Calls `f(index, edge)` for every edge of `range`, read in chunks; with
-/// `keep = Some((kept, limit))` the first edges are also appended to
-/// `kept` until it holds `limit`.
+/// Calls `f(index, edge)` for every edge of `range`, read in chunks, each
+/// counted as done in `step` ([`progress`]); with `keep = Some((kept,
+/// limit))` the first edges are also appended to `kept` until it holds
+/// `limit`.
 fn for_each_edge<S: EdgeSource>(
     source: &S,
     reader: &S::Reader,
     range: Range<u64>,
     chunk: &mut [PackedEdge],
     read_s: &mut f64,
-    mut keep: Option<(&mut Vec<PackedEdge>, usize)>,
+    (step, mut keep): (BuildStep, Option<(&mut Vec<PackedEdge>, usize)>),
     mut f: impl FnMut(u64, PackedEdge),
 ) {
     let mut at = range.start;
@@ -383,6 +397,7 @@ fn for_each_edge<S: EdgeSource>(
         for (k, &e) in chunk[..len].iter().enumerate() {
             f(at + k as u64, e);
         }
+        progress::add(step, len as u64);
         at += len as u64;
     }
 }

@@ -103,11 +103,11 @@ pub fn parse(
     }
     if let IdMap::Table(t) = &ids {
         notes.push(format!(
-            "vertex ids renumbered densely: {} distinct ids between {} and {} became 0..{} (the graph keeps the file's ids for --root and reports)",
+            "vertex ids renumbered densely: {} distinct ids between {} and {} became 0..={} (the graph keeps the file's ids for --root and reports)",
             t.len(),
             t.first().copied().unwrap_or(0),
             t.last().copied().unwrap_or(0),
-            t.len()
+            t.len().saturating_sub(1)
         ));
     }
     Ok(Converted {
