@@ -8,42 +8,10 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
+use common::netns::TwoHosts;
 use common::*;
-
-/// What a run's answers are: per root (root, traversed edges, reached),
-/// and the first root's dump.
-#[derive(Debug)]
-struct Answers {
-    /// Ranks the report says the run spanned (not compared).
-    ranks: u64,
-    roots: Vec<(u64, u64, u64)>,
-    dump: Vec<u8>,
-}
-
-fn answers(out: &Output, dump: &Path) -> Answers {
-    let text = ok(out);
-    let v: serde_json::Value = serde_json::from_str(text.trim()).expect("one JSON report");
-    let roots = json_roots(&v);
-    // Every rank reports its peak resident set.
-    let peaks = v["peak_rss_kib_per_rank"]
-        .as_array()
-        .expect("peaks per rank");
-    assert_eq!(peaks.len() as u64, v["ranks"].as_u64().unwrap(), "{v}");
-    assert!(peaks.iter().all(|p| p.as_u64().unwrap() > 1024), "{v}");
-    Answers {
-        ranks: v["ranks"].as_u64().expect("ranks"),
-        roots,
-        dump: std::fs::read(dump).expect("the dump"),
-    }
-}
-
-impl PartialEq for Answers {
-    fn eq(&self, o: &Answers) -> bool {
-        (&self.roots, &self.dump) == (&o.roots, &o.dump)
-    }
-}
 
 /// `kernel` (sssp or bfs) on the generated SCALE 10 graph, validated,
 /// first answer dumped, with this partition.
@@ -205,100 +173,16 @@ fn a_graph_file_is_read_by_every_rank_for_its_own_slice() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Two network namespaces joined by a veth pair, removed on drop.
-struct TwoHosts {
-    names: [String; 2],
-    addrs: [String; 2],
-}
-
-impl TwoHosts {
-    /// Sets them up, or says why it cannot (not root, no iproute2, no
-    /// permission to make namespaces).
-    fn new() -> Result<TwoHosts, String> {
-        let id = std::process::id();
-        let names = [format!("gg{id}a"), format!("gg{id}b")];
-        // Addresses in 10.0.0.0/8 from the pid, so concurrent runs differ.
-        let net = format!("10.{}.{}", 100 + (id >> 8) % 100, id % 256);
-        let addrs = [format!("{net}.1"), format!("{net}.2")];
-        let hosts = TwoHosts { names, addrs };
-        let (a, b) = (&hosts.names[0], &hosts.names[1]);
-        let steps: Vec<Vec<&str>> = vec![
-            vec!["netns", "add", a],
-            vec!["netns", "add", b],
-            vec![
-                "link", "add", "gga", "netns", a, "type", "veth", "peer", "name", "ggb", "netns", b,
-            ],
-            vec!["-n", a, "link", "set", "lo", "up"],
-            vec!["-n", b, "link", "set", "lo", "up"],
-        ];
-        for s in steps {
-            ip(&s)?;
-        }
-        let (ca, cb) = (
-            format!("{}/24", hosts.addrs[0]),
-            format!("{}/24", hosts.addrs[1]),
-        );
-        ip(&["-n", a, "addr", "add", &ca, "dev", "gga"])?;
-        ip(&["-n", b, "addr", "add", &cb, "dev", "ggb"])?;
-        ip(&["-n", a, "link", "set", "gga", "up"])?;
-        ip(&["-n", b, "link", "set", "ggb", "up"])?;
-        Ok(hosts)
-    }
-
-    /// `gossamer-graph ARGS` as rank `rank` of 2 in its namespace.
-    fn rank(&self, rank: usize, port: u16, token: &str, args: &[&str]) -> Command {
-        let mut c = Command::new("ip");
-        c.args([
-            "netns",
-            "exec",
-            &self.names[rank],
-            env!("CARGO_BIN_EXE_gossamer-graph"),
-        ])
-        .args(args)
-        .env("GOSSAMER_RANK", rank.to_string())
-        .env("GOSSAMER_SIZE", "2")
-        .env("GOSSAMER_TOKEN", token)
-        .env("GOSSAMER_COORDINATOR", format!("{}:{port}", self.addrs[0]))
-        .env("GOSSAMER_JOIN_TIMEOUT", "30")
-        .env("RUST_BACKTRACE", "0")
-        .env_remove("GOSSAMER_COORDINATOR_FD")
-        .env_remove("GOSSAMER_SHM_FD");
-        c
-    }
-}
-
-impl Drop for TwoHosts {
-    fn drop(&mut self) {
-        for n in &self.names {
-            let _ = ip(&["netns", "del", n]);
-        }
-    }
-}
-
-fn ip(args: &[&str]) -> Result<(), String> {
-    let out = Command::new("ip")
-        .args(args)
-        .output()
-        .map_err(|e| format!("cannot run `ip` (iproute2): {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "`ip {}` failed: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
-    }
-}
-
 #[test]
 fn two_ranks_on_two_simulated_hosts_answer_as_one_process() {
     let hosts = match TwoHosts::new() {
         Ok(h) => h,
         Err(why) => {
-            // Not a failure: the test needs root and iproute2.
-            eprintln!("SKIPPED two simulated hosts: {why} (needs root and iproute2)");
-            return;
+            // Not a failure where the machine does not allow it (but under CI).
+            return common::netns::cannot(
+                "two simulated hosts",
+                &format!("{why} (needs root and iproute2)"),
+            );
         }
     };
     let dir = scratch("distributed-netns");

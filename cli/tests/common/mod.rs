@@ -6,6 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+pub mod netns;
+
 /// The reference vectors (see their README): `GRAPH500_VECTORS` if set, else
 /// the ones bundled in the repository (`graph-core/vectors`).
 pub fn vectors_dir() -> PathBuf {
@@ -149,4 +151,37 @@ pub fn search_scale10(
     args.push(arg(dump));
     args.extend(extra);
     run(&args)
+}
+
+/// What a run's answers are: per root (root, traversed edges, reached),
+/// and the first root's dump.
+#[derive(Debug)]
+pub struct Answers {
+    /// Ranks the report says the run spanned (not compared).
+    pub ranks: u64,
+    pub roots: Vec<(u64, u64, u64)>,
+    pub dump: Vec<u8>,
+}
+
+pub fn answers(out: &Output, dump: &Path) -> Answers {
+    let text = ok(out);
+    let v: serde_json::Value = serde_json::from_str(text.trim()).expect("one JSON report");
+    let roots = json_roots(&v);
+    // Every rank reports its peak resident set.
+    let peaks = v["peak_rss_kib_per_rank"]
+        .as_array()
+        .expect("peaks per rank");
+    assert_eq!(peaks.len() as u64, v["ranks"].as_u64().unwrap(), "{v}");
+    assert!(peaks.iter().all(|p| p.as_u64().unwrap() > 1024), "{v}");
+    Answers {
+        ranks: v["ranks"].as_u64().expect("ranks"),
+        roots,
+        dump: std::fs::read(dump).expect("the dump"),
+    }
+}
+
+impl PartialEq for Answers {
+    fn eq(&self, o: &Answers) -> bool {
+        (&self.roots, &self.dump) == (&o.roots, &o.dump)
+    }
 }

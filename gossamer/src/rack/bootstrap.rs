@@ -136,7 +136,7 @@ fn join_root(
     let join_timeout = env.join_timeout;
     let deadline = Instant::now() + join_timeout;
     let listener = coordinator_listener(env, addr)?;
-    let (data_listener, my_data) = data_listener(kind, addr.ip())?;
+    let (data_listener, my_data) = data_listener(kind, addr.ip(), env)?;
     let mut unlink = Unlink(None);
     let (shm, shm_path) = if kind == TransportKind::Shm {
         let bytes = layout.shm_bytes(env.size);
@@ -215,17 +215,40 @@ fn join_root(
     })
 }
 
+/// This rank's tcp data listener (on `GOSSAMER_DATA_LISTEN`, else on `ip` at a
+/// free port) and the address the other ranks are told to dial for it
+/// (`GOSSAMER_DATA_ADVERTISE`, else the bound address).
 fn data_listener(
     kind: TransportKind,
     ip: std::net::IpAddr,
+    env: &RankEnv,
 ) -> Result<(Option<TcpListener>, String), Error> {
     if kind != TransportKind::Tcp {
         return Ok((None, String::new()));
     }
-    let l = TcpListener::bind((ip, 0))
-        .map_err(|e| rack_err(format!("could not open a tcp data listener on {ip}: {e}")))?;
+    let rank = env.rank;
+    let (bind, given) = match env.data_link.listen {
+        Some(a) => (a, " (GOSSAMER_DATA_LISTEN)"),
+        None => (SocketAddr::new(ip, 0), ""),
+    };
+    let l = TcpListener::bind(bind).map_err(|e| {
+        rack_err(format!(
+            "rank {rank} could not open its tcp data listener on {bind}{given}: {e}"
+        ))
+    })?;
     let a = l.local_addr().map_err(|e| rack_err(e.to_string()))?;
-    Ok((Some(l), a.to_string()))
+    let advertised = match &env.data_link.advertise {
+        Some(a) => a.clone(),
+        None if a.ip().is_unspecified() => {
+            return Err(rack_err(format!(
+                "rank {rank}'s tcp data listener is bound to {a}, an address other ranks \
+                 cannot dial: set GOSSAMER_DATA_ADVERTISE=HOST:PORT to the address they reach \
+                 it at"
+            )))
+        }
+        None => a.to_string(),
+    };
+    Ok((Some(l), advertised))
 }
 
 fn join_leaf(env: &RankEnv, c: &Config, kind: TransportKind) -> Result<Joined, Error> {
@@ -283,7 +306,7 @@ fn join_leaf(env: &RankEnv, c: &Config, kind: TransportKind) -> Result<Joined, E
         }));
     };
     let local_ip = s.local_addr().map_err(|e| rack_err(e.to_string()))?.ip();
-    let (data_listener, my_data) = data_listener(kind, local_ip)?;
+    let (data_listener, my_data) = data_listener(kind, local_ip, env)?;
     wire::send(&mut s, &hello(env, c, kind, my_data)).map_err(|e| rack_err(e.to_string()))?;
     // Rank 0 answers once every rank joined: give it its own timeout and some more.
     let _ = s.set_read_timeout(Some(join_timeout + Duration::from_secs(10)));

@@ -35,6 +35,78 @@ pub struct RankEnv {
     /// The built-in launcher's unnamed shared memory (`GOSSAMER_SHM_FD`), inherited
     /// by every rank: nothing in `/dev/shm` to leave behind.
     pub(crate) shm_fd: Option<i32>,
+    /// Where this rank's tcp data listener binds, and the address other ranks
+    /// dial for it (`GOSSAMER_DATA_LISTEN`, `GOSSAMER_DATA_ADVERTISE`).
+    pub data_link: DataLink,
+}
+
+/// Where a rank's tcp data listener binds and what address the other ranks are
+/// told to dial; they differ behind NAT, in a container with a published port,
+/// or when the links run through a proxy.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DataLink {
+    /// `GOSSAMER_DATA_LISTEN=IP:PORT` (default: the address this rank reaches
+    /// rank 0 from, rank 0's the coordinator's, on a free port).
+    pub listen: Option<std::net::SocketAddr>,
+    /// `GOSSAMER_DATA_ADVERTISE=HOST:PORT` (default: the bound address).
+    pub advertise: Option<String>,
+}
+
+/// Reads `GOSSAMER_DATA_LISTEN` and `GOSSAMER_DATA_ADVERTISE` through `var`.
+pub(crate) fn data_link(var: &dyn Fn(&str) -> Option<String>) -> Result<DataLink, String> {
+    let listen = match var("GOSSAMER_DATA_LISTEN") {
+        None => None,
+        Some(v) => Some(v.trim().parse::<std::net::SocketAddr>().map_err(|_| {
+            format!(
+                "GOSSAMER_DATA_LISTEN={v:?}: expected IP:PORT, where this rank's tcp data \
+                 listener binds (e.g. 10.0.0.5:47001, [fd00::5]:47001, or 0.0.0.0:47001 for \
+                 every interface together with GOSSAMER_DATA_ADVERTISE)"
+            )
+        })?),
+    };
+    let advertise = match var("GOSSAMER_DATA_ADVERTISE") {
+        None => None,
+        Some(v) => {
+            let bad = |why: &str| {
+                format!(
+                    "GOSSAMER_DATA_ADVERTISE={v:?}: {why}; expected HOST:PORT, the address \
+                     other ranks dial to reach this rank's tcp data listener (e.g. \
+                     node7.example:47001 or 192.0.2.7:47001, [2001:db8::7]:47001)"
+                )
+            };
+            let t = v.trim();
+            let (host, port) = t.rsplit_once(':').ok_or_else(|| bad("no port"))?;
+            let port_ok = matches!(port.parse::<u16>(), Ok(p) if p > 0);
+            if !port_ok {
+                return Err(bad("the port is not a number in 1..=65535"));
+            }
+            let host_ok = match host.strip_prefix('[') {
+                Some(h) => h
+                    .strip_suffix(']')
+                    .is_some_and(|h| h.parse::<std::net::Ipv6Addr>().is_ok()),
+                None => {
+                    !host.is_empty()
+                        && host.len() <= 253
+                        && host
+                            .chars()
+                            .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-' || c == '_')
+                }
+            };
+            if !host_ok {
+                return Err(bad("the host is not a name or an IP address"));
+            }
+            Some(t.to_string())
+        }
+    };
+    if advertise.is_some() && listen.is_none_or(|l| l.port() == 0) {
+        return Err(
+            "GOSSAMER_DATA_ADVERTISE is set, but GOSSAMER_DATA_LISTEN does not give a fixed \
+             port: the advertised address must lead to the port this rank listens on, so \
+             bind it with GOSSAMER_DATA_LISTEN=IP:PORT"
+                .into(),
+        );
+    }
+    Ok(DataLink { listen, advertise })
 }
 
 /// Rank and size variables of the launchers we know, in the order they are tried.
@@ -157,6 +229,7 @@ pub(crate) fn detect(var: &dyn Fn(&str) -> Option<String>) -> Result<Option<Rank
         None
     };
     let shm_fd = fd("GOSSAMER_SHM_FD")?;
+    let data_link = data_link(var)?;
     Ok(Some(RankEnv {
         rank,
         size,
@@ -169,6 +242,7 @@ pub(crate) fn detect(var: &dyn Fn(&str) -> Option<String>) -> Result<Option<Rank
         join_timeout,
         listen_fd,
         shm_fd,
+        data_link,
     }))
 }
 
@@ -358,6 +432,68 @@ mod tests {
         let e = private_dir(&move |k| (k == "TMPDIR").then(|| b2.clone().into())).unwrap_err();
         assert!(e.contains("not a private directory"), "{e}");
         std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[test]
+    fn the_data_link_may_advertise_another_address_than_it_binds() {
+        let base = [
+            ("GOSSAMER_RANK", "1"),
+            ("GOSSAMER_SIZE", "2"),
+            ("GOSSAMER_TOKEN", "t"),
+        ];
+        let with = |extra: &[(&str, &str)]| {
+            let mut v = base.to_vec();
+            v.extend_from_slice(extra);
+            env(&v).map(|e| e.unwrap().data_link)
+        };
+        assert_eq!(with(&[]).unwrap(), DataLink::default());
+        let d = with(&[
+            ("GOSSAMER_DATA_LISTEN", "0.0.0.0:47001"),
+            ("GOSSAMER_DATA_ADVERTISE", "node7.example:31001"),
+        ])
+        .unwrap();
+        assert_eq!(d.listen, Some("0.0.0.0:47001".parse().unwrap()));
+        assert_eq!(d.advertise.as_deref(), Some("node7.example:31001"));
+        let d = with(&[
+            ("GOSSAMER_DATA_LISTEN", "[::1]:5"),
+            ("GOSSAMER_DATA_ADVERTISE", "[2001:db8::7]:6"),
+        ])
+        .unwrap();
+        assert_eq!(d.advertise.as_deref(), Some("[2001:db8::7]:6"));
+        // A listen address alone is fine (port 0: any free port).
+        assert!(with(&[("GOSSAMER_DATA_LISTEN", "10.0.0.5:0")]).is_ok());
+        for (listen, advertise, says) in [
+            (
+                "10.0.0.5",
+                "h:1",
+                "GOSSAMER_DATA_LISTEN=\"10.0.0.5\": expected IP:PORT",
+            ),
+            (
+                "node7:47001",
+                "h:1",
+                "GOSSAMER_DATA_LISTEN=\"node7:47001\": expected IP:PORT",
+            ),
+            (
+                "10.0.0.5:1",
+                "node7",
+                "GOSSAMER_DATA_ADVERTISE=\"node7\": no port",
+            ),
+            ("10.0.0.5:1", "node7:0", "not a number in 1..=65535"),
+            ("10.0.0.5:1", "node7:70000", "not a number in 1..=65535"),
+            ("10.0.0.5:1", ":80", "the host is not"),
+            ("10.0.0.5:1", "a/b:80", "the host is not"),
+            ("10.0.0.5:1", "[zz]:80", "the host is not"),
+            ("10.0.0.5:0", "h:1", "does not give a fixed port"),
+        ] {
+            let e = with(&[
+                ("GOSSAMER_DATA_LISTEN", listen),
+                ("GOSSAMER_DATA_ADVERTISE", advertise),
+            ])
+            .unwrap_err();
+            assert!(e.contains(says), "{listen} {advertise}: {e}");
+        }
+        let e = with(&[("GOSSAMER_DATA_ADVERTISE", "h:1")]).unwrap_err();
+        assert!(e.contains("does not give a fixed port"), "{e}");
     }
 
     #[test]

@@ -39,6 +39,31 @@ pub(super) fn heartbeats(writers: Vec<Writer>, alarm: Arc<Alarm>, every: Duratio
         });
 }
 
+/// Why a connection to a peer ended with `e`, for the failure message after
+/// "rank R failed: " (`link`: "its control connection", ...): silence for
+/// `silence` (a read timeout) means the peer's host is unreachable or the
+/// process hangs; a close or a reset, that the process ended or the network
+/// cut the connection. A rack job survives neither (docs/rack.md, "Network
+/// conditions", says why).
+pub(super) fn lost(e: &std::io::Error, silence: Duration, link: &str) -> String {
+    use std::io::ErrorKind as K;
+    match e.kind() {
+        K::WouldBlock | K::TimedOut => format!(
+            "lost it: no heartbeat on {link} for {} s (its host is unreachable, the network \
+             between the ranks is down, or the process hangs)",
+            silence.as_secs_f64()
+        ),
+        K::UnexpectedEof => format!(
+            "lost it: {link} was closed (the process exited or was killed, or a proxy or \
+             firewall closed the connection)"
+        ),
+        _ => format!(
+            "lost it: {link} broke: {e} (the process was killed, or the network reset the \
+             connection)"
+        ),
+    }
+}
+
 /// Rank 0's control connections once the job runs.
 pub(super) struct Ranks {
     /// A writer per other rank (`None` for rank 0 itself).
@@ -95,20 +120,22 @@ pub(super) fn watch_ranks(
                         Ok(Msg::Failed(m)) => break m,
                         Ok(m) => break format!("sent an unexpected control message {m:?}"),
                         Err(e) => {
-                            if alarm.closing.load(Ordering::SeqCst) && done[r].load(Ordering::SeqCst) {
+                            if alarm.closing.load(Ordering::SeqCst)
+                                && done[r].load(Ordering::SeqCst)
+                            {
                                 return;
                             }
-                            break format!(
-                                "lost its control connection ({e}): the process exited, was killed, \
-                                 or its host is unreachable"
-                            );
+                            break lost(&e, silence, "its control connection");
                         }
                     }
                 };
                 if alarm.closing.load(Ordering::SeqCst) {
                     return;
                 }
-                let abort = Msg::Abort { rank: r as u32, cause: cause.clone() };
+                let abort = Msg::Abort {
+                    rank: r as u32,
+                    cause: cause.clone(),
+                };
                 for w in all.lock().unwrap_or_else(|p| p.into_inner()).iter() {
                     let _ = send_to(w, &abort);
                 }
@@ -156,8 +183,8 @@ pub(super) fn leaf(env: RankEnv, shared: Arc<Shared>, alarm: Arc<Alarm>, s: TcpS
                     }
                     Err(e) => {
                         return alarm.fail(format!(
-                            "gossamer: rank 0 failed: lost the control connection to it ({e}); the \
-                             process exited, was killed, or its host is unreachable"
+                            "gossamer: rank 0 failed: {}",
+                            lost(&e, shared.config.silence, "the control connection to it")
                         ))
                     }
                 }

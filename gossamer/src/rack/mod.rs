@@ -7,7 +7,7 @@
 //!
 //! | module | concept |
 //! | --- | --- |
-//! | `env` | rank, size, token and coordinator from the launcher's environment |
+//! | `env` | rank, size, token, coordinator and the data link's addresses from the launcher's environment |
 //! | `image` | ASLR off by re-exec, build id + anchor identity, text bounds |
 //! | `wire` | mutual HMAC handshake (token), concurrent acceptor, control messages |
 //! | `layout` | where the slot rows and their marks sit; placing a batch into a slot |
@@ -34,7 +34,7 @@ mod tcp;
 mod termination;
 mod wire;
 
-pub use env::RankEnv;
+pub use env::{DataLink, RankEnv};
 pub use launch::{launch_local, launch_local_with_hint, LaunchError};
 pub use shm::remove_job_files;
 

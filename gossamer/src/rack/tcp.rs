@@ -25,7 +25,10 @@
 //! the other to read.
 //!
 //! A link that closes or sends a malformed frame is reported by the receiver
-//! thread (after a grace period at a clean stop, when peers exit first).
+//! thread (after a grace period at a clean stop, when peers exit first). Lost
+//! packets, delay and short outages are TCP's to repair; a connection that is
+//! reset or closed mid-run is not reopened: the run fails on every rank with a
+//! message naming the peer (docs/rack.md, "Network conditions" says why).
 //!
 //! One concept in one file, longer than most: the whole tcp transport (frames,
 //! sending, reading, the receiver thread, connecting), so that a newcomer finds
@@ -247,7 +250,9 @@ impl Links {
                 }
                 _ => {
                     self.alarm.fail(format!(
-                        "gossamer: rank {to_rank} failed: the tcp data connection from rank {} broke ({e})",
+                        "gossamer: rank {to_rank} failed: lost it: the tcp data connection from \
+                         rank {} broke: {e} (the process was killed, or the network reset the \
+                         connection)",
                         self.rank
                     ));
                     return;
@@ -345,13 +350,13 @@ impl Links {
                 continue;
             }
             if n == 0 {
-                return Drained::Broken("closed".into());
+                return Drained::Broken("was closed".into());
             }
             let e = std::io::Error::last_os_error();
             match e.kind() {
                 std::io::ErrorKind::Interrupted => {}
                 std::io::ErrorKind::WouldBlock => return Drained::Frames(frames),
-                _ => return Drained::Broken(e.to_string()),
+                _ => return Drained::Broken(format!("broke: {e}")),
             }
         }
     }
@@ -451,7 +456,8 @@ impl Links {
             std::thread::sleep(Duration::from_millis(10));
         }
         self.alarm.fail(format!(
-            "gossamer: rank {peer} failed: its tcp data connection to rank {} closed ({why})",
+            "gossamer: rank {peer} failed: lost it: its tcp data connection to rank {} {why} \
+             (the process exited or was killed, or the network or a proxy reset the connection)",
             self.rank
         ));
     }
