@@ -1,4 +1,4 @@
-//! PageRank, pull-style on graph-kernel's blocks.
+//! PageRank, pull-style, as a graph-kernel [`Program`].
 //!
 //! # The formulation (the one of GAPBS's `pr`)
 //!
@@ -25,20 +25,23 @@
 //! the graph (GAPBS's `pr.cc` divides by the out-degree and never reads
 //! a dangling vertex's share), so the scores may sum to less than 1.
 //!
-//! # Pull, on the blocks
+//! # Pull, in graph-kernel's one shape
 //!
-//! Every trustee owns its vertices' scores, by position in graph-kernel's
-//! [`Adjacency`] (vertices renumbered by degree to flat ids, rows with
-//! parallel edges merged). The contributions of *all* vertices are a
-//! [`Replica`] over flat ids, one per process, shared by its trustees: each
-//! trustee writes its own vertices' words and [`replica::publish`]es them to
-//! other processes (nothing to send in a one-process run). An iteration is
-//! then purely local: for each own vertex, sum the contributions of its row
-//! (flat ids ascending, hubs first), update the score and the residual, and
+//! Every trustee's [`Program`] state holds its vertices' scores, by
+//! position in graph-kernel's renumbered adjacency (vertices renumbered by
+//! degree to flat ids, rows with parallel edges merged). The contributions
+//! of *all* vertices are a [`Replica`] over flat ids, one per process,
+//! shared by its trustees: each trustee writes its own vertices' words and
+//! [`publish`](graph_kernel::Kernel::publish)es them to other processes
+//! (nothing to send in a one-process run). An iteration is then purely
+//! local, one [`with`](graph_kernel::Kernel::with) per trustee and no
+//! message: for each own vertex, sum the contributions of its in-row (flat
+//! ids ascending, hubs first), update the score and the residual, and
 //! write the new contribution. Two replicas alternate (read one, write the
 //! other), so one all-reduce per iteration — of the residual, in fixed
-//! point so that every trustee gets the same sum — both ends the iteration
-//! and orders its writes before the next one's reads.
+//! point ([`sum_f64`](graph_kernel::Kernel::sum_f64)) so that every
+//! trustee gets the same sum — both ends the iteration and orders its
+//! writes before the next one's reads.
 //!
 //! ```
 //! use graph_core::sharded::ShardedGraph;
@@ -63,12 +66,11 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use gossamer::Op;
 use graph_core::alloc::vec_or_exit;
-use graph_core::sharded::{KernelError, ShardedGraph, TrusteeCtx, TrusteeState};
+use graph_core::sharded::{KernelError, ShardedGraph};
 use graph_core::EdgeList;
-use graph_kernel::adjacency::{self, Adjacency, Rows};
-use graph_kernel::replica::{self, Replica};
+use graph_kernel::adjacency::simple_lists;
+use graph_kernel::{gather, run, Prepare, Program, Replica, Setup};
 
 /// Settings of one PageRank run (defaults: GAPBS's).
 ///
@@ -153,110 +155,39 @@ pub struct PageRankOutput {
     pub kernel_time: Duration,
 }
 
-/// Fixed-point scale of the residual's reduction (2^40: exact sums of
-/// values down to 1e-12, up to 2^23).
-const FIXED: f64 = (1u64 << 40) as f64;
-
-/// One trustee's kernel state.
-#[derive(Default)]
-struct Trustee {
-    adj: Option<Arc<Adjacency>>,
-    /// Contributions by flat id (`f64` bits): read one, write the other.
-    contrib: [Option<Arc<Replica>>; 2],
+/// One trustee's state.
+struct PageRank {
     /// Score of each own position.
     score: Vec<f64>,
+    /// Contributions by flat id (`f64` bits): read one, write the other.
+    contrib: [Arc<Replica>; 2],
 }
 
-#[inline(always)]
-fn state(s: &mut TrusteeState) -> &mut Trustee {
-    s.kernel::<Trustee>(|_| Trustee::default()).1
-}
+impl Program for PageRank {
+    /// Unused: an iteration reads the replica and sends nothing.
+    type Msg = u32;
 
-fn contrib<const I: usize>(s: &mut TrusteeState) -> &Replica {
-    state(s).contrib[I]
-        .as_deref()
-        .expect("pagerank: replicas attached")
-}
-
-/// Writes own position `v`'s contribution for `score`.
-#[inline(always)]
-fn offer(a: &Adjacency, rows: &Rows, out: &Replica, v: u32, score: f64) {
-    let deg = rows.degree(v);
-    let c = if deg > 0 { score / deg as f64 } else { 0.0 };
-    out.set(a.flat(v) as usize, c.to_bits());
-}
-
-/// One iteration on one trustee: reads `cur` along the in-edge rows
-/// `pull`, writes `next` (with the out-degrees of `rows`); returns the
-/// residual of its vertices.
-#[allow(clippy::too_many_arguments)]
-fn iterate(
-    a: &Adjacency,
-    rows: &Rows,
-    pull: &Rows,
-    score: &mut [f64],
-    cur: &Replica,
-    next: &Replica,
-    base: f64,
-    d: f64,
-) -> f64 {
-    let (starts, targets) = (pull.starts(), pull.targets());
-    let mut err = 0.0;
-    for (v, sc) in score.iter_mut().enumerate() {
-        let row = &targets[starts[v] as usize..starts[v + 1] as usize];
-        let incoming: f64 = row
-            .iter()
-            .map(|&f| f64::from_bits(cur.get(f as usize)))
-            .sum();
-        let new = base + d * incoming;
-        err += (new - *sc).abs();
-        *sc = new;
-        offer(a, rows, next, v as u32, new);
+    fn receive(&mut self, _: u32, _: u32) -> bool {
+        unreachable!("pagerank sends no messages")
     }
-    err
 }
 
-/// Publishes own words of replica `I` to other processes; returns the
-/// requests sent.
-fn publish<const I: usize>(ctx: &TrusteeCtx) -> u64 {
-    let own = ctx.local.apply(|s| {
-        let w = state(s).adj.as_deref().expect("attached").own_flat();
-        (w.start, w.end)
+/// The state of one trustee before the first iteration: every score
+/// `1/n`, its contribution in replica 0.
+fn init(s: &mut Setup<'_>, old: Option<PageRank>, n: u64) -> PageRank {
+    let (a, own) = (s.adjacency(), s.num_own() as usize);
+    let mut p = old.unwrap_or_else(|| PageRank {
+        score: vec_or_exit(own, 0.0, "PageRank scores"),
+        contrib: ["pagerank.contrib.0", "pagerank.contrib.1"].map(|c| Replica::per_vertex(a, c)),
     });
-    replica::publish(ctx, own.0..own.1, contrib::<I>)
-}
-
-/// The per-trustee driver; returns `(iterations, residual, requests)`.
-fn run_trustee(mut ctx: TrusteeCtx, cfg: PageRankConfig, n: u64) -> (u32, f64, u64) {
-    let base = (1.0 - cfg.damping) / n as f64;
-    let mut sent = publish::<0>(&ctx);
-    ctx.party.barrier();
-    let (mut iterations, mut residual) = (0, f64::INFINITY);
-    while iterations < cfg.max_iterations && residual >= cfg.tolerance {
-        let i = (iterations % 2) as usize;
-        let err = ctx.local.apply(move |s| {
-            let (shard, t) = s.kernel::<Trustee>(|_| Trustee::default());
-            let a = t.adj.as_deref().expect("attached");
-            let [c0, c1] = &t.contrib;
-            let (c0, c1) = (
-                c0.as_deref().expect("attached"),
-                c1.as_deref().expect("attached"),
-            );
-            let (cur, next) = if i == 0 { (c0, c1) } else { (c1, c0) };
-            let (rows, pull) = (a.rows(shard), a.in_rows(shard));
-            iterate(a, rows, pull, &mut t.score, cur, next, base, cfg.damping)
-        });
-        sent += if i == 0 {
-            publish::<1>(&ctx)
-        } else {
-            publish::<0>(&ctx)
-        };
-        let fixed = (err * FIXED).round() as i64;
-        let [sum] = ctx.party.all_reduce([fixed as u64], [Op::Sum]);
-        residual = sum as i64 as f64 / FIXED;
-        iterations += 1;
+    let first = 1.0 / n as f64;
+    p.score.fill(first);
+    for v in 0..own as u32 {
+        let deg = s.rows().degree(v);
+        let c = if deg > 0 { first / deg as f64 } else { 0.0 };
+        p.contrib[0].set(a.flat(v) as usize, c.to_bits());
     }
-    (iterations, residual, sent)
+    p
 }
 
 /// PageRank of `graph`, from a fiber of the runtime that built it. Returns
@@ -279,41 +210,53 @@ fn run_trustee(mut ctx: TrusteeCtx, cfg: PageRankConfig, n: u64) -> (u32, f64, u
 /// ```
 pub fn pagerank(graph: &ShardedGraph, cfg: &PageRankConfig) -> Result<PageRankOutput, KernelError> {
     cfg.check()?;
-    let cfg = *cfg;
-    let n = graph.num_vertices();
-    graph.on_trustees(move |mut ctx| {
-        adjacency::prepare(&mut ctx);
-        ctx.local.apply(move |s| {
-            let a = adjacency::shared(s).expect("prepared just above");
-            let shard = s.shard();
-            // Built on first use: here, not in the timed part.
-            let rows = a.rows(shard);
-            let _ = a.in_rows(shard);
-            let own = a.num_own();
-            let init = 1.0 / n as f64;
-            let c0 = Replica::per_vertex(&a, "pagerank.contrib.0");
-            for v in 0..own {
-                offer(&a, rows, &c0, v, init);
-            }
-            let t = state(s);
-            t.contrib = [
-                Some(c0),
-                Some(Replica::per_vertex(&a, "pagerank.contrib.1")),
-            ];
-            t.score = vec_or_exit(own as usize, init, "PageRank scores");
-            t.adj = Some(a);
-        })
-    });
+    let (cfg, n) = (*cfg, graph.num_vertices());
+    let (base, d) = ((1.0 - cfg.damping) / n as f64, cfg.damping);
+    // The rows and the first contributions are made before the clock starts.
+    graph_kernel::prepare(graph, Prepare::InRows);
+    run(graph, move |s, old| init(s, old, n), |_| ());
     let t0 = Instant::now();
-    let per = graph.on_trustees(move |ctx| run_trustee(ctx, cfg, n));
+    let per = run(
+        graph,
+        |_, old| old.expect("set up above"),
+        move |k| {
+            let mut sent = k.publish(|p: &PageRank| &p.contrib[0]);
+            k.sync();
+            let (mut iterations, mut residual) = (0, f64::INFINITY);
+            while iterations < cfg.max_iterations && residual >= cfg.tolerance {
+                let i = (iterations % 2) as usize;
+                let err = k.with(move |l| {
+                    let (a, rows) = (l.adjacency(), l.rows());
+                    let pull = a.in_rows(l.shard());
+                    let (starts, targets) = (pull.starts(), pull.targets());
+                    let PageRank { score, contrib } = l.state();
+                    let (cur, next) = (&contrib[i], &contrib[1 - i]);
+                    let mut err = 0.0;
+                    for (v, sc) in score.iter_mut().enumerate() {
+                        let row = &targets[starts[v] as usize..starts[v + 1] as usize];
+                        let incoming: f64 = row
+                            .iter()
+                            .map(|&f| f64::from_bits(cur.get(f as usize)))
+                            .sum();
+                        let new = base + d * incoming;
+                        err += (new - *sc).abs();
+                        *sc = new;
+                        let deg = rows.degree(v as u32);
+                        let c = if deg > 0 { new / deg as f64 } else { 0.0 };
+                        next.set(a.flat(v as u32) as usize, c.to_bits());
+                    }
+                    err
+                });
+                sent += k.publish(move |p: &PageRank| &p.contrib[1 - i]);
+                residual = k.sum_f64(err);
+                iterations += 1;
+            }
+            (iterations, residual, sent)
+        },
+    );
     let kernel_time = t0.elapsed();
-    let scores = graph.gather(0.0, |s| {
-        let t = state(s);
-        let a = t.adj.as_deref().expect("attached");
-        a.by_local(|v| t.score[v as usize])
-    });
     Ok(PageRankOutput {
-        scores,
+        scores: gather(graph, 0.0, |p: &PageRank, v| p.score[v as usize])?,
         iterations: per[0].0,
         residual: per[0].1,
         records: per.iter().map(|p| p.2).sum(),
@@ -321,42 +264,53 @@ pub fn pagerank(graph: &ShardedGraph, cfg: &PageRankConfig) -> Result<PageRankOu
     })
 }
 
-/// Simple rows of the whole graph: `(starts, targets)`.
-type SimpleRows = (Vec<usize>, Vec<u32>);
+/// Out-degrees and the rows to pull along, `(starts, targets)`.
+type Simple = (Vec<usize>, (Vec<usize>, Vec<u32>));
 
-/// The whole graph as simple rows (each neighbour once, no self-loops, as
-/// GAPBS builds it): the simple out-edge rows and in-edge rows of `list` read as arcs when
-/// `directed` (both the same rows when not).
-fn simple_rows_as(
+/// The whole graph as a simple graph (each neighbour once, no self-loops,
+/// as GAPBS builds it): every vertex's out-degree, and the rows to pull
+/// along, `(starts, targets)`: the in-arcs when `directed`, else the edges.
+fn simple_rows(
     list: &EdgeList<'_>,
     directed: bool,
-) -> Result<(SimpleRows, SimpleRows), KernelError> {
+) -> Result<Simple, KernelError> {
     let p = graph_core::Partition::single(list.num_vertices());
     let g = graph_core::build_trustees_with(list, &p, 0..1, directed)?.remove(0);
-    let out = simple(&g, |v| g.adjacency(v).0);
-    let inn = if directed {
-        simple(&g, |v| g.in_neighbors(v))
+    let vertices = 0..g.num_local_vertices();
+    let (out, _) = simple_lists(vertices.clone().map(|v| g.adjacency(v).0), 0);
+    let deg = out.windows(2).map(|w| w[1] - w[0]).collect();
+    let pull = if directed {
+        simple_lists(vertices.map(|v| g.in_neighbors(v)), 0)
     } else {
-        out.clone()
+        simple_lists(vertices.map(|v| g.adjacency(v).0), 0)
     };
-    Ok((out, inn))
+    Ok((deg, pull))
 }
 
-/// Rows `row(v)` of every vertex, sorted, each neighbour once.
-fn simple<'g>(g: &'g graph_core::Shard, row: impl Fn(u64) -> &'g [u32]) -> SimpleRows {
-    let n = g.num_local_vertices() as usize;
-    let (mut starts, mut targets) = (Vec::with_capacity(n + 1), Vec::new());
-    starts.push(0);
-    for v in 0..n as u64 {
-        let at = targets.len();
-        targets.extend_from_slice(row(v));
-        targets[at..].sort_unstable();
-        let mut row = targets.split_off(at);
-        row.dedup();
-        targets.extend_from_slice(&row);
-        starts.push(targets.len());
-    }
-    (starts, targets)
+/// One iteration from `score` on the simple graph (`deg`, `rows` from
+/// [`simple_rows`]), summing each vertex's contributions in id order:
+/// the new scores and the residual.
+fn iterate(
+    (deg, (starts, targets)): &Simple,
+    score: &[f64],
+    base: f64,
+    d: f64,
+) -> (Vec<f64>, f64) {
+    let share: Vec<f64> = score
+        .iter()
+        .zip(deg)
+        .map(|(&s, &k)| if k > 0 { s / k as f64 } else { 0.0 })
+        .collect();
+    let mut residual = 0.0;
+    let next = (0..score.len())
+        .map(|v| {
+            let row = &targets[starts[v]..starts[v + 1]];
+            let new = base + d * row.iter().map(|&u| share[u as usize]).sum::<f64>();
+            residual += (new - score[v]).abs();
+            new
+        })
+        .collect();
+    (next, residual)
 }
 
 /// Sequential reference: the same formulation on the simple graph, in one
@@ -405,27 +359,13 @@ pub fn pagerank_sequential_as(
 ) -> Result<PageRankOutput, KernelError> {
     cfg.check()?;
     let t0 = Instant::now();
-    let ((out_starts, out_targets), (starts, targets)) = simple_rows_as(list, directed)?;
+    let graph = simple_rows(list, directed)?;
     let n = list.num_vertices() as usize;
-    let row = |v: usize| &targets[starts[v]..starts[v + 1]];
-    let out_degree = |v: usize| out_starts[v + 1] - out_starts[v];
-    drop(out_targets);
     let base = (1.0 - cfg.damping) / n as f64;
     let mut score = vec![1.0 / n as f64; n];
-    let mut share = vec![0.0; n];
     let (mut iterations, mut residual) = (0, f64::INFINITY);
     while iterations < cfg.max_iterations && residual >= cfg.tolerance {
-        for (v, s) in share.iter_mut().enumerate() {
-            let deg = out_degree(v);
-            *s = if deg > 0 { score[v] / deg as f64 } else { 0.0 };
-        }
-        residual = 0.0;
-        for (v, sc) in score.iter_mut().enumerate() {
-            let incoming: f64 = row(v).iter().map(|&u| share[u as usize]).sum();
-            let new = base + cfg.damping * incoming;
-            residual += (new - *sc).abs();
-            *sc = new;
-        }
+        (score, residual) = iterate(&graph, &score, base, cfg.damping);
         iterations += 1;
     }
     Ok(PageRankOutput {
@@ -488,21 +428,6 @@ pub fn verify_pagerank_as(
     if total > 1.0 + 1e-9 {
         return Err(format!("scores sum to {total} > 1: mass was created"));
     }
-    let one = PageRankConfig {
-        max_iterations: 1,
-        ..*cfg
-    };
-    let ((out_starts, _), (starts, targets)) =
-        simple_rows_as(list, directed).map_err(|e| e.to_string())?;
-    let row = |v: usize| &targets[starts[v]..starts[v + 1]];
-    let out_degree = |v: usize| out_starts[v + 1] - out_starts[v];
-    let mut residual = 0.0;
-    for (v, &s) in scores.iter().enumerate() {
-        let incoming: f64 = row(v)
-            .iter()
-            .map(|&u| scores[u as usize] / out_degree(u as usize) as f64)
-            .sum();
-        residual += (base + one.damping * incoming - s).abs();
-    }
-    Ok(residual)
+    let graph = simple_rows(list, directed).map_err(|e| e.to_string())?;
+    Ok(iterate(&graph, scores, base, cfg.damping).1)
 }
