@@ -24,6 +24,9 @@
 //!    with an end outside `c` is seen from that end. Most edges are never
 //!    read.
 //!
+//! Every root is then the smallest vertex of its component, and so is every
+//! vertex's label, as [`cc_sequential`] gives it.
+//!
 //! On a **directed** graph the components are the *weakly* connected ones
 //! (arcs taken as undirected edges). The rows hold each arc once, at its
 //! tail, and linking is symmetric, so linking every row's entries joins
@@ -38,20 +41,23 @@
 //!
 //! Afforest links with compare-and-swap on one shared parent array; here
 //! each trustee owns its vertices' parents. The parent array is a
-//! [`Replica`] over flat ids (graph-kernel's renumbering by degree, so the
-//! hubs, which most trees hang from, have the smallest ids and share a few
-//! cache lines; "smaller" above means a smaller flat id), one per process,
-//! held in each trustee's [`Program`] state: every trustee reads every
-//! parent, but writes only its own, so no compare-and-swap is needed.
+//! [`Replica`] over flat ids (graph-kernel's renumbering; rows hold flat
+//! ids), one per process, held in each trustee's [`Program`] state: every
+//! trustee reads every parent, but writes only its own, so no
+//! compare-and-swap is needed. A parent is stored as a 64-bit *word*: its
+//! global id above its flat id. Words compare as global ids, so "smaller"
+//! above means a smaller global id and every root ends as the smallest
+//! global id of its component: the label, read off the root's word with no
+//! further step.
 //!
 //! - **link** (`link`): a walk that ends at one of this trustee's roots
 //!   hooks it at once; one that ends at another trustee's root becomes a
-//!   message for its owner ("unite your vertex with flat id `to`"; one per
-//!   remote root and pass: a second walk that ends there links its vertex
-//!   with the first one's instead, as both are in that root's component),
-//!   and [`Program::receive`] continues the walk there. If that walk ends
-//!   at a third trustee's root, the pair waits for the next pass
-//!   (`Cc::pending`);
+//!   message for its owner ("unite your vertex with the vertex of this
+//!   word"; one per remote root and pass: a second walk that ends there
+//!   links its vertex with the first one's instead, as both are in that
+//!   root's component), and [`Program::receive`] continues the walk there.
+//!   If that walk ends at a third trustee's root, the pair waits for the
+//!   next pass (`Cc::pending`);
 //! - **settle** (`settle`): a phase's pass over the own rows, then passes
 //!   over the pending pairs, until a superstep ends with no message sent
 //!   anywhere ([`Kernel::end_superstep_quick`]: one all-reduce, behind
@@ -61,10 +67,7 @@
 //!   (a parent read from an older publish is still an ancestor, but maybe
 //!   not the root).
 //!
-//! Both phases take a few passes on Kronecker graphs. Last, each root
-//! learns the smallest global id in its tree (one message per tree and
-//! trustee), so every label is the smallest vertex id of its component, as
-//! [`cc_sequential`] gives it.
+//! Both phases take a few passes on Kronecker graphs.
 //!
 //! ```
 //! use graph_core::sharded::ShardedGraph;
@@ -153,51 +156,41 @@ pub struct CcOutput {
     pub kernel_time: Duration,
 }
 
-/// Slots of the per-pass cache of remote roots already sent a hook (and of
-/// the least ids per remote root at the end). Direct-mapped: a collision
-/// only costs one more message.
+/// Slots of the per-pass cache of remote roots already sent a hook.
+/// Direct-mapped: a collision only costs one more message.
 const CACHE: usize = 1024;
 
 /// One trustee's state.
 struct Cc {
     adj: Arc<Adjacency>,
-    /// Parents by flat id, shared by this process's trustees.
+    /// Each vertex's parent by flat id, shared by this process's trustees:
+    /// a *parent word*, the parent's global id in the high 32 bits and its
+    /// flat id in the low 32 (so words compare as global ids).
     comp: Arc<Replica>,
-    /// Remote roots sent a hook in this pass, with the flat id sent.
-    sent: Vec<(u32, u32)>,
+    /// Remote roots sent a hook in this pass, with the word sent.
+    sent: Vec<(u32, u64)>,
     /// Pairs to unite in the next pass: received hooks whose walk ended at
     /// a root of another trustee.
     pending: Vec<(u32, u32)>,
-    /// Whether arriving messages are least ids (set before the last
-    /// compression, after the last hook was applied everywhere).
-    labelling: bool,
-    /// The root of each own position's tree, at the end.
-    root: Vec<u32>,
-    /// The smallest global id of the tree rooted at each own position, then
-    /// each own position's label.
-    least: Vec<u32>,
 }
 
 impl Program for Cc {
-    /// While linking, a hook: "unite the tree of this vertex with flat id
-    /// `to`'s"; while labelling, "the tree rooted here holds global id
-    /// `to`".
-    type Msg = u32;
+    /// A hook: "unite the tree of this vertex with that of the vertex
+    /// whose word this is".
+    type Msg = u64;
 
-    fn receive(&mut self, v: u32, to: u32) -> bool {
-        if self.labelling {
-            let l = &mut self.least[v as usize];
-            *l = (*l).min(to);
-        } else if let Some(pair) = link(&self.adj, &self.comp, self.adj.flat(v), to) {
-            self.pending.push(pair);
+    fn receive(&mut self, v: u32, to: u64) -> bool {
+        if let Some((hi, lo)) = link(&self.adj, &self.comp, self.adj.flat(v), to as u32) {
+            self.pending.push((hi, lo as u32));
         }
         false
     }
 }
 
+/// The parent word of the vertex that word `w` names.
 #[inline(always)]
-fn parent(comp: &Replica, f: u32) -> u32 {
-    comp.get(f as usize) as u32
+fn parent(comp: &Replica, w: u64) -> u64 {
+    comp.get(w as u32 as usize)
 }
 
 /// Afforest's `Link`: unites the trees of flat ids `u` and `v`, walking up
@@ -205,10 +198,10 @@ fn parent(comp: &Replica, f: u32) -> u32 {
 /// parent may be read (a parent read late or from an older publish is
 /// still an ancestor); only this trustee's roots are written, so no
 /// compare-and-swap is needed. When the walk ends at another trustee's
-/// root, returns `(that root, the flat id to hook it under)` for its owner.
+/// root, returns `(that root, the word to hook it under)` for its owner.
 #[inline]
-fn link(a: &Adjacency, comp: &Replica, u: u32, v: u32) -> Option<(u32, u32)> {
-    let (mut p1, mut p2) = (parent(comp, u), parent(comp, v));
+fn link(a: &Adjacency, comp: &Replica, u: u32, v: u32) -> Option<(u32, u64)> {
+    let (mut p1, mut p2) = (parent(comp, u.into()), parent(comp, v.into()));
     while p1 != p2 {
         let (high, low) = (p1.max(p2), p1.min(p2));
         let p_high = parent(comp, high);
@@ -216,10 +209,11 @@ fn link(a: &Adjacency, comp: &Replica, u: u32, v: u32) -> Option<(u32, u32)> {
             return None;
         }
         if p_high == high {
-            if a.own(high).is_none() {
-                return Some((high, low));
+            let h = high as u32;
+            if a.own(h).is_none() {
+                return Some((h, low));
             }
-            comp.set(high as usize, u64::from(low));
+            comp.set(h as usize, low);
             return None;
         }
         p1 = parent(comp, p_high);
@@ -240,7 +234,7 @@ impl Cc {
             let slot = &mut self.sent[hi as usize % CACHE];
             if slot.0 == hi {
                 // Both vertices are in `hi`'s component, and smaller than it.
-                (u, v) = (slot.1, lo);
+                (u, v) = (slot.1 as u32, lo as u32);
                 continue;
             }
             *slot = (hi, lo);
@@ -267,7 +261,7 @@ fn link_pass(l: &mut Local<'_, Cc>, pass: Pass) {
     let (starts, targets) = (rows.starts(), rows.targets());
     let (c, mut out) = l.split();
     c.sent.clear();
-    c.sent.resize(CACHE, (NO_FLAT, NO_FLAT));
+    c.sent.resize(CACHE, (NO_FLAT, 0));
     match pass {
         Pass::Sample(r) => {
             for u in 0..a.num_own() {
@@ -280,7 +274,7 @@ fn link_pass(l: &mut Local<'_, Cc>, pass: Pass) {
         Pass::Finish(k, skip) => {
             for u in 0..a.num_own() {
                 let (s, e) = (starts[u as usize] as usize, starts[u as usize + 1] as usize);
-                if s + k >= e || parent(&c.comp, a.flat(u)) == skip {
+                if s + k >= e || c.comp.get(a.flat(u) as usize) as u32 == skip {
                     continue;
                 }
                 for &f in &targets[s + k..e] {
@@ -299,9 +293,8 @@ fn link_pass(l: &mut Local<'_, Cc>, pass: Pass) {
 /// changed.
 fn compress(a: &Adjacency, comp: &Replica) -> u64 {
     let mut changed = 0;
-    for u in 0..a.num_own() {
-        let f = a.flat(u);
-        let p = parent(comp, f);
+    for f in a.own_flat() {
+        let p = comp.get(f);
         let mut r = p;
         loop {
             let q = parent(comp, r);
@@ -311,7 +304,7 @@ fn compress(a: &Adjacency, comp: &Replica) -> u64 {
             r = q;
         }
         if r != p {
-            comp.set(f as usize, u64::from(r));
+            comp.set(f, r);
             changed += 1;
         }
     }
@@ -320,9 +313,8 @@ fn compress(a: &Adjacency, comp: &Replica) -> u64 {
 
 /// Unites the edges of `pass` on every trustee: the pass, then passes over
 /// the pairs left pending until no hook is in flight and none is pending;
-/// then compresses, so that every parent is a root (and with `last`, the
-/// messages from then on are least ids). Returns the passes.
-fn settle(k: &mut Kernel<Cc>, pass: Pass, last: bool) -> u64 {
+/// then compresses, so that every parent is a root. Returns the passes.
+fn settle(k: &mut Kernel<Cc>, pass: Pass) -> u64 {
     let mut passes = 1;
     k.with(move |l| link_pass(l, pass));
     // The all-reduce travels behind every hook: when it returns, each has
@@ -335,10 +327,7 @@ fn settle(k: &mut Kernel<Cc>, pass: Pass, last: bool) -> u64 {
     // processes a parent read from an older publish may be passed over, so
     // the passes repeat until none changes anything.
     loop {
-        let changed = k.with(move |l| {
-            l.state().labelling = last;
-            compress(l.adjacency(), &l.state().comp)
-        });
+        let changed = k.with(|l| compress(l.adjacency(), &l.state().comp));
         let published = k.publish(|c: &Cc| &c.comp);
         let [changed, published] = k.reduce([changed, published], [Op::Sum; 2]);
         if changed == 0 || published == 0 {
@@ -349,7 +338,7 @@ fn settle(k: &mut Kernel<Cc>, pass: Pass, last: bool) -> u64 {
 
 /// The root most frequent among `samples` vertices spread over the
 /// trustees (each trustee's own most frequent; the most counted wins, every
-/// trustee gets the same).
+/// trustee gets the same), as a flat id.
 fn largest(k: &mut Kernel<Cc>, samples: u32) -> u32 {
     let per = samples.div_ceil(k.num_trustees()).max(1);
     let local = k.with(move |l| {
@@ -360,7 +349,8 @@ fn largest(k: &mut Kernel<Cc>, samples: u32) -> u32 {
         let mut x = 0u64;
         for _ in 0..per.min(n) {
             x = (x + 0x9E37_79B9) % u64::from(n);
-            *count.entry(parent(&c.comp, a.flat(x as u32))).or_default() += 1;
+            let root = c.comp.get(a.flat(x as u32) as usize) as u32;
+            *count.entry(root).or_default() += 1;
         }
         count
             .into_iter()
@@ -371,84 +361,19 @@ fn largest(k: &mut Kernel<Cc>, samples: u32) -> u32 {
     k.max(local) as u32
 }
 
-/// Every own vertex's label, into `least`: the smallest global id of its
-/// tree (the parents are roots when this runs). Returns the own roots.
-fn labels(k: &mut Kernel<Cc>) -> u64 {
-    let roots = k.with(|l| {
-        let a = l.adjacency();
-        let (c, mut out) = l.split();
-        c.root.clear();
-        c.sent.clear();
-        c.sent.resize(CACHE, (NO_FLAT, NO_FLAT));
-        let mut roots = 0;
-        for u in 0..a.num_own() {
-            let f = a.flat(u);
-            let (r, g) = (parent(&c.comp, f), a.global_of(f));
-            roots += u64::from(r == f);
-            c.root.push(r);
-            if let Some(v) = a.own(r) {
-                c.least[v as usize] = c.least[v as usize].min(g);
-                continue;
-            }
-            // Least ids of remote roots, cached; an evicted one is sent.
-            let slot = &mut c.sent[r as usize % CACHE];
-            if slot.0 == r {
-                slot.1 = slot.1.min(g);
-            } else {
-                let old = std::mem::replace(slot, (r, g));
-                if old.0 != NO_FLAT {
-                    out.send_remote(old.0, old.1);
-                }
-            }
-        }
-        for &(r, g) in c.sent.iter().filter(|s| s.0 != NO_FLAT) {
-            out.send_remote(r, g);
-        }
-        roots
-    });
-    // Every tree's least id has arrived at its root's owner, and every
-    // trustee has read its vertices' roots: the roots' parent words can
-    // now hold the least ids.
-    k.sync();
-    k.with(|l| {
-        let (a, c) = (l.adjacency(), l.state());
-        for v in 0..a.num_own() {
-            let f = a.flat(v);
-            if parent(&c.comp, f) == f {
-                c.comp.set(f as usize, u64::from(c.least[v as usize]));
-            }
-        }
-    });
-    k.publish(|c: &Cc| &c.comp);
-    k.sync();
-    k.with(|l| {
-        let c = l.state();
-        for (l, &r) in c.least.iter_mut().zip(&c.root) {
-            *l = parent(&c.comp, r);
-        }
-    });
-    roots
-}
-
 /// The state on one trustee: every own vertex its own root, nothing
-/// pending (another trustee's least ids may arrive before this one labels,
-/// so `least` is sized here).
+/// pending.
 fn init(a: &Arc<Adjacency>, old: Option<Cc>) -> Cc {
     let mut c = old.unwrap_or_else(|| Cc {
         adj: a.clone(),
         comp: Replica::per_vertex(a, "cc.parents"),
         sent: Vec::new(),
         pending: Vec::new(),
-        labelling: false,
-        root: Vec::new(),
-        least: Vec::new(),
     });
     c.pending.clear();
-    c.labelling = false;
-    c.least.clear();
-    c.least.resize(a.num_own() as usize, u32::MAX);
-    for v in 0..a.num_own() {
-        c.comp.set(a.flat(v) as usize, u64::from(a.flat(v)));
+    for f in a.own_flat() {
+        c.comp
+            .set(f, u64::from(a.global_of(f as u32)) << 32 | f as u64);
     }
     c
 }
@@ -489,7 +414,7 @@ pub fn cc(graph: &ShardedGraph, cfg: &CcConfig) -> Result<CcOutput, KernelError>
             let r = cfg.neighbor_rounds as usize;
             let mut passes = 0;
             for i in 0..r {
-                passes += settle(k, Pass::Sample(i), false);
+                passes += settle(k, Pass::Sample(i));
             }
             // On a directed graph an arc from the largest component to a
             // vertex outside sits only in its tail's row, in the component:
@@ -500,15 +425,22 @@ pub fn cc(graph: &ShardedGraph, cfg: &CcConfig) -> Result<CcOutput, KernelError>
             } else {
                 NO_FLAT
             };
-            passes += settle(k, Pass::Finish(r, skip), true);
-            let roots = labels(k);
+            passes += settle(k, Pass::Finish(r, skip));
+            let roots = k.with(|l| {
+                let own = l.adjacency().own_flat();
+                let comp = &l.state().comp;
+                own.filter(|&f| comp.get(f) as u32 == f as u32).count() as u64
+            });
             (k.sum(roots), passes, k.stats().sent)
         },
     );
     let kernel_time = t0.elapsed();
-    let labels = gather(graph, u32::MAX, |c: &Cc, v| c.least[v as usize])?;
+    // Every parent is a root, whose global id is the smallest of its tree.
+    let labels = gather(graph, 0, |c: &Cc, v| {
+        c.comp.get(c.adj.flat(v) as usize) >> 32
+    })?;
     Ok(CcOutput {
-        labels: labels.into_iter().map(u64::from).collect(),
+        labels,
         components: per[0].0,
         sweeps: per[0].1,
         records: per.iter().map(|p| p.2).sum(),
