@@ -93,11 +93,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use gossamer::Op;
-use graph_core::alloc::vec_or_exit;
 use graph_core::sharded::{KernelError, ShardedGraph};
-use graph_core::EdgeList;
 use graph_kernel::adjacency::{Adjacency, NO_FLAT};
 use graph_kernel::{gather, run, Kernel, Local, Prepare, Program, Replica, Sender};
+
+/// The sequential reference (union-find over the edge list) and the
+/// verifier, kept with the other kernels' in graph-core's `validate`.
+pub use graph_core::validate::{reference::cc as cc_sequential, verify_cc};
 
 /// Settings of one connected-components run.
 ///
@@ -446,92 +448,4 @@ pub fn cc(graph: &ShardedGraph, cfg: &CcConfig) -> Result<CcOutput, KernelError>
         records: per.iter().map(|p| p.2).sum(),
         kernel_time,
     })
-}
-
-/// Sequential reference: union-find over the edge list (union by smaller
-/// root, path halving); each vertex's label is the smallest id of its
-/// component. Self-loops change nothing.
-///
-/// ```
-/// use graph_core::{EdgeList, PackedEdge};
-/// let list = EdgeList::from_edges(4, vec![PackedEdge::new(3, 1, 1.0)]).unwrap();
-/// assert_eq!(components::cc_sequential(&list), [0, 1, 2, 1]);
-/// ```
-pub fn cc_sequential(list: &EdgeList<'_>) -> Vec<u64> {
-    let n = list.num_vertices() as usize;
-    let mut parent: Vec<u32> = vec_or_exit(n, 0, "union-find parents");
-    parent
-        .iter_mut()
-        .enumerate()
-        .for_each(|(v, p)| *p = v as u32);
-    fn find(p: &mut [u32], mut x: u32) -> u32 {
-        while p[x as usize] != x {
-            let gp = p[p[x as usize] as usize];
-            p[x as usize] = gp;
-            x = gp;
-        }
-        x
-    }
-    for e in list.edges() {
-        let (a, b) = (find(&mut parent, e.u), find(&mut parent, e.v));
-        if a != b {
-            let (lo, hi) = (a.min(b), a.max(b));
-            parent[hi as usize] = lo;
-        }
-    }
-    (0..n as u32)
-        .map(|v| u64::from(find(&mut parent, v)))
-        .collect()
-}
-
-/// Checks a component labelling of `list` without trusting its producer:
-/// one label per vertex; both ends of every edge share a label; every label is
-/// the smallest vertex of its class (`labels[v] <= v` and
-/// `labels[labels[v]] == labels[v]`); and there are exactly as many classes as
-/// the graph has components (counted here by a union-find), so no component
-/// was split. Returns the number of components, or what is wrong.
-///
-/// ```
-/// use graph_core::{EdgeList, PackedEdge};
-/// let list = EdgeList::from_edges(3, vec![PackedEdge::new(0, 2, 1.0)]).unwrap();
-/// assert_eq!(components::verify_cc(&list, &[0, 1, 0]), Ok(2));
-/// assert!(components::verify_cc(&list, &[0, 1, 2]).unwrap_err().contains("edge (0, 2)"));
-/// ```
-pub fn verify_cc(list: &EdgeList<'_>, labels: &[u64]) -> Result<u64, String> {
-    let n = list.num_vertices();
-    if labels.len() as u64 != n {
-        return Err(format!(
-            "{} labels for a graph of {n} vertices",
-            labels.len()
-        ));
-    }
-    for e in list.edges() {
-        let (a, b) = (labels[e.u as usize], labels[e.v as usize]);
-        if a != b {
-            return Err(format!(
-                "edge ({}, {}) joins labels {a} and {b}: one component has two labels",
-                e.u, e.v
-            ));
-        }
-    }
-    let mut classes = 0u64;
-    for (v, &l) in labels.iter().enumerate() {
-        if l > v as u64 || labels[l as usize] != l {
-            return Err(format!(
-                "vertex {v} has label {l}, which is not the smallest vertex of its class"
-            ));
-        }
-        classes += u64::from(l == v as u64);
-    }
-    let components = cc_sequential(list)
-        .iter()
-        .enumerate()
-        .filter(|&(v, &l)| l == v as u64)
-        .count() as u64;
-    if classes != components {
-        return Err(format!(
-            "{classes} label classes but the graph has {components} components: a class joins vertices that no path connects"
-        ));
-    }
-    Ok(components)
 }

@@ -20,10 +20,12 @@
 //! On a **directed** graph (arcs `u -> v`) the formulation is GAPBS's on
 //! a directed graph: `deg(u)` is `u`'s out-degree and `v` sums the
 //! contributions of its in-neighbours (the tails of its in-arcs, pulled
-//! along graph-kernel's [`Adjacency::in_rows`]). A vertex without out-arcs
-//! (dangling) contributes nothing: its mass leaks, it is not spread over
-//! the graph (GAPBS's `pr.cc` divides by the out-degree and never reads
-//! a dangling vertex's share), so the scores may sum to less than 1.
+//! along graph-kernel's
+//! [`Adjacency::in_rows`](graph_kernel::Adjacency::in_rows)). A vertex
+//! without out-arcs (dangling) contributes nothing: its mass leaks, it is
+//! not spread over the graph (GAPBS's `pr.cc` divides by the out-degree and
+//! never reads a dangling vertex's share), so the scores may sum to less
+//! than 1.
 //!
 //! # Pull, in graph-kernel's one shape
 //!
@@ -57,10 +59,10 @@
 //! });
 //! assert!(out.scores[0] > out.scores[1] && out.scores[1] > out.scores[3]);
 //! assert!(out.iterations < 20);
-//! let seq = pagerank::pagerank_sequential(&list, &cfg).unwrap();
+//! let seq = pagerank::pagerank_sequential(&list, false, 0.85, 20, 1e-4).unwrap();
 //! assert_eq!(out.iterations, seq.iterations);
 //! assert!(out.scores.iter().zip(&seq.scores).all(|(a, b)| (a - b).abs() < 1e-12));
-//! assert!(pagerank::verify_pagerank(&list, &out.scores, &cfg).unwrap() < 1e-4);
+//! assert!(pagerank::verify_pagerank(&list, false, &out.scores, cfg.damping).unwrap() < 1e-4);
 //! ```
 
 use std::sync::Arc;
@@ -68,9 +70,13 @@ use std::time::{Duration, Instant};
 
 use graph_core::alloc::vec_or_exit;
 use graph_core::sharded::{KernelError, ShardedGraph};
-use graph_core::EdgeList;
-use graph_kernel::adjacency::simple_lists;
 use graph_kernel::{gather, run, Prepare, Program, Replica, Setup};
+
+/// The sequential reference (the same formulation on the whole graph, in
+/// one array, in `f64`, summing each vertex's contributions in id order)
+/// and the verifier, kept with the other kernels' in graph-core's
+/// `validate`.
+pub use graph_core::validate::{reference::pagerank as pagerank_sequential, verify_pagerank};
 
 /// Settings of one PageRank run (defaults: GAPBS's).
 ///
@@ -262,172 +268,4 @@ pub fn pagerank(graph: &ShardedGraph, cfg: &PageRankConfig) -> Result<PageRankOu
         records: per.iter().map(|p| p.2).sum(),
         kernel_time,
     })
-}
-
-/// Out-degrees and the rows to pull along, `(starts, targets)`.
-type Simple = (Vec<usize>, (Vec<usize>, Vec<u32>));
-
-/// The whole graph as a simple graph (each neighbour once, no self-loops,
-/// as GAPBS builds it): every vertex's out-degree, and the rows to pull
-/// along, `(starts, targets)`: the in-arcs when `directed`, else the edges.
-fn simple_rows(
-    list: &EdgeList<'_>,
-    directed: bool,
-) -> Result<Simple, KernelError> {
-    let p = graph_core::Partition::single(list.num_vertices());
-    let g = graph_core::build_trustees_with(list, &p, 0..1, directed)?.remove(0);
-    let vertices = 0..g.num_local_vertices();
-    let (out, _) = simple_lists(vertices.clone().map(|v| g.adjacency(v).0), 0);
-    let deg = out.windows(2).map(|w| w[1] - w[0]).collect();
-    let pull = if directed {
-        simple_lists(vertices.map(|v| g.in_neighbors(v)), 0)
-    } else {
-        simple_lists(vertices.map(|v| g.adjacency(v).0), 0)
-    };
-    Ok((deg, pull))
-}
-
-/// One iteration from `score` on the simple graph (`deg`, `rows` from
-/// [`simple_rows`]), summing each vertex's contributions in id order:
-/// the new scores and the residual.
-fn iterate(
-    (deg, (starts, targets)): &Simple,
-    score: &[f64],
-    base: f64,
-    d: f64,
-) -> (Vec<f64>, f64) {
-    let share: Vec<f64> = score
-        .iter()
-        .zip(deg)
-        .map(|(&s, &k)| if k > 0 { s / k as f64 } else { 0.0 })
-        .collect();
-    let mut residual = 0.0;
-    let next = (0..score.len())
-        .map(|v| {
-            let row = &targets[starts[v]..starts[v + 1]];
-            let new = base + d * row.iter().map(|&u| share[u as usize]).sum::<f64>();
-            residual += (new - score[v]).abs();
-            new
-        })
-        .collect();
-    (next, residual)
-}
-
-/// Sequential reference: the same formulation on the simple graph, in one
-/// array, in `f64`, summing each vertex's contributions in id order.
-///
-/// ```
-/// use graph_core::{EdgeList, PackedEdge};
-/// let list = EdgeList::from_edges(3, vec![PackedEdge::new(0, 1, 1.0)]).unwrap();
-/// let out = pagerank::pagerank_sequential(&list, &Default::default()).unwrap();
-/// // Vertex 2 has no edge: it keeps the base score (1 - 0.85) / 3.
-/// assert!((out.scores[2] - 0.05).abs() < 1e-15);
-/// // A parallel edge and a self-loop change nothing (the graph is simple).
-/// let e = |u, v| PackedEdge::new(u, v, 1.0);
-/// let path = EdgeList::from_edges(3, vec![e(0, 1), e(1, 2)]).unwrap();
-/// let multi = EdgeList::from_edges(3, vec![e(0, 1), e(1, 0), e(1, 2), e(2, 2)]).unwrap();
-/// let cfg = Default::default();
-/// let (a, b) = (pagerank::pagerank_sequential(&path, &cfg).unwrap(), pagerank::pagerank_sequential(&multi, &cfg).unwrap());
-/// assert_eq!(a.scores, b.scores);
-/// ```
-pub fn pagerank_sequential(
-    list: &EdgeList<'_>,
-    cfg: &PageRankConfig,
-) -> Result<PageRankOutput, KernelError> {
-    pagerank_sequential_as(list, false, cfg)
-}
-
-/// [`pagerank_sequential`] with the records read as arcs `u -> v` when
-/// `directed`: contributions over out-degrees, pulled along in-arcs, a
-/// vertex without out-arcs contributing nothing (see the module docs).
-///
-/// ```
-/// use graph_core::{EdgeList, PackedEdge};
-/// // 0 -> 1 -> 2, and 2 has no out-arc: its share leaks.
-/// let e = |u, v| PackedEdge::new(u, v, 1.0);
-/// let list = EdgeList::from_edges(3, vec![e(0, 1), e(1, 2)]).unwrap();
-/// let out = pagerank::pagerank_sequential_as(&list, true, &Default::default()).unwrap();
-/// let base = 0.15 / 3.0;
-/// assert!((out.scores[0] - base).abs() < 1e-15);
-/// assert!((out.scores[1] - (base + 0.85 * base)).abs() < 1e-15);
-/// assert!(out.scores.iter().sum::<f64>() < 1.0);
-/// ```
-pub fn pagerank_sequential_as(
-    list: &EdgeList<'_>,
-    directed: bool,
-    cfg: &PageRankConfig,
-) -> Result<PageRankOutput, KernelError> {
-    cfg.check()?;
-    let t0 = Instant::now();
-    let graph = simple_rows(list, directed)?;
-    let n = list.num_vertices() as usize;
-    let base = (1.0 - cfg.damping) / n as f64;
-    let mut score = vec![1.0 / n as f64; n];
-    let (mut iterations, mut residual) = (0, f64::INFINITY);
-    while iterations < cfg.max_iterations && residual >= cfg.tolerance {
-        (score, residual) = iterate(&graph, &score, base, cfg.damping);
-        iterations += 1;
-    }
-    Ok(PageRankOutput {
-        scores: score,
-        iterations,
-        residual,
-        records: 0,
-        kernel_time: t0.elapsed(),
-    })
-}
-
-/// Checks PageRank scores of `list` without trusting their producer: one
-/// finite score per vertex, each at least the base score `(1 - d)/n`, total at
-/// most 1 (mass only leaks, at vertices without edges); then runs one more
-/// iteration from the scores and returns its residual — below the tolerance
-/// for a converged result (and at most `d` times the last residual in any case).
-///
-/// ```
-/// use graph_core::{EdgeList, PackedEdge};
-/// let list = EdgeList::from_edges(2, vec![PackedEdge::new(0, 1, 1.0)]).unwrap();
-/// let cfg = pagerank::PageRankConfig::default();
-/// assert_eq!(pagerank::verify_pagerank(&list, &[0.5, 0.5], &cfg), Ok(0.0));
-/// assert!(pagerank::verify_pagerank(&list, &[0.9, 0.1], &cfg).unwrap() > 0.1);
-/// assert!(pagerank::verify_pagerank(&list, &[0.5], &cfg).is_err());
-/// ```
-pub fn verify_pagerank(
-    list: &EdgeList<'_>,
-    scores: &[f64],
-    cfg: &PageRankConfig,
-) -> Result<f64, String> {
-    verify_pagerank_as(list, false, scores, cfg)
-}
-
-/// [`verify_pagerank`] with the records read as arcs when `directed` (see
-/// [`pagerank_sequential_as`]).
-pub fn verify_pagerank_as(
-    list: &EdgeList<'_>,
-    directed: bool,
-    scores: &[f64],
-    cfg: &PageRankConfig,
-) -> Result<f64, String> {
-    cfg.check().map_err(|e| e.to_string())?;
-    let n = list.num_vertices() as usize;
-    if scores.len() != n {
-        return Err(format!(
-            "{} scores for a graph of {n} vertices",
-            scores.len()
-        ));
-    }
-    let base = (1.0 - cfg.damping) / n as f64;
-    let mut total = 0.0;
-    for (v, &s) in scores.iter().enumerate() {
-        if !s.is_finite() || s < base * (1.0 - 1e-9) {
-            return Err(format!(
-                "vertex {v} has score {s}, below the base score {base} (or not finite)"
-            ));
-        }
-        total += s;
-    }
-    if total > 1.0 + 1e-9 {
-        return Err(format!("scores sum to {total} > 1: mass was created"));
-    }
-    let graph = simple_rows(list, directed).map_err(|e| e.to_string())?;
-    Ok(iterate(&graph, scores, base, cfg.damping).1)
 }

@@ -42,10 +42,15 @@ fn check_scale(scale: u32) {
 
 /// Runs both configurations on `threads` trustees and both partitions and
 /// compares with the reference; returns the reference's results.
-fn check(list: &EdgeList<'static>, threads: &[usize]) -> Vec<pagerank::PageRankOutput> {
+fn check(
+    list: &EdgeList<'static>,
+    threads: &[usize],
+) -> Vec<graph_core::validate::reference::PageRank> {
     let want: Vec<_> = CONFIGS
         .iter()
-        .map(|c| pagerank_sequential(list, c).unwrap())
+        .map(|c| {
+            pagerank_sequential(list, false, c.damping, c.max_iterations, c.tolerance).unwrap()
+        })
         .collect();
     assert_eq!(want[1].iterations, 7);
     for &threads in threads {
@@ -69,7 +74,7 @@ fn check(list: &EdgeList<'static>, threads: &[usize]) -> Vec<pagerank::PageRankO
                     .map(|(a, b)| (a - b).abs())
                     .fold(0.0, f64::max);
                 assert!(worst < 1e-12, "{what}: scores differ by {worst}");
-                let r = verify_pagerank(list, &out.scores, &c).unwrap();
+                let r = verify_pagerank(list, false, &out.scores, c.damping).unwrap();
                 assert!(
                     r <= c.damping * out.residual + 1e-12,
                     "{what}: residual {r}"
@@ -107,22 +112,25 @@ fn scale12_matches_sequential() {
 fn verifier_rejects_perturbed_scores() {
     let list = load(10);
     let cfg = PageRankConfig::default();
-    let good = pagerank_sequential(&list, &cfg).unwrap().scores;
-    assert!(verify_pagerank(&list, &good, &cfg).unwrap() < cfg.tolerance);
+    let (d, tol) = (cfg.damping, cfg.tolerance);
+    let good = pagerank_sequential(&list, false, d, cfg.max_iterations, tol)
+        .unwrap()
+        .scores;
+    assert!(verify_pagerank(&list, false, &good, d).unwrap() < tol);
     // Moving mass between two vertices keeps the total but not the fixed point.
     let mut moved = good.clone();
     let (a, b) = (0, good.iter().position(|&s| s > 1e-3).unwrap());
     moved[a] += 1e-3;
     moved[b] -= 1e-3;
-    assert!(verify_pagerank(&list, &moved, &cfg).unwrap() > cfg.tolerance);
+    assert!(verify_pagerank(&list, false, &moved, d).unwrap() > tol);
     let mut created = good.clone();
     created[0] += 0.5;
-    assert!(verify_pagerank(&list, &created, &cfg)
+    assert!(verify_pagerank(&list, false, &created, d)
         .unwrap_err()
         .contains("mass"));
     let mut low = good;
     low[3] = 0.0;
-    assert!(verify_pagerank(&list, &low, &cfg)
+    assert!(verify_pagerank(&list, false, &low, d)
         .unwrap_err()
         .contains("base score"));
 }
