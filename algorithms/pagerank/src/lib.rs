@@ -70,7 +70,7 @@ use std::time::{Duration, Instant};
 
 use graph_core::alloc::vec_or_exit;
 use graph_core::sharded::{KernelError, ShardedGraph};
-use graph_kernel::{gather, run, Prepare, Program, Replica, Setup};
+use graph_kernel::{gather, run, Local, Prepare, Program, Replica, Setup};
 
 /// The sequential reference (the same formulation on the whole graph, in
 /// one array, in `f64`, summing each vertex's contributions in id order)
@@ -113,24 +113,17 @@ impl PageRankConfig {
     /// assert!(bad.check().unwrap_err().to_string().contains("damping"));
     /// ```
     pub fn check(&self) -> Result<(), KernelError> {
-        if !(0.0..1.0).contains(&self.damping) {
-            return Err(KernelError::Config(format!(
-                "damping = {}: expected a factor in [0, 1) (usually 0.85)",
-                self.damping
-            )));
-        }
-        if self.max_iterations == 0 {
-            return Err(KernelError::Config(
-                "max_iterations = 0: run at least one iteration (GAPBS uses 20)".into(),
-            ));
-        }
-        if !(self.tolerance >= 0.0 && self.tolerance.is_finite()) {
-            return Err(KernelError::Config(format!(
-                "tolerance = {}: expected a finite value >= 0 (GAPBS uses 1e-4)",
-                self.tolerance
-            )));
-        }
-        Ok(())
+        let (d, t) = (self.damping, self.tolerance);
+        let why = if !(0.0..1.0).contains(&d) {
+            format!("damping = {d}: expected a factor in [0, 1) (usually 0.85)")
+        } else if self.max_iterations == 0 {
+            "max_iterations = 0: run at least one iteration (GAPBS uses 20)".into()
+        } else if !(t >= 0.0 && t.is_finite()) {
+            format!("tolerance = {t}: expected a finite value >= 0 (GAPBS uses 1e-4)")
+        } else {
+            return Ok(());
+        };
+        Err(KernelError::Config(why))
     }
 }
 
@@ -178,22 +171,27 @@ impl Program for PageRank {
     }
 }
 
-/// The state of one trustee before the first iteration: every score
-/// `1/n`, its contribution in replica 0.
-fn init(s: &mut Setup<'_>, old: Option<PageRank>, n: u64) -> PageRank {
-    let (a, own) = (s.adjacency(), s.num_own() as usize);
-    let mut p = old.unwrap_or_else(|| PageRank {
-        score: vec_or_exit(own, 0.0, "PageRank scores"),
-        contrib: ["pagerank.contrib.0", "pagerank.contrib.1"].map(|c| Replica::per_vertex(a, c)),
-    });
-    let first = 1.0 / n as f64;
-    p.score.fill(first);
-    for v in 0..own as u32 {
-        let deg = s.rows().degree(v);
-        let c = if deg > 0 { first / deg as f64 } else { 0.0 };
-        p.contrib[0].set(a.flat(v) as usize, c.to_bits());
+/// One iteration on one trustee: every own vertex's new score from the
+/// contributions in replica `i` along its in-row (flat ids ascending), and
+/// its contribution to the next iteration into the other replica. Returns
+/// the residual of its vertices.
+fn iterate(l: &mut Local<'_, PageRank>, i: usize, base: f64, d: f64) -> f64 {
+    let (a, rows) = (l.adjacency(), l.rows());
+    let pull = a.in_rows(l.shard());
+    let PageRank { score, contrib } = l.state();
+    let (cur, next) = (&contrib[i], &contrib[1 - i]);
+    let mut err = 0.0;
+    for (v, sc) in (0..).zip(score.iter_mut()) {
+        let row = pull.row(v).iter();
+        let incoming: f64 = row.map(|&f| f64::from_bits(cur.get(f as usize))).sum();
+        let new = base + d * incoming;
+        err += (new - *sc).abs();
+        *sc = new;
+        let deg = rows.degree(v);
+        let c = if deg > 0 { new / deg as f64 } else { 0.0 };
+        next.set(a.flat(v) as usize, c.to_bits());
     }
-    p
+    err
 }
 
 /// PageRank of `graph`, from a fiber of the runtime that built it. Returns
@@ -218,48 +216,34 @@ pub fn pagerank(graph: &ShardedGraph, cfg: &PageRankConfig) -> Result<PageRankOu
     cfg.check()?;
     let (cfg, n) = (*cfg, graph.num_vertices());
     let (base, d) = ((1.0 - cfg.damping) / n as f64, cfg.damping);
-    // The rows and the first contributions are made before the clock starts.
+    // Before the clock starts: the rows, the state, and the first scores
+    // with their contributions in replica 0: an iteration with damping 0
+    // (every score (1 - 0)/n, whatever it reads).
     graph_kernel::prepare(graph, Prepare::InRows);
-    run(graph, move |s, old| init(s, old, n), |_| ());
+    let new = |s: &mut Setup<'_>, old: Option<PageRank>| {
+        old.unwrap_or_else(|| PageRank {
+            score: vec_or_exit(s.num_own() as usize, 0.0, "PageRank scores"),
+            contrib: ["pagerank.contrib.0", "pagerank.contrib.1"]
+                .map(|name| Replica::per_vertex(s.adjacency(), name)),
+        })
+    };
+    run(graph, new, move |k| {
+        k.with(move |l| iterate(l, 1, 1.0 / n as f64, 0.0))
+    });
     let t0 = Instant::now();
-    let per = run(
-        graph,
-        |_, old| old.expect("set up above"),
-        move |k| {
-            let mut sent = k.publish(|p: &PageRank| &p.contrib[0]);
-            k.sync();
-            let (mut iterations, mut residual) = (0, f64::INFINITY);
-            while iterations < cfg.max_iterations && residual >= cfg.tolerance {
-                let i = (iterations % 2) as usize;
-                let err = k.with(move |l| {
-                    let (a, rows) = (l.adjacency(), l.rows());
-                    let pull = a.in_rows(l.shard());
-                    let (starts, targets) = (pull.starts(), pull.targets());
-                    let PageRank { score, contrib } = l.state();
-                    let (cur, next) = (&contrib[i], &contrib[1 - i]);
-                    let mut err = 0.0;
-                    for (v, sc) in score.iter_mut().enumerate() {
-                        let row = &targets[starts[v] as usize..starts[v + 1] as usize];
-                        let incoming: f64 = row
-                            .iter()
-                            .map(|&f| f64::from_bits(cur.get(f as usize)))
-                            .sum();
-                        let new = base + d * incoming;
-                        err += (new - *sc).abs();
-                        *sc = new;
-                        let deg = rows.degree(v as u32);
-                        let c = if deg > 0 { new / deg as f64 } else { 0.0 };
-                        next.set(a.flat(v as u32) as usize, c.to_bits());
-                    }
-                    err
-                });
-                sent += k.publish(move |p: &PageRank| &p.contrib[1 - i]);
-                residual = k.sum_f64(err);
-                iterations += 1;
-            }
-            (iterations, residual, sent)
-        },
-    );
+    let per = run(graph, new, move |k| {
+        let mut sent = k.publish(|p: &PageRank| &p.contrib[0]);
+        k.sync();
+        let (mut iterations, mut residual) = (0, f64::INFINITY);
+        while iterations < cfg.max_iterations && residual >= cfg.tolerance {
+            let i = (iterations % 2) as usize;
+            let err = k.with(move |l| iterate(l, i, base, d));
+            sent += k.publish(move |p: &PageRank| &p.contrib[1 - i]);
+            residual = k.sum_f64(err);
+            iterations += 1;
+        }
+        (iterations, residual, sent)
+    });
     let kernel_time = t0.elapsed();
     Ok(PageRankOutput {
         scores: gather(graph, 0.0, |p: &PageRank, v| p.score[v as usize])?,
