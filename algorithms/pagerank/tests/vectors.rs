@@ -136,6 +136,41 @@ fn verifier_rejects_perturbed_scores() {
 }
 
 #[test]
+fn verifier_rejects_the_kernels_answer_with_one_score_perturbed() {
+    // The kernel's own answer passes as the CLI checks it (one more
+    // iteration moves the scores by at most d x the last residual); the
+    // same answer with one score off by 1e-4 of the total does not, and
+    // neither does one with a score below the base score.
+    let list = load(10);
+    let l = list.clone();
+    let cfg = PageRankConfig::default();
+    let out = gossamer::main(2, move || {
+        let g = ShardedGraph::build(&l, PartitionKind::Cyclic).unwrap();
+        pagerank(&g, &cfg).unwrap()
+    });
+    let d = cfg.damping;
+    let passes = |scores: &[f64]| {
+        verify_pagerank(&list, false, scores, d).is_ok_and(|r| r <= d * out.residual + 1e-12)
+    };
+    assert!(passes(&out.scores));
+    let top = (0..out.scores.len())
+        .max_by(|&a, &b| out.scores[a].total_cmp(&out.scores[b]))
+        .unwrap();
+    for v in [top, out.scores.len() / 2] {
+        let mut bad = out.scores.clone();
+        bad[v] -= 1e-4;
+        assert!(!passes(&bad), "vertex {v} lowered by 1e-4");
+    }
+    let low = (0..out.scores.len())
+        .min_by(|&a, &b| out.scores[a].total_cmp(&out.scores[b]))
+        .unwrap();
+    let mut bad = out.scores.clone();
+    bad[low] *= 0.5;
+    let e = verify_pagerank(&list, false, &bad, d).unwrap_err();
+    assert!(e.contains("base score"), "{e}");
+}
+
+#[test]
 fn bad_settings_are_refused() {
     let list = load(10);
     let msgs = gossamer::main(2, move || {
