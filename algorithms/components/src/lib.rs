@@ -152,7 +152,7 @@ pub struct CcOutput {
     /// Linking passes run: each phase's pass over the rows and the passes
     /// over pairs left pending between trustees.
     pub sweeps: u64,
-    /// Records sent between trustees (hooks and the final labels).
+    /// Records sent between trustees (hooks).
     pub records: u64,
     /// Time of the kernel (excludes preparing the adjacency and gathering).
     pub kernel_time: Duration,
@@ -177,8 +177,8 @@ struct Cc {
 }
 
 impl Program for Cc {
-    /// A hook: "unite the tree of this vertex with that of the vertex
-    /// whose word this is".
+    /// A hook: "unite the tree of this vertex with that of the vertex this
+    /// parent word names".
     type Msg = u64;
 
     fn receive(&mut self, v: u32, to: u64) -> bool {
