@@ -178,18 +178,22 @@ impl Program for PageRank {
 fn iterate(l: &mut Local<'_, PageRank>, i: usize, base: f64, d: f64) -> f64 {
     let (a, rows) = (l.adjacency(), l.rows());
     let pull = a.in_rows(l.shard());
+    let (starts, targets) = (pull.starts(), pull.targets());
     let PageRank { score, contrib } = l.state();
     let (cur, next) = (&contrib[i], &contrib[1 - i]);
     let mut err = 0.0;
-    for (v, sc) in (0..).zip(score.iter_mut()) {
-        let row = pull.row(v).iter();
-        let incoming: f64 = row.map(|&f| f64::from_bits(cur.get(f as usize))).sum();
+    for (v, sc) in score.iter_mut().enumerate() {
+        let row = &targets[starts[v] as usize..starts[v + 1] as usize];
+        let incoming: f64 = row
+            .iter()
+            .map(|&f| f64::from_bits(cur.get(f as usize)))
+            .sum();
         let new = base + d * incoming;
         err += (new - *sc).abs();
         *sc = new;
-        let deg = rows.degree(v);
+        let deg = rows.degree(v as u32);
         let c = if deg > 0 { new / deg as f64 } else { 0.0 };
-        next.set(a.flat(v) as usize, c.to_bits());
+        next.set(a.flat(v as u32) as usize, c.to_bits());
     }
     err
 }
