@@ -171,6 +171,17 @@ impl Program for PageRank {
     }
 }
 
+/// The sum of the contributions in `cur` of the vertices of `row`, in row
+/// order. (A function of its own: `cur` as an argument is known not to
+/// change during the loop, so the replica's address is read once, not once
+/// per entry.)
+#[inline(always)]
+fn incoming(row: &[u32], cur: &Replica) -> f64 {
+    row.iter()
+        .map(|&f| f64::from_bits(cur.get(f as usize)))
+        .sum()
+}
+
 /// One iteration on one trustee: every own vertex's new score from the
 /// contributions in replica `i` along its in-row (flat ids ascending), and
 /// its contribution to the next iteration into the other replica. Returns
@@ -184,11 +195,7 @@ fn iterate(l: &mut Local<'_, PageRank>, i: usize, base: f64, d: f64) -> f64 {
     let mut err = 0.0;
     for (v, sc) in score.iter_mut().enumerate() {
         let row = &targets[starts[v] as usize..starts[v + 1] as usize];
-        let incoming: f64 = row
-            .iter()
-            .map(|&f| f64::from_bits(cur.get(f as usize)))
-            .sum();
-        let new = base + d * incoming;
+        let new = base + d * incoming(row, cur);
         err += (new - *sc).abs();
         *sc = new;
         let deg = rows.degree(v as u32);
