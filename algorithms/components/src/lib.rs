@@ -113,7 +113,8 @@ pub struct CcConfig {
     /// Afforest uses 2, but rows here start with the hubs, so one neighbour
     /// already joins most of the giant component; on Graph500 graphs
     /// (SCALE 18 and 20, 1 and 2 threads) 1 took 0.6-0.8x the time of 2, 3
-    /// and 4 took longer still (`results/kernels/cc_pagerank.md`).
+    /// and 4 took longer still (`results/kernels/cc_pagerank.md`), and
+    /// 0.5-0.7x again in this port, roots ordered by global id.
     pub neighbor_rounds: u32,
     /// Vertices sampled, over all trustees, to find the largest component.
     pub samples: u32,
