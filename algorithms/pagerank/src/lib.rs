@@ -227,9 +227,10 @@ pub fn pagerank(graph: &ShardedGraph, cfg: &PageRankConfig) -> Result<PageRankOu
     cfg.check()?;
     let (cfg, n) = (*cfg, graph.num_vertices());
     let (base, d) = ((1.0 - cfg.damping) / n as f64, cfg.damping);
-    // Before the clock starts: the rows, the state, and the first scores
-    // with their contributions in replica 0: an iteration with damping 0
-    // (every score (1 - 0)/n, whatever it reads).
+    // Before the clock starts, as in the kernel this port replaced: the
+    // rows, the state, and the first scores with their contributions in
+    // replica 0, made by an iteration with damping 0 (every score
+    // (1 - 0)/n exactly: what it reads, finite, counts zero times).
     graph_kernel::prepare(graph, Prepare::InRows);
     let new = |s: &mut Setup<'_>, old: Option<PageRank>| {
         old.unwrap_or_else(|| PageRank {
