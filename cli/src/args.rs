@@ -75,10 +75,10 @@ pub enum Command {
     /// The Graph500 benchmark: BFS and SSSP over 64 roots, with the reference's statistics block.
     #[command(after_long_help = GRAPH500_REPORT_HELP)]
     Graph500(Graph500Args),
-    /// Connected components (Afforest: sampled linking on graph-kernel's blocks).
+    /// Connected components (Afforest: sampled linking, a graph-kernel Program).
     Cc(CcArgs),
     /// PageRank (GAPBS's formulation: damping 0.85, at most 20 iterations,
-    /// tolerance 1e-4; pull on graph-kernel's blocks).
+    /// tolerance 1e-4; pull, a graph-kernel Program).
     Pagerank(PageRankArgs),
     /// Convert a graph from another tool's format (.el, .wel, .mtx, .gr,
     /// GAPBS .sg/.wsg) into a gossamer-graph file.

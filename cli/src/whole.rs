@@ -334,7 +334,7 @@ impl WholeKernel for PageRank {
         let cfg = &self.0;
         let directed = graph.meta().directed;
         let residual =
-            ::pagerank::verify_pagerank_as(&graph.edge_list(), directed, &answer.scores, cfg)
+            ::pagerank::verify_pagerank(&graph.edge_list(), directed, &answer.scores, cfg.damping)
                 .map_err(|e| {
                     CliError::new(format!("pagerank: the scores failed verification: {e}"))
                 })?;

@@ -68,7 +68,7 @@ fn pagerank_matches_the_sequential_reference() {
         "2",
         "--json",
     ])));
-    let seq = pagerank::pagerank_sequential(&vectors_list(), &Default::default()).unwrap();
+    let seq = pagerank::pagerank_sequential(&vectors_list(), false, 0.85, 20, 1e-4).unwrap();
     assert_eq!(out["kernel"], "pagerank");
     assert_eq!(out["iterations"], seq.iterations);
     assert_eq!(out["validated"], true);
@@ -151,7 +151,7 @@ fn both_kernels_run_across_two_ranks_unchanged() {
         (2.into(), true.into())
     );
     assert_eq!(out["components"], components as u64);
-    let seq = pagerank::pagerank_sequential(&vectors_list(), &Default::default()).unwrap();
+    let seq = pagerank::pagerank_sequential(&vectors_list(), false, 0.85, 20, 1e-4).unwrap();
     let out = json(&ok(&run(&[
         "--ranks",
         "2",
