@@ -433,7 +433,7 @@ impl WholeKernel for Bc {
     }
 
     fn run(&self, g: &ShardedGraph) -> Result<Self::Answer> {
-        Ok(::bc::bc(g, &self.sources)?)
+        Ok(::bc::bc(g, &self.sources, &::bc::BcConfig::default())?)
     }
 
     fn kernel_time(answer: &Self::Answer) -> Duration {
