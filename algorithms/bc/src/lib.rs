@@ -28,26 +28,36 @@
 //!
 //! # In graph-kernel's one shape
 //!
-//! Each trustee's [`Program`] state holds depth, `σ`, the backward shares
-//! received and the score of its vertices, by position in graph-kernel's
-//! renumbered adjacency, whose rows are already the simple graph. Both
-//! passes push sum-combined `f64` messages ([`Program::COMBINE`]: at most
-//! one record per remote vertex and batch travels):
+//! Each trustee's [`Program`] state holds depth, `σ` and score of its
+//! vertices, by position in graph-kernel's renumbered adjacency, whose rows
+//! are already the simple graph (out-arcs on a directed graph). Both passes
+//! read only the rows:
 //!
-//! - **forward**, one superstep per level: each frontier vertex sends its
-//!   `σ` along its row; a receiver not reached yet takes the level being
-//!   filled (advanced in [`Program::next_superstep`], when every message of
-//!   the level before was applied everywhere) and joins the next frontier,
-//!   one reached in this level adds the share, any other ignores it. Each
-//!   trustee lists its vertices in the order they were reached, level by
-//!   level.
-//! - **backward**, one superstep per level, deepest first, its vertices
-//!   (listed in `order`) made the frontier: each vertex `v` turns the
-//!   shares it received into `δ(v) = σ(v) · Σ shares`, adds that to its
-//!   score, and sends `(1 + δ(v)) / σ(v)` to every vertex that may precede
-//!   it: its in-row (the row, on an undirected graph). Of the receivers,
-//!   which lie at depth `d - 1` or deeper, only those at `d - 1` add the
-//!   share up: a receiver at depth `d` may not have sent its own yet.
+//! - **forward** (push), one superstep per level: each frontier vertex
+//!   sends its `σ` along its row, sum-combined ([`Program::COMBINE`]: at
+//!   most one record per remote vertex and batch travels); a receiver not
+//!   reached yet takes the level being filled (advanced in
+//!   [`Program::next_superstep`], once every message of the level before
+//!   was applied everywhere) and joins the next frontier, one reached in
+//!   this level adds the share, any other ignores it. A trustee sends to a
+//!   remote vertex only in the first level it sends to it at all: by the
+//!   next level that vertex is reached, so later records would be ignored
+//!   (this halves the records on Graph500 graphs). Each trustee lists its
+//!   vertices in the order they were reached, level by level.
+//! - **backward** (pull, as GAPBS's), one level per round, deepest first:
+//!   every vertex `v` of the level sums the shares `(1 + δ(w)) / σ(w)` of
+//!   its successors `w` (row entries one level deeper), takes
+//!   `δ(v) = σ(v) · sum`, adds it to its score and writes its own share.
+//!   Depths and shares are [`Replica`]s over flat ids, one per process,
+//!   so that a vertex reads any other's;
+//!   [`Kernel::publish`](graph_kernel::Kernel::publish) copies a trustee's
+//!   part to the other processes of a rack job (depths once per source,
+//!   shares once per level), and a [`sync`](graph_kernel::Kernel::sync)
+//!   orders every write of a level before the next level's reads. Even
+//!   and odd levels write two arrays: a trustee of a process with several
+//!   gets its own copy of another process's part, and when one copy lands
+//!   a round later than its twin it must not overwrite the shares of the
+//!   next level (it overwrites those of the level two before, read by then).
 //!
 //! ```
 //! use graph_core::sharded::ShardedGraph;
@@ -69,11 +79,12 @@
 //! assert!(bc::verify_bc(&list, &[0], &out.scores).is_ok());
 //! ```
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use graph_core::sharded::{KernelError, ShardedGraph};
 use graph_core::{build_trustees_with, EdgeList, Partition};
-use graph_kernel::{gather, run, Prepare, Program};
+use graph_kernel::{gather, run, Local, Prepare, Program, Replica};
 
 /// Most sources one run takes (the 64 search roots of Graph500).
 pub const MAX_SOURCES: usize = 64;
@@ -143,31 +154,31 @@ struct Brandes {
     depth: Vec<u32>,
     /// Shortest paths from the source.
     sigma: Vec<f64>,
-    /// Backward shares received.
-    acc: Vec<f64>,
     score: Vec<f64>,
     /// Own vertices in the order reached; level `d` is `order[starts[d]..starts[d + 1]]`.
     order: Vec<u32>,
     starts: Vec<usize>,
-    /// The level being filled (forward) or sending its shares (backward).
+    /// The depth a forward message gives (or adds to).
     level: u32,
-    backward: bool,
+    /// By flat id, the first level this trustee sent `σ` to (later ones
+    /// need not: the vertex is reached by then).
+    sent: Vec<u32>,
+    /// Every vertex's depth and, once its level `d` is done backward, its
+    /// share `(1 + δ) / σ` (`f64` bits) in `shares[d % 2]`, by flat id (one
+    /// copy per process; see the module docs for the two).
+    depths: Arc<Replica>,
+    shares: [Arc<Replica>; 2],
 }
 
 impl Program for Brandes {
-    /// `σ` forward, a share backward.
+    /// `σ` of a vertex one level up.
     type Msg = f64;
     const COMBINE: bool = true;
 
     #[inline(always)]
     fn receive(&mut self, v: u32, x: f64) -> bool {
         let (v, d) = (v as usize, self.depth[v as usize]);
-        if self.backward {
-            if d == self.level - 1 {
-                self.acc[v] += x;
-            }
-            false
-        } else if d == UNSEEN {
+        if d == UNSEEN {
             (self.depth[v], self.sigma[v]) = (self.level, x);
             self.order.push(v as u32);
             true
@@ -185,12 +196,28 @@ impl Program for Brandes {
     }
 
     fn next_superstep(&mut self, _: u32) {
-        if self.backward {
-            self.level -= 1;
-        } else {
-            self.level += 1;
-            self.starts.push(self.order.len());
+        self.level += 1;
+        self.starts.push(self.order.len());
+    }
+}
+
+/// The backward pass over level `d` on this trustee: each vertex sums the
+/// shares of its successors, adds its dependency to its score and writes
+/// its own share.
+fn backward(l: &mut Local<'_, Brandes>, d: usize) {
+    let (rows, adj) = (l.rows(), l.adjacency());
+    let s = l.state();
+    for &v in &s.order[s.starts[d]..s.starts[d + 1]] {
+        let mut sum = 0.0;
+        for &w in rows.row(v) {
+            if s.depths.get(w as usize) == d as u64 + 1 {
+                sum += f64::from_bits(s.shares[(d + 1) % 2].get(w as usize));
+            }
         }
+        let (sigma, delta) = (s.sigma[v as usize], s.sigma[v as usize] * sum);
+        s.score[v as usize] += delta;
+        let share = (1.0 + delta) / sigma;
+        s.shares[d % 2].set(adj.flat(v) as usize, share.to_bits());
     }
 }
 
@@ -241,19 +268,20 @@ pub fn bc(graph: &ShardedGraph, sources: &[u64], cfg: &BcConfig) -> Result<BcOut
     let (count, budget) = (sources.len(), cfg.step_work);
     let mut roots = [0u64; MAX_SOURCES];
     roots[..count].copy_from_slice(sources);
-    graph_kernel::prepare(graph, Prepare::InRows);
+    graph_kernel::prepare(graph, Prepare::Rows);
     let t0 = Instant::now();
     let init = |s: &mut graph_kernel::Setup<'_>, old: Option<Brandes>| {
         let n = s.num_own() as usize;
         let mut b = old.unwrap_or_else(|| Brandes {
             depth: vec![UNSEEN; n],
             sigma: vec![0.0; n],
-            acc: vec![0.0; n],
             score: vec![0.0; n],
             order: Vec::with_capacity(n),
             starts: Vec::new(),
             level: 0,
-            backward: false,
+            sent: vec![u32::MAX; s.adjacency().num_flat() as usize],
+            depths: Replica::per_vertex(s.adjacency(), "bc.depths"),
+            shares: ["bc.even", "bc.odd"].map(|name| Replica::per_vertex(s.adjacency(), name)),
         });
         b.score.fill(0.0);
         b
@@ -266,11 +294,11 @@ pub fn bc(graph: &ShardedGraph, sources: &[u64], cfg: &BcConfig) -> Result<BcOut
                 let s = l.state();
                 s.depth.fill(UNSEEN);
                 s.sigma.fill(0.0);
-                s.acc.fill(0.0);
+                s.sent.fill(u32::MAX);
                 s.order.clear();
                 s.starts.clear();
                 s.starts.push(0);
-                (s.level, s.backward) = (0, false);
+                s.level = 0;
                 if let Some(r) = l.position_of(root) {
                     l.receive(r, 1.0);
                 }
@@ -279,35 +307,34 @@ pub fn bc(graph: &ShardedGraph, sources: &[u64], cfg: &BcConfig) -> Result<BcOut
             while k.end_superstep() > 0 {
                 levels[i] += 1;
                 k.for_each_active(|l, v| {
-                    let x = l.state().sigma[v as usize];
+                    let (x, level) = (l.state().sigma[v as usize], l.state().level);
                     for &f in l.row(v) {
-                        l.send(f, x);
+                        match l.own(f) {
+                            Some(u) => l.receive(u, x),
+                            None => {
+                                let sent = &mut l.state().sent[f as usize];
+                                if *sent >= level {
+                                    *sent = level;
+                                    l.send_remote(f, x);
+                                }
+                            }
+                        }
                     }
                 });
             }
-            // Backward: dependencies from the deepest level up, one level
-            // per superstep (the frontier), its vertices listed in `order`.
-            for d in (0..levels[i]).rev() {
-                k.with(move |l| {
-                    let s = l.state();
-                    (s.backward, s.level) = (true, d + 1);
-                    let level = s.starts[d as usize]..s.starts[d as usize + 1];
-                    for j in level {
-                        let v = l.state().order[j];
-                        l.activate(v);
-                    }
-                });
-                k.end_superstep();
-                k.for_each_active(move |l, v| {
-                    let s = l.state();
-                    let (sigma, acc) = (s.sigma[v as usize], s.acc[v as usize]);
-                    s.score[v as usize] += sigma * acc;
-                    // The source (level 0) has no predecessors.
-                    let row = if d > 0 { l.in_row(v) } else { &[] };
-                    for &f in row {
-                        l.send(f, (1.0 + sigma * acc) / sigma);
-                    }
-                });
+            // Backward: dependencies from the deepest level up, pulled
+            // from the successors' shares.
+            k.with(|l| {
+                for v in 0..l.num_own() {
+                    let (f, s) = (l.flat(v), l.state());
+                    s.depths.set(f as usize, u64::from(s.depth[v as usize]));
+                }
+            });
+            k.publish(|b: &Brandes| &b.depths);
+            for d in (0..levels[i] as usize).rev() {
+                k.sync();
+                k.with(move |l| backward(l, d));
+                k.publish(move |b: &Brandes| &b.shares[d % 2]);
             }
         }
         // Normalise by the largest score (non-negative, so its bits order it).
