@@ -73,12 +73,14 @@
 //! | `sharded/` | rules 4-6 and the edge count on every trustee's shard (`check.rs`, `scan.rs`) |
 //! | `problems.rs` | the verdict ([`Validated`], [`ValidationError`]) and each problem's words |
 //! | `reference.rs` | sequential BFS and Dijkstra, the plain answers tests compare against |
+//! | `triangles.rs` | [`tc_sequential`] and [`verify_tc`]: triangle counting's sequential count and verifier (the `tc` kernel's, kept here like the BFS and SSSP validators) |
 
 mod list;
 mod problems;
 pub mod reference;
 mod sharded;
 mod tree;
+mod triangles;
 
 pub use list::{
     validate_bfs, validate_bfs_directed, validate_bfs_list, validate_sssp, validate_sssp_directed,
@@ -87,3 +89,4 @@ pub use list::{
 pub use problems::{Validated, ValidationError};
 pub use sharded::{count_traversed_sharded, validate_bfs_sharded, validate_sssp_sharded};
 pub use tree::NO_PARENT;
+pub use triangles::{tc_sequential, verify_tc};
