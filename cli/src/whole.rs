@@ -512,7 +512,7 @@ impl WholeKernel for Tc {
     type Fields = TcResult;
 
     fn run(&self, g: &ShardedGraph) -> Result<Self::Answer> {
-        Ok(::tc::tc(g)?)
+        Ok(::tc::tc(g, &::tc::TcConfig::default())?)
     }
 
     fn kernel_time(answer: &Self::Answer) -> Duration {

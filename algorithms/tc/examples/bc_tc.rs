@@ -113,10 +113,10 @@ fn main() {
                 // Alternate the kernels, so that load changes hit both.
                 for _ in 0..reps {
                     if do_bc {
-                        bcs.push(bc::bc(&g, &src).expect("bc runs"));
+                        bcs.push(bc::bc(&g, &src, &Default::default()).expect("bc runs"));
                     }
                     if do_tc {
-                        tcs.push(tc::tc(&g).expect("tc runs"));
+                        tcs.push(tc::tc(&g, &Default::default()).expect("tc runs"));
                     }
                 }
                 (bcs, tcs)
