@@ -105,9 +105,13 @@ const UNSEEN: u32 = u32::MAX;
 /// Settings of one run.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BcConfig {
-    /// Work of a sweep step or backward pass (vertices + row entries + 4
-    /// per record queued for another trustee) before the records leave and
-    /// the fiber yields ([`graph_kernel::Kernel::set_step_work`]).
+    /// Work of a step of the forward sweeps (vertices + row entries + 4
+    /// per record queued for another trustee) before the fiber yields and
+    /// full batches leave ([`graph_kernel::Kernel::set_step_work`]; 0
+    /// counts as 1). Default [`graph_kernel::STEP_WORK`] (64 Ki): at SCALE
+    /// 19, 1 x 2 threads and 2 ranks x 1 thread, 64 Ki and 256 Ki were
+    /// alike within the noise of a loaded machine, 16 Ki was up to 20%
+    /// slower across ranks.
     pub step_work: usize,
 }
 
@@ -160,9 +164,11 @@ struct Brandes {
     starts: Vec<usize>,
     /// The depth a forward message gives (or adds to).
     level: u32,
-    /// By flat id, the first level this trustee sent `σ` to (later ones
-    /// need not: the vertex is reached by then).
-    sent: Vec<u32>,
+    /// Bitmaps over flat ids: the vertices this trustee sent `σ` to in an
+    /// earlier level (reached by now: it need not send them again) and in
+    /// this one.
+    sent: Vec<u64>,
+    sending: Vec<u64>,
     /// Every vertex's depth and, once its level `d` is done backward, its
     /// share `(1 + δ) / σ` (`f64` bits) in `shares[d % 2]`, by flat id (one
     /// copy per process; see the module docs for the two).
@@ -198,6 +204,9 @@ impl Program for Brandes {
     fn next_superstep(&mut self, _: u32) {
         self.level += 1;
         self.starts.push(self.order.len());
+        for (old, new) in self.sent.iter_mut().zip(&mut self.sending) {
+            *old |= std::mem::take(new);
+        }
     }
 }
 
@@ -242,7 +251,7 @@ fn check_sources(sources: &[u64], n: u64) -> Result<(), KernelError> {
 /// vertices; a source may repeat), from a fiber of the runtime that built it.
 /// On a directed graph ([`ShardedGraph::is_directed`]) the paths follow the
 /// arcs (see the module docs).
-/// Returns [`KernelError::Config`] for bad sources or settings and
+/// Returns [`KernelError::Config`] for bad sources and
 /// [`KernelError::RootOutOfRange`] for a source outside the graph.
 ///
 /// ```
@@ -262,10 +271,7 @@ fn check_sources(sources: &[u64], n: u64) -> Result<(), KernelError> {
 /// ```
 pub fn bc(graph: &ShardedGraph, sources: &[u64], cfg: &BcConfig) -> Result<BcOutput, KernelError> {
     check_sources(sources, graph.num_vertices())?;
-    if cfg.step_work == 0 {
-        return Err(KernelError::Config("step_work = 0: give at least 1".into()));
-    }
-    let (count, budget) = (sources.len(), cfg.step_work);
+    let (count, step_work) = (sources.len(), cfg.step_work);
     let mut roots = [0u64; MAX_SOURCES];
     roots[..count].copy_from_slice(sources);
     graph_kernel::prepare(graph, Prepare::Rows);
@@ -279,7 +285,8 @@ pub fn bc(graph: &ShardedGraph, sources: &[u64], cfg: &BcConfig) -> Result<BcOut
             order: Vec::with_capacity(n),
             starts: Vec::new(),
             level: 0,
-            sent: vec![u32::MAX; s.adjacency().num_flat() as usize],
+            sent: vec![0; s.adjacency().num_flat() as usize / 64],
+            sending: vec![0; s.adjacency().num_flat() as usize / 64],
             depths: Replica::per_vertex(s.adjacency(), "bc.depths"),
             shares: ["bc.even", "bc.odd"].map(|name| Replica::per_vertex(s.adjacency(), name)),
         });
@@ -287,14 +294,14 @@ pub fn bc(graph: &ShardedGraph, sources: &[u64], cfg: &BcConfig) -> Result<BcOut
         b
     };
     let per = run(graph, init, move |k| {
-        k.set_step_work(budget);
+        k.set_step_work(step_work);
         let mut levels = vec![0u32; count];
         for (i, &root) in roots[..count].iter().enumerate() {
             k.with(move |l| {
                 let s = l.state();
                 s.depth.fill(UNSEEN);
                 s.sigma.fill(0.0);
-                s.sent.fill(u32::MAX);
+                s.sent.fill(0);
                 s.order.clear();
                 s.starts.clear();
                 s.starts.push(0);
@@ -307,17 +314,16 @@ pub fn bc(graph: &ShardedGraph, sources: &[u64], cfg: &BcConfig) -> Result<BcOut
             while k.end_superstep() > 0 {
                 levels[i] += 1;
                 k.for_each_active(|l, v| {
-                    let (x, level) = (l.state().sigma[v as usize], l.state().level);
+                    let x = l.state().sigma[v as usize];
                     for &f in l.row(v) {
+                        let (w, bit) = ((f / 64) as usize, 1 << (f % 64));
                         match l.own(f) {
                             Some(u) => l.receive(u, x),
-                            None => {
-                                let sent = &mut l.state().sent[f as usize];
-                                if *sent >= level {
-                                    *sent = level;
-                                    l.send_remote(f, x);
-                                }
+                            None if l.state().sent[w] & bit == 0 => {
+                                l.state().sending[w] |= bit;
+                                l.send_remote(f, x);
                             }
+                            None => {}
                         }
                     }
                 });
