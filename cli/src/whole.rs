@@ -458,7 +458,7 @@ impl WholeKernel for Bc {
     }
 
     fn run(&self, g: &ShardedGraph) -> Result<Self::Answer> {
-        Ok(::bc::bc(g, &self.sources)?)
+        Ok(::bc::bc(g, &self.sources, &::bc::BcConfig::default())?)
     }
 
     fn kernel_time(answer: &Self::Answer) -> Duration {
@@ -537,7 +537,7 @@ impl WholeKernel for Tc {
     type Fields = TcResult;
 
     fn run(&self, g: &ShardedGraph) -> Result<Self::Answer> {
-        Ok(::tc::tc(g)?)
+        Ok(::tc::tc(g, &::tc::TcConfig::default())?)
     }
 
     fn kernel_time(answer: &Self::Answer) -> Duration {

@@ -313,6 +313,8 @@ fn bc_refuses_bad_source_counts_before_generating() {
     }
 }
 
+/// Two ranks of two threads: bc's shares are published to both trustees
+/// of the other rank, whose copies may land a round apart.
 #[test]
 fn bc_and_tc_across_two_ranks_give_the_one_rank_answers() {
     let dir = scratch("cli_bc_tc_ranks");
@@ -326,7 +328,7 @@ fn bc_and_tc_across_two_ranks_give_the_one_rank_answers() {
             "--scale",
             "10",
             "--threads",
-            "1",
+            "2",
             "--json",
             "--dump-scores",
             arg(dump),

@@ -76,6 +76,7 @@
 //! | `components.rs` | [`verify_cc`]: a component labelling against the edge list |
 //! | `pagerank.rs` | [`verify_pagerank`]: PageRank scores against the edge list (one more iteration from them), and the simple graph PageRank reads |
 //! | `reference.rs` | sequential BFS, Dijkstra, union-find components and PageRank, the plain answers tests compare against |
+//! | `triangles.rs` | [`tc_sequential`] and [`verify_tc`]: triangle counting's sequential count and verifier (the `tc` kernel's, kept here like the other validators) |
 
 mod components;
 mod list;
@@ -84,6 +85,7 @@ mod problems;
 pub mod reference;
 mod sharded;
 mod tree;
+mod triangles;
 
 pub use components::verify_cc;
 
@@ -95,3 +97,4 @@ pub use pagerank::verify_pagerank;
 pub use problems::{Validated, ValidationError};
 pub use sharded::{count_traversed_sharded, validate_bfs_sharded, validate_sssp_sharded};
 pub use tree::NO_PARENT;
+pub use triangles::{tc_sequential, verify_tc};
