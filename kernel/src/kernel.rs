@@ -403,18 +403,17 @@ impl<P: Program> Kernel<P> {
     fn share_frontier(&mut self) {
         let (a, b) = self.ctx.local.apply(|s| {
             let c = core::<P>(s).1;
-            let bits = c
-                .bits
-                .get_or_insert_with(|| Replica::bitmap(&c.adj, "graph-kernel.frontier"))
-                .clone();
+            let bits = c.frontier_bits().clone();
             // The own positions are the flat ids from a multiple of 64
             // on: the frontier's bitmap is the own words as they are.
             let words = c.adj.own_words();
             bits.store(words.start, c.cur.words());
             (words.start, words.end)
         });
+        // A trustee of another process may get these words before its own
+        // first shared frontier, so whichever comes first makes the bitmap.
         replica::publish_by(&self.ctx, a..b, |s: &mut TrusteeState| {
-            core::<P>(s).1.bits.as_deref().expect("shared above")
+            &**core::<P>(s).1.frontier_bits()
         });
         self.ctx.party.barrier();
         self.rounds += 1;

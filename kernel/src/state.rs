@@ -26,8 +26,8 @@ pub(crate) struct Core<P: Program> {
     pub(crate) cursor: usize,
     pub(crate) supersteps: u32,
     /// The current frontier of every trustee as a bitmap over flat ids,
-    /// shared by the trustees of this process (pull steps read it; made on
-    /// the first pull).
+    /// shared by the trustees of this process (pull steps read it; made by
+    /// [`Core::frontier_bits`]).
     pub(crate) bits: Option<Arc<Replica>>,
     /// Row entries of the own vertices not yet active in this run (what a
     /// direction-optimizing step compares the frontier's entries with).
@@ -35,6 +35,14 @@ pub(crate) struct Core<P: Program> {
 }
 
 impl<P: Program> Core<P> {
+    /// The shared frontier bitmap, made on first use: by this trustee's
+    /// first pull, or by the first words another process publishes to it.
+    pub(crate) fn frontier_bits(&mut self) -> &Arc<Replica> {
+        let adj = &self.adj;
+        self.bits
+            .get_or_insert_with(|| Replica::bitmap(adj, "graph-kernel.frontier"))
+    }
+
     pub(crate) fn new(prog: P, adj: Arc<Adjacency>, net: Net<P>) -> Self {
         let n = adj.num_own();
         let mode = FrontierMode::Auto;
