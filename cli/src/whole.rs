@@ -607,7 +607,11 @@ impl WholeKernel for Kcore {
     fn fields(&self, _: &LoadedGraph, answer: &Self::Answer, _: Option<()>) -> KcoreResult {
         KcoreResult {
             max_core: answer.max_core,
-            max_core_vertices: answer.core.iter().filter(|&&c| c == answer.max_core).count() as u64,
+            max_core_vertices: answer
+                .core
+                .iter()
+                .filter(|&&c| c == answer.max_core)
+                .count() as u64,
             levels: answer.levels,
             rounds: answer.rounds,
         }

@@ -246,9 +246,7 @@ fn passes_run_until_the_kernel_says_done_and_ship_each_pass() {
                     got: 0,
                 },
                 |k| {
-                    let next = k
-                        .partition()
-                        .global(((k.me() + 1) % k.num_trustees()) as u32, 0);
+                    let next = k.partition().global((k.me() + 1) % k.num_trustees(), 0);
                     k.passes(move |l| {
                         let f = l.flat_of(next);
                         l.send(f, 1);

@@ -324,7 +324,7 @@ impl Search {
         };
         self.cur = Some((k, heavy));
         let mut budget = full;
-        while !heavy {
+        while self.cur == Some((k, false)) {
             if self.cursor >= self.wave.len() {
                 (self.cursor, self.cur) = (0, Some((k, true)));
                 self.wave.clear();
