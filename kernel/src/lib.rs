@@ -168,7 +168,7 @@ mod test_hooks;
 pub use adjacency::{Adjacency, LightHeavy};
 pub use bounds::Bounds;
 pub use filter::Filter;
-pub use frontier::{Frontier, FrontierMode};
+pub use frontier::{Frontier, FrontierMode, Members};
 pub use kernel::{Direction, Kernel, STEP_WORK};
 pub use local::{Local, Sender};
 pub use net::KernelStats;
