@@ -65,7 +65,7 @@ use std::time::{Duration, Instant};
 use graph_core::alloc::vec_or_exit;
 use graph_core::sharded::{KernelError, ShardedGraph};
 use graph_kernel::adjacency::NO_FLAT;
-use graph_kernel::{gather, gather_flat, run, Direction, Prepare, Program};
+use graph_kernel::{gather, gather_flat, run, Direction, Prepare, Program, Setup};
 
 /// Which directions a BFS may use.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -183,16 +183,21 @@ pub fn bfs(graph: &ShardedGraph, root: u64, cfg: &BfsConfig) -> Result<BfsOutput
         },
         _ => Direction::Push,
     };
+    // The state, once per graph, before the clock.
+    let make = |s: &mut Setup<'_>, old: Option<Bfs>| {
+        let n = s.num_own() as usize;
+        old.unwrap_or_else(|| Bfs {
+            parent: vec_or_exit(n, NO_FLAT, "BFS parents"),
+            depth: vec_or_exit(n, -1, "BFS depths"),
+            level: 0,
+        })
+    };
+    run(graph, make, |_| ());
     let t0 = Instant::now();
     let pulls = run(
         graph,
-        |s, old: Option<Bfs>| {
-            let n = s.num_own() as usize;
-            let mut b = old.unwrap_or_else(|| Bfs {
-                parent: vec_or_exit(n, NO_FLAT, "BFS parents"),
-                depth: vec_or_exit(n, -1, "BFS depths"),
-                level: 0,
-            });
+        move |s, old: Option<Bfs>| {
+            let mut b = make(s, old);
             b.parent.fill(NO_FLAT);
             b.depth.fill(-1);
             b.level = 0;

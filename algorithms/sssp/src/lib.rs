@@ -91,7 +91,8 @@ use graph_core::alloc::refill;
 use graph_core::sharded::{KernelError, ShardedGraph};
 use graph_core::Shard;
 use graph_kernel::adjacency::NO_FLAT;
-use graph_kernel::{gather, gather_flat, run, Bounds, LightHeavy, Local, Prepare, Program, Sender};
+use graph_kernel::{gather, gather_flat, run, Bounds, LightHeavy, Local};
+use graph_kernel::{Prepare, Program, Sender, Setup};
 
 /// Δ used by [`SsspConfig::default`]: the middle of the flat optimum
 /// (0.0005-0.002) of the sweep on Graph500 graphs at SCALE 18-22 with 2
@@ -165,9 +166,8 @@ impl Default for SsspConfig {
 impl SsspConfig {
     /// Checks the settings; the error says which is wrong and what to give.
     fn check(&self) -> Result<(), KernelError> {
-        let d = self.delta;
-        let why = match check_delta(d) {
-            Err(why) => format!("delta = {d:?}: {why}"),
+        let why = match check_delta(self.delta) {
+            Err(why) => format!("delta = {:?}: {why}", self.delta),
             Ok(()) if self.pass_budget == 0 || self.epoch_work == 0 => format!(
                 "pass_budget = {}, epoch_work = {}: both must be at least 1 (defaults 16384 and 262144)",
                 self.pass_budget, self.epoch_work
@@ -315,13 +315,12 @@ impl Search {
     /// (LIFO would chase fresh distances depth-first), then the heavy
     /// phase of the vertices it settled.
     fn epoch_pass(&mut self, r: &mut Rows<'_, '_>, full: usize) -> bool {
-        let (k, heavy) = match self.cur {
-            Some(c) => c,
-            None => match self.buckets.first_from(self.epoch) {
-                b if b < self.epoch_end => (b, false),
-                _ => return false,
-            },
-        };
+        // A bucket in progress, else the epoch's first (none: no work here).
+        let first = || (self.buckets.first_from(self.epoch), false);
+        let (k, heavy) = self.cur.unwrap_or_else(first);
+        if k >= self.epoch_end {
+            return false;
+        }
         self.cur = Some((k, heavy));
         let mut budget = full;
         while self.cur == Some((k, false)) {
@@ -397,25 +396,28 @@ fn pass(l: &mut Local<'_, Sssp>, budget: usize) -> bool {
 pub fn sssp(graph: &ShardedGraph, root: u64, cfg: &SsspConfig) -> Result<SsspOutput, KernelError> {
     graph.check_root(root)?;
     cfg.check()?;
-    let (cfg, delta) = (*cfg, cfg.delta);
+    let (cfg, delta, edges) = (*cfg, cfg.delta, graph.num_edges_input());
     if cfg.in_place {
         graph.mark_rows_rewritten("SSSP");
     }
     graph_kernel::prepare(graph, Prepare::Renumbering);
-    let edges = graph.num_edges_input();
+    // The state and the rows split at Δ, once per graph and Δ, before the clock.
+    let make = move |s: &mut Setup<'_>, old: Option<Sssp>| {
+        let a = s.adjacency().clone();
+        let mut st = old.unwrap_or_else(|| Sssp {
+            bounds: Bounds::for_graph(&a, edges, "sssp.sent"),
+            s: Search::default(),
+            lh: a.light_heavy(s.shard_mut(), delta, cfg.in_place),
+        });
+        st.lh.resplit(s.shard_mut(), delta);
+        st
+    };
+    run(graph, make, |_| ());
     let t0 = Instant::now();
     let per = run(
         graph,
         move |s, old: Option<Sssp>| {
-            let a = s.adjacency().clone();
-            let mut st = old.unwrap_or_else(|| Sssp {
-                bounds: Bounds::for_graph(&a, edges, "sssp.sent"),
-                s: Search::default(),
-                lh: a.light_heavy(s.shard_mut(), delta, cfg.in_place),
-            });
-            if st.lh.delta() != delta {
-                st.lh.resplit(s.shard_mut(), delta);
-            }
+            let (a, mut st) = (s.adjacency().clone(), make(s, old));
             st.bounds.reset(&a);
             st.s.reset(a.num_own() as usize, delta);
             if let Some(r) = s.position_of(root) {

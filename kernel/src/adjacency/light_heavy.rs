@@ -224,9 +224,12 @@ impl LightHeavy {
     }
 
     /// Orders every row light first for bucket width `delta` (both parts
-    /// ascending by flat id). `shard` is this trustee's, the one the split
-    /// was made on.
+    /// ascending by flat id); nothing to do at the width it has. `shard`
+    /// is this trustee's, the one the split was made on.
     pub fn resplit(&mut self, shard: &mut Shard, delta: f32) {
+        if delta == self.delta {
+            return;
+        }
         let spans = &mut self.spans;
         let mut row: Vec<(u32, f32)> = Vec::new();
         let mut again = |t: &mut [u32], w: &mut [f32]| {
