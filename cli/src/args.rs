@@ -238,6 +238,13 @@ pub struct RunOptions {
     /// Run even if the memory estimate exceeds the available memory.
     #[arg(long)]
     pub force: bool,
+    /// Write every trustee's timeline (delegated work, own fibers, waits in
+    /// collectives, idle polling; every rank of a rack job, one clock) to
+    /// FILE as Chrome trace-event JSON, for <https://ui.perfetto.dev> or
+    /// chrome://tracing. Each trustee keeps its first 1Mi intervals (16 MiB);
+    /// later ones are dropped and counted.
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
     #[command(flatten)]
     pub rack: RackOptions,
 }

@@ -47,10 +47,5 @@ from_error!(
     gossamer::Error,
 );
 
-/// Wraps an I/O error with what was being done and to which file.
-pub fn io_error(action: &str, path: &std::path::Path, e: std::io::Error) -> CliError {
-    CliError::new(format!("could not {action} {}: {e}", path.display()))
-}
-
 /// Shorthand for the command's results.
 pub type Result<T, E = CliError> = std::result::Result<T, E>;

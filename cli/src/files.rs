@@ -1,14 +1,17 @@
-//! Files the command writes: the early check that an output's directory
-//! exists, a buffered writer, and the binary arrays in the reference
-//! vectors' formats.
+//! Files the command writes: the early checks of an output (its directory
+//! exists; the path is not a link or another thing an output must not
+//! replace), the writer every output but the graph file goes through
+//! ([`graph_core::io::output`]: a file replaced whole or not at all, a FIFO
+//! or device streamed, a link refused), and the binary arrays in the
+//! reference vectors' formats.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
-use std::path::Path;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
+use graph_core::io::output::{self, Output};
 use graph_core::meta::IdMap;
 
-use crate::error::{io_error, Result};
+use crate::error::{CliError, Result};
 
 /// Fails early (before hours of generation or search) when `path` cannot
 /// be created because its directory does not exist.
@@ -20,7 +23,7 @@ pub fn check_writable(path: &Path) -> Result<()> {
     if dir.is_dir() {
         Ok(())
     } else {
-        Err(crate::error::CliError::new(format!(
+        Err(CliError::new(format!(
             "cannot write {}: the directory {} does not exist",
             path.display(),
             dir.display()
@@ -28,15 +31,27 @@ pub fn check_writable(path: &Path) -> Result<()> {
     }
 }
 
-/// Writes `path` through a buffered writer filled by `fill`.
+/// [`check_writable`], and that `path` is something an output may be
+/// written to (see [`graph_core::io::output::check`]): fails before the
+/// work, not after it.
+pub fn check_output(path: &Path) -> Result<()> {
+    check_writable(path)?;
+    output::check(path).map_err(|e| CliError::new(e.to_string()))?;
+    Ok(())
+}
+
+fn output_error(e: output::OutputError) -> CliError {
+    CliError::new(e.to_string())
+}
+
+/// Writes `path` through a buffered writer filled by `fill`: a file whole
+/// or not at all, a stream in place, never through a link.
 pub fn write_with(
     path: &Path,
     fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<()> {
-    let file = File::create(path).map_err(|e| io_error("create", path, e))?;
-    let mut w = BufWriter::with_capacity(1 << 20, file);
-    fill(&mut w).map_err(|e| io_error("write", path, e))?;
-    w.flush().map_err(|e| io_error("write", path, e))
+    output::write(path, fill).map_err(output_error)?;
+    Ok(())
 }
 
 /// A number the dump formats hold little-endian (`.dist` f32, `.level`
@@ -57,25 +72,58 @@ macro_rules! little_endian {
 }
 little_endian!(u32, u64, i64, f32, f64);
 
-/// Writes `xs` to `path` as consecutive little-endian values, no header.
-pub fn write_le<T: LittleEndian>(path: &Path, xs: &[T]) -> Result<()> {
-    write_with(path, |w| xs.iter().try_for_each(|&x| x.put(w)))
-}
-
-/// After a dump indexed by dense vertex number was written to `dump`: when
-/// the graph's dense ids are not the input file's (a 1-based or renumbered
-/// file), writes the `DUMP.ids` sidecar (the file id of each entry, N x u64
-/// little-endian) and says so on stderr; otherwise writes nothing.
-pub fn write_ids_sidecar(dump: &Path, ids: &IdMap, num_vertices: u64) -> Result<()> {
-    if ids.is_identity() {
-        return Ok(());
-    }
+/// The `DUMP.ids` sidecar of the dump `dump`.
+pub fn sidecar_path(dump: &Path) -> PathBuf {
     let mut side = dump.as_os_str().to_owned();
     side.push(".ids");
-    let side = std::path::PathBuf::from(side);
-    write_with(&side, |w| {
-        (0..num_vertices).try_for_each(|v| w.write_all(&ids.file_id(v).to_le_bytes()))
-    })?;
+    PathBuf::from(side)
+}
+
+/// Whether a dump to `dump` of a graph with these ids gets a sidecar: when
+/// the graph's dense ids are not the input file's (a 1-based or renumbered
+/// file), unless the dump goes to one of this process's streams
+/// (`/dev/stdout`), beside which no file can be put.
+fn wants_sidecar(dump: &Path, ids: &IdMap) -> bool {
+    !ids.is_identity() && !output::is_standard_stream(dump)
+}
+
+/// Fails early when the dump `dump` of a graph with these ids would need a
+/// sidecar that cannot be written (a link planted at `DUMP.ids`).
+pub fn check_sidecar(dump: &Path, ids: &IdMap) -> Result<()> {
+    if wants_sidecar(dump, ids) {
+        output::check(sidecar_path(dump)).map_err(output_error)?;
+    }
+    Ok(())
+}
+
+/// Writes a dump indexed by dense vertex number, `xs` as consecutive
+/// little-endian values, to `dump`; when the graph's dense ids are not the
+/// input file's, also the `DUMP.ids` sidecar (the file id of each entry,
+/// N x u64 little-endian), and says so on stderr. Both are written in full
+/// before either is put in place, so a failure (a full disk, a link) leaves
+/// the old files as they were. A dump to a stream is written as it goes.
+pub fn write_dump<T: LittleEndian>(dump: &Path, xs: &[T], ids: &IdMap) -> Result<()> {
+    let main =
+        Output::write(dump, |w| xs.iter().try_for_each(|&x| x.put(w))).map_err(output_error)?;
+    if ids.is_identity() {
+        return main.commit().map_err(output_error);
+    }
+    if !wants_sidecar(dump, ids) {
+        main.commit().map_err(output_error)?;
+        eprintln!(
+            "note: {} is indexed by dense vertex number, which differs from the input file's ids; no ids sidecar is written beside a stream: dump to a file to get DUMP.ids with each entry's file id",
+            dump.display()
+        );
+        return Ok(());
+    }
+    let side = sidecar_path(dump);
+    let n = xs.len() as u64;
+    let sidecar = Output::write(&side, |w| {
+        (0..n).try_for_each(|v| w.write_all(&ids.file_id(v).to_le_bytes()))
+    })
+    .map_err(output_error)?;
+    main.commit().map_err(output_error)?;
+    sidecar.commit().map_err(output_error)?;
     eprintln!(
         "note: {} is indexed by dense vertex number; {} holds each entry's id in the input file (N x u64)",
         dump.display(),

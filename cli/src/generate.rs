@@ -28,14 +28,15 @@ pub fn run(args: &GenerateArgs) -> Result<()> {
             "nothing to write: give at least one of -o FILE (graph file), --edges-out FILE, --weights-out FILE or --roots-out FILE",
         ));
     }
-    for path in outputs.iter().copied().flatten() {
-        files::check_writable(path)?;
-    }
-    // The graph file replaces only a regular file (the cross-check outputs
-    // are written in place and may be FIFOs or /dev/stdout): refuse before
+    // The graph file replaces only a regular file; the cross-check outputs
+    // may also be FIFOs or /dev/stdout, never links: refuse before
     // generating, not after.
     if let Some(path) = &args.output {
+        files::check_writable(path)?;
         file::check_write_target(path)?;
+    }
+    for path in outputs[1..].iter().copied().flatten() {
+        files::check_output(path)?;
     }
     let threads = runtime::threads(args.threads)?;
     let (list, kron, gen_time) = graph::generate(

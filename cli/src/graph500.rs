@@ -104,7 +104,14 @@ pub fn run(args: &Graph500Args) -> Result<()> {
             peak_rss_kib_per_rank: crate::runtime::peak_rss_kib_per_rank(),
         });
     }
-    output::print_stdout(&(block.render() + &block.in_units(&input)))
+    output::print_stdout(&(block.render() + &block.in_units(&input)))?;
+    // On stderr: stdout's lines are the reference's block and its units.
+    for k in [bfs, sssp] {
+        if let Some(p) = runtime::kernel_profile(k.kernel.name()) {
+            eprint!("{}: {}", k.kernel.name(), p.summary_line());
+        }
+    }
+    Ok(())
 }
 
 /// `graph500 --json`: the statistics block's numbers, per search and in
@@ -145,6 +152,10 @@ struct KernelJson {
     validate_s: Summary,
     /// One entry per search, in root order.
     roots: Vec<JsonSearch>,
+    /// What the trustees did during this kernel's searches: busy, idle,
+    /// collective, imbalance.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    profile: Option<runtime::KernelProfile>,
 }
 
 /// One search of `graph500 --json`.
@@ -178,6 +189,7 @@ impl KernelJson {
                     validate_time_s: r.validate_time_s.unwrap_or(-1.0),
                 })
                 .collect(),
+            profile: runtime::kernel_profile(run.kernel.name()),
         }
     }
 }

@@ -22,3 +22,41 @@ pub fn corrupt_answers() -> bool {
 pub fn available_bytes() -> Option<u64> {
     hook!("GOSSAMER_GRAPH_AVAILABLE_BYTES").and_then(|v| v.to_str()?.parse().ok())
 }
+
+/// Refuses a hook's value it could not use (only in test builds, where the
+/// hooks exist), so a test that sets one wrongly fails instead of silently
+/// running without it.
+pub fn check_env() -> Result<(), String> {
+    if let Some(v) = hook!("GOSSAMER_GRAPH_TEST_CORRUPT_ANSWERS") {
+        if v != "1" && v != "0" {
+            return Err(format!(
+                "GOSSAMER_GRAPH_TEST_CORRUPT_ANSWERS={v:?}: expected 1 or 0"
+            ));
+        }
+    }
+    let numbers = [
+        (
+            "GOSSAMER_GRAPH_AVAILABLE_BYTES",
+            hook!("GOSSAMER_GRAPH_AVAILABLE_BYTES"),
+        ),
+        (
+            "GOSSAMER_GRAPH_TRACE_EVENTS",
+            hook!("GOSSAMER_GRAPH_TRACE_EVENTS"),
+        ),
+    ];
+    for (name, value) in numbers {
+        if let Some(v) = value {
+            if v.to_str().and_then(|s| s.parse::<u64>().ok()).is_none() {
+                return Err(format!("{name}={v:?}: expected a whole number"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `GOSSAMER_GRAPH_TRACE_EVENTS=N`: with `--trace`, each trustee keeps `N`
+/// intervals instead of `gossamer::Config::trace_events`' default, so the
+/// tests see a full buffer drop and count.
+pub fn trace_events() -> Option<usize> {
+    hook!("GOSSAMER_GRAPH_TRACE_EVENTS").and_then(|v| v.to_str()?.parse().ok())
+}

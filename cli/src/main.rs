@@ -25,6 +25,7 @@
 //! - [`cfmt`]: numbers formatted like C's `%g`.
 //! - [`progress`]: progress bars on stderr.
 //! - [`memtrace`]: per-phase peak memory on stderr (measurement hook).
+//! - [`trace`]: `--trace FILE`, the trustees' timelines as Chrome trace-event JSON.
 //! - [`hooks`]: test hooks, compiled into test builds only.
 //! - [`error`]: the one error type, a message for the user.
 
@@ -51,6 +52,7 @@ mod shares;
 mod single;
 mod sssp;
 mod stats;
+mod trace;
 mod whole;
 
 use clap::Parser;
@@ -181,7 +183,18 @@ fn partition(command: &Command) -> graph_core::PartitionKind {
     run_options(command).map_or(graph_core::PartitionKind::Block, |r| r.partition.kind())
 }
 
+/// An allocation that fails anywhere ends the command with a message and
+/// status 1, not an abort (see [`graph_core::alloc::ExitOnOom`]).
+#[global_allocator]
+static ALLOC: graph_core::alloc::ExitOnOom = graph_core::alloc::ExitOnOom;
+
 fn main() {
+    // The command's own variables (gossamer checks its GOSSAMER_* ones when
+    // a rank joins its job).
+    if let Err(e) = memtrace::check_env().and_then(|()| hooks::check_env()) {
+        eprintln!("error: {e}");
+        std::process::exit(2);
+    }
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
     // Bad flags are reported here, once, not by every rank.
     let cli = Cli::parse_from(argv.clone());
@@ -241,6 +254,12 @@ fn main() {
             std::process::exit(1);
         }
     }
+    let trace = run_options(&cli.command).and_then(|r| r.trace.clone());
+    if let Some(Err(e)) = trace.as_deref().map(files::check_writable) {
+        eprintln!("error: --trace: {e}");
+        std::process::exit(1);
+    }
+    trace::set(trace);
     let result = match &cli.command {
         Command::Generate(a) => generate::run(a),
         Command::Sssp(a) => sssp::run(a),

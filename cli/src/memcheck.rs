@@ -62,8 +62,34 @@ pub fn check_memory(
             u32::try_from(threads).unwrap_or(u32::MAX),
         )
     };
+    check_shape(shape, heaviest, force)
+}
+
+/// [`check_memory`] for a graph that is not a Graph500 graph (a graph file
+/// of another origin, another tool's format): its vertex and edge counts,
+/// so that per-vertex state counts however few edges there are.
+pub fn check_graph_memory(vertices: u64, edges: u64, threads: usize, force: bool) -> Result<()> {
+    let ctx = memory_context();
+    let t = u32::try_from(threads).unwrap_or(u32::MAX);
+    check_shape(
+        memory::Shape::of_graph(vertices, edges, ctx.ranks, t),
+        None,
+        force,
+    )
+}
+
+fn check_shape(
+    shape: memory::Shape,
+    heaviest: Option<&dyn Fn(u32) -> u32>,
+    force: bool,
+) -> Result<()> {
+    let ctx = memory_context();
     let estimate = memory::estimate_rank(ctx.workload, shape, ctx.rank);
-    let Some(avail) = available_memory() else {
+    let Some(gossamer::memory::Available {
+        bytes: avail,
+        source,
+    }) = available_memory()
+    else {
         return Ok(());
     };
     match memory::check_fits(&estimate, avail) {
@@ -72,7 +98,7 @@ pub fn check_memory(
             // One write, so the ranks of a job sharing a terminal do not
             // interleave their lines.
             let line = format!(
-                "warning: --force: running although the estimate ({}) for rank {} of {} exceeds the available memory ({})\n",
+                "warning: --force: running although the estimate ({}) for rank {} of {} exceeds the available memory ({}, {source})\n",
                 gossamer::memory::show_bytes(estimate.per_rank_bytes),
                 ctx.rank,
                 ctx.ranks,
@@ -82,7 +108,8 @@ pub fn check_memory(
             Ok(())
         }
         Err(mut refusal) => {
-            if let Some(h) = heaviest {
+            refusal.source = source;
+            if let Some(h) = heaviest.filter(|_| shape.exact.is_none()) {
                 refusal.ranks_needed = memory::ranks_needed_with(
                     estimate.workload,
                     estimate.scale,
@@ -99,8 +126,16 @@ pub fn check_memory(
     }
 }
 
-/// Available memory: `MemAvailable`, unless a test build's hook says
+/// Available memory: `MemAvailable`, or a tighter limit of this process
+/// (`RLIMIT_AS`, `RLIMIT_DATA`, its cgroup's; see
+/// [`gossamer::memory::available`]), unless a test build's hook says
 /// otherwise ([`crate::hooks::available_bytes`]).
-pub fn available_memory() -> Option<u64> {
-    crate::hooks::available_bytes().or_else(gossamer::memory::available_bytes)
+pub fn available_memory() -> Option<gossamer::memory::Available> {
+    match crate::hooks::available_bytes() {
+        Some(bytes) => Some(gossamer::memory::Available {
+            bytes,
+            source: "GOSSAMER_GRAPH_AVAILABLE_BYTES, a test hook".into(),
+        }),
+        None => gossamer::memory::available(),
+    }
 }

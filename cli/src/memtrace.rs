@@ -9,6 +9,17 @@ fn enabled() -> bool {
     std::env::var_os("GOSSAMER_GRAPH_MEMTRACE").is_some_and(|v| v == "1")
 }
 
+/// Refuses a value of `GOSSAMER_GRAPH_MEMTRACE` other than `1` or `0`
+/// (checked once in `main`, before anything runs).
+pub fn check_env() -> Result<(), String> {
+    match std::env::var_os("GOSSAMER_GRAPH_MEMTRACE") {
+        Some(v) if v != "1" && v != "0" => Err(format!(
+            "GOSSAMER_GRAPH_MEMTRACE={v:?}: expected 1 (report each phase's peak memory on stderr) or 0"
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// `VmHWM` and `VmRSS` of this process in KiB.
 pub fn peaks() -> Option<(u64, u64)> {
     let text = std::fs::read_to_string("/proc/self/status").ok()?;

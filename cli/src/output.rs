@@ -147,6 +147,9 @@ pub struct JsonReport {
     pub trustees: Vec<crate::runtime::TrusteeReport>,
     /// Each rank's peak resident set (KiB), by rank.
     pub peak_rss_kib_per_rank: Vec<u64>,
+    /// What the trustees did during the searches: busy, idle, collective, imbalance.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<crate::runtime::KernelProfile>,
 }
 
 /// Time and TEPS statistics over a kernel's searches.
@@ -209,6 +212,7 @@ pub fn json_report(
         mean_time_s: time.mean,
         trustees: crate::runtime::trustee_reports(),
         peak_rss_kib_per_rank: crate::runtime::peak_rss_kib_per_rank(),
+        profile: crate::runtime::kernel_profile(run.kernel.name()),
     }
 }
 
@@ -264,6 +268,9 @@ pub fn human_report(info: &RunInfo, run: &KernelRun, setting: &str) -> String {
         "(MTEPS: millions of input edges traversed per second; edges: the Graph500 count of input edges with both ends reached; validated: passed the Graph500 checks against the graph's edges. `{} --help` says more.)",
         run.kernel.name()
     );
+    if let Some(p) = crate::runtime::kernel_profile(run.kernel.name()) {
+        s += &p.summary_line();
+    }
     s
 }
 

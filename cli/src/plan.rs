@@ -110,7 +110,11 @@ pub fn check_colocated(command: &crate::args::Command, ranks: usize) -> Result<(
     }) else {
         return Ok(()); // every rank refuses it with the full message
     };
-    let Some(avail) = crate::memcheck::available_memory() else {
+    let Some(gossamer::memory::Available {
+        bytes: avail,
+        source,
+    }) = crate::memcheck::available_memory()
+    else {
         return Ok(());
     };
     let t = threads.unwrap_or_else(|| runtime::default_threads_of_launch(ranks));
@@ -142,7 +146,7 @@ pub fn check_colocated(command: &crate::args::Command, ranks: usize) -> Result<(
         "and today every rank of this command holds the whole edge list, so more ranks on one host need more memory, not less"
     };
     let what = format!(
-        "{ranks} ranks of {} at SCALE {scale} on this host need about {} together (the largest {}), but only {} is available here (MemAvailable): ranks started by --ranks share this host's memory, {why}. Use fewer ranks or a smaller SCALE here, or one rank per host (docs/rack.md); per phase: gossamer-graph plan --command {} --scale {scale} --edgefactor {edgefactor} --ranks {ranks} --threads {t}",
+        "{ranks} ranks of {} at SCALE {scale} on this host need about {} together (the largest {}), but only {} is available here ({source}): ranks started by --ranks share this host's memory, {why}. Use fewer ranks or a smaller SCALE here, or one rank per host (docs/rack.md); per phase: gossamer-graph plan --command {} --scale {scale} --edgefactor {edgefactor} --ranks {ranks} --threads {t}",
         workload.name(),
         show_bytes(total),
         show_bytes(largest),
@@ -177,9 +181,9 @@ pub fn run(args: &PlanArgs) -> Result<()> {
         return Err(CliError::new("--ranks 0: give at least 1 rank"));
     }
     let (memory, source) = match args.memory {
-        Some(m) => (m, "given"),
+        Some(m) => (m, "given".to_string()),
         None => match crate::memcheck::available_memory() {
-            Some(m) => (m, "MemAvailable here"),
+            Some(m) => (m.bytes, format!("{} here", m.source)),
             None => {
                 return Err(CliError::new(
                     "cannot read this machine's available memory: pass --memory M (e.g. 64GiB)",
@@ -202,7 +206,7 @@ pub fn run(args: &PlanArgs) -> Result<()> {
         shape,
         &shares,
         memory,
-        source,
+        &source,
         args.bytes,
     ))
 }

@@ -178,10 +178,16 @@ pub fn run<T: Send + 'static>(
     threads: usize,
     body: impl FnOnce() -> Result<T> + Send + 'static,
 ) -> Result<(usize, T)> {
-    let builder = graph_kernel::runtime::builder(threads)?;
+    let builder = crate::trace::configure(graph_kernel::runtime::builder(threads)?);
     let ranks = builder.ranks();
+    KERNEL_PROFILES
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clear();
     let answer = builder.run(move || {
         let answer = body();
+        // Every rank's timeline first (the rounds below are not the run's).
+        crate::trace::collect();
         // Every rank's trustees, for the JSON reports (rank 0 runs `body`).
         let stats = gossamer::stats();
         *LAST_STATS.lock().unwrap_or_else(|p| p.into_inner()) = stats;
@@ -193,8 +199,128 @@ pub fn run<T: Send + 'static>(
             .map(|c| c.iter().copied().max().unwrap_or(0))
             .collect();
         answer
-    })??;
-    Ok((ranks, answer))
+    })?;
+    // The trace, also of a run whose body failed.
+    crate::trace::write_collected()?;
+    Ok((ranks, answer?))
+}
+
+/// Each kernel's trustee counters summed over its runs ([`kernel_window`]),
+/// by kernel name, for the last [`run`].
+static KERNEL_PROFILES: std::sync::Mutex<Vec<(&'static str, Vec<gossamer::TrusteeStats>)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// Runs one kernel call `f` (one search, or a whole-graph kernel) as a
+/// labelled region of the trace, and adds what every trustee did meanwhile
+/// to `kernel`'s profile. Every worker reads its counters just before and
+/// just after (two rounds over every rank, outside the kernel's own timing).
+pub fn kernel_window<T>(
+    kernel: &'static str,
+    label: impl FnOnce() -> String,
+    f: impl FnOnce() -> T,
+) -> T {
+    let before = gossamer::stats();
+    let out = gossamer::profile::region(label, f);
+    let after = gossamer::stats();
+    let mut all = KERNEL_PROFILES.lock().unwrap_or_else(|p| p.into_inner());
+    let i = match all.iter().position(|(k, _)| *k == kernel) {
+        Some(i) => i,
+        None => {
+            let zero = after
+                .iter()
+                .map(|s| gossamer::TrusteeStats {
+                    worker: s.worker,
+                    ..Default::default()
+                })
+                .collect();
+            all.push((kernel, zero));
+            all.len() - 1
+        }
+    };
+    for (acc, (a, b)) in all[i].1.iter_mut().zip(after.iter().zip(&before)) {
+        acc.add(&a.since(b));
+    }
+    out
+}
+
+/// What every trustee did during one kernel's runs, as the reports show it.
+#[derive(serde::Serialize)]
+pub struct KernelProfile {
+    /// What the numbers cover.
+    pub window: &'static str,
+    /// The busiest trustee's busy seconds over the mean busy seconds (1 =
+    /// even; `trustees` when one trustee did everything).
+    pub imbalance: f64,
+    /// Every trustee of every rank.
+    pub trustees: Vec<TrusteeProfile>,
+    /// The `--trace` file written, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<crate::trace::TraceSummary>,
+}
+
+/// One trustee's seconds in a [`KernelProfile`]: busy + idle + collective
+/// is at most wall (the rest is what it was doing when its counters were read).
+#[derive(serde::Serialize)]
+pub struct TrusteeProfile {
+    /// Global worker index (`rank * threads + thread`).
+    pub worker: usize,
+    /// Running delegated work or its own fibers.
+    pub busy_s: f64,
+    /// Of `busy_s`, serving requests (only with `--trace`, which tells them apart).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delegated_s: Option<f64>,
+    /// Of `busy_s`, its own fibers and continuations (only with `--trace`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fiber_s: Option<f64>,
+    /// Polling with nothing to do.
+    pub idle_s: f64,
+    /// In a collective round (all-reduce, barrier), not serving.
+    pub collective_s: f64,
+    /// Wall-clock seconds of the windows, on this trustee's clock.
+    pub wall_s: f64,
+}
+
+/// `kernel`'s profile from the last [`run`] (`None` if it never ran).
+pub fn kernel_profile(kernel: &str) -> Option<KernelProfile> {
+    let all = KERNEL_PROFILES.lock().unwrap_or_else(|p| p.into_inner());
+    let (_, stats) = all.iter().find(|(k, _)| *k == kernel)?;
+    let traced = crate::trace::file().is_some();
+    let s = |ns: u64| ns as f64 * 1e-9;
+    Some(KernelProfile {
+        window: "the kernel's runs (every search, or the one kernel call), summed; \
+                 construction and validation excluded",
+        imbalance: gossamer::profile::imbalance(stats),
+        trustees: stats
+            .iter()
+            .map(|t| TrusteeProfile {
+                worker: t.worker.index(),
+                busy_s: s(t.busy_ns),
+                delegated_s: traced.then(|| s(t.delegated_ns)),
+                fiber_s: traced.then(|| s(t.fiber_ns)),
+                idle_s: s(t.idle_ns),
+                collective_s: s(t.collective_ns),
+                wall_s: s(t.wall_ns),
+            })
+            .collect(),
+        trace: crate::trace::written(),
+    })
+}
+
+impl KernelProfile {
+    /// The one line of the human-readable reports.
+    pub fn summary_line(&self) -> String {
+        let total = |f: fn(&TrusteeProfile) -> f64| self.trustees.iter().map(f).sum::<f64>();
+        let wall = total(|t| t.wall_s).max(f64::MIN_POSITIVE);
+        format!(
+            "trustee imbalance {:.2} (busiest / mean busy time over {} trustees); of their time \
+             {:.0}% busy, {:.0}% in collectives, {:.0}% idle\n",
+            self.imbalance,
+            self.trustees.len(),
+            100.0 * total(|t| t.busy_s) / wall,
+            100.0 * total(|t| t.collective_s) / wall,
+            100.0 * total(|t| t.idle_s) / wall,
+        )
+    }
 }
 
 /// The trustee statistics of the last [`run`] (every rank's trustees).
@@ -219,10 +345,12 @@ pub struct TrusteeReport {
     pub requests: u64,
     /// Request batches served.
     pub batches: u64,
-    /// Seconds spent running request batches.
+    /// Seconds running delegated work or its own fibers.
     pub busy_s: f64,
     /// Seconds of worker-loop passes that found nothing to do.
     pub idle_s: f64,
+    /// Seconds in collective rounds (not serving meanwhile).
+    pub collective_s: f64,
 }
 
 /// Every trustee's statistics from the last [`run`] on every rank.
@@ -237,6 +365,7 @@ pub fn trustee_reports() -> Vec<TrusteeReport> {
             batches: s.batches,
             busy_s: s.busy_ns as f64 * 1e-9,
             idle_s: s.idle_ns as f64 * 1e-9,
+            collective_s: s.collective_ns as f64 * 1e-9,
         })
         .collect()
 }

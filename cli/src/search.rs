@@ -1,12 +1,13 @@
 //! Running searches: build the kernels' graph inside a Gossamer runtime,
 //! search from each root, validate each answer outside the timed region,
-//! dump the first root's answer on request.
+//! dump the first root's answer on request (once it passed validation).
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
 use graph_core::io::prepared::GraphIdentity;
+use graph_core::meta::IdMap;
 use graph_core::validate::{
     count_traversed_sharded, validate_bfs_sharded, validate_sssp_sharded, ValidationError,
     NO_PARENT,
@@ -221,7 +222,7 @@ fn run_inside(
     };
     let mut runs = Vec::with_capacity(specs.len());
     for spec in specs {
-        let run = run_kernel(&engine, &roots, spec, plan)?;
+        let run = run_kernel(&engine, &roots, spec, plan, &graph.meta().ids)?;
         let failed = run.failure.is_some();
         runs.push(run);
         if failed {
@@ -294,15 +295,25 @@ impl Answer {
         }
     }
 
-    fn dump(&self, path: &std::path::Path) -> Result<()> {
+    /// Writes the distances (SSSP) or levels (BFS), and the ids sidecar
+    /// when `ids` are not the dense ones.
+    fn dump(&self, path: &std::path::Path, ids: &IdMap) -> Result<()> {
         match self {
-            Answer::Sssp(a) => files::write_le(path, &a.dist),
-            Answer::Bfs(a) => files::write_le(path, &a.level),
+            Answer::Sssp(a) => files::write_dump(path, &a.dist, ids),
+            Answer::Bfs(a) => files::write_dump(path, &a.level, ids),
         }
     }
 }
 
-fn run_kernel(engine: &Engine, roots: &[u64], spec: &KernelSpec, plan: &Plan) -> Result<KernelRun> {
+/// Runs `spec` from every root; the first root's answer is dumped (with
+/// the sidecar of `ids`) once it passed validation, never before.
+fn run_kernel(
+    engine: &Engine,
+    roots: &[u64],
+    spec: &KernelSpec,
+    plan: &Plan,
+    ids: &IdMap,
+) -> Result<KernelRun> {
     if plan.warmup {
         if let Some(&first) = roots.first() {
             Answer::search(engine, spec.kernel, first)?;
@@ -313,16 +324,16 @@ fn run_kernel(engine: &Engine, roots: &[u64], spec: &KernelSpec, plan: &Plan) ->
     let mut failure = None;
     for (i, &root) in roots.iter().enumerate() {
         crate::memtrace::start();
-        let mut answer = Answer::search(engine, spec.kernel, root)?;
+        let name = spec.kernel.name();
+        let mut answer = runtime::kernel_window(
+            name,
+            || format!("{name} search {} (root {root})", i + 1),
+            || Answer::search(engine, spec.kernel, root),
+        )?;
         crate::memtrace::end(&format!("{} kernel", spec.kernel.name()));
         crate::memtrace::start();
         if crate::hooks::corrupt_answers() {
             answer.corrupt(root);
-        }
-        if i == 0 {
-            if let Some(path) = &spec.dump {
-                answer.dump(path)?;
-            }
         }
         let (reached, traversed_edges, validate_time_s) = if plan.validate {
             let start = Instant::now();
@@ -342,6 +353,11 @@ fn run_kernel(engine: &Engine, roots: &[u64], spec: &KernelSpec, plan: &Plan) ->
             (reached, traversed, None)
         };
         crate::memtrace::end(&format!("{} validation", spec.kernel.name()));
+        if i == 0 {
+            if let Some(path) = &spec.dump {
+                answer.dump(path, ids)?;
+            }
+        }
         results.push(RootResult {
             root,
             time_s: answer.time_s(),
@@ -360,8 +376,17 @@ fn run_kernel(engine: &Engine, roots: &[u64], spec: &KernelSpec, plan: &Plan) ->
     })
 }
 
-/// The error for a failed validation: the root and the problems found.
+/// The error for a failed validation: the root and the problems found;
+/// first, when distances overflowed `f32`, that the weights are to blame
+/// (see [`ValidationError::overflow`]). Nothing is dumped of such an answer.
 pub fn validation_error(kernel: Kernel, root: u64, e: &ValidationError) -> CliError {
+    if e.overflow {
+        return CliError::new(format!(
+            "{} from root {root}: shortest-path distances overflow f32 (at most {:e}): the graph's weights are too large for SSSP's 32-bit distances, so the answer is incomplete (nothing was dumped); scale the weights down so that every shortest path stays below that bound. {e}",
+            kernel.name(),
+            f32::MAX
+        ));
+    }
     CliError::new(format!(
         "{} from root {root} failed validation: {e}",
         kernel.name()

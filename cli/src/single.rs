@@ -34,7 +34,7 @@ pub fn run(req: Request<'_>) -> Result<()> {
         }
     }
     if let Some(path) = &req.spec.dump {
-        files::check_writable(path)?;
+        files::check_output(path)?;
     }
     let mut loaded = if a.prepared.prepared.is_some() {
         graph::load_described(&a.input, &a.gen, threads, a.run.force)?
@@ -43,6 +43,9 @@ pub fn run(req: Request<'_>) -> Result<()> {
     };
     let needs_weights = matches!(req.spec.kernel, crate::record::Kernel::Sssp { .. });
     loaded.check_kernel(req.spec.kernel.name(), needs_weights, req.unit_weights)?;
+    if let Some(path) = &req.spec.dump {
+        files::check_sidecar(path, &loaded.meta().ids)?;
+    }
     let roots = loaded.root_plan(&a.roots)?;
     let prepared = search::prepared_run(&a.prepared, || loaded.identity(req.unit_weights))?;
     if req.unit_weights {
@@ -71,10 +74,6 @@ pub fn run(req: Request<'_>) -> Result<()> {
         }
         if let Some((root, _)) = &mut run.failure {
             *root = ids.file_id(*root);
-        }
-        // The dump is indexed by dense id: say which file id each entry is.
-        if let Some(path) = req.spec.dump.as_ref().filter(|_| run.failure.is_none()) {
-            files::write_ids_sidecar(path, ids, loaded.num_vertices())?;
         }
     }
     if let Some((root, e)) = &run.failure {

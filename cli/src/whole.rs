@@ -37,6 +37,9 @@ struct Report<T: Serialize> {
     trustees: Vec<crate::runtime::TrusteeReport>,
     /// Each rank's peak resident set (KiB), by rank.
     peak_rss_kib_per_rank: Vec<u64>,
+    /// What the trustees did during the kernel: busy, idle, collective, imbalance.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    profile: Option<crate::runtime::KernelProfile>,
 }
 
 #[derive(Serialize)]
@@ -120,9 +123,10 @@ trait WholeKernel: Clone + Send + 'static {
     /// Checks the answer against the edge list; the error says why not.
     fn verify(&self, graph: &LoadedGraph, answer: &Self::Answer) -> Result<Self::Verified>;
 
-    /// Writes the per-vertex array of `--dump-*` to `path` (kernels with
-    /// such an option).
-    fn dump(&self, _answer: &Self::Answer, _path: &Path) -> Result<()> {
+    /// Writes the per-vertex array of `--dump-*` to `path`, with the
+    /// sidecar of `ids` ([`files::write_dump`]; kernels with such an
+    /// option).
+    fn dump(&self, _answer: &Self::Answer, _path: &Path, _ids: &IdMap) -> Result<()> {
         Ok(())
     }
 
@@ -150,7 +154,7 @@ trait WholeKernel: Clone + Send + 'static {
 fn run<K: WholeKernel>(mut kernel: K, args: &WholeArgs, dump: Option<&Path>) -> Result<()> {
     let threads = runtime::threads(args.run.threads)?;
     if let Some(p) = dump {
-        files::check_writable(p)?;
+        files::check_output(p)?;
     }
     let graph = Arc::new(graph::load(
         &args.input,
@@ -159,6 +163,9 @@ fn run<K: WholeKernel>(mut kernel: K, args: &WholeArgs, dump: Option<&Path>) -> 
         args.run.force,
     )?);
     graph.check_kernel(K::NAME, false, false)?;
+    if let Some(p) = dump {
+        files::check_sidecar(p, &graph.meta().ids)?;
+    }
     kernel.prepare(&graph)?;
     let (ranks, (construction, answer)) = {
         let (graph, partition, kernel) = (graph.clone(), args.run.partition.kind(), kernel.clone());
@@ -174,8 +181,7 @@ fn run<K: WholeKernel>(mut kernel: K, args: &WholeArgs, dump: Option<&Path>) -> 
         None
     };
     if let Some(p) = dump {
-        kernel.dump(&answer, p)?;
-        files::write_ids_sidecar(p, &graph.meta().ids, graph.num_vertices())?;
+        kernel.dump(&answer, p, &graph.meta().ids)?;
     }
     let report = Report {
         kernel: K::NAME,
@@ -188,12 +194,16 @@ fn run<K: WholeKernel>(mut kernel: K, args: &WholeArgs, dump: Option<&Path>) -> 
         validated,
         trustees: crate::runtime::trustee_reports(),
         peak_rss_kib_per_rank: crate::runtime::peak_rss_kib_per_rank(),
+        profile: crate::runtime::kernel_profile(K::NAME),
         result: kernel.fields(&graph, &answer, verified),
     };
     if args.out.json {
         output::print_json(&report)
     } else {
-        let human = header(&report, &kernel.setting()) + &kernel.summary(&answer, &report.result);
+        let profile = report.profile.as_ref().map(|p| p.summary_line());
+        let human = header(&report, &kernel.setting())
+            + &kernel.summary(&answer, &report.result)
+            + profile.as_deref().unwrap_or("");
         output::print_stdout(&human)
     }
 }
@@ -217,7 +227,8 @@ fn in_runtime<K: WholeKernel>(
     crate::memtrace::end("construction");
     crate::memtrace::start();
     let bar = Progress::spinner(K::NAME);
-    let answer = kernel.run(&sharded);
+    let answer =
+        crate::runtime::kernel_window(K::NAME, || K::NAME.to_string(), || kernel.run(&sharded));
     bar.finish();
     let answer = answer?;
     crate::memtrace::end("kernel");
@@ -275,8 +286,8 @@ impl WholeKernel for Cc {
         Ok(())
     }
 
-    fn dump(&self, answer: &Self::Answer, path: &Path) -> Result<()> {
-        files::write_le(path, &answer.labels)
+    fn dump(&self, answer: &Self::Answer, path: &Path, ids: &IdMap) -> Result<()> {
+        files::write_dump(path, &answer.labels, ids)
     }
 
     fn fields(&self, _: &LoadedGraph, answer: &Self::Answer, _: Option<()>) -> CcResult {
@@ -349,8 +360,8 @@ impl WholeKernel for PageRank {
         Ok(())
     }
 
-    fn dump(&self, answer: &Self::Answer, path: &Path) -> Result<()> {
-        files::write_le(path, &answer.scores)
+    fn dump(&self, answer: &Self::Answer, path: &Path, ids: &IdMap) -> Result<()> {
+        files::write_dump(path, &answer.scores, ids)
     }
 
     fn fields(&self, graph: &LoadedGraph, answer: &Self::Answer, _: Option<()>) -> PageRankResult {
@@ -471,8 +482,8 @@ impl WholeKernel for Bc {
             .map_err(|e| CliError::new(format!("bc: the scores failed verification: {e}")))
     }
 
-    fn dump(&self, answer: &Self::Answer, path: &Path) -> Result<()> {
-        files::write_le(path, &answer.scores)
+    fn dump(&self, answer: &Self::Answer, path: &Path, ids: &IdMap) -> Result<()> {
+        files::write_dump(path, &answer.scores, ids)
     }
 
     fn fields(
@@ -600,8 +611,8 @@ impl WholeKernel for Kcore {
         Ok(())
     }
 
-    fn dump(&self, answer: &Self::Answer, path: &Path) -> Result<()> {
-        files::write_le(path, &answer.core)
+    fn dump(&self, answer: &Self::Answer, path: &Path, ids: &IdMap) -> Result<()> {
+        files::write_dump(path, &answer.core, ids)
     }
 
     fn fields(&self, _: &LoadedGraph, answer: &Self::Answer, _: Option<()>) -> KcoreResult {

@@ -231,7 +231,9 @@ fn force_past_the_estimate_says_so() {
     let err = stderr(&out);
     assert!(
         err.contains("warning: --force: running although the estimate (")
-            && err.contains(") for rank 0 of 1 exceeds the available memory (0.0 MiB)"),
+            && err.contains(
+                ") for rank 0 of 1 exceeds the available memory (0.0 MiB, GOSSAMER_GRAPH_AVAILABLE_BYTES"
+            ),
         "{err}"
     );
     // Within the estimate, --force has nothing to say.
@@ -278,8 +280,8 @@ fn transport_without_ranks_says_it_does_nothing() {
 
 #[test]
 fn dumps_still_stream_into_a_fifo() {
-    // Only the graph file is written by rename; the dumps are written in
-    // place so that they can go to a pipe (or /dev/stdout).
+    // A dump to a regular file is replaced by rename (tests/outputs.rs);
+    // into a FIFO (or /dev/stdout) it is written in place, as a stream.
     let dir = scratch("dumpfifo");
     let fifo = dir.join("dist");
     if !mkfifo(&fifo) {
@@ -320,5 +322,51 @@ fn dumps_still_stream_into_a_fifo() {
         .unwrap()
         .file_type()
         .is_fifo());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_largest_id_converts_and_is_searched_from() {
+    // The file: u64::MAX used to panic in the renumbering (index out
+    // of bounds); one above it is not an id at all.
+    let dir = scratch("largest-id");
+    let el = dir.join("m.el");
+    std::fs::write(&el, "0 18446744073709551615\n1 2\n").unwrap();
+    let gg = dir.join("m.ggraph");
+    let out = run(&["convert", arg(&el), "-o", arg(&gg)]);
+    assert!(
+        !stderr(&out).contains("panicked"),
+        "convert panicked:\n{}",
+        stderr(&out)
+    );
+    ok(&out);
+    let said = stderr(&out);
+    assert!(said.contains("4 vertices, 2 edges"), "{said}");
+    // The file keeps the id: a search from 0 reaches it by its own name.
+    let levels = dir.join("levels");
+    ok(&run(&[
+        "bfs",
+        "--graph",
+        arg(&gg),
+        "--root",
+        "0",
+        "--threads",
+        "1",
+        "--dump-levels",
+        arg(&levels),
+    ]));
+    let ids = std::fs::read(dir.join("levels.ids")).unwrap();
+    let ids: Vec<u64> = ids
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(ids, [0, 1, 2, u64::MAX]);
+    let over = dir.join("over.el");
+    std::fs::write(&over, "0 18446744073709551616\n1 2\n").unwrap();
+    let e = fails(&run(&["convert", arg(&over), "-o", arg(&gg)]));
+    assert!(
+        e.contains("vertex id 18446744073709551616 is too large"),
+        "{e}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -97,9 +97,19 @@ fn a_bad_rank_count_is_a_clear_error() {
 /// Runs the binary with `args`, killing it if it has not finished after
 /// `guard` (a hang guard only, far above the expected time).
 fn run_guarded(args: &[&str], guard: std::time::Duration) -> std::process::Output {
+    run_guarded_env(args, &[], guard)
+}
+
+/// [`run_guarded`] with extra environment variables.
+fn run_guarded_env(
+    args: &[&str],
+    env: &[(&str, &str)],
+    guard: std::time::Duration,
+) -> std::process::Output {
     use std::process::{Command, Stdio};
     let child = Command::new(env!("CARGO_BIN_EXE_gossamer-graph"))
         .args(args)
+        .envs(env.iter().copied())
         .env("RUST_BACKTRACE", "0")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -167,6 +177,100 @@ fn a_rack_whose_slots_cannot_fit_is_refused_before_any_rank_starts() {
     assert!(err.contains("use fewer ranks or threads"), "{err}");
     // No rank was started: nothing but the launcher's own message.
     assert!(!err.contains("rank 0"), "{err}");
+}
+
+#[test]
+fn gossamer_variables_out_of_range_are_refused_by_name_not_a_panic() {
+    let guard = std::time::Duration::from_secs(120);
+    let search = ["bfs", "--scale", "6", "--threads", "1", "--root", "1"];
+    // Through the built-in launcher, every rank reads it: it used to panic
+    // on each (an instant beyond the clock's range).
+    let huge = ("GOSSAMER_JOIN_TIMEOUT", "9223372036854775807");
+    let launched: Vec<&str> = ["--ranks", "2"].iter().chain(&search).copied().collect();
+    let err = fails(&run_guarded_env(&launched, &[huge], guard));
+    assert!(
+        err.contains("GOSSAMER_JOIN_TIMEOUT=\"9223372036854775807\": expected")
+            && err.contains("from 1 to 86400"),
+        "{err}"
+    );
+    assert!(!err.contains("overflow"), "{err}");
+    // A rank started by hand: the same, and a job name that is a path is
+    // refused before it can name the shared region.
+    let by_hand = [
+        ("GOSSAMER_RANK", "0"),
+        ("GOSSAMER_SIZE", "2"),
+        ("GOSSAMER_TOKEN", "a-test-token"),
+    ];
+    for (k, v) in [huge, ("GOSSAMER_JOB", "x/../../../tmp/evil")] {
+        // A short join timeout bounds the run if the value were taken; the
+        // variable under test comes last, so it is the one in effect.
+        let mut env = by_hand.to_vec();
+        env.push(("GOSSAMER_JOIN_TIMEOUT", "2"));
+        env.push((k, v));
+        let err = fails(&run_guarded_env(&search, &env, guard));
+        assert!(err.contains(&format!("{k}={v:?}: expected")), "{err}");
+    }
+    // The command's own variable.
+    let err = fails(&run_guarded_env(
+        &search,
+        &[("GOSSAMER_GRAPH_MEMTRACE", "yes")],
+        guard,
+    ));
+    assert!(
+        err.contains("GOSSAMER_GRAPH_MEMTRACE=\"yes\": expected 1"),
+        "{err}"
+    );
+}
+
+#[test]
+fn ranks_started_by_hand_whose_slots_cannot_fit_say_why() {
+    // 65536 ranks: the shared region of all their slots (16 TiB over shm,
+    // every rank maps it) and each rank's own rows over tcp (128 TiB at
+    // 1024 threads) fit no host. Rank 0 and any other rank say so at once
+    // with the numbers, as the built-in launcher does, instead of failing to
+    // map the memory ("Cannot allocate memory") or waiting for the others.
+    // --force passes the command's own estimate (which counts the slots as
+    // well and would refuse first at 1024 threads): the runtime's check of
+    // the slots is what is tested, and no --force passes it.
+    let guard = std::time::Duration::from_secs(120);
+    for (rank, transport, threads) in [("0", "shm", "1"), ("5", "shm", "1"), ("0", "tcp", "1024")] {
+        let out = run_guarded_env(
+            &[
+                "--transport",
+                transport,
+                "bfs",
+                "--scale",
+                "6",
+                "--threads",
+                threads,
+                "--root",
+                "1",
+                "--force",
+            ],
+            &[
+                ("GOSSAMER_RANK", rank),
+                ("GOSSAMER_SIZE", "65536"),
+                ("GOSSAMER_TOKEN", "a-test-token"),
+                ("GOSSAMER_JOIN_TIMEOUT", "2"),
+            ],
+            guard,
+        );
+        let err = fails(&out);
+        assert!(
+            err.contains(&format!("rank {rank}: 65536 rank(s) x {threads} thread(s)")),
+            "{transport}: {err}"
+        );
+        assert!(err.contains("request/response slots"), "{transport}: {err}");
+        assert!(
+            err.contains("use fewer ranks or threads"),
+            "{transport}: {err}"
+        );
+        assert!(
+            !err.contains("Cannot allocate memory"),
+            "{transport}: {err}"
+        );
+        assert!(!err.contains("did not join"), "{transport}: {err}");
+    }
 }
 
 #[test]

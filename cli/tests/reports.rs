@@ -240,6 +240,15 @@ fn graph500_prints_json_and_units_a_person_reads() {
         let hm = v[k]["teps"]["harmonic_mean"].as_f64().unwrap();
         assert!(hm > 0.0, "{k}");
         assert!(v[k]["teps"]["min"].as_f64().unwrap() <= hm, "{k}");
+        // Each kernel's own profile: both trustees worked in its searches.
+        let p = &v[k]["profile"];
+        let t = p["trustees"].as_array().expect("profile.trustees");
+        assert_eq!(t.len(), 2, "{k}: {p}");
+        for x in t {
+            assert!(x["busy_s"].as_f64().unwrap() > 0.0, "{k}: {x}");
+            assert!(x["idle_s"].as_f64().is_some() && x["collective_s"].as_f64().is_some());
+        }
+        assert!(p["imbalance"].as_f64().unwrap() >= 1.0, "{k}: {p}");
     }
     // The human block ends with its numbers in units.
     let out = ok(&run(&["graph500", "--scale", "10", "--threads", "2"]));

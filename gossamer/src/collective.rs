@@ -243,6 +243,16 @@ impl Party {
     /// Panics in delegated context (it waits), and at compile time if `N > 8`.
     pub fn all_reduce<const N: usize>(&mut self, vals: [u64; N], ops: [Op; N]) -> [u64; N] {
         const { assert!(N <= MAX_LANES, "all_reduce carries at most 8 lanes") };
+        // The worker counts the round as collective wait (see `profile`).
+        let w = crate::worker::worker("all_reduce");
+        let prev = w.begin_collective();
+        let out = self.round_trip(vals, ops);
+        w.end_collective(prev);
+        out
+    }
+
+    /// One round of [`Party::all_reduce`]: all to all, or through the tree.
+    fn round_trip<const N: usize>(&mut self, vals: [u64; N], ops: [Op; N]) -> [u64; N] {
         self.round += 1;
         let round = self.round;
         let slot = (round & 1) as usize;

@@ -42,6 +42,10 @@
 //!   sizes, fiber stacks, spinning and napping, backpressure, collectives,
 //!   transports, rack control), with units and measured defaults; set it through
 //!   [`Builder::config`].
+//! - **Activity** ([`profile`]): what a worker is doing at each moment: delegated
+//!   work, its own fibers, waiting in a collective, or idle polling. Counted per
+//!   trustee in [`TrusteeStats`] always; with [`Config::trace`] also recorded as a
+//!   rack-wide timeline ([`profile::timeline`]).
 //!
 //! A panic in delegated context stops the whole run: the panic message is printed by
 //! the panic hook and returned as [`Error::DelegatedPanic`] from
@@ -63,7 +67,8 @@
 //! | `transport` | the one primitive needed from a transport, in-process version |
 //! | `codec` | serde codec for payloads and variable-size results (postcard) |
 //! | `stats` | [`TrusteeStats`] |
-//! | [`memory`] | this host's available memory (`MemAvailable`) and byte counts for messages |
+//! | [`profile`] | activities, imbalance, timelines and their clocks across ranks (the recording itself is `worker/activity.rs`) |
+//! | [`memory`] | the memory this process may still use (`MemAvailable`, rlimits, cgroup) and byte counts for messages |
 //! | `park` | putting idle worker threads to sleep and waking them (thread park or futex) |
 //! | [`rack`] | several processes (ranks) as one run: transports (shm, tcp, rdma), bootstrap, fate sharing, launcher; see docs/rack.md |
 //! | `collective` | [`Collective`], [`Party`]: all-reduce and barrier among one fiber per worker, through a hub trust and mailbox trusts |
@@ -111,6 +116,7 @@ mod latch;
 pub mod memory;
 mod park;
 mod pod;
+pub mod profile;
 pub mod rack;
 mod runtime;
 mod scheduler;

@@ -47,10 +47,14 @@ impl Scheduler {
         let stack = match self.stacks.pop() {
             Some(s) => s,
             None => DefaultStack::new(self.stack_size).unwrap_or_else(|e| {
-                panic!(
-                    "gossamer: could not allocate a {} byte fiber stack: {e}",
+                // Out of memory (or of address space under a limit): there
+                // is no caller to return to; end the process with the
+                // reason rather than a panic.
+                eprintln!(
+                    "error: out of memory: gossamer could not allocate a {} byte fiber stack: {e}; the process has reached its memory limit (ulimit -v, prlimit, its cgroup) or the machine's",
                     self.stack_size
-                )
+                );
+                std::process::exit(1)
             }),
         };
         let fiber = Fiber::new(stack, body);

@@ -4,6 +4,13 @@
 //! [`reserve_or_exit`] end it with that message where no error can be
 //! returned (kernel state built inside a trustee). Byte counts are shown
 //! with [`gossamer::memory::show_bytes`].
+//!
+//! Every other allocation is infallible in Rust: a failure aborts the
+//! process (SIGABRT, "memory allocation of N bytes failed"). A program that
+//! installs [`ExitOnOom`] as its global allocator (the `gossamer-graph`
+//! command does) gets a message saying what ran out and status 1 instead,
+//! wherever the allocation was; the failures of the helpers here are still
+//! returned to them.
 
 use std::collections::TryReserveError;
 use std::fmt;
@@ -41,6 +48,18 @@ fn oom<T>(what: &'static str, len: usize, e: TryReserveError) -> OutOfMemory {
     }
 }
 
+/// The system allocator for a program's `#[global_allocator]`, except that
+/// an allocation that fails outside the fallible helpers of this module
+/// prints what ran out and what to do, and ends the process with status 1
+/// instead of aborting it. Nothing else changes (the cost is one check of
+/// the result).
+///
+/// ```ignore
+/// #[global_allocator]
+/// static ALLOC: graph_core::alloc::ExitOnOom = graph_core::alloc::ExitOnOom;
+/// ```
+pub use crate::oom::ExitOnOom;
+
 /// Reserves room for `additional` more elements in `v`, or says what
 /// could not be allocated.
 pub fn try_reserve<T>(
@@ -48,7 +67,7 @@ pub fn try_reserve<T>(
     additional: usize,
     what: &'static str,
 ) -> Result<(), OutOfMemory> {
-    v.try_reserve_exact(additional)
+    crate::oom::fallible(|| v.try_reserve_exact(additional))
         .map_err(|e| oom::<T>(what, v.len().saturating_add(additional), e))
 }
 
@@ -70,9 +89,7 @@ pub fn try_reserve<T>(
 /// ```
 pub fn try_vec<T: Clone>(len: usize, value: T, what: &'static str) -> Result<Vec<T>, OutOfMemory> {
     let mut probe: Vec<T> = Vec::new();
-    probe
-        .try_reserve_exact(len)
-        .map_err(|e| oom::<T>(what, len, e))?;
+    crate::oom::fallible(|| probe.try_reserve_exact(len)).map_err(|e| oom::<T>(what, len, e))?;
     drop(probe);
     Ok(vec![value; len])
 }

@@ -15,19 +15,21 @@
 //! | distributed construction: each trustee reads its slice, entries sent to their owners | [`construct`] | [`construct::EdgeSource`], [`construct::LocalSource`], [`ShardedGraph::build_from`](sharded::ShardedGraph::build_from) |
 //! | a built graph saved per trustee and memory-mapped by later runs | [`io::prepared`] (the file), [`construct`] (on the trustees) | [`ShardedGraph::save_prepared`](sharded::ShardedGraph::save_prepared), [`ShardedGraph::open_prepared`](sharded::ShardedGraph::open_prepared), [`io::prepared::GraphIdentity`] |
 //! | versioned, checksummed binary graph file, memory-mapped | [`io::file`] | [`io::file::write`], [`io::file::write_graph`], [`io::file::open`](fn@io::file::open), [`io::file::open_in_slices`], [`MappedGraph`], [`io::file::parse`] |
+//! | outputs other than graph files (dumps, sidecars): a file replaced whole, a stream written in place, a link refused | [`io::output`] | [`io::output::write`](fn@io::output::write), [`io::output::Output`] |
 //! | other tools' formats in: `.el`, `.wel`, `.mtx`, `.gr`, GAPBS `.sg`/`.wsg` | [`io::formats`] | [`io::formats::read`](fn@io::formats::read), [`io::formats::Format`], [`io::formats::FormatError`] |
 //! | the official reference's vectors (edges, weights, roots, oracle distances and levels) | [`io::vectors`] | [`io::vectors::Vectors`] |
 //! | Graph500 check of a BFS/SSSP result and its TEPS edge count | [`validate`] | [`validate::validate_bfs_list`], [`validate::validate_sssp_list`] |
 //! | check of a connected-components labelling or PageRank scores, and the sequential references tests compare with | [`validate`] | [`validate::verify_cc`], [`validate::verify_pagerank`], [`validate::reference`] |
 //! | the same from the shards, on every trustee, without the edge list | [`validate`], [`sharded`] | [`validate::validate_sssp_sharded`], [`validate::validate_bfs_sharded`], [`validate::count_traversed_sharded`], [`sharded::non_isolated_sharded`] |
 //! | how much memory a run needs, and the refusal text | [`memory`] | [`memory::estimate`], [`MemoryEstimate`], [`memory::check_fits`] |
-//! | fallible allocation of the large arrays | [`alloc`] | [`alloc::try_vec`], [`alloc::vec_or_exit`], [`OutOfMemory`] |
+//! | fallible allocation of the large arrays, and a global allocator that exits with a message instead of aborting | [`alloc`] | [`alloc::try_vec`], [`alloc::vec_or_exit`], [`OutOfMemory`], [`alloc::ExitOnOom`] |
 //!
 //! Each folder's `mod.rs` is the map of its files, one concept each.
 //!
 //! The modules depend on each other one way, each only on those above it:
 //!
-//! 1. [`alloc`], [`partition`], [`meta`]: nothing of graph-core;
+//! 1. [`alloc`] (and `oom.rs`, private: its global allocator), [`partition`],
+//!    [`meta`]: nothing else of graph-core;
 //! 2. [`edge_list`];
 //! 3. `mapped.rs` (private: file mappings and byte views);
 //! 4. [`csr`];
@@ -61,10 +63,12 @@
 //! assert_eq!(degrees, 2 * list.count_non_loops());
 //! ```
 //!
-//! `unsafe` lives in four small private modules, each block with a `SAFETY`
+//! `unsafe` lives in five small private modules, each block with a `SAFETY`
 //! comment: `mapped.rs` (the mappings of graph files, of [`io::formats`]'
 //! inputs and of [`io::prepared`] shards, the byte <-> record and byte <->
-//! number casts, and the slices that keep a mapping alive) and, in
+//! number casts, and the slices that keep a mapping alive), `oom.rs` (the
+//! global allocator [`alloc::ExitOnOom`], passing through to the system's)
+//! and, in
 //! [`csr`], `csr/atomic_view.rs` (relaxed atomic stores during the
 //! parallel fill), `csr/huge_pages.rs` (`madvise`) and `csr/prefetch.rs`
 //! (x86_64 prefetch hints).
@@ -82,6 +86,7 @@ pub mod io;
 mod mapped;
 pub mod memory;
 pub mod meta;
+mod oom;
 pub mod partition;
 mod per_rank;
 pub mod sharded;

@@ -82,6 +82,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use graph_core::alloc::vec_or_exit;
 use graph_core::sharded::{KernelError, ShardedGraph};
 use graph_core::{build_trustees_with, EdgeList, Partition};
 use graph_kernel::{gather, run, Local, Prepare, Program, Replica};
@@ -279,14 +280,14 @@ pub fn bc(graph: &ShardedGraph, sources: &[u64], cfg: &BcConfig) -> Result<BcOut
     let init = |s: &mut graph_kernel::Setup<'_>, old: Option<Brandes>| {
         let n = s.num_own() as usize;
         let mut b = old.unwrap_or_else(|| Brandes {
-            depth: vec![UNSEEN; n],
-            sigma: vec![0.0; n],
-            score: vec![0.0; n],
+            depth: vec_or_exit(n, UNSEEN, "bc depths"),
+            sigma: vec_or_exit(n, 0.0, "bc path counts"),
+            score: vec_or_exit(n, 0.0, "bc scores"),
             order: Vec::with_capacity(n),
             starts: Vec::new(),
             level: 0,
-            sent: vec![0; s.adjacency().num_flat() as usize / 64],
-            sending: vec![0; s.adjacency().num_flat() as usize / 64],
+            sent: vec_or_exit(s.adjacency().num_flat() as usize / 64, 0, "bc sent bits"),
+            sending: vec_or_exit(s.adjacency().num_flat() as usize / 64, 0, "bc sent bits"),
             depths: Replica::per_vertex(s.adjacency(), "bc.depths"),
             shares: ["bc.even", "bc.odd"].map(|name| Replica::per_vertex(s.adjacency(), name)),
         });

@@ -54,6 +54,7 @@
 
 use std::time::{Duration, Instant};
 
+use graph_core::alloc::vec_or_exit;
 use graph_core::sharded::{KernelError, ShardedGraph};
 use graph_core::{build_whole, EdgeList};
 use graph_kernel::{gather, run, Local, Prepare, Program};
@@ -139,11 +140,9 @@ impl Kcore {
         for d in 1..start.len() {
             start[d] += start[d - 1];
         }
-        let (mut next, mut vert, mut pos) = (
-            start.clone(),
-            vec![0; degrees.len()],
-            vec![0; degrees.len()],
-        );
+        let n = degrees.len();
+        let mut vert = vec_or_exit(n, 0, "k-core bins");
+        let (mut next, mut pos) = (start.clone(), vec_or_exit(n, 0, "k-core places"));
         for (v, &d) in degrees.iter().enumerate() {
             (vert[next[d as usize] as usize], pos[v]) = (v as u32, next[d as usize]);
             next[d as usize] += 1;

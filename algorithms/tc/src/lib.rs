@@ -69,6 +69,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use graph_core::alloc::vec_or_exit;
 use graph_core::sharded::{KernelError, ShardedGraph};
 pub use graph_core::validate::{tc_sequential, verify_tc};
 use graph_kernel::{run, Local, Prepare, Program, Replica};
@@ -193,7 +194,7 @@ pub fn tc(graph: &ShardedGraph, cfg: &TcConfig) -> Result<TcOutput, KernelError>
             inbox: Vec::new(),
             off: Vec::new(),
             out: Vec::new(),
-            mark: vec![0; a.num_flat().div_ceil(64) as usize],
+            mark: vec_or_exit(a.num_flat().div_ceil(64) as usize, 0, "tc marks"),
             triangles: 0,
         }
     };
@@ -230,14 +231,14 @@ pub fn tc(graph: &ShardedGraph, cfg: &TcConfig) -> Result<TcOutput, KernelError>
         let oriented = k.with(|l| {
             let (n, own) = (l.adjacency().num_flat() as usize, l.adjacency().own_flat());
             let s = l.state();
-            let mut off = vec![0usize; n + 1];
+            let mut off = vec_or_exit(n + 1, 0usize, "tc list offsets");
             for &[b, _] in &s.inbox {
                 off[b as usize] += 1;
             }
             for i in 1..=n {
                 off[i] += off[i - 1];
             }
-            let mut out = vec![0u32; s.inbox.len()];
+            let mut out = vec_or_exit(s.inbox.len(), 0u32, "tc out-lists");
             for &[b, c] in &s.inbox {
                 off[b as usize] -= 1;
                 out[off[b as usize]] = c;

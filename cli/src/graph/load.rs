@@ -14,7 +14,7 @@ use graph_kernel::Graph500Source;
 
 use crate::args::{GenParams, Input, TextInput};
 use crate::error::{CliError, Result};
-use crate::memcheck::{check_memory, memory_context};
+use crate::memcheck::{check_graph_memory, check_memory, memory_context};
 use crate::progress::Progress;
 use crate::shares::{heaviest_share, rank_shares};
 
@@ -49,12 +49,15 @@ pub fn graph500_file_params(input: &Input) -> Option<Graph500Params> {
 }
 
 /// The memory check for a graph file: a Graph500 graph's by its
-/// generator's shares ([`check_generated_memory`]); any other is not
-/// checked (its size says nothing the model knows).
+/// generator's shares ([`check_generated_memory`]); any other by its vertex
+/// and edge counts ([`check_graph_memory`]).
 fn check_file_memory(header: &file::GraphHeader, threads: usize, force: bool) -> Result<()> {
-    if let Some(p) = header.params {
-        let (kron, _) = generator(p.scale, p.edgefactor, p.seed1, p.seed2)?;
-        check_generated_memory(&kron, threads, force)?;
+    match header.params {
+        Some(p) => {
+            let (kron, _) = generator(p.scale, p.edgefactor, p.seed1, p.seed2)?;
+            check_generated_memory(&kron, threads, force)?;
+        }
+        None => check_graph_memory(header.num_vertices, header.num_edges, threads, force)?,
     }
     Ok(())
 }
@@ -289,6 +292,12 @@ pub fn load(input: &Input, gen: &GenParams, threads: usize, force: bool) -> Resu
                 ignore_weights: false,
             };
             let read = read_foreign(path, format, &opts)?;
+            check_graph_memory(
+                read.edges.num_vertices(),
+                read.edges.num_edges(),
+                threads,
+                force,
+            )?;
             return Ok(LoadedGraph {
                 storage: Storage::Parsed {
                     list: Arc::new(read.edges),

@@ -137,17 +137,7 @@ fn timed_run(
     }
     drop(trusts);
 
-    let stats = before
-        .iter()
-        .zip(&after)
-        .map(|(b, a)| TrusteeStats {
-            worker: a.worker,
-            requests: a.requests - b.requests,
-            batches: a.batches - b.batches,
-            idle_ns: a.idle_ns - b.idle_ns,
-            busy_ns: a.busy_ns - b.busy_ns,
-        })
-        .collect();
+    let stats = before.iter().zip(&after).map(|(b, a)| a.since(b)).collect();
     Ok(Outcome {
         ops,
         elapsed,

@@ -201,7 +201,7 @@ fn main() -> ExitCode {
                     for st in &out.stats {
                         let busy = st.busy_ns as f64 / (st.busy_ns + st.idle_ns).max(1) as f64;
                         eprintln!(
-                            "fetch_add: {} trustee {}: {} requests in {} batches (avg {:.1}/batch), serving {:.0}% of loop time",
+                            "fetch_add: {} trustee {}: {} requests in {} batches (avg {:.1}/batch), busy (serving or running fibers) {:.0}% of loop time",
                             variant.name(),
                             st.worker.0,
                             st.requests,

@@ -126,6 +126,36 @@ fn adopt_listener(fd: i32, addr: SocketAddr) -> Result<TcpListener, Error> {
     }
 }
 
+/// Ranks for a message, in runs: "rank 3", "ranks 1-4, 7", and beyond a
+/// few runs their count instead of all of them ("ranks 1-9, 11, ... (99998
+/// in all)").
+fn rank_list(ranks: &[usize]) -> String {
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for &r in ranks {
+        match runs.last_mut() {
+            Some((_, end)) if *end + 1 == r => *end = r,
+            _ => runs.push((r, r)),
+        }
+    }
+    const SHOWN: usize = 8;
+    let mut text: Vec<String> = runs
+        .iter()
+        .take(SHOWN)
+        .map(|&(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}-{b}")
+            }
+        })
+        .collect();
+    if runs.len() > SHOWN {
+        text.push(format!("... ({} in all)", ranks.len()));
+    }
+    let noun = if ranks.len() == 1 { "rank" } else { "ranks" };
+    format!("{noun} {}", text.join(", "))
+}
+
 fn join_root(
     env: &RankEnv,
     c: &Config,
@@ -175,7 +205,8 @@ fn join_root(
                 let missing: Vec<usize> = (0..env.size).filter(|&r| !joined[r]).collect();
                 return Err(fail(
                     format!(
-                        "ranks {missing:?} did not join within {} s",
+                        "{} did not join within {} s",
+                        rank_list(&missing),
                         join_timeout.as_secs()
                     ),
                     &mut streams,
@@ -371,6 +402,21 @@ pub(crate) fn run_rank<R: Send + 'static>(
     }
     let t = c.threads;
     let n = t * env.size;
+    // The slot memory, before anything is mapped or allocated, for ranks that
+    // no launcher of ours checked (started by hand, mpirun, srun; the built-in
+    // launcher passes GOSSAMER_SHM_FD and checked before it started them): on
+    // one host (shm) every rank maps the one region of all ranks' rows, so
+    // each checks it (a hand-started rank learns why at once, not when rank 0
+    // gives up waiting); over tcp or rdma each rank holds its own rows.
+    let slot = c.effective_slot_size(env.size);
+    match kind {
+        TransportKind::Shm if env.shm_fd.is_none() => {
+            crate::runtime::check_slot_memory(t, env.size, slot)
+        }
+        TransportKind::Shm => Ok(()),
+        _ => crate::runtime::check_rank_slot_memory(t, env.size, slot),
+    }
+    .map_err(|m| rack_err(format!("rank {}: {m}", env.rank)))?;
     let layout = Layout {
         t,
         n,
@@ -564,5 +610,23 @@ fn exchange_rdma(
                 other => Err(rack_err(format!("rank 0 sent no rdma table: {other:?}"))),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rank_list;
+
+    #[test]
+    fn missing_ranks_are_listed_in_runs_and_counted_beyond_a_few() {
+        assert_eq!(rank_list(&[3]), "rank 3");
+        assert_eq!(rank_list(&[1, 2, 3, 4, 7]), "ranks 1-4, 7");
+        // 99999 ranks started by hand but never joined: one short line.
+        let all: Vec<usize> = (1..100_000).collect();
+        assert_eq!(rank_list(&all), "ranks 1-99999");
+        let odd: Vec<usize> = (1..100_000).step_by(2).collect();
+        let text = rank_list(&odd);
+        assert!(text.ends_with(", ... (50000 in all)"), "{text}");
+        assert!(text.len() < 100, "{text}");
     }
 }

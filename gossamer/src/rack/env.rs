@@ -128,10 +128,63 @@ const JOB_IDS: [&str; 6] = [
     "MPIEXEC_HOSTNAME",
 ];
 
-fn parse_num(name: &str, v: &str) -> Result<usize, String> {
-    v.trim()
-        .parse()
-        .map_err(|_| format!("{name}={v:?} is not a non-negative integer"))
+/// Most ranks a job may have (a launcher's size variable beyond it is
+/// refused): slot memory grows with the square of the worker count, so far
+/// fewer fit any host (the slot memory check says how many).
+pub const MAX_RANKS: usize = 1 << 16;
+
+/// Longest `GOSSAMER_JOIN_TIMEOUT`, in seconds (a day).
+pub const MAX_JOIN_TIMEOUT_S: u64 = 86_400;
+
+/// The value `v` of variable `name` as a whole number in `range`; the error
+/// names the variable and its value, says `what` it is and the range.
+fn parse_in(
+    name: &str,
+    v: &str,
+    range: std::ops::RangeInclusive<u64>,
+    what: &str,
+) -> Result<u64, String> {
+    match v.trim().parse::<u64>() {
+        Ok(x) if range.contains(&x) => Ok(x),
+        _ => Err(format!(
+            "{name}={v:?}: expected {what}, a whole number from {} to {}",
+            range.start(),
+            range.end()
+        )),
+    }
+}
+
+/// Checks `GOSSAMER_JOB`: it becomes part of file names (the shared region
+/// in `/dev/shm`), so only a plain name is taken, never a path: no `/`, no
+/// `..`, no leading `.`.
+fn job_name(v: &str) -> Result<String, String> {
+    let plain = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-');
+    if (1..=64).contains(&v.len())
+        && v.bytes().all(plain)
+        && !v.starts_with('.')
+        && !v.contains("..")
+    {
+        Ok(v.to_string())
+    } else {
+        Err(format!(
+            "GOSSAMER_JOB={v:?}: expected a job name of 1 to 64 letters, digits, '.', '_' or '-', not starting with '.' and without '..' (it becomes part of file names in /dev/shm, so it may not be a path)"
+        ))
+    }
+}
+
+/// Checks the form of `GOSSAMER_COORDINATOR` (`HOST:PORT`, the port 1 to
+/// 65535); the host is resolved at bootstrap.
+fn coordinator_address(v: &str) -> Result<String, String> {
+    let bad = || {
+        format!(
+            "GOSSAMER_COORDINATOR={v:?}: expected HOST:PORT where rank 0 listens (e.g. node1:29500 or [fe80::1]:29500), the port from 1 to 65535"
+        )
+    };
+    let (host, port) = v.trim().rsplit_once(':').ok_or_else(bad)?;
+    match port.parse::<u16>() {
+        Ok(p) if p > 0 && !host.is_empty() => Ok(v.trim().to_string()),
+        _ => Err(bad()),
+    }
 }
 
 fn digest(parts: &[&str]) -> u64 {
@@ -151,8 +204,19 @@ pub(crate) fn detect(var: &dyn Fn(&str) -> Option<String>) -> Result<Option<Rank
     else {
         return Ok(None);
     };
-    let rank = parse_num(rank_v, &var(rank_v).unwrap_or_default())?;
-    let size = parse_num(size_v, &var(size_v).unwrap_or_default())?;
+    let max = MAX_RANKS as u64;
+    let size = parse_in(
+        size_v,
+        &var(size_v).unwrap_or_default(),
+        1..=max,
+        "the number of ranks in the job",
+    )? as usize;
+    let rank = parse_in(
+        rank_v,
+        &var(rank_v).unwrap_or_default(),
+        0..=max - 1,
+        "this process's rank",
+    )? as usize;
     if size == 0 || rank >= size {
         return Err(format!(
             "{rank_v}={rank} and {size_v}={size}: the rank must be below the size"
@@ -187,14 +251,14 @@ pub(crate) fn detect(var: &dyn Fn(&str) -> Option<String>) -> Result<Option<Rank
     // token may be a per-host secret), else from the token.
     let name_seed = job_key.clone().unwrap_or_else(|| token.clone());
     let job = match var("GOSSAMER_JOB") {
-        Some(j) => j,
+        Some(j) => job_name(&j)?,
         None => format!(
             "{:012x}",
             digest(&["gossamer-job", &name_seed]) & 0xffff_ffff_ffff
         ),
     };
     let coordinator = match var("GOSSAMER_COORDINATOR") {
-        Some(c) => c,
+        Some(c) => coordinator_address(&c)?,
         None => {
             // One host: a port derived from the job, so every rank computes the same.
             let port = 20000 + digest(&["gossamer-port", &name_seed]) % 20000;
@@ -202,24 +266,24 @@ pub(crate) fn detect(var: &dyn Fn(&str) -> Option<String>) -> Result<Option<Rank
         }
     };
     let join_timeout = match var("GOSSAMER_JOIN_TIMEOUT") {
-        Some(v) => match v.trim().parse::<u64>() {
-            Ok(s) if s > 0 => std::time::Duration::from_secs(s),
-            _ => {
-                return Err(format!(
-                    "GOSSAMER_JOIN_TIMEOUT={v:?}: expected a number of seconds >= 1"
-                ))
-            }
-        },
+        Some(v) => std::time::Duration::from_secs(parse_in(
+            "GOSSAMER_JOIN_TIMEOUT",
+            &v,
+            1..=MAX_JOIN_TIMEOUT_S,
+            "how many seconds ranks wait for each other at bootstrap",
+        )?),
         None => std::time::Duration::from_secs(60),
     };
     let fd = |name: &str| -> Result<Option<i32>, String> {
         var(name)
             .map(|v| {
-                v.trim()
-                    .parse::<i32>()
-                    .ok()
-                    .filter(|&f| f > 2)
-                    .ok_or_else(|| format!("{name}={v:?} is not a file descriptor number"))
+                parse_in(
+                    name,
+                    &v,
+                    3..=i32::MAX as u64,
+                    "an inherited file descriptor (the built-in launcher sets it)",
+                )
+                .map(|f| f as i32)
             })
             .transpose()
     };
@@ -504,5 +568,59 @@ mod tests {
         assert!(e.contains("PMI_RANK"), "{e}");
         let e = env(&[("PMI_RANK", "1"), ("PMI_SIZE", "4")]).unwrap_err();
         assert!(e.contains("GOSSAMER_TOKEN"), "{e}");
+    }
+
+    #[test]
+    fn every_variable_is_checked_against_its_range_by_name() {
+        let base = [
+            ("GOSSAMER_RANK", "0"),
+            ("GOSSAMER_SIZE", "2"),
+            ("GOSSAMER_TOKEN", "t"),
+        ];
+        let with = |k: &'static str, v: &'static str| {
+            let mut pairs = base.to_vec();
+            pairs.retain(|(n, _)| *n != k);
+            pairs.push((k, v));
+            env(&pairs)
+        };
+        for (k, v, want) in [
+            // It used to panic on every rank (an instant beyond the clock).
+            (
+                "GOSSAMER_JOIN_TIMEOUT",
+                "9223372036854775807",
+                "GOSSAMER_JOIN_TIMEOUT=\"9223372036854775807\": expected how many seconds ranks wait for each other at bootstrap, a whole number from 1 to 86400",
+            ),
+            ("GOSSAMER_JOIN_TIMEOUT", "0", "from 1 to 86400"),
+            ("GOSSAMER_JOIN_TIMEOUT", "-3", "GOSSAMER_JOIN_TIMEOUT=\"-3\""),
+            // A path would put the shared region outside /dev/shm.
+            ("GOSSAMER_JOB", "x/../../../tmp/evil", "GOSSAMER_JOB=\"x/../../../tmp/evil\": expected a job name"),
+            ("GOSSAMER_JOB", "..", "may not be a path"),
+            ("GOSSAMER_JOB", "a..b", "GOSSAMER_JOB=\"a..b\""),
+            ("GOSSAMER_JOB", "a b", "GOSSAMER_JOB=\"a b\""),
+            ("GOSSAMER_JOB", "", "GOSSAMER_JOB=\"\""),
+            ("GOSSAMER_SIZE", "100000000", "GOSSAMER_SIZE=\"100000000\": expected the number of ranks in the job, a whole number from 1 to 65536"),
+            ("GOSSAMER_SIZE", "0", "from 1 to 65536"),
+            ("GOSSAMER_RANK", "-1", "GOSSAMER_RANK=\"-1\": expected this process's rank"),
+            ("GOSSAMER_COORDINATOR", "node1", "GOSSAMER_COORDINATOR=\"node1\": expected HOST:PORT"),
+            ("GOSSAMER_COORDINATOR", "node1:0", "the port from 1 to 65535"),
+            ("GOSSAMER_COORDINATOR", "node1:70000", "GOSSAMER_COORDINATOR"),
+            ("GOSSAMER_SHM_FD", "2", "GOSSAMER_SHM_FD=\"2\": expected an inherited file descriptor"),
+            ("GOSSAMER_SHM_FD", "99999999999", "GOSSAMER_SHM_FD"),
+            ("GOSSAMER_COORDINATOR_FD", "x", "GOSSAMER_COORDINATOR_FD=\"x\""),
+        ] {
+            let e = with(k, v).unwrap_err();
+            assert!(e.contains(want), "{k}={v}: {e}");
+        }
+        // The good values of each pass.
+        for (k, v) in [
+            ("GOSSAMER_JOIN_TIMEOUT", "86400"),
+            ("GOSSAMER_JOB", "1234-abcd.step_0"),
+            ("GOSSAMER_SIZE", "65536"),
+            ("GOSSAMER_COORDINATOR", "[::1]:29500"),
+            ("GOSSAMER_COORDINATOR", "10.0.0.1:1"),
+            ("GOSSAMER_SHM_FD", "3"),
+        ] {
+            with(k, v).unwrap_or_else(|e| panic!("{k}={v}: {e}"));
+        }
     }
 }

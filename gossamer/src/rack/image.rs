@@ -25,10 +25,19 @@ const PDEATH: &str = "GOSSAMER_PDEATHSIG";
 fn restore_parent_death_signal() {
     let Ok(v) = std::env::var(PDEATH) else { return };
     std::env::remove_var(PDEATH);
-    let Some((sig, ppid)) = v.split_once(':') else {
-        return;
-    };
-    let (Ok(sig), Ok(ppid)) = (sig.parse::<libc::c_int>(), ppid.parse::<libc::pid_t>()) else {
+    // SIGNAL:PID, as `disable_aslr` sets it for the image it executes.
+    let parsed = v.split_once(':').and_then(|(sig, ppid)| {
+        let sig = sig
+            .parse::<libc::c_int>()
+            .ok()
+            .filter(|s| (1..=64).contains(s))?;
+        let ppid = ppid.parse::<libc::pid_t>().ok().filter(|&p| p >= 1)?;
+        Some((sig, ppid))
+    });
+    let Some((sig, ppid)) = parsed else {
+        eprintln!(
+            "gossamer: warning: ignoring {PDEATH}={v:?}: gossamer sets it to SIGNAL:PID (a signal 1 to 64, the launcher's pid) when it re-executes a rank; unset it"
+        );
         return;
     };
     // SAFETY: sets a signal number for this process; no memory involved.
@@ -51,7 +60,9 @@ pub(crate) fn disable_aslr() -> Result<(), String> {
         return Ok(());
     }
     if std::env::var_os(GUARD).is_some() {
-        return Err("ASLR is still on after re-executing; is personality() blocked?".into());
+        return Err(format!(
+            "ASLR is still on although {GUARD} is set: gossamer sets it when it re-executes a rank with ASLR off, so either personality() is blocked here or {GUARD} was set by hand (unset it)"
+        ));
     }
     // SAFETY: sets a flag for future execs of this process; no memory involved.
     let r = unsafe { libc::personality((cur.max(0) | libc::ADDR_NO_RANDOMIZE) as libc::c_ulong) };

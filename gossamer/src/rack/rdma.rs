@@ -253,19 +253,34 @@ fn open_error(name: &str, found: i32, err: i32) -> String {
 }
 
 /// Device settings from the environment: `GOSSAMER_RDMA_DEVICE` (default: the
-/// first), `GOSSAMER_RDMA_PORT` (default 1), `GOSSAMER_RDMA_GID` (GID index for
-/// RoCE, default 0; -1 for none on InfiniBand).
-fn settings() -> (String, u8, i32) {
-    let dev = std::env::var("GOSSAMER_RDMA_DEVICE").unwrap_or_default();
-    let port = std::env::var("GOSSAMER_RDMA_PORT")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1);
-    let gid = std::env::var("GOSSAMER_RDMA_GID")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
-    (dev, port, gid)
+/// first), `GOSSAMER_RDMA_PORT` (1 to 255, default 1), `GOSSAMER_RDMA_GID` (GID
+/// index for RoCE, 0 to 255, default 0; -1 for none on InfiniBand). A value out
+/// of range is refused with the variable's name.
+fn settings() -> Result<(String, u8, i32), String> {
+    settings_from(&|k| std::env::var(k).ok())
+}
+
+/// [`settings`] read through `var`.
+fn settings_from(var: &dyn Fn(&str) -> Option<String>) -> Result<(String, u8, i32), String> {
+    let dev = var("GOSSAMER_RDMA_DEVICE").unwrap_or_default();
+    let port = match var("GOSSAMER_RDMA_PORT") {
+        Some(v) => v.trim().parse::<u8>().ok().filter(|&p| p >= 1).ok_or_else(|| {
+            format!("GOSSAMER_RDMA_PORT={v:?}: expected the device's port number, 1 to 255 (see ibv_devinfo)")
+        })?,
+        None => 1,
+    };
+    let gid = match var("GOSSAMER_RDMA_GID") {
+        Some(v) => v
+            .trim()
+            .parse::<i32>()
+            .ok()
+            .filter(|g| (-1..=255).contains(g))
+            .ok_or_else(|| {
+                format!("GOSSAMER_RDMA_GID={v:?}: expected a GID index from 0 to 255 (RoCE), or -1 for none (InfiniBand)")
+            })?,
+        None => 0,
+    };
+    Ok((dev, port, gid))
 }
 
 /// A rank's connection info: its rows and one queue pair per (local thread,
@@ -342,7 +357,7 @@ pub(crate) fn setup(
     ranks: usize,
     signal_every: u64,
 ) -> Result<Setup, String> {
-    let (name, port, gid_index) = settings();
+    let (name, port, gid_index) = settings()?;
     let dev = open(&name, port)?;
     let rows = Arc::new(LocalRows::new(layout.region_bytes()));
     let staging = Arc::new(LocalRows::new(layout.region_bytes()));
@@ -605,6 +620,32 @@ impl Transport for RdmaSlots {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn device_settings_are_checked_by_name() {
+        let with = |pairs: &[(&str, &str)]| {
+            let pairs: Vec<(String, String)> = pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            settings_from(&move |k| pairs.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()))
+        };
+        assert_eq!(with(&[]).unwrap(), (String::new(), 1, 0));
+        assert_eq!(
+            with(&[("GOSSAMER_RDMA_PORT", "2"), ("GOSSAMER_RDMA_GID", "-1")]).unwrap(),
+            (String::new(), 2, -1)
+        );
+        for (k, v) in [
+            ("GOSSAMER_RDMA_PORT", "0"),
+            ("GOSSAMER_RDMA_PORT", "256"),
+            ("GOSSAMER_RDMA_PORT", "one"),
+            ("GOSSAMER_RDMA_GID", "-2"),
+            ("GOSSAMER_RDMA_GID", "300"),
+        ] {
+            let e = with(&[(k, v)]).unwrap_err();
+            assert!(e.starts_with(&format!("{k}={v:?}: expected")), "{e}");
+        }
+    }
 
     #[test]
     fn conn_info_round_trips_and_rejects_bad_lengths() {

@@ -269,12 +269,19 @@ impl Pending {
                 match r {
                     Ok(0) => {
                         self.buf.truncate(have);
-                        return Err(if self.authenticated() {
-                            "closed before its first message".into()
-                        } else if have == 0 {
-                            "closed without a handshake".into()
-                        } else {
-                            "closed during the handshake".into()
+                        return Err(match self.stage {
+                            Stage::Message => "closed before its first message".into(),
+                            // A rank of another job (another token) checks our
+                            // proof first, finds it wrong and closes without
+                            // answering (see `dial_auth`).
+                            Stage::Proving { .. } if have == 0 => {
+                                "authentication failed: the peer checked this side's proof of \
+                                 the token and closed without proving its own (its \
+                                 GOSSAMER_TOKEN differs)"
+                                    .into()
+                            }
+                            Stage::Opening if have == 0 => "closed without a handshake".into(),
+                            _ => "closed during the handshake".into(),
                         });
                     }
                     Ok(n) => self.buf.truncate(have + n),
@@ -592,6 +599,34 @@ mod tests {
         let (_, _, m) = t.join().unwrap().expect("the real peer got through");
         assert_eq!(m, Msg::Mapped);
         drop(idle);
+    }
+
+    #[test]
+    fn the_acceptor_names_a_wrong_token_not_a_silent_close() {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = l.local_addr().unwrap();
+        let opener = std::thread::spawn(move || dial(addr, "wrong"));
+        let (s, from) = l.accept().unwrap();
+        let mut p = Pending {
+            s,
+            from,
+            since: Instant::now(),
+            stage: Stage::Opening,
+            buf: Vec::new(),
+        };
+        // A blocking socket: each step reads until the peer sends or closes.
+        let why = loop {
+            match p.step("right") {
+                Ok(None) => continue,
+                Ok(Some(m)) => panic!("a wrong token got through: {m:?}"),
+                Err(e) => break e,
+            }
+        };
+        assert!(matches!(opener.join().unwrap(), Err(DialError::BadToken)));
+        assert!(why.starts_with("authentication failed"), "{why}");
+        assert!(why.contains("GOSSAMER_TOKEN differs"), "{why}");
+        // One line, with no runs of blanks from the source's layout.
+        assert!(!why.contains("  ") && !why.contains('\n'), "{why:?}");
     }
 
     #[test]

@@ -30,8 +30,8 @@ pub use context::{current_worker, is_local_worker, num_workers, wait_outstanding
 pub use ids::{Error, WorkerId};
 pub use join::JoinHandle;
 pub use slot_budget::{
-    check_slot_memory, rack_slot_size, slot_memory_bytes, MAX_THREADS, RACK_MAX_SLOT_BYTES,
-    RACK_MIN_SLOT_BYTES, RACK_SLOT_BUDGET_BYTES,
+    check_rank_slot_memory, check_slot_memory, rack_slot_size, slot_memory_bytes, MAX_THREADS,
+    RACK_MAX_SLOT_BYTES, RACK_MIN_SLOT_BYTES, RACK_SLOT_BUDGET_BYTES,
 };
 pub use spawn::{
     on_every_worker, on_every_worker_with, spawn, spawn_on, spawn_on_with, spawn_spread,

@@ -2,7 +2,17 @@
 //! rule of a rack run ([`rack_slot_size`]) and the memory check of a job's slots.
 
 use crate::config::Config;
-use crate::memory::{available_bytes, show_bytes};
+use crate::memory::{available, show_bytes, Available};
+
+/// The memory a check compares with: [`available`], or, where that cannot be
+/// read, the most one process can address (so a size that does not even fit
+/// in an address is still refused).
+fn available_or_address_space() -> Available {
+    available().unwrap_or_else(|| Available {
+        bytes: isize::MAX as u64,
+        source: "the most one process can address".into(),
+    })
+}
 
 /// Largest number of workers in one runtime (slot memory grows with its square).
 pub const MAX_THREADS: usize = 1024;
@@ -46,7 +56,8 @@ pub fn slot_memory_bytes(threads: usize, ranks: usize, slot_size: usize) -> u128
 
 /// Refuses, with the numbers, a job whose slot memory on this host
 /// ([`slot_memory_bytes`]) would not fit in the memory available here
-/// (`MemAvailable`), or, for several ranks, in the free space of `/dev/shm`
+/// ([`memory::available`](crate::memory::available): `MemAvailable`, or a
+/// tighter limit of this process), or, for several ranks, in the free space of `/dev/shm`
 /// that the shared-memory transport maps. Call it before starting anything:
 /// the built-in launcher's caller before it starts the ranks.
 pub fn check_slot_memory(threads: usize, ranks: usize, slot_size: usize) -> Result<(), String> {
@@ -61,14 +72,14 @@ pub fn check_slot_memory(threads: usize, ranks: usize, slot_size: usize) -> Resu
     };
     let advice = "slot memory grows with the square of the worker count: use fewer ranks or \
                   threads (one rank per host, one thread per core is the intended shape)";
-    if let Some(avail) = available_bytes() {
-        if need > avail as u128 {
-            return Err(format!(
-                "{}, but only {} of memory is available here (MemAvailable); {advice}",
-                what(),
-                show_bytes(avail)
-            ));
-        }
+    let avail = available_or_address_space();
+    if need > avail.bytes as u128 {
+        return Err(format!(
+            "{}, but only {} of memory is available here ({}); {advice}",
+            what(),
+            show_bytes(avail.bytes),
+            avail.source
+        ));
     }
     if ranks > 1 {
         if let Some(free) = shm_free() {
@@ -82,6 +93,33 @@ pub fn check_slot_memory(threads: usize, ranks: usize, slot_size: usize) -> Resu
         }
     }
     Ok(())
+}
+
+/// Refuses, with the numbers, a rank of a job over tcp or rdma whose own slot
+/// rows would not fit in the memory available to it: each rank holds
+/// `2 x threads x workers` slots (its workers' request and response slots for
+/// every worker of the job). For ranks that no launcher of ours checked (started
+/// by hand, `mpirun`, `srun`), before anything is allocated.
+pub fn check_rank_slot_memory(
+    threads: usize,
+    ranks: usize,
+    slot_size: usize,
+) -> Result<(), String> {
+    let workers = threads as u128 * ranks as u128;
+    let need = 2 * threads as u128 * workers * slot_size as u128;
+    let avail = available_or_address_space();
+    if need <= avail.bytes as u128 {
+        return Ok(());
+    }
+    Err(format!(
+        "{ranks} rank(s) x {threads} thread(s) = {workers} workers: each rank holds 2 x \
+             {threads} x {workers} request/response slots of {slot_size} bytes = {}, but only {} \
+             of memory is available here ({}); slot memory grows with the worker count: use \
+             fewer ranks or threads (one rank per host, one thread per core is the intended shape)",
+        show_bytes(need),
+        show_bytes(avail.bytes),
+        avail.source
+    ))
 }
 
 fn shm_free() -> Option<u64> {
@@ -117,6 +155,23 @@ mod tests {
         // And the builder refuses a one-process square that cannot fit.
         let big = Runtime::builder().threads(MAX_THREADS).slot_size(16 << 20);
         let e = big.validate().unwrap_err().to_string();
-        assert!(e.contains("MemAvailable"), "{e}");
+        assert!(e.contains("of memory is available here ("), "{e}");
+    }
+
+    #[test]
+    fn a_ranks_own_slot_rows_that_cannot_fit_are_refused_with_the_numbers() {
+        // Over tcp or rdma a rank holds 2 x threads x workers slots: 65536
+        // ranks of 1024 threads with 1 KiB slots take 128 TiB each.
+        let e = super::check_rank_slot_memory(1024, 65536, 1 << 10).unwrap_err();
+        assert!(
+            e.contains("65536 rank(s) x 1024 thread(s) = 67108864 workers: each rank holds 2 x 1024 x 67108864 request/response slots of 1024 bytes = "),
+            "{e}"
+        );
+        assert!(e.contains("of memory is available here ("), "{e}");
+        // Beyond any address, even where the available memory is unknown.
+        let e = super::check_rank_slot_memory(MAX_THREADS, usize::MAX, 1 << 20).unwrap_err();
+        assert!(e.contains("use fewer ranks or threads"), "{e}");
+        // Two ranks of two threads hold 2 x 2 x 4 slots of 64 KiB: 1 MiB.
+        super::check_rank_slot_memory(2, 2, 64 << 10).unwrap();
     }
 }

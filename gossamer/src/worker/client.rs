@@ -331,6 +331,9 @@ impl Worker {
             ch.completed += ncont as u64;
         }
         self.outstanding.set(self.outstanding.get() - ncont);
+        if ncont > 0 {
+            self.enter_busy();
+        }
         {
             let _d = Delegated::enter(self);
             self.guard("an `apply_then` continuation", || {

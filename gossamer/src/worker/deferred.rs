@@ -22,6 +22,7 @@ impl Worker {
             let job = self.deferred.borrow_mut().pop_front();
             let Some(job) = job else { break };
             any = true;
+            self.enter_delegated();
             {
                 let _d = Delegated::enter(self);
                 self.guard("a local delegated closure", job);

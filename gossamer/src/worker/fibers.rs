@@ -34,6 +34,7 @@ impl Worker {
             let Some(mut t): Option<Taken> = self.sched.borrow_mut().take_next() else {
                 break;
             };
+            self.enter_fiber(t.fid);
             self.current.set(Some(t.fid));
             let outcome = t.fiber.resume();
             self.current.set(None);

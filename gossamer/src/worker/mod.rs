@@ -35,7 +35,9 @@
 //! | `client.rs` | the client side: per-trustee channels, batching, sending, responses |
 //! | `trustee.rs` | the trustee side: serving request slots, running records, answering |
 //! | `run_loop.rs` | the scheduling loop, idle spinning and sleeping, teardown |
+//! | `activity.rs` | what the worker is doing over time (delegated work, fibers, collective, idle): counters and the timeline |
 
+pub(crate) mod activity;
 mod client;
 mod cont;
 mod deferred;
@@ -118,6 +120,8 @@ pub(crate) struct Worker {
     /// [`Config::backpressure_batches`](crate::Config::backpressure_batches), read
     /// once here (see `client.rs`).
     backpressure_batches: usize,
+    /// What this worker is doing, since when, and its timeline (`activity.rs`).
+    rec: activity::Recorder,
 }
 
 impl Worker {
@@ -146,6 +150,10 @@ impl Worker {
             cont_buf: RefCell::new(Vec::new()),
             waiters: RefCell::new(Vec::new()),
             backpressure_batches: shared.config.backpressure_batches,
+            rec: activity::Recorder::new(
+                shared.epoch,
+                shared.config.trace.then_some(shared.config.trace_events),
+            ),
             shared,
         }
     }

@@ -4,11 +4,9 @@
 //! still entrusted, each on its trustee.
 
 use super::{Delegated, Worker, CURRENT};
-use crate::stats::StatsCell;
 use crate::transport::{any_mark, Dir};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
-use std::time::Instant;
 
 impl Worker {
     /// Runs the scheduling loop until the runtime stops, then drops what is left.
@@ -17,9 +15,6 @@ impl Worker {
         self.shared.parking.register(self.id);
         let sh = &self.shared;
         let mut idle_iters: u32 = 0;
-        // Start of the current run of idle iterations (the clock is read only when
-        // the loop switches between idle and busy).
-        let mut idle_since: Option<Instant> = None;
         // How long to spin, then yield, before sleeping (`Config::spin_iters`
         // and friends). On a crowded host a spinning worker holds a core that a
         // peer with work (often the one it waits for) needs: give it away at
@@ -57,6 +52,9 @@ impl Worker {
                 idle_iters = 0;
             } else {
                 idle_iters = idle_iters.saturating_add(1);
+                // Nothing to do: idle (or waiting in a collective) from here
+                // until a step finds work (see `activity.rs`).
+                self.enter_idle();
                 if self.id == 0
                     && !sh.place.rack
                     && idle
@@ -78,15 +76,8 @@ impl Worker {
                     self.sleep();
                 }
             }
-            match (progress, idle_since) {
-                (false, None) => idle_since = Some(Instant::now()),
-                (true, Some(t0)) => {
-                    StatsCell::add(&sh.stats[self.id].idle_ns, t0.elapsed().as_nanos() as u64);
-                    idle_since = None;
-                }
-                _ => {}
-            }
         }
+        self.flush_activity();
         self.teardown();
         CURRENT.set(std::ptr::null());
     }

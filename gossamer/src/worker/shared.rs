@@ -22,6 +22,9 @@ pub(crate) struct Shared {
     pub config: Config,
     pub transport: Box<dyn Transport>,
     pub stats: Vec<StatsCell>,
+    /// When this process's runtime started: the origin of the workers'
+    /// activity clocks (`activity.rs`).
+    pub epoch: std::time::Instant,
     /// Per worker: nothing to run and nothing outstanding (see `termination.rs`).
     pub(super) idle: Vec<AtomicBool>,
     /// Per worker: loop iterations that made progress (see `termination.rs`).
@@ -75,6 +78,7 @@ impl Shared {
             config,
             transport,
             stats: (0..n).map(|_| StatsCell::default()).collect(),
+            epoch: std::time::Instant::now(),
             idle: (0..n).map(|_| AtomicBool::new(false)).collect(),
             activity: (0..n).map(|_| AtomicU64::new(0)).collect(),
             inbox: (0..n).map(|_| Mailbox::default()).collect(),

@@ -8,7 +8,6 @@ use crate::slot::{self, flags, AlignedBuf, Header, Reader};
 use crate::stats::StatsCell;
 use crate::transport::{take_marks, Body, Dir, SlotView};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::time::Instant;
 
 /// The trustee side of one (client -> this worker) pair.
 #[derive(Default)]
@@ -38,6 +37,7 @@ impl Worker {
         let seen = self.serve.borrow()[c].seen;
         match self.shared.transport.poll(Dir::Request, self.id, c, seen) {
             Some((seq, view)) => {
+                self.enter_delegated();
                 self.serve.borrow_mut()[c].seen = seq;
                 self.serve_batch(c, seq, view);
                 true
@@ -64,7 +64,6 @@ impl Worker {
         let len = h.data_len as usize;
         let mut out = std::mem::take(&mut *self.resp.borrow_mut());
         out.clear();
-        let t0 = Instant::now();
         let count;
         if h.flags & flags::CHUNK != 0 {
             let mut sv = self.serve.borrow_mut();
@@ -88,7 +87,6 @@ impl Worker {
             count = h.count;
         }
         let st = &self.shared.stats[self.id];
-        StatsCell::add(&st.busy_ns, t0.elapsed().as_nanos() as u64);
         StatsCell::add(&st.requests, count as u64);
         StatsCell::add(&st.batches, 1);
         if self.shared.fate.failed() {

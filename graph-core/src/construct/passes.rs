@@ -120,7 +120,8 @@ impl ShardedGraph {
 /// An empty shard of the right shape, until the build installs the real one.
 fn placeholder(p: Partition, t: u32) -> Shard {
     let n = p.local_count(t) as usize;
-    Shard::from_parts(p, t, vec![0; n + 1], Vec::new(), Vec::new())
+    let offsets = crate::alloc::vec_or_exit(n + 1, 0, "placeholder CSR offsets");
+    Shard::from_parts(p, t, offsets, Vec::new(), Vec::new())
 }
 
 /// The edges trustee `me` of `trustees` reads: an even, contiguous share

@@ -4,15 +4,17 @@
 //! |---|---|
 //! | [`file`](mod@file) | the versioned, checksummed binary graph file, memory-mapped whole or in slices |
 //! | [`formats`] | other tools' formats read in: `.el`, `.wel`, `.mtx`, `.gr`, GAPBS `.sg`/`.wsg` |
+//! | [`output`] | every other output (dumps, their sidecars): a file replaced whole, a FIFO or device streamed, a link refused |
 //! | [`prepared`] | a built graph's shards, one file per trustee, memory-mapped by later runs |
 //! | [`vectors`] | the official Graph500 reference's vectors (edges, weights, roots, oracle answers) |
 //!
 //! Every reader checks what it reads before anything is built from it, and
 //! every writer replaces its target whole or not at all (a temporary file
-//! beside it, synced, then renamed).
+//! beside it, synced, then renamed); none writes through a symbolic link.
 
 pub mod file;
 pub mod formats;
 mod le;
+pub mod output;
 pub mod prepared;
 pub mod vectors;

@@ -56,8 +56,8 @@ pub use phases::{
     streamed_construction_bytes, BASE_BYTES, ENTRY_BYTES, RECORD_BYTES,
 };
 pub use ranks::{
-    largest_fitting_scale, ranks_needed, ranks_needed_with, why_no_rank_count_fits,
-    ADVICE_SHARE_PERMILLE, MAX_RANKS, MAX_SHARE_QUERIES,
+    largest_fitting_scale, ranks_needed, ranks_needed_for, ranks_needed_with,
+    why_no_rank_count_fits, ADVICE_SHARE_PERMILLE, MAX_RANKS, MAX_SHARE_QUERIES,
 };
 pub use refusal::{check_fits, check_fits_here, MemoryRefusal};
 pub use run::{share_permille, MemoryEstimate, Phase, Shape, Workload, PHASES};

@@ -69,10 +69,16 @@ impl Sizes {
     fn new(s: Shape) -> Sizes {
         let ranks = Wide::from(s.ranks.max(1));
         let threads = Wide::from(s.threads_per_rank.max(1));
-        let n: Wide = 1 << s.scale.min(100);
+        let (n, m) = match s.exact {
+            Some((n, m)) => (Wide::from(n), Wide::from(m)),
+            None => {
+                let n: Wide = 1 << s.scale.min(100);
+                (n, n * Wide::from(s.edgefactor))
+            }
+        };
         Sizes {
             n,
-            m: n * Wide::from(s.edgefactor),
+            m,
             ranks,
             threads,
             trustees: ranks * threads,
@@ -408,6 +414,7 @@ fn finish(workload: Workload, shape: Shape, rank: u32, parts: [(Wide, Wide); 5])
         rank,
         phases,
         per_rank_bytes: per_rank,
+        exact: shape.exact,
         total_bytes: 0,
         kept_permille: 0,
     }

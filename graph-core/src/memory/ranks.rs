@@ -42,8 +42,20 @@ pub fn ranks_needed(
     threads_per_rank: u32,
     available: u64,
 ) -> Option<u32> {
-    let allowance = |r: u32| if r > 1 { ADVICE_SHARE_PERMILLE } else { 1000 };
     let one = Shape::even(scale, edgefactor, 1, threads_per_rank.max(1));
+    ranks_needed_for(workload, one, available)
+}
+
+/// [`ranks_needed`] for any shape (its rank count and share ignored), e.g.
+/// a graph of another origin ([`Shape::of_graph`]).
+pub fn ranks_needed_for(workload: Workload, shape: Shape, available: u64) -> Option<u32> {
+    let allowance = |r: u32| if r > 1 { ADVICE_SHARE_PERMILLE } else { 1000 };
+    let one = Shape {
+        ranks: 1,
+        share_permille: 1000,
+        threads_per_rank: shape.threads_per_rank.max(1),
+        ..shape
+    };
     first_fitting(workload, one, available, &allowance)
 }
 
@@ -115,14 +127,13 @@ pub fn why_no_rank_count_fits(workload: Workload, shape: Shape) -> String {
     }
     let least = (0..=16)
         .map(|k| {
-            estimate(
-                workload,
-                shape.scale,
-                shape.edgefactor,
-                1 << k,
-                shape.threads_per_rank,
-            )
-            .per_rank_bytes
+            let spread = Shape {
+                ranks: 1 << k,
+                share_permille: 1000,
+                threads_per_rank: shape.threads_per_rank.max(1),
+                ..shape
+            };
+            estimate_shape(workload, spread).per_rank_bytes
         })
         .min()
         .unwrap_or(0);

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::ranks::{largest_fitting_scale, ranks_needed, why_no_rank_count_fits};
+use super::ranks::{largest_fitting_scale, ranks_needed, ranks_needed_for, why_no_rank_count_fits};
 use super::run::{MemoryEstimate, Shape};
 use gossamer::memory::show_bytes;
 
@@ -14,6 +14,10 @@ pub struct MemoryRefusal {
     pub estimate: Box<MemoryEstimate>,
     /// Bytes available per rank.
     pub available: u64,
+    /// Where `available` comes from, for the message: `MemAvailable` unless
+    /// the caller says otherwise (a tighter limit of the process, see
+    /// [`gossamer::memory::available`]).
+    pub source: String,
     /// Largest SCALE that fits here with the same shape.
     pub largest_scale: Option<u32>,
     /// Fewest ranks with this much memory each that the requested SCALE fits on.
@@ -24,43 +28,55 @@ impl fmt::Display for MemoryRefusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let e = &self.estimate;
         let peak = e.peak_phase();
+        let graph = match e.exact {
+            Some((n, m)) => {
+                let s = if m == 1 { "" } else { "s" };
+                format!("on this graph ({n} vertices, {m} edge{s})")
+            }
+            None => format!("at SCALE {} (edgefactor {})", e.scale, e.edgefactor),
+        };
         write!(
             f,
-            "{} at SCALE {} (edgefactor {}) needs about {} on rank {} of {} ({} thread(s) per rank; the peak is in {}), but only {} is available here (MemAvailable).",
+            "{} {graph} needs about {} on rank {} of {} ({} thread(s) per rank; the peak is in {}), but only {} is available here ({}).",
             e.workload.name(),
-            e.scale,
-            e.edgefactor,
             show_bytes(e.per_rank_bytes),
             e.rank,
             e.ranks,
             e.threads_per_rank,
             peak.name,
             show_bytes(self.available),
+            self.source,
         )?;
-        match self.largest_scale {
-            Some(s) => write!(f, " The largest SCALE that fits here is {s}.")?,
-            None => write!(f, " No SCALE fits in this much memory.")?,
-        }
+        let shape = Shape {
+            exact: e.exact,
+            ..Shape::even(e.scale, e.edgefactor, e.ranks, e.threads_per_rank)
+        };
+        // What fits, at the start of a sentence and inside one.
+        let (what, what_in) = match e.exact {
+            Some(_) => ("This graph".to_string(), "this graph".to_string()),
+            None => {
+                match self.largest_scale {
+                    Some(s) => write!(f, " The largest SCALE that fits here is {s}.")?,
+                    None => write!(f, " No SCALE fits in this much memory.")?,
+                }
+                let s = format!("SCALE {}", e.scale);
+                (s.clone(), s)
+            }
+        };
         match self.ranks_needed {
-            Some(1) => write!(
-                f,
-                " SCALE {} fits on 1 rank with this much memory.",
-                e.scale
-            )?,
+            Some(1) => write!(f, " {what} fits on 1 rank with this much memory.")?,
             Some(r) => write!(
                 f,
-                " SCALE {} fits on {r} ranks with this much memory each (--ranks {r}), on separate hosts: ranks started on one host share its memory.",
-                e.scale
+                " {what} fits on {r} ranks with this much memory each (--ranks {r}), on separate hosts: ranks started on one host share its memory."
             )?,
             None => write!(
                 f,
-                " No number of ranks with this much memory each fits SCALE {} today: {}.",
-                e.scale,
-                why_no_rank_count_fits(
-                    e.workload,
-                    Shape::even(e.scale, e.edgefactor, e.ranks, e.threads_per_rank)
-                ),
+                " No number of ranks with this much memory each fits {what_in} today: {}.",
+                why_no_rank_count_fits(e.workload, shape),
             )?,
+        }
+        if e.exact.is_some() {
+            return Ok(());
         }
         write!(
             f,
@@ -94,9 +110,28 @@ pub fn check_fits(estimate: &MemoryEstimate, available: u64) -> Result<(), Memor
     if estimate.per_rank_bytes <= available {
         return Ok(());
     }
+    if estimate.exact.is_some() {
+        let shape = Shape {
+            exact: estimate.exact,
+            ..Shape::even(
+                estimate.scale,
+                estimate.edgefactor,
+                estimate.ranks,
+                estimate.threads_per_rank,
+            )
+        };
+        return Err(MemoryRefusal {
+            estimate: Box::new(*estimate),
+            available,
+            source: "MemAvailable".into(),
+            largest_scale: None,
+            ranks_needed: ranks_needed_for(estimate.workload, shape, available),
+        });
+    }
     Err(MemoryRefusal {
         estimate: Box::new(*estimate),
         available,
+        source: "MemAvailable".into(),
         largest_scale: largest_fitting_scale(
             estimate.workload,
             estimate.edgefactor,
@@ -114,11 +149,15 @@ pub fn check_fits(estimate: &MemoryEstimate, available: u64) -> Result<(), Memor
     })
 }
 
-/// [`check_fits`] against this machine's `MemAvailable`; passes when it
-/// cannot be read (no basis for refusing).
+/// [`check_fits`] against the memory this process may use
+/// ([`gossamer::memory::available`]: `MemAvailable`, or a tighter limit of
+/// the process); passes when none can be read (no basis for refusing).
 pub fn check_fits_here(estimate: &MemoryEstimate) -> Result<(), MemoryRefusal> {
-    match gossamer::memory::available_bytes() {
-        Some(avail) => check_fits(estimate, avail),
+    match gossamer::memory::available() {
+        Some(avail) => check_fits(estimate, avail.bytes).map_err(|mut r| {
+            r.source = avail.source;
+            r
+        }),
         None => Ok(()),
     }
 }
@@ -189,6 +228,41 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn any_graph_is_estimated_by_its_vertices_not_only_its_edges() {
+        // The same counts as a Graph500 graph: the same estimate.
+        let g500 = estimate_rank(Workload::Sssp, shape(20, 1, 2), 0);
+        let same = estimate_rank(Workload::Sssp, Shape::of_graph(1 << 20, 16 << 20, 1, 2), 0);
+        assert_eq!(g500.per_rank_bytes, same.per_rank_bytes);
+        // 2^32 vertices and one edge (a 35-byte .gr file): per-vertex state
+        // for every command but generate, far beyond the edges.
+        for w in Workload::ALL {
+            if w == Workload::Generate {
+                continue;
+            }
+            let e = estimate_rank(w, Shape::of_graph(1 << 32, 1, 1, 2), 0);
+            assert!(e.per_rank_bytes > 8 << 32, "{w:?}: {e:?}");
+            let text = check_fits(&e, 16 << 30).unwrap_err().to_string();
+            assert!(
+                text.contains(&format!(
+                    "{} on this graph (4294967296 vertices, 1 edge) needs about",
+                    w.name()
+                )),
+                "{text}"
+            );
+            assert!(!text.contains("SCALE"), "{text}");
+        }
+        // Spread over ranks, a large sparse graph's edges and vertices shrink.
+        let e = estimate_rank(Workload::Sssp, Shape::of_graph(1 << 28, 1 << 32, 1, 2), 0);
+        let r = check_fits(&e, 32 << 30).unwrap_err();
+        let need = r.ranks_needed.expect("more ranks help");
+        assert!(
+            r.to_string()
+                .contains(&format!("This graph fits on {need} ranks")),
+            "{r}"
+        );
     }
 
     #[test]

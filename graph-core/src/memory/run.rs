@@ -115,6 +115,12 @@ pub struct Shape {
     /// `generators::Kronecker::expected_endpoint_shares`. Values below 1000
     /// count as 1000.
     pub share_permille: u32,
+    /// The graph's vertex and edge-record counts when it is not the
+    /// Graph500 graph of `scale` and `edgefactor` (a graph file of another
+    /// origin, another tool's format): the model then counts these, and
+    /// `scale` and `edgefactor` only round them up for display. `None`:
+    /// `2^scale` vertices, `edgefactor x 2^scale` records.
+    pub exact: Option<(u64, u64)>,
 }
 
 impl Shape {
@@ -126,6 +132,30 @@ impl Shape {
             ranks,
             threads_per_rank,
             share_permille: 1000,
+            exact: None,
+        }
+    }
+
+    /// An even shape for any graph of `vertices` vertices and `edges` edge
+    /// records ([`exact`](Self::exact)); `scale` and `edgefactor` are the
+    /// smallest Graph500 shape at least as large.
+    ///
+    /// ```
+    /// use graph_core::memory::Shape;
+    /// let s = Shape::of_graph(1 << 32, 1, 1, 2);
+    /// assert_eq!((s.scale, s.edgefactor, s.exact), (32, 1, Some((1 << 32, 1))));
+    /// ```
+    pub fn of_graph(vertices: u64, edges: u64, ranks: u32, threads_per_rank: u32) -> Shape {
+        let scale = (u64::BITS - vertices.saturating_sub(1).leading_zeros()).max(1);
+        let per = edges.div_ceil(1u64.checked_shl(scale).unwrap_or(u64::MAX));
+        Shape {
+            exact: Some((vertices, edges)),
+            ..Shape::even(
+                scale,
+                u32::try_from(per).unwrap_or(u32::MAX),
+                ranks,
+                threads_per_rank,
+            )
         }
     }
 }
@@ -161,6 +191,9 @@ pub struct MemoryEstimate {
     pub phases: [Phase; 5],
     /// The rank's peak: the largest phase peak. This is what must fit.
     pub per_rank_bytes: u64,
+    /// [`Shape::exact`] of the estimated shape: the graph's vertex and
+    /// edge-record counts when it is not a Graph500 graph.
+    pub exact: Option<(u64, u64)>,
     /// Sum of every rank's peak.
     pub total_bytes: u64,
     /// Streamed builds: thousandths of the slice it generated in the first

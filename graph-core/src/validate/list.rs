@@ -5,7 +5,8 @@
 
 use super::problems::{
     arc_split_message, arc_triangle_message, arc_unconfirmed_message, length_mismatch,
-    split_message, triangle_message, unconfirmed_message, Problems, Validated, ValidationError,
+    overflow_message, overflows, split_message, triangle_message, unconfirmed_message, Problems,
+    Validated, ValidationError,
 };
 use super::tree::{bfs_prelude, root_distance, sssp_prelude, NO_PARENT};
 use crate::edge_list::EdgeList;
@@ -218,7 +219,13 @@ where
                 }
                 if ru != rv {
                     let (r, x) = if ru { (u, v) } else { (v, u) };
-                    problems.push(|| split_message(u, v, r, x));
+                    let d = dist[r as usize];
+                    if overflows(d, w) {
+                        problems.overflow = true;
+                        problems.push(|| overflow_message("edge", u, v, r, x, d, w));
+                    } else {
+                        problems.push(|| split_message(u, v, r, x));
+                    }
                     continue;
                 }
                 traversed += 1;
@@ -235,7 +242,12 @@ where
                 }
                 traversed += 1;
                 if !rv {
-                    problems.push(|| arc_split_message(u, v));
+                    if overflows(du, w) {
+                        problems.overflow = true;
+                        problems.push(|| overflow_message("arc", u, v, u, v, du, w));
+                    } else {
+                        problems.push(|| arc_split_message(u, v));
+                    }
                     continue;
                 }
                 if dv > du + w {

@@ -25,11 +25,23 @@ pub struct ValidationError {
     pub count: u64,
     /// Human-readable descriptions of the first violations.
     pub problems: Vec<String>,
+    /// Whether some reached vertex's distance plus an edge's weight
+    /// overflows `f32` (beyond [`f32::MAX`]), leaving the edge's other end
+    /// unreached: the weights are too large for `f32` distances, which is
+    /// not a fault of the search.
+    pub overflow: bool,
 }
 
 impl fmt::Display for ValidationError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "validation failed with {} problem(s)", self.count)?;
+        if self.overflow {
+            write!(
+                f,
+                "; distances overflow f32 (at most {:e}): the weights are too large for 32-bit distances, scale them down",
+                f32::MAX
+            )?;
+        }
         for p in &self.problems {
             write!(f, "\n  - {p}")?;
         }
@@ -50,6 +62,8 @@ impl std::error::Error for ValidationError {}
 pub(super) struct Problems {
     pub(super) count: u64,
     listed: Vec<String>,
+    /// See [`ValidationError::overflow`].
+    pub(super) overflow: bool,
 }
 
 impl Problems {
@@ -76,6 +90,7 @@ impl Problems {
             Err(ValidationError {
                 count: self.count,
                 problems: self.listed,
+                overflow: self.overflow,
             })
         }
     }
@@ -87,12 +102,35 @@ pub(super) fn length_mismatch(what: &str, len: usize, n: u64) -> ValidationError
         problems: vec![format!(
             "{what} array has {len} entries but the graph has {n} vertices"
         )],
+        overflow: false,
     }
 }
 
 /// Rule 4's problem text.
 pub(super) fn split_message(u: u64, v: u64, reached: u64, unreached: u64) -> String {
     format!("edge ({u}, {v}) joins reached vertex {reached} and unreached vertex {unreached}")
+}
+
+/// Whether `d + w` overflows `f32` (both finite, the sum not): the far
+/// end of an edge from a vertex at distance `d` cannot get a distance.
+pub(super) fn overflows(d: f32, w: f32) -> bool {
+    d.is_finite() && w.is_finite() && (d + w).is_infinite()
+}
+
+/// Rule 4's problem text when the reason is an [`overflows`]: `kind` is
+/// "edge" or "arc".
+pub(super) fn overflow_message(
+    kind: &str,
+    u: u64,
+    v: u64,
+    r: u64,
+    x: u64,
+    d: f32,
+    w: f32,
+) -> String {
+    format!(
+        "{kind} ({u}, {v}): d({r}) = {d:e} plus its weight {w:e} overflows f32, so vertex {x} has no distance"
+    )
 }
 
 /// Rule 5's problem text.

@@ -44,7 +44,7 @@ impl Adjacency {
         let me = shard.trustee();
         let (base, _) = bases(&p);
         let n = shard.num_local_vertices() as usize;
-        let mut order = vec![0u32; n];
+        let mut order = graph_core::alloc::vec_or_exit(n, 0u32, "vertex order by degree");
         for (l, &r) in tables.rank[me as usize].iter().enumerate() {
             order[r as usize] = l as u32;
         }

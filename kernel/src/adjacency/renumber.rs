@@ -110,9 +110,11 @@ pub(super) fn bases(p: &Partition) -> (Vec<u32>, u32) {
 /// local order): `rank[l]` is local vertex `l`'s position.
 pub(super) fn degree_ranks(shard: &Shard) -> Vec<u32> {
     let n = shard.num_local_vertices() as u32;
-    let mut by_degree: Vec<u32> = (0..n).collect();
+    let mut by_degree: Vec<u32> = Vec::new();
+    reserve_or_exit(&mut by_degree, n as usize, "vertices by degree");
+    by_degree.extend(0..n);
     by_degree.sort_by_key(|&l| std::cmp::Reverse(shard.degree(u64::from(l))));
-    let mut rank = vec![0u32; n as usize];
+    let mut rank = vec_or_exit(n as usize, 0u32, "vertex positions");
     for (r, &l) in by_degree.iter().enumerate() {
         rank[l as usize] = r as u32;
     }

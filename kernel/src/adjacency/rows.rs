@@ -105,8 +105,15 @@ pub fn simple_lists<'a>(
     lists: impl Iterator<Item = &'a [u32]>,
     entries: usize,
 ) -> (Vec<usize>, Vec<u32>) {
-    let mut off = vec![0usize];
-    let mut nbr = Vec::with_capacity(entries);
+    let mut off = Vec::new();
+    reserve_or_exit(
+        &mut off,
+        lists.size_hint().0 + 1,
+        "simple adjacency offsets",
+    );
+    off.push(0usize);
+    let mut nbr = Vec::new();
+    reserve_or_exit(&mut nbr, entries, "simple adjacency rows");
     for list in lists {
         let start = nbr.len();
         nbr.extend_from_slice(list);

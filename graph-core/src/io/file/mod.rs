@@ -67,7 +67,7 @@
 //! | `parse.rs` | a whole file held in memory, checked ([`parse`](fn@parse)) |
 //! | `open.rs` | [`MappedGraph`]: a file mapped whole ([`open`](fn@open)) or in slices ([`open_in_slices`]) |
 //! | `write.rs` | a graph written ([`write_graph`] and its shorter forms) |
-//! | `stage.rs` | a file put in place whole or not at all (also for prepared shards) |
+//! | `stage.rs` | a file put in place whole or not at all (also for prepared shards and [`output`](crate::io::output)s) |
 //! | `checksum.rs` | [`checksum64`], chunked so slices can be hashed apart |
 //! | `error.rs` | [`GraphFileError`] |
 

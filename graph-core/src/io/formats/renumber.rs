@@ -43,8 +43,10 @@ pub(crate) fn finish(
     let Some(max) = max else {
         return Ok((pack(chunks, 0, |x| x)?, IdMap::Offset(base)));
     };
-    let range = max + 1; // max < u64::MAX: ids are parsed from at most 20 digits minus base
-    if range <= MAX_VERTICES {
+    // `max + 1` would overflow for the largest id (u64::MAX, base 0): compare
+    // `max` itself; such ids are renumbered below like any beyond 32 bits.
+    if max < MAX_VERTICES {
+        let range = max + 1;
         let bits = Bitset::of(&chunks, range);
         let distinct = bits.count();
         if range <= SMALL_RANGE || distinct * 2 >= range {
@@ -216,6 +218,18 @@ mod tests {
         assert_eq!(
             l.edges(),
             [PackedEdge::new(1, 0, 1.0), PackedEdge::new(0, 2, 1.0)]
+        );
+    }
+
+    #[test]
+    fn the_largest_id_is_renumbered_not_a_panic() {
+        // `max + 1` used to wrap to 0 and index an empty bitset.
+        let (l, ids) = finish(raw(&[(0, u64::MAX), (1, 2)]), None, 0).unwrap();
+        assert_eq!(l.num_vertices(), 4);
+        assert_eq!(ids, IdMap::Table(vec![0, 1, 2, u64::MAX]));
+        assert_eq!(
+            l.edges(),
+            [PackedEdge::new(0, 3, 1.0), PackedEdge::new(1, 2, 1.0)]
         );
     }
 

@@ -23,8 +23,11 @@ pub struct PreparedError {
 pub enum Problem {
     /// The file does not exist; the text says what to do.
     NotFound(String),
-    /// Something other than a regular file.
+    /// Something other than a regular file (reading).
     NotARegularFile(&'static str),
+    /// Saving: the file's name is taken by something other than a regular
+    /// file (a link, a directory, ...), which is left alone.
+    TargetNotARegularFile(&'static str),
     /// An I/O failure while doing `action`.
     Io(&'static str, io::Error),
     /// The magic bytes are wrong.
@@ -67,7 +70,11 @@ impl fmt::Display for PreparedError {
             Problem::NotFound(hint) => write!(f, "prepared shard {p} does not exist: {hint}"),
             Problem::NotARegularFile(kind) => write!(
                 f,
-                "prepared shard {p} is a {kind}, not a regular file; {RESAVE}"
+                "prepared shard {p} is a {kind}, not a regular file (shards are read only from the files --save-prepared writes, never through a link); remove it and {RESAVE}"
+            ),
+            Problem::TargetNotARegularFile(kind) => write!(
+                f,
+                "refusing to save prepared shard {p}: that name is taken by a {kind}, not a regular file (a shard replaces only a regular file and never writes through a link); remove it, or save into another directory"
             ),
             Problem::Io(action, e) => write!(f, "could not {action} prepared shard {p}: {e}"),
             Problem::NotAShardFile => write!(

@@ -86,7 +86,9 @@ pub fn open(path: &Path, want: &Expected, partition: &Partition) -> Result<Shard
     };
     let dir = path.parent().unwrap_or(Path::new("."));
     let dir_s = dir.display().to_string();
-    let meta = match std::fs::metadata(path) {
+    // The name itself, not what a link there points to: shards are read
+    // only from the files `--save-prepared` wrote.
+    let meta = match std::fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             let others: Vec<String> = counts_in(dir)
@@ -116,7 +118,7 @@ pub fn open(path: &Path, want: &Expected, partition: &Partition) -> Result<Shard
         use std::os::unix::fs::OpenOptionsExt;
         std::fs::OpenOptions::new()
             .read(true)
-            .custom_flags(libc::O_NONBLOCK)
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
             .open(path)
             .map_err(|e| err(Problem::Io("open", e)))?
     };
@@ -310,6 +312,45 @@ mod tests {
             (h.rows, h.entries),
             (sh.num_local_vertices(), sh.num_entries())
         );
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn links_are_neither_followed_nor_written_through() {
+        let d = scratch("links");
+        let (sh, p, bytes) = shard_and_bytes();
+        let path = d.join(file_name(1, 3));
+        // Reading: a link to a good shard is refused, not followed.
+        let real = d.join("elsewhere.gshard");
+        std::fs::write(&real, &bytes).unwrap();
+        std::os::unix::fs::symlink(&real, &path).unwrap();
+        let e = open(&path, &want(), &p).unwrap_err().to_string();
+        assert!(
+            e.contains("is a symbolic link, not a regular file (shards are read only from the files --save-prepared writes"),
+            "{e}"
+        );
+        // Saving: the link (to a private victim) is refused and left, and
+        // the message does not send the user back to the same command.
+        let victim = d.join("victim");
+        std::fs::write(&victim, b"precious").unwrap();
+        std::fs::remove_file(&path).unwrap();
+        std::os::unix::fs::symlink(&victim, &path).unwrap();
+        let e = write(&path, &sh, &identity()).unwrap_err().to_string();
+        assert!(
+            e.contains("refusing to save prepared shard")
+                && e.contains("that name is taken by a symbolic link"),
+            "{e}"
+        );
+        assert!(
+            e.contains("remove it, or save into another directory"),
+            "{e}"
+        );
+        assert!(!e.contains("re-save"), "{e}");
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+        assert!(std::fs::symlink_metadata(&path)
+            .unwrap()
+            .file_type()
+            .is_symlink());
         let _ = std::fs::remove_dir_all(&d);
     }
 

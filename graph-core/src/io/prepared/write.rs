@@ -11,6 +11,7 @@ use super::layout::{layout, ALIGN, HEADER_LEN};
 use crate::csr::Shard;
 use crate::io::file::{kind_of, CommitError, Staged};
 use crate::mapped::{self, Plain};
+use crate::GraphFileError;
 
 /// The arrays of `shard`'s file, in file encoding.
 fn arrays_of(shard: &Shard) -> Vec<Cow<'_, [u8]>> {
@@ -78,7 +79,7 @@ pub(crate) fn stage(
     };
     match std::fs::symlink_metadata(path) {
         Ok(m) if !m.file_type().is_file() => {
-            return Err(err(Problem::NotARegularFile(kind_of(m.file_type()))))
+            return Err(err(Problem::TargetNotARegularFile(kind_of(m.file_type()))))
         }
         Ok(_) => {}
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
@@ -97,9 +98,10 @@ pub(crate) fn commit(staged: Staged, path: &Path) -> Result<(), PreparedError> {
     staged.commit().map_err(|e| PreparedError {
         path: path.to_path_buf(),
         problem: match e {
-            CommitError::Target(_) => {
-                Problem::NotARegularFile("path that stopped being a regular file")
+            CommitError::Target(GraphFileError::TargetNotARegularFile { kind, .. }) => {
+                Problem::TargetNotARegularFile(kind)
             }
+            CommitError::Target(_) => Problem::TargetNotARegularFile("file of another kind"),
             CommitError::Rename(e) => Problem::Io("rename into place", e),
         },
     })

@@ -173,6 +173,7 @@ fn check_shards(
     for r in reports {
         traversed += r.traversed;
         edge_count += r.edge_problems;
+        problems.overflow |= r.overflows > 0;
         unconfirmed_count += r.unconfirmed;
         edges.extend(r.edges_listed);
         unconfirmed.extend(r.unconfirmed_listed);

@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::csr::Shard;
 use crate::validate::problems::{
-    arc_split_message, arc_triangle_message, split_message, triangle_message, MAX_LISTED,
+    arc_split_message, arc_triangle_message, overflow_message, overflows, split_message,
+    triangle_message, MAX_LISTED,
 };
 use crate::validate::tree::NO_PARENT;
 
@@ -58,6 +59,16 @@ pub(super) enum EdgeProblem {
     },
     /// Directed rule 4: the arc `u -> v` leaves reached `u` for unreached `v`.
     ArcSplit { u: u64, v: u64 },
+    /// Rule 4 (or directed rule 4, `arc`) because `d + w` of the reached
+    /// end overflows `f32`.
+    Overflow {
+        u: u64,
+        v: u64,
+        reached: u64,
+        d: f32,
+        w: f32,
+        arc: bool,
+    },
     /// Directed rule 5: `d(v) > d(u) + w` along the arc `u -> v`.
     ArcTriangle {
         u: u64,
@@ -73,7 +84,8 @@ impl EdgeProblem {
         match *self {
             EdgeProblem::Outside { u, v }
             | EdgeProblem::Split { u, v, .. }
-            | EdgeProblem::ArcSplit { u, v } => (u, v, 0),
+            | EdgeProblem::ArcSplit { u, v }
+            | EdgeProblem::Overflow { u, v, .. } => (u, v, 0),
             EdgeProblem::Triangle { u, v, w, .. } | EdgeProblem::ArcTriangle { u, v, w, .. } => {
                 (u, v, w.to_bits())
             }
@@ -91,6 +103,18 @@ impl EdgeProblem {
             }
             EdgeProblem::Triangle { u, v, w, du, dv } => triangle_message(u, v, w, du, dv),
             EdgeProblem::ArcSplit { u, v } => arc_split_message(u, v),
+            EdgeProblem::Overflow {
+                u,
+                v,
+                reached,
+                d,
+                w,
+                arc,
+            } => {
+                let unreached = if reached == u { v } else { u };
+                let kind = if arc { "arc" } else { "edge" };
+                overflow_message(kind, u, v, reached, unreached, d, w)
+            }
             EdgeProblem::ArcTriangle { u, v, w, du, dv } => arc_triangle_message(u, v, w, du, dv),
         }
     }
@@ -103,6 +127,8 @@ pub(super) struct ShardReport {
     pub(super) traversed: u64,
     /// Broken edge rules, all of them.
     pub(super) edge_problems: u64,
+    /// Of them, those where a distance overflows `f32`.
+    pub(super) overflows: u64,
     /// The smallest of them by key, at most `MAX_LISTED`, sorted.
     pub(super) edges_listed: Vec<EdgeProblem>,
     /// Reached vertices that no entry confirms (rule 6), all of them.
@@ -118,6 +144,9 @@ pub(super) struct ShardReport {
 impl ShardReport {
     fn edge(&mut self, p: EdgeProblem) {
         self.edge_problems += 1;
+        if matches!(p, EdgeProblem::Overflow { .. }) {
+            self.overflows += 1;
+        }
         self.edges_listed.push(p);
         if self.edges_listed.len() >= 4 * MAX_LISTED {
             self.trim();
@@ -184,8 +213,21 @@ pub(super) fn scan(shard: &Shard, words: &[u64], root: u64, weights: Weights) ->
             }
             match (mine, other) {
                 (None, None) => {}
-                (Some(_), None) => rep.edge(EdgeProblem::Split { u, v, reached: u }),
-                (None, Some(_)) => rep.edge(EdgeProblem::Split { u, v, reached: v }),
+                (Some((_, d)), None) | (None, Some((_, d))) => {
+                    let reached = if mine.is_some() { u } else { v };
+                    rep.edge(if overflows(d, w) {
+                        EdgeProblem::Overflow {
+                            u,
+                            v,
+                            reached,
+                            d,
+                            w,
+                            arc: false,
+                        }
+                    } else {
+                        EdgeProblem::Split { u, v, reached }
+                    })
+                }
                 (Some((_, du)), Some((_, dv))) => {
                     rep.traversed += 1;
                     if dv > du + w || du > dv + w {
@@ -221,6 +263,14 @@ fn scan_arcs(shard: &Shard, words: &[u64], weights: Weights) -> ShardReport {
         entries(shard, l, u, n, weights, &mut rep, |rep, v, w| {
             rep.traversed += 1;
             match unpack(words[v as usize]) {
+                None if overflows(du, w) => rep.edge(EdgeProblem::Overflow {
+                    u,
+                    v,
+                    reached: u,
+                    d: du,
+                    w,
+                    arc: true,
+                }),
                 None => rep.edge(EdgeProblem::ArcSplit { u, v }),
                 Some((pv, dv)) => {
                     if dv > du + w {

@@ -551,3 +551,68 @@ fn arrays_of_the_wrong_length_are_errors() {
     expect_problem(&r.2, "level array has 2 entries for 4 vertices");
     expect_problem(&r.3, "root 7 is out of range");
 }
+
+/// A distance beyond `f32::MAX` leaves a vertex unreached: the list and
+/// the sharded validators both say the distance overflows (the weights are
+/// too large), not that the search missed an edge; undirected and
+/// directed.
+#[test]
+fn distances_that_overflow_f32_are_named() {
+    // 0 -3e38- 1 -3e38- 2 -1- 3: d(2) would be 6e38.
+    let edges = vec![
+        PackedEdge::new(0, 1, 3e38),
+        PackedEdge::new(1, 2, 3e38),
+        PackedEdge::new(2, 3, 1.0),
+    ];
+    let parent = [0, 0, NO_PARENT, NO_PARENT];
+    let dist = [0.0, 3e38, f32::INFINITY, f32::INFINITY];
+    for directed in [false, true] {
+        let list = EdgeList::from_edges(4, edges.clone()).unwrap();
+        let e = if directed {
+            super::super::validate_sssp_directed(
+                0,
+                &parent,
+                &dist,
+                list.edges()
+                    .iter()
+                    .map(|e| (u64::from(e.u), u64::from(e.v), e.w)),
+            )
+            .unwrap_err()
+        } else {
+            validate_sssp_list(&list, 0, &parent, &dist).unwrap_err()
+        };
+        let check = |e: &ValidationError| {
+            assert!(e.overflow, "{e}");
+            assert_eq!(e.count, 1, "{e}");
+            let text = e.to_string();
+            assert!(text.contains("distances overflow f32"), "{text}");
+            assert!(
+                text.contains(
+                    "d(1) = 3e38 plus its weight 3e38 overflows f32, so vertex 2 has no distance"
+                ),
+                "{text}"
+            );
+        };
+        check(&e);
+        for threads in 1..=2 {
+            let list = EdgeList::from_edges(4, edges.clone()).unwrap();
+            let e = gossamer::main(threads, move || {
+                let g = ShardedGraph::build_with(&list, PartitionKind::Block, directed).unwrap();
+                validate_sssp_sharded(&g, 0, &parent, &dist)
+            })
+            .unwrap_err();
+            check(&e);
+        }
+    }
+    // A split without an overflow is not called one.
+    let list = EdgeList::from_edges(4, edges).unwrap();
+    let e = validate_sssp_list(
+        &list,
+        0,
+        &[0, NO_PARENT, NO_PARENT, NO_PARENT],
+        &[0.0, f32::INFINITY, f32::INFINITY, f32::INFINITY],
+    )
+    .unwrap_err();
+    assert!(!e.overflow, "{e}");
+    assert!(!e.to_string().contains("overflow"), "{e}");
+}
