@@ -144,20 +144,38 @@ impl Bounds {
         mask
     }
 
-    /// [`relax`](Self::relax) with the kind of bounds chosen here, once
-    /// per row (a branch per row, not per entry).
+    /// [`relax`](Self::relax) with the kind of bounds chosen here: a
+    /// branch per group of 64 entries and per win, so that `improved` is
+    /// called from one place and the compiler inlines it (two instances of
+    /// `relax` left SSSP's callback out of line, a call per improvement).
     #[inline(always)]
     pub fn relax_row(
         &mut self,
         targets: &[u32],
         weights: &[f32],
         d: f32,
-        improved: impl FnMut(u32, f32),
+        mut improved: impl FnMut(u32, f32),
     ) {
-        if self.filter.is_some() {
-            self.relax::<true>(targets, weights, d, improved)
-        } else {
-            self.relax::<false>(targets, weights, d, improved)
+        let shared = self.filter.is_some();
+        for (ts, ws) in targets.chunks(64).zip(weights.chunks(64)) {
+            let mut mask = if shared {
+                self.beaten::<true>(ts, ws, d)
+            } else {
+                self.beaten::<false>(ts, ws, d)
+            };
+            while mask != 0 {
+                let k = mask.trailing_zeros() as usize;
+                mask &= mask - 1;
+                let (f, x) = (ts[k], d + ws[k]);
+                let won = if shared {
+                    self.lower::<true>(f, x)
+                } else {
+                    self.lower::<false>(f, x)
+                };
+                if won {
+                    improved(f, x);
+                }
+            }
         }
     }
 
