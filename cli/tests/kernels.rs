@@ -1,4 +1,4 @@
-//! `gossamer-graph cc`, `pagerank`, `bc` and `tc` on the SCALE 10 reference
+//! `gossamer-graph cc`, `pagerank`, `bc`, `tc` and `kcore` on the SCALE 10 reference
 //! vectors' graph (generated, byte-identical to them): the reported numbers
 //! match the library's sequential references, dumps have the documented
 //! format, and bad settings are refused.
@@ -476,4 +476,37 @@ fn bc_sources_are_distinct_and_can_be_chosen() {
         !help.contains("at most the number of roots stored"),
         "{help}"
     );
+}
+
+#[test]
+fn kcore_matches_the_sequential_peeling_in_one_process_from_a_file_and_on_two_ranks() {
+    let dir = scratch("cli_kcore");
+    let want = kcore::kcore_sequential(&vectors_list()).unwrap();
+    let top = *want.iter().max().unwrap();
+    let file = dir.join("g10.gg");
+    ok(&run(&["generate", "--scale", "10", "-o", arg(&file)]));
+    let cores = |p: &std::path::Path| -> Vec<u32> {
+        let bytes = std::fs::read(p).unwrap();
+        bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    let runs: [&[&str]; 3] = [
+        &["kcore", "--scale", "10", "--threads", "2"],
+        &["kcore", "--graph", arg(&file), "--threads", "2"],
+        &["--ranks", "2", "kcore", "--scale", "10", "--threads", "1"],
+    ];
+    for (i, args) in runs.iter().enumerate() {
+        let dump = dir.join(format!("cores{i}"));
+        let mut args = args.to_vec();
+        args.extend(["--json", "--dump-cores", arg(&dump)]);
+        let out = json(&ok(&run(&args)));
+        assert_eq!(out["kernel"], "kcore", "{args:?}");
+        assert_eq!(out["validated"], true, "{args:?}");
+        assert_eq!(out["max_core"], top, "{args:?}");
+        assert_eq!(cores(&dump), want, "{args:?}");
+    }
+    let human = ok(&run(&["kcore", "--scale", "10", "--threads", "2"]));
+    assert!(human.contains(&format!("max core {top}")), "{human}");
 }
