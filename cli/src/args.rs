@@ -75,10 +75,10 @@ pub enum Command {
     /// The Graph500 benchmark: BFS and SSSP over 64 roots, with the reference's statistics block.
     #[command(after_long_help = GRAPH500_REPORT_HELP)]
     Graph500(Graph500Args),
-    /// Connected components (Afforest: sampled linking on graph-kernel's blocks).
+    /// Connected components (Afforest: sampled linking, a graph-kernel Program).
     Cc(CcArgs),
     /// PageRank (GAPBS's formulation: damping 0.85, at most 20 iterations,
-    /// tolerance 1e-4; pull on graph-kernel's blocks).
+    /// tolerance 1e-4; pull, a graph-kernel Program).
     Pagerank(PageRankArgs),
     /// Convert a graph from another tool's format (.el, .wel, .mtx, .gr,
     /// GAPBS .sg/.wsg) into a gossamer-graph file.
@@ -90,6 +90,10 @@ pub enum Command {
     /// Triangle counting (ordered by degree, as GAPBS's tc; self-loops and
     /// repeated edges ignored; a graph-kernel example).
     Tc(TcArgs),
+    /// k-core decomposition (the coreness of every vertex, by peeling, as
+    /// Ligra's and GBBS's k-core; undirected graphs; a graph-kernel kernel
+    /// beyond GAPBS's suite).
+    Kcore(KcoreArgs),
     /// Memory per rank, phase by phase, for a run of the current
     /// implementation, and whether it fits (nothing is allocated).
     Plan(PlanArgs),
@@ -515,6 +519,15 @@ pub struct TcArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct KcoreArgs {
+    #[command(flatten)]
+    pub whole: WholeArgs,
+    /// Write every vertex's coreness: N x u32 little-endian.
+    #[arg(long, value_name = "FILE")]
+    pub dump_cores: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
 pub struct PlanArgs {
     /// The graph has 2^SCALE vertices (1..=32).
     #[arg(long, value_name = "S")]
@@ -533,7 +546,7 @@ pub struct PlanArgs {
     /// available memory.
     #[arg(long, value_name = "M", value_parser = parse_size)]
     pub memory: Option<u64>,
-    /// The command to plan: generate, sssp, bfs, graph500, cc, pagerank, bc or tc.
+    /// The command to plan: generate, sssp, bfs, graph500, cc, pagerank, bc, tc or kcore.
     #[arg(long, default_value = "sssp", value_name = "CMD")]
     pub command: graph_core::memory::Workload,
     /// Print sizes in bytes instead of MiB/GiB (for scripts).

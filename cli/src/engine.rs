@@ -82,7 +82,8 @@ impl Engine {
         // graph afterwards, and the copy would be a third of the peak.
         let cfg = SsspConfig {
             in_place: true,
-            ..SsspConfig::with_delta(delta.unwrap_or(sssp::DEFAULT_DELTA))
+            delta: delta.unwrap_or(sssp::DEFAULT_DELTA),
+            ..SsspConfig::default()
         };
         let out = sssp::sssp(&self.graph, root, &cfg)?;
         Ok(SsspRun {

@@ -121,6 +121,7 @@ fn command_name(command: &Command) -> &'static str {
         Command::Pagerank(_) => "pagerank",
         Command::Bc(_) => "bc",
         Command::Tc(_) => "tc",
+        Command::Kcore(_) => "kcore",
     }
 }
 
@@ -148,6 +149,7 @@ fn run_options(command: &Command) -> Option<&args::RunOptions> {
         Command::Pagerank(a) => Some(&a.whole.run),
         Command::Bc(a) => Some(&a.whole.run),
         Command::Tc(a) => Some(&a.whole.run),
+        Command::Kcore(a) => Some(&a.whole.run),
         Command::Generate(_) | Command::Convert(_) | Command::Plan(_) => None,
     }
 }
@@ -171,6 +173,7 @@ fn workload(command: &Command) -> graph_core::memory::Workload {
         Command::Convert(_) => Workload::Generate,
         Command::Bc(_) => Workload::Bc,
         Command::Tc(_) => Workload::Tc,
+        Command::Kcore(_) => Workload::Kcore,
         Command::Plan(a) => a.command,
     }
 }
@@ -267,6 +270,7 @@ fn main() {
         Command::Convert(a) => convert::run(a),
         Command::Bc(a) => whole::run_bc(a),
         Command::Tc(a) => whole::run_tc(a),
+        Command::Kcore(a) => whole::run_kcore(a),
         Command::Plan(a) => plan::run(a),
     };
     if let Err(e) = result {

@@ -10,7 +10,7 @@ use graph_core::meta::IdMap;
 use graph_core::sharded::ShardedGraph;
 use serde::Serialize;
 
-use crate::args::{BcArgs, CcArgs, PageRankArgs, TcArgs, WholeArgs};
+use crate::args::{BcArgs, CcArgs, KcoreArgs, PageRankArgs, TcArgs, WholeArgs};
 use crate::error::{CliError, Result};
 use crate::files;
 use crate::graph::{self, LoadedGraph};
@@ -73,6 +73,18 @@ struct BcResult {
     max_difference: Option<f64>,
     /// The ten highest-scoring vertices, best first.
     top: Vec<(u64, f64)>,
+}
+
+#[derive(Serialize)]
+struct KcoreResult {
+    /// The largest coreness (the graph's degeneracy).
+    max_core: u32,
+    /// Vertices in the max-core.
+    max_core_vertices: u64,
+    /// Peeling levels that held vertices.
+    levels: u32,
+    /// Collective rounds of the run.
+    rounds: u64,
 }
 
 #[derive(Serialize)]
@@ -333,7 +345,7 @@ impl WholeKernel for PageRank {
         let cfg = &self.0;
         let directed = graph.meta().directed;
         let residual =
-            ::pagerank::verify_pagerank_as(&graph.edge_list(), directed, &answer.scores, cfg)
+            ::pagerank::verify_pagerank(&graph.edge_list(), directed, &answer.scores, cfg.damping)
                 .map_err(|e| {
                     CliError::new(format!("pagerank: the scores failed verification: {e}"))
                 })?;
@@ -457,7 +469,7 @@ impl WholeKernel for Bc {
     }
 
     fn run(&self, g: &ShardedGraph) -> Result<Self::Answer> {
-        Ok(::bc::bc(g, &self.sources)?)
+        Ok(::bc::bc(g, &self.sources, &::bc::BcConfig::default())?)
     }
 
     fn kernel_time(answer: &Self::Answer) -> Duration {
@@ -536,7 +548,7 @@ impl WholeKernel for Tc {
     type Fields = TcResult;
 
     fn run(&self, g: &ShardedGraph) -> Result<Self::Answer> {
-        Ok(::tc::tc(g)?)
+        Ok(::tc::tc(g, &::tc::TcConfig::default())?)
     }
 
     fn kernel_time(answer: &Self::Answer) -> Duration {
@@ -565,6 +577,61 @@ impl WholeKernel for Tc {
             answer.triangles,
             answer.oriented_edges,
             answer.count_time.as_secs_f64()
+        )
+    }
+}
+
+/// Runs the `kcore` command.
+pub fn run_kcore(args: &KcoreArgs) -> Result<()> {
+    run(Kcore, &args.whole, args.dump_cores.as_deref())
+}
+
+/// k-core decomposition.
+#[derive(Clone)]
+struct Kcore;
+
+impl WholeKernel for Kcore {
+    const NAME: &'static str = "kcore";
+    type Answer = ::kcore::KcoreOutput;
+    type Verified = ();
+    type Fields = KcoreResult;
+
+    fn run(&self, g: &ShardedGraph) -> Result<Self::Answer> {
+        Ok(::kcore::kcore(g, &::kcore::KcoreConfig::default())?)
+    }
+
+    fn kernel_time(answer: &Self::Answer) -> Duration {
+        answer.kernel_time
+    }
+
+    fn verify(&self, graph: &LoadedGraph, answer: &Self::Answer) -> Result<()> {
+        ::kcore::verify_kcore(&graph.edge_list(), &answer.core).map_err(|e| {
+            CliError::new(format!("kcore: the corenesses failed verification: {e}"))
+        })?;
+        Ok(())
+    }
+
+    fn dump(&self, answer: &Self::Answer, path: &Path, ids: &IdMap) -> Result<()> {
+        files::write_dump(path, &answer.core, ids)
+    }
+
+    fn fields(&self, _: &LoadedGraph, answer: &Self::Answer, _: Option<()>) -> KcoreResult {
+        KcoreResult {
+            max_core: answer.max_core,
+            max_core_vertices: answer
+                .core
+                .iter()
+                .filter(|&&c| c == answer.max_core)
+                .count() as u64,
+            levels: answer.levels,
+            rounds: answer.rounds,
+        }
+    }
+
+    fn summary(&self, _: &Self::Answer, r: &KcoreResult) -> String {
+        format!(
+            "max core {} ({} vertices); {} peeling levels, {} collective rounds\n",
+            r.max_core, r.max_core_vertices, r.levels, r.rounds
         )
     }
 }

@@ -1,4 +1,4 @@
-//! `gossamer-graph cc`, `pagerank`, `bc` and `tc` on the SCALE 10 reference
+//! `gossamer-graph cc`, `pagerank`, `bc`, `tc` and `kcore` on the SCALE 10 reference
 //! vectors' graph (generated, byte-identical to them): the reported numbers
 //! match the library's sequential references, dumps have the documented
 //! format, and bad settings are refused.
@@ -68,7 +68,7 @@ fn pagerank_matches_the_sequential_reference() {
         "2",
         "--json",
     ])));
-    let seq = pagerank::pagerank_sequential(&vectors_list(), &Default::default()).unwrap();
+    let seq = pagerank::pagerank_sequential(&vectors_list(), false, 0.85, 20, 1e-4).unwrap();
     assert_eq!(out["kernel"], "pagerank");
     assert_eq!(out["iterations"], seq.iterations);
     assert_eq!(out["validated"], true);
@@ -151,7 +151,7 @@ fn both_kernels_run_across_two_ranks_unchanged() {
         (2.into(), true.into())
     );
     assert_eq!(out["components"], components as u64);
-    let seq = pagerank::pagerank_sequential(&vectors_list(), &Default::default()).unwrap();
+    let seq = pagerank::pagerank_sequential(&vectors_list(), false, 0.85, 20, 1e-4).unwrap();
     let out = json(&ok(&run(&[
         "--ranks",
         "2",
@@ -313,6 +313,8 @@ fn bc_refuses_bad_source_counts_before_generating() {
     }
 }
 
+/// Two ranks of two threads: bc's shares are published to both trustees
+/// of the other rank, whose copies may land a round apart.
 #[test]
 fn bc_and_tc_across_two_ranks_give_the_one_rank_answers() {
     let dir = scratch("cli_bc_tc_ranks");
@@ -326,7 +328,7 @@ fn bc_and_tc_across_two_ranks_give_the_one_rank_answers() {
             "--scale",
             "10",
             "--threads",
-            "1",
+            "2",
             "--json",
             "--dump-scores",
             arg(dump),
@@ -474,4 +476,37 @@ fn bc_sources_are_distinct_and_can_be_chosen() {
         !help.contains("at most the number of roots stored"),
         "{help}"
     );
+}
+
+#[test]
+fn kcore_matches_the_sequential_peeling_in_one_process_from_a_file_and_on_two_ranks() {
+    let dir = scratch("cli_kcore");
+    let want = kcore::kcore_sequential(&vectors_list()).unwrap();
+    let top = *want.iter().max().unwrap();
+    let file = dir.join("g10.gg");
+    ok(&run(&["generate", "--scale", "10", "-o", arg(&file)]));
+    let cores = |p: &std::path::Path| -> Vec<u32> {
+        let bytes = std::fs::read(p).unwrap();
+        bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    let runs: [&[&str]; 3] = [
+        &["kcore", "--scale", "10", "--threads", "2"],
+        &["kcore", "--graph", arg(&file), "--threads", "2"],
+        &["--ranks", "2", "kcore", "--scale", "10", "--threads", "1"],
+    ];
+    for (i, args) in runs.iter().enumerate() {
+        let dump = dir.join(format!("cores{i}"));
+        let mut args = args.to_vec();
+        args.extend(["--json", "--dump-cores", arg(&dump)]);
+        let out = json(&ok(&run(&args)));
+        assert_eq!(out["kernel"], "kcore", "{args:?}");
+        assert_eq!(out["validated"], true, "{args:?}");
+        assert_eq!(out["max_core"], top, "{args:?}");
+        assert_eq!(cores(&dump), want, "{args:?}");
+    }
+    let human = ok(&run(&["kcore", "--scale", "10", "--threads", "2"]));
+    assert!(human.contains(&format!("max core {top}")), "{human}");
 }

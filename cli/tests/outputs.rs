@@ -217,7 +217,7 @@ fn dumps_stream_into_stdout_and_say_why_no_sidecar() {
         .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
         .collect();
     assert_eq!(d[1], 0.0, "the root's distance");
-    assert!(String::from_utf8_lossy(&bytes[64 * 4..]).contains("sssp: SCALE 6"));
+    assert!(String::from_utf8_lossy(&bytes[64 * 4..]).contains("sssp: Graph500 SCALE 6"));
     // Sparse ids: no sidecar can sit beside a stream; said, not attempted.
     let graph = sparse_graph(&dir);
     let out = run(&dump_args(

@@ -101,6 +101,17 @@ pub fn vec_or_exit<T: Clone>(len: usize, value: T, what: &'static str) -> Vec<T>
     try_vec(len, value, what).unwrap_or_else(|e| exit_out_of_memory(&e))
 }
 
+/// Makes `v` hold `len` copies of `value`: filled in place when it has
+/// that length already (a kernel's per-vertex array reset for its next
+/// run, no new pages), allocated as [`vec_or_exit`] does otherwise.
+pub fn refill<T: Clone>(v: &mut Vec<T>, len: usize, value: T, what: &'static str) {
+    if v.len() == len {
+        v.fill(value);
+    } else {
+        *v = vec_or_exit(len, value, what);
+    }
+}
+
 /// [`try_reserve`] for code that cannot return an error; see [`vec_or_exit`].
 pub fn reserve_or_exit<T>(v: &mut Vec<T>, additional: usize, what: &'static str) {
     if let Err(e) = try_reserve(v, additional, what) {
@@ -130,5 +141,10 @@ mod tests {
         let e = try_reserve(&mut v, usize::MAX - 8, "more bytes").unwrap_err();
         assert!(e.to_string().contains("allocating more bytes"), "{e}");
         assert_eq!(try_vec(4, 2u16, "four").unwrap(), [2, 2, 2, 2]);
+        let mut v = vec![1u8; 3];
+        refill(&mut v, 3, 7, "three");
+        assert_eq!(v, [7, 7, 7]);
+        refill(&mut v, 2, 5, "two");
+        assert_eq!(v, [5, 5]);
     }
 }

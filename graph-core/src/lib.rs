@@ -19,6 +19,7 @@
 //! | other tools' formats in: `.el`, `.wel`, `.mtx`, `.gr`, GAPBS `.sg`/`.wsg` | [`io::formats`] | [`io::formats::read`](fn@io::formats::read), [`io::formats::Format`], [`io::formats::FormatError`] |
 //! | the official reference's vectors (edges, weights, roots, oracle distances and levels) | [`io::vectors`] | [`io::vectors::Vectors`] |
 //! | Graph500 check of a BFS/SSSP result and its TEPS edge count | [`validate`] | [`validate::validate_bfs_list`], [`validate::validate_sssp_list`] |
+//! | check of a connected-components labelling or PageRank scores, and the sequential references tests compare with | [`validate`] | [`validate::verify_cc`], [`validate::verify_pagerank`], [`validate::reference`] |
 //! | the same from the shards, on every trustee, without the edge list | [`validate`], [`sharded`] | [`validate::validate_sssp_sharded`], [`validate::validate_bfs_sharded`], [`validate::count_traversed_sharded`], [`sharded::non_isolated_sharded`] |
 //! | how much memory a run needs, and the refusal text | [`memory`] | [`memory::estimate`], [`MemoryEstimate`], [`memory::check_fits`] |
 //! | fallible allocation of the large arrays, and a global allocator that exits with a message instead of aborting | [`alloc`] | [`alloc::try_vec`], [`alloc::vec_or_exit`], [`OutOfMemory`], [`alloc::ExitOnOom`] |

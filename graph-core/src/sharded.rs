@@ -138,6 +138,22 @@ impl TrusteeState {
         (&self.shard, s)
     }
 
+    /// [`kernel`](Self::kernel) with the shard writable, for a kernel that
+    /// [rewrites its rows in place](Shard::rewrite_rows) while it sets up.
+    #[inline]
+    pub fn kernel_mut<S: Any + Send>(
+        &mut self,
+        init: impl FnOnce(&Shard) -> S,
+    ) -> (&mut Shard, &mut S) {
+        self.kernel(init);
+        let s = self
+            .kernels
+            .iter_mut()
+            .find_map(|k| k.downcast_mut::<S>())
+            .expect("created just above");
+        (&mut self.shard, s)
+    }
+
     /// Drops kernel state `S` (e.g. to free memory between kernels).
     pub fn drop_kernel<S: Any + Send>(&mut self) {
         self.kernels.retain(|k| !k.is::<S>());

@@ -3,6 +3,11 @@
 
 use gossamer::Pod;
 
+/// The `v` of a record addressed to the receiving trustee rather than to
+/// one of its vertices (no position reaches it: flat ids stop below
+/// [`NO_FLAT`](crate::adjacency::NO_FLAT) `= u32::MAX`).
+pub(crate) const TRUSTEE: u32 = u32::MAX;
+
 /// One update on the wire: "local vertex `v` of the receiving trustee gets `m`".
 ///
 /// `packed(4)` caps the alignment at 4 so that an 8-byte message (`f64`, `u64`)

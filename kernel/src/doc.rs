@@ -35,14 +35,21 @@ impl crate::Program for Sum {
     }
 }
 
-/// A fresh [`Sum`] for a shard (all zeros), to pass as `init` to [`run`](crate::run).
+/// A fresh [`Sum`] (all zeros, one per own vertex), to pass as `init` to
+/// [`run`](crate::run).
 ///
 /// ```
-/// let shard = graph_core::build_whole(&graph_kernel::doc::path(3)).unwrap();
-/// assert_eq!(graph_kernel::doc::zeros(&shard).0, [0, 0, 0]);
+/// use graph_kernel::{doc, gather, run};
+/// let list = doc::path(3);
+/// let sums = gossamer::main(2, move || {
+///     let g = graph_core::sharded::ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
+///     run(&g, doc::zeros, |_| ());
+///     gather(&g, 9, |s: &doc::Sum, v| s.0[v as usize]).unwrap()
+/// });
+/// assert_eq!(sums, [0, 0, 0]);
 /// ```
-pub fn zeros(shard: &graph_core::Shard) -> Sum {
-    Sum(vec![0; shard.num_local_vertices() as usize])
+pub fn zeros(s: &mut crate::Setup<'_>, _: Option<Sum>) -> Sum {
+    Sum(vec![0; s.num_own() as usize])
 }
 
 /// A random graph for tests: `m` edges among the first `n / 2` ids (the

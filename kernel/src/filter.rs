@@ -30,30 +30,24 @@
 //! or barrier before the search starts.
 //!
 //! ```
-//! use graph_core::sharded::{ShardedGraph, TrusteeState};
-//! use graph_kernel::{adjacency, Filter};
+//! use graph_kernel::{run, Filter, Program};
 //! use std::sync::Arc;
 //! // A kernel keeps its filter in its state: it lives while a trustee
 //! // of the process holds it.
-//! #[derive(Default)]
-//! struct Held(Option<Arc<Filter>>);
-//! fn held(s: &mut TrusteeState) -> &mut Option<Arc<Filter>> {
-//!     &mut s.kernel::<Held>(|_| Held::default()).1 .0
-//! }
+//! struct Held(Arc<Filter>);
+//! impl Program for Held { type Msg = u32; fn receive(&mut self, _: u32, _: u32) -> bool { false } }
 //! let list = graph_kernel::doc::path(100);
 //! let (local, len) = gossamer::main(2, move || {
-//!     let g = ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
-//!     g.on_trustees(|mut ctx| {
-//!         adjacency::prepare(&mut ctx);
-//!         ctx.local.apply(|s| {
-//!             let a = adjacency::shared(s).unwrap();
-//!             let f = Filter::shared(&a, "doc.bounds");
-//!             f.reset_share(&a);
-//!             let out = (f.local().contains(&a.flat_of(99)), f.len());
-//!             *held(s) = Some(f);
-//!             out
-//!         })
-//!     })[0]
+//!     let g = graph_core::sharded::ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
+//!     let init = |s: &mut graph_kernel::Setup<'_>, _: Option<Held>| {
+//!         let f = Filter::shared(s.adjacency(), "doc.bounds");
+//!         f.reset_share(s.adjacency());
+//!         Held(f)
+//!     };
+//!     run(&g, init, |k| k.with(|l| {
+//!         let f = Arc::clone(&l.state().0);
+//!         (f.local().contains(&l.flat_of(99)), f.len())
+//!     }))[0]
 //! });
 //! // One process: every vertex is local, and the filter is empty.
 //! assert!(local);

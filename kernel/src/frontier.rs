@@ -154,6 +154,12 @@ impl Frontier {
         self.len == 0
     }
 
+    /// The membership bitmap: vertex `v` is bit `v % 64` of word `v / 64`
+    /// (kept in both modes).
+    pub fn words(&self) -> &[u64] {
+        &self.bits
+    }
+
     /// True while the frontier is kept as a queue (see [`FrontierMode`]).
     ///
     /// ```
@@ -171,9 +177,18 @@ impl Frontier {
     /// f.insert(5); f.insert(2);
     /// assert_eq!(f.iter().collect::<Vec<_>>(), [2, 5]);
     /// ```
-    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        let mut pos = 0usize;
-        std::iter::from_fn(move || self.at(&mut pos))
+    pub fn iter(&self) -> Members<'_> {
+        let (queue, words): (&[u32], &[u64]) = if self.dense {
+            (&[], &self.bits)
+        } else {
+            (&self.queue, &[])
+        };
+        Members {
+            queue: queue.iter(),
+            words: words.iter(),
+            word: 0,
+            base: 0u32.wrapping_sub(64),
+        }
     }
 
     /// The active vertex at or after position `*pos` of the iteration order,
@@ -244,5 +259,34 @@ impl Frontier {
             FrontierMode::Sparse => usize::MAX,
             FrontierMode::Dense => 0,
         }
+    }
+}
+
+/// The members of a [`Frontier`] ([`Frontier::iter`]): a dense one is read
+/// a word at a time, one step per member rather than per position.
+pub struct Members<'a> {
+    queue: std::slice::Iter<'a, u32>,
+    words: std::slice::Iter<'a, u64>,
+    /// The members of the current word not yet returned.
+    word: u64,
+    /// The position of the current word's bit 0.
+    base: u32,
+}
+
+impl Iterator for Members<'_> {
+    type Item = u32;
+
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        if let Some(&v) = self.queue.next() {
+            return Some(v);
+        }
+        while self.word == 0 {
+            self.word = *self.words.next()?;
+            self.base = self.base.wrapping_add(64);
+        }
+        let v = self.base + self.word.trailing_zeros();
+        self.word &= self.word - 1;
+        Some(v)
     }
 }

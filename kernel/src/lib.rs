@@ -1,94 +1,107 @@
-//! A vertex-centric API for distributed graph kernels on gossamer: write what
-//! one vertex does, and the framework moves the updates between trustees.
+//! A vertex-centric API for distributed graph kernels on gossamer: write
+//! what one vertex does and what a message does when it arrives; the driver
+//! moves the messages between trustees, ends supersteps and picks
+//! directions. Every kernel of gossamer-graph (BFS, SSSP, connected
+//! components, PageRank, betweenness, triangles, k-core) is written in this
+//! one shape; [`tutorial`] builds one step by step.
 //!
 //! # Glossary
 //!
 //! - **Trust**: a reference to a value owned by one worker; closures are
 //!   *applied* through it and run on the owner ([`gossamer::Trust`]).
-//! - **Trustee**: the worker that owns a value and runs every closure applied to
-//!   it. Here each trustee owns one shard of the graph and the kernel's state
-//!   for its vertices.
-//! - **Property**: a value entrusted to a trustee; here, the trustee's shard plus
-//!   the kernels' state ([`graph_core::sharded::TrusteeState`]).
-//! - **Shard**: the adjacency (CSR) of the vertices one trustee owns
-//!   ([`graph_core::Shard`]); vertices are numbered locally `0..n` on each
-//!   trustee, edges point to global ids.
+//! - **Trustee**: the worker that owns a value and runs every closure
+//!   applied to it. Here each trustee owns one shard of the graph and the
+//!   kernel's state for its vertices.
 //! - **Owner**: the trustee that owns a vertex (by the graph's
-//!   [`Partition`](graph_core::Partition)); updates to a vertex are applied by
-//!   its owner only.
-//! - **Superstep**: one round of a bulk-synchronous kernel: every trustee sweeps
-//!   its vertices (all of them or its frontier) and sends updates; the superstep
-//!   ends when every update is applied everywhere and the trustees agree on a
-//!   few numbers (frontier size, a residual) by a global reduction.
-//! - **Frontier**: the active vertices of a superstep ([`Frontier`]): a queue
-//!   while sparse, a bitmap when dense.
+//!   [`Partition`](graph_core::Partition)); messages to a vertex are
+//!   applied by its owner only.
+//! - **Position** and **flat id**: an own vertex's index in every
+//!   per-vertex array of a state (`0..num_own()`), and any vertex's name in
+//!   the rows and in [`Local::send`]; see [`Adjacency`].
+//! - **Superstep**: one round of a bulk-synchronous kernel: every trustee
+//!   sweeps its vertices (all of them or its frontier) and sends; the
+//!   superstep ends when every message is applied everywhere and the
+//!   trustees agree on a few numbers (frontier size, a residual) by a
+//!   global reduction.
+//! - **Frontier**: the active vertices of a superstep ([`Frontier`]): a
+//!   queue while sparse, a bitmap when dense.
 //!
-//! # The pieces
+//! # The one shape
 //!
 //! | item | role |
 //! | --- | --- |
-//! | [`Program`] | the per-trustee state of a kernel, its update type (`Msg`), `receive` and the optional `combine` |
-//! | [`run`] | sets the state up on every trustee and runs one driver fiber per trustee |
-//! | [`Kernel`] | the driver: [`for_each_vertex`](Kernel::for_each_vertex), [`for_each_active`](Kernel::for_each_active), [`with`](Kernel::with), [`end_superstep`](Kernel::end_superstep), [`sync`](Kernel::sync), reductions ([`reduce`](Kernel::reduce), [`sum`](Kernel::sum), [`min`](Kernel::min), [`max`](Kernel::max), [`any`](Kernel::any), [`sum_f64`](Kernel::sum_f64)) |
-//! | [`Local`] | the view of the own trustee inside a sweep: vertices, edges, state, [`send`](Local::send), [`activate`](Local::activate) |
-//! | [`Frontier`], [`FrontierMode`] | sparse (queue) and dense (bitmap) sets of active vertices |
-//! | [`gather`] | one value per vertex from every trustee, by global id |
-//! | [`tutorial`] | a step-by-step kernel (degree count, BFS levels, then the fast BFS from the blocks below), compiled as tests |
+//! | [`Program`] | the per-trustee state: the message type (`Msg`), [`receive`](Program::receive) (what a message does to a vertex), the optional [`combine`](Program::combine), [`receive_here`](Program::receive_here) (a message to the trustee itself) and [`next_superstep`](Program::next_superstep) |
+//! | [`run`], [`Setup`] | makes the state on every trustee (from the previous run's, to reset instead of allocate) and runs one driver fiber per trustee |
+//! | [`Kernel`] | the driver: sweeps ([`for_each_vertex`](Kernel::for_each_vertex), [`for_each_active`](Kernel::for_each_active)), [`step`](Kernel::step) in a [`Direction`] (push, pull, or switched by Beamer's heuristic), [`passes`](Kernel::passes) for kernels that order their own work, [`end_superstep`](Kernel::end_superstep), [`sync`](Kernel::sync), reductions, [`publish`](Kernel::publish) |
+//! | [`Local`] | the own trustee inside a sweep: positions, flat ids, rows, state, [`send`](Local::send), [`send_first`](Local::send_first), [`send_to_trustee`](Local::send_to_trustee), [`activate`](Local::activate), [`was_active`](Local::was_active) in a pull |
+//! | [`gather`], [`gather_flat`] | one value per vertex from every trustee, by global id |
+//! | [`prepare`] | the renumbering and rows built before a kernel starts its clock |
 //!
-//! # The blocks the fast kernels are made of
-//!
-//! `algorithms/bfs` (direction-optimizing BFS), `algorithms/sssp`
-//! (delta-stepping over a [`Filter`] of sent distances), `algorithms/components` (Afforest over a [`Replica`] of
-//! parents) and `algorithms/pagerank` (pull over a [`Replica`] of
-//! contributions) are written directly on these, one fiber per trustee
-//! ([`ShardedGraph::on_trustees`](graph_core::sharded::ShardedGraph::on_trustees)),
-//! without [`Program`]; step 5 of the [`tutorial`] builds a BFS from them.
+//! # The blocks a state is made of
 //!
 //! | module | role |
 //! | --- | --- |
-//! | [`adjacency`] | [`Adjacency`]: each trustee's rows renumbered by degree to flat ids (owner lookup, local/remote split, merged parallel edges), prepared once per graph and shared by every kernel; [`LightHeavy`]: the weighted rows split at a bucket width; `prepare_search`, `gather_parents`. One file per concept: renumbering, flat ids, rows, preparing, the light/heavy split, searches |
-//! | [`filter`] | [`Filter`]: per-vertex upper bounds over flat ids, one per process, that any of its trustees may lower: what a push kernel already sent, so it sends only improvements |
-//! | [`outbox`] | [`Outbox`]: POD records batched per destination, shipped in slot-sized pieces, buffers recycled |
-//! | [`replica`] | [`Replica`]: a dense bitmap or per-vertex array over flat ids, one per process, shared by its trustees and published to other processes |
+//! | [`adjacency`] | [`Adjacency`]: each trustee's vertices renumbered by degree to flat ids (owner lookup, local/remote split), rows with parallel edges merged, prepared once per graph and shared by every kernel; [`LightHeavy`]: the weighted rows split at a bucket width |
+//! | `bounds` | [`Bounds`]: per-flat-id upper bounds of a push kernel's values, so it sends only improvements (SSSP) |
+//! | [`filter`] | [`Filter`]: those bounds for the other processes' vertices, one per process |
+//! | [`replica`] | [`Replica`]: a dense bitmap or per-vertex array over flat ids, one per process, shared by its trustees and [published](Kernel::publish) to other processes |
 //! | [`runtime`] | starting the runtime configured for graph work (the slot size the kernels were measured with) |
-//! | [`source`] | [`Graph500Source`]: the Graph500 generator read slice by slice, for [`ShardedGraph::build_from`](graph_core::sharded::ShardedGraph::build_from) (every trustee generates its own share) |
+//! | [`source`] | [`Graph500Source`]: the Graph500 generator read slice by slice, for [`ShardedGraph::build_from`](graph_core::sharded::ShardedGraph::build_from) |
 //! | [`test_hook!`] | an environment variable read only in builds with the `test-hooks` feature (test builds of the command) |
 //!
-//! Tunables live in each kernel's config struct with measured defaults
-//! (`BfsConfig::{alpha, beta, send_budget}`, `SsspConfig::{delta,
-//! pass_budget, epoch_work}`, `CcConfig::{neighbor_rounds, samples,
-//! skip_largest}`).
+//! Inside: `program.rs`, `run.rs`, `kernel.rs` (the driver), `local.rs`,
+//! `net.rs` (outgoing messages, combining, delivery), `outbox.rs` (batches
+//! per destination, shipped in slot-sized pieces), `state.rs` (what the
+//! driver keeps per trustee), `frontier.rs`, `addressed.rs` (the wire
+//! record, this crate's only `unsafe`).
 //!
-//! How updates travel: [`Local::send`] to a vertex the sender owns calls
-//! [`Program::receive`] at once; otherwise the record `(local index, msg)` is
-//! appended to the batch for its owner (merged with a pending one for the same
-//! vertex when [`Program::COMBINE`] is set). Between steps of a sweep the
-//! batches leave as plain-old-data slices (`Trust::apply_slice_chunked_then`,
-//! sized to the runtime's slots) and a delegated closure on the owner applies
-//! them with `receive`. Nothing here blocks inside delegated context, uses
-//! shared memory between trustees or atomics: the kernels only apply closures
-//! to trusts, so they run unchanged wherever the trusts point.
+//! Tunables live in each kernel's config struct with measured defaults
+//! (`BfsConfig`, `SsspConfig`, `CcConfig`, `PageRankConfig`, `BcConfig`,
+//! `TcConfig`, `KcoreConfig`); the driver's one, the work of a sweep step,
+//! is [`STEP_WORK`] ([`Kernel::set_step_work`]).
+//!
+//! # How messages travel, and what is shared
+//!
+//! [`Local::send`] to a vertex the sender owns calls [`Program::receive`]
+//! at once; otherwise the record `(position at the owner, msg)` is
+//! appended to the batch for its owner (merged with a pending one for the
+//! same vertex when [`Program::COMBINE`] is set). Between steps of a sweep
+//! and after every pass the batches leave as plain-old-data slices
+//! (`Trust::apply_slice_chunked_then`, sized to the runtime's slots) and a
+//! delegated closure on the owner applies them with `receive`. A barrier
+//! or all-reduce travels behind every party's batches, so when it returns
+//! everything sent before it has been applied.
+//!
+//! Messages are the only way trustees of *different processes* reach each
+//! other. Trustees of *one process* also share three blocks, each once per
+//! process instead of once per trustee: the renumbering tables (read
+//! only), a [`Replica`] (each trustee writes only its own words; barriers
+//! order the writes of one step before the reads of the next) and a
+//! [`Filter`] (any trustee may lower any entry, but every value in it was
+//! sent during the current search, so a race only weakens it). All three
+//! are relaxed atomics or read-only data: no locks, no read-modify-write.
+//! In a rack job each process has its own copy; [`Kernel::publish`] copies
+//! a trustee's words of a replica to the trustees of the other processes,
+//! and a filter is never copied (each process filters what it sends).
 //!
 //! # Limits
 //!
-//! - Vertex ids are `u32` (graph-core's limit of 2^32 vertices); messages are
-//!   [`gossamer::Pod`] values whose size is a multiple of 4 bytes.
-//! - An update to a vertex of the sending trustee is applied at once, during
-//!   the sweep; kernels that need the previous superstep's values keep two
-//!   arrays (as PageRank does).
-//! - [`Kernel::end_superstep`] costs two collective rounds (a barrier after
-//!   every trustee's batches were answered, then the frontier count), so that
-//!   the count it returns is exact; [`Kernel::end_superstep_quick`] and
+//! - Vertex ids are `u32` (graph-core's limit of 2^32 vertices); messages
+//!   are [`gossamer::Pod`] values whose size is a multiple of 4 bytes.
+//! - A message to a vertex of the sending trustee is applied at once,
+//!   during the sweep; kernels that need the previous superstep's values
+//!   keep two arrays (as PageRank does).
+//! - [`Kernel::end_superstep`] costs two collective rounds (so that the
+//!   count it returns is exact); [`Kernel::end_superstep_quick`] and
 //!   [`Kernel::sync`] cost one.
-//! - Combining keeps one pending value and one bit per vertex of every other
-//!   trustee on each trustee (allocated when first sent to).
-//! - Closures given to [`run`], [`Kernel::with`] and the sweeps capture and
-//!   return only plain values; per-vertex results come out with [`gather`].
-//! - Missing so far: [`Program`] kernels do not use the blocks yet (a
-//!   [`Local`] sweep still reads the [`Shard`](graph_core::Shard) by global
-//!   id, pays a partition lookup per update, and has no pull step over a
-//!   [`Replica`]). A [`Replica`] is published to every trustee of another process,
-//!   not once per process (a rank does not know which of its peers share a
+//! - Combining keeps one pending value and one bit per vertex of every
+//!   other trustee on each trustee (allocated when first sent to);
+//!   [`Local::send_first`] one bit per vertex of the graph.
+//! - Closures given to [`run`], [`Kernel::with`] and the sweeps capture
+//!   only plain values; [`Kernel::with_returning`] and [`gather`] bring
+//!   other results back.
+//! - A [`Replica`] is published to every trustee of another process, not
+//!   once per process (a rank does not know which of its peers share a
 //!   process), so a rack job sends it `trustees per rank` times over.
 //!
 //! ```
@@ -112,16 +125,19 @@
 //! ]).unwrap();
 //! let labels = gossamer::main(2, move || {
 //!     let g = graph_core::sharded::ShardedGraph::build(&list, graph_core::PartitionKind::Cyclic).unwrap();
-//!     run(&g, |s| MinLabel(s.vertices().map(|(_, g)| g as u32).collect()), |k| {
+//!     run(&g, |s, _| {
+//!         let a = s.adjacency();
+//!         MinLabel((0..a.num_own()).map(|v| a.global_of(a.flat(v))).collect())
+//!     }, |k| {
 //!         k.with(|l| l.activate_all());
 //!         while k.end_superstep() > 0 {
 //!             k.for_each_active(|l, v| {
 //!                 let label = l.state().0[v as usize];
-//!                 for &u in l.neighbors(v) { l.send(u, label) }
+//!                 for &f in l.row(v) { l.send(f, label) }
 //!             });
 //!         }
 //!     });
-//!     gather(&g, 0, |m: &MinLabel| m.0.clone()).unwrap()
+//!     gather(&g, 0, |m: &MinLabel, v| m.0[v as usize]).unwrap()
 //! });
 //! assert_eq!(labels, [0, 1, 1, 1, 1]);
 //! ```
@@ -129,15 +145,19 @@
 #![warn(missing_docs)]
 
 mod addressed;
-mod driver;
 mod frontier;
+mod kernel;
 mod local;
+mod net;
 mod program;
+mod run;
+mod state;
 
 pub mod adjacency;
+mod bounds;
 pub mod doc;
 pub mod filter;
-pub mod outbox;
+mod outbox;
 pub mod replica;
 pub mod runtime;
 pub mod source;
@@ -146,13 +166,15 @@ pub mod tutorial;
 mod test_hooks;
 
 pub use adjacency::{Adjacency, LightHeavy};
-pub use driver::{gather, run, Kernel};
+pub use bounds::Bounds;
 pub use filter::Filter;
-pub use frontier::{Frontier, FrontierMode};
-pub use local::{KernelStats, Local};
-pub use outbox::Outbox;
+pub use frontier::{Frontier, FrontierMode, Members};
+pub use kernel::{Direction, Kernel, STEP_WORK};
+pub use local::{Local, Sender};
+pub use net::KernelStats;
 pub use program::Program;
 pub use replica::Replica;
+pub use run::{gather, gather_flat, prepare, run, Prepare, Setup};
 pub use source::Graph500Source;
 
 pub use gossamer::Op;

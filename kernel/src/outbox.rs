@@ -10,48 +10,14 @@
 //! whole piece. The buffers keep their allocations from one flush to the
 //! next.
 //!
-//! Two ways to send, for the two places a kernel may be:
-//!
-//! - [`Outbox::flush`], from inside an inline apply on the trustee's own
-//!   state (sends and clears in place);
-//! - [`take`](Outbox::take) inside the apply that filled the buffers, then
-//!   [`ship`] from the driver fiber: sends them outside the trustee's state
-//!   and hands the emptied buffers back. This is what the BFS and SSSP
-//!   drivers do after each pass.
-//!
-//! ```
-//! use graph_core::sharded::{ShardedGraph, TrusteeState};
-//! use graph_kernel::outbox::{ship, Outbox};
-//! /// Per trustee: its outbox and a sum of what it received.
-//! #[derive(Default)]
-//! struct Adder { out: Option<Outbox<u32>>, got: u64 }
-//! fn adder(s: &mut TrusteeState) -> &mut Adder { s.kernel::<Adder>(|_| Adder::default()).1 }
-//! fn deliver(s: &mut TrusteeState, xs: &[u32]) { adder(s).got += xs.iter().map(|&x| u64::from(x)).sum::<u64>() }
-//! fn outbox(s: &mut TrusteeState) -> &mut Outbox<u32> { adder(s).out.as_mut().unwrap() }
-//! let list = graph_kernel::doc::path(4);
-//! let got = gossamer::main(2, move || {
-//!     let g = ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
-//!     g.on_trustees(|mut ctx| {
-//!         ctx.local.apply(|s| adder(s).out = Some(Outbox::new(2)));
-//!         ctx.party.barrier();
-//!         // 100 000 records of 1 to every trustee (several slots' worth).
-//!         let bufs = ctx.local.apply_returning(|s| {
-//!             let o = outbox(s);
-//!             for t in 0..2 { for _ in 0..100_000 { o.push(t, 1) } }
-//!             o.take()
-//!         });
-//!         ship(&ctx, bufs, deliver, outbox);
-//!         ctx.party.barrier(); // also a flush: every record has been applied
-//!         ctx.local.apply(|s| adder(s).got)
-//!     })
-//! });
-//! assert_eq!(got, [200_000, 200_000]);
-//! ```
+//! The driver's [`Net`](crate::net) holds one and sends from inside the
+//! inline apply on its own trustee's state ([`Outbox::send_if`]); the
+//! records are applied when the next barrier or
+//! all-reduce of the graph returns (requests between two workers run in
+//! issue order).
 
 use gossamer::{Delegable, Pod, Trust};
-use graph_core::sharded::{TrusteeCtx, TrusteeState};
-use serde::de::DeserializeOwned;
-use serde::Serialize;
+use graph_core::sharded::TrusteeState;
 
 /// Outgoing records of type `R`, one buffer per destination trustee.
 #[derive(Debug)]
@@ -81,6 +47,7 @@ impl<R: Pod> Outbox<R> {
     }
 
     /// Records queued for all destinations.
+    #[cfg(test)]
     pub fn queued(&self) -> usize {
         self.bufs.iter().map(Vec::len).sum()
     }
@@ -89,18 +56,6 @@ impl<R: Pod> Outbox<R> {
     #[inline]
     pub fn buffer(&mut self, to: usize) -> &mut Vec<R> {
         &mut self.bufs[to]
-    }
-
-    /// Moves the buffers out (to send them with [`ship`] from the driver);
-    /// the outbox is left without buffers until [`ship`] gives them back.
-    pub fn take(&mut self) -> Vec<Vec<R>> {
-        std::mem::take(&mut self.bufs)
-    }
-
-    /// Takes back buffers from [`take`](Self::take), emptied.
-    pub fn restore(&mut self, mut bufs: Vec<Vec<R>>) {
-        bufs.iter_mut().for_each(Vec::clear);
-        self.bufs = bufs;
     }
 
     /// Sends trustee `to`'s buffer when it holds at least `min` records
@@ -125,21 +80,6 @@ impl<R: Pod> Outbox<R> {
         buf.clear();
         (n, sent)
     }
-
-    /// Sends every non-empty buffer to its trustee and empties it; returns
-    /// `(records, requests)` sent. Call from the trustee's own fiber (e.g.
-    /// inside an inline apply on its own state).
-    pub fn flush<F>(&mut self, peers: &[Trust<TrusteeState>], deliver: F) -> (u64, u64)
-    where
-        F: FnOnce(&mut TrusteeState, &[R]) + Delegable,
-    {
-        let mut total = (0, 0);
-        for to in 0..self.bufs.len() {
-            let (r, b) = self.send_if(to, 1, peers, deliver);
-            total = (total.0 + r, total.1 + b);
-        }
-        total
-    }
 }
 
 /// Sends `recs` to `peer` in slot-sized pieces, each applied there by
@@ -152,31 +92,87 @@ where
     peer.apply_slice_chunked_then(deliver, recs, |()| {}) as u64
 }
 
-/// From a trustee's driver fiber: sends buffers taken with
-/// [`Outbox::take`] (each non-empty one to its trustee, where `deliver`
-/// applies it), then gives them back, emptied, to the outbox that `home`
-/// finds in this trustee's state. Non-blocking: the records are applied when
-/// the next barrier or all-reduce of the graph returns (requests between two
-/// workers run in issue order). Returns the number of requests sent.
-///
-/// See the module docs for an example.
-pub fn ship<R, F>(
-    ctx: &TrusteeCtx,
-    bufs: Vec<Vec<R>>,
-    deliver: F,
-    home: fn(&mut TrusteeState) -> &mut Outbox<R>,
-) -> u64
-where
-    R: Pod + Serialize + DeserializeOwned,
-    F: FnOnce(&mut TrusteeState, &[R]) + Delegable,
-{
-    let mut sent = 0;
-    for (to, recs) in bufs.iter().enumerate() {
-        if !recs.is_empty() {
-            sent += send_one(&ctx.peers[to], recs, deliver);
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use graph_core::sharded::ShardedGraph;
+    use graph_core::PartitionKind;
+
+    fn graph() -> graph_core::EdgeList<'static> {
+        crate::doc::random(150, 900, 3)
+    }
+
+    #[derive(Default)]
+    struct Tally {
+        out: Outbox<[u32; 2]>,
+        got: Vec<u64>,
+    }
+
+    fn tally(s: &mut TrusteeState) -> &mut Tally {
+        s.kernel::<Tally>(|_| Tally::default()).1
+    }
+
+    fn outbox(s: &mut TrusteeState) -> &mut Outbox<[u32; 2]> {
+        &mut tally(s).out
+    }
+
+    fn deliver(s: &mut TrusteeState, recs: &[[u32; 2]]) {
+        let t = tally(s);
+        for &[from, x] in recs {
+            t.got[from as usize] += u64::from(x);
         }
     }
-    ctx.local
-        .apply_with(move |s, bufs: Vec<Vec<R>>| home(s).restore(bufs), bufs);
-    sent
+
+    #[test]
+    fn the_outbox_delivers_every_record_once_and_keeps_its_buffers() {
+        for threads in [1, 2, 3] {
+            let list = graph();
+            let sums = gossamer::main(threads, move || {
+                let g = ShardedGraph::build(&list, PartitionKind::Block).unwrap();
+                g.on_trustees(move |mut ctx| {
+                    let (me, t) = (ctx.me, threads);
+                    ctx.local.apply(move |s| {
+                        *tally(s) = Tally {
+                            out: Outbox::new(t),
+                            got: vec![0; t],
+                        }
+                    });
+                    ctx.party.barrier();
+                    // Three rounds of 20 000 records (several slots) to every
+                    // trustee, then 10.
+                    for (round, n) in [(0u32, 20_000u32), (1, 20_000), (2, 20_000), (0, 10)] {
+                        let peers = ctx.peers.clone();
+                        ctx.local.apply_with(
+                            move |s, peers: Vec<gossamer::Trust<TrusteeState>>| {
+                                let o = outbox(s);
+                                assert_eq!(o.queued(), 0, "buffers are emptied");
+                                for to in 0..t {
+                                    for i in 0..n {
+                                        let x = if n == 10 { 1000 } else { i % 7 + round };
+                                        o.push(to, [me, x]);
+                                    }
+                                }
+                                let (mut records, mut requests) = (0, 0);
+                                for to in 0..t {
+                                    let (r, q) = o.send_if(to, 1, &peers, deliver);
+                                    (records, requests) = (records + r, requests + q);
+                                }
+                                assert_eq!(records, u64::from(n) * t as u64);
+                                assert!(requests >= t as u64);
+                            },
+                            peers,
+                        );
+                    }
+                    ctx.party.barrier();
+                    ctx.local.apply_returning(|s| tally(s).got.clone())
+                })
+            });
+            // Per sender: sum over rounds of sum_i (i % 7 + round), plus 10 000.
+            let per_round = |r: u64| (0..20_000u64).map(|i| i % 7 + r).sum::<u64>();
+            let want = per_round(0) + per_round(1) + per_round(2) + 10_000;
+            for got in sums {
+                assert_eq!(got, vec![want; threads]);
+            }
+        }
+    }
 }

@@ -1,6 +1,6 @@
 //! [`Replica`]: a dense array over flat ids (a bitmap, or one 64-bit word per
 //! vertex), held once per rank and shared by the trustees of that rank; each
-//! trustee writes its own part and [`publish`] copies it to the other ranks.
+//! trustee writes its own part and [`Kernel::publish`](crate::Kernel::publish) copies it to the other ranks.
 //!
 //! What it is for: a step that reads some state of *every* vertex, e.g.
 //! bottom-up BFS ("is my neighbour in the frontier?") or pull-style
@@ -14,42 +14,32 @@
 //! plain load or store on common hardware; the graph's barriers and
 //! all-reduces order the writes of one step before the reads of the next).
 //! Trustees of the same process need no copy at all; for trustees in other
-//! processes of a rack job, [`publish`] sends the own words as POD slices
+//! processes of a rack job, [`Kernel::publish`](crate::Kernel::publish) sends the own words as POD slices
 //! in slot-sized pieces, applied there by a closure that stores them into
 //! that process's array. Trustee `o`'s words are `base(o)..` over flat ids
 //! (whole words: the bases are multiples of 64), so no two trustees write
 //! the same word.
 //!
 //! ```
-//! use graph_core::sharded::{ShardedGraph, TrusteeState};
-//! use graph_kernel::{adjacency, replica::{self, Replica}};
+//! use graph_kernel::{run, Program, Replica};
 //! use std::sync::Arc;
-//! #[derive(Default)]
-//! struct Seen(Option<Arc<Replica>>);
-//! fn seen(s: &mut TrusteeState) -> &Replica { s.kernel::<Seen>(|_| Seen::default()).1 .0.as_deref().unwrap() }
+//! struct Seen(Arc<Replica>);
+//! impl Program for Seen { type Msg = u32; fn receive(&mut self, _: u32, _: u32) -> bool { false } }
 //! let list = graph_kernel::doc::path(200);
 //! let hits = gossamer::main(2, move || {
-//!     let g = ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
-//!     g.on_trustees(|mut ctx| {
-//!         adjacency::prepare(&mut ctx);
-//!         // Every trustee marks its even global ids in a shared bitmap...
-//!         let words = ctx.local.apply(|s| {
-//!             let a = adjacency::shared(s).unwrap();
-//!             let r = Replica::bitmap(&a, "doc.even");
-//!             for v in 0..a.num_own() {
-//!                 if a.global_of(a.flat(v)) % 2 == 0 { r.set_bit(a.flat(v)) }
+//!     let g = graph_core::sharded::ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
+//!     run(&g, |s, _| Seen(Replica::bitmap(s.adjacency(), "doc.even")), |k| {
+//!         // Every trustee marks its even global ids in the shared bitmap...
+//!         k.with(|l| {
+//!             for v in 0..l.num_own() {
+//!                 let f = l.flat(v);
+//!                 if l.global(f) % 2 == 0 { l.state().0.set_bit(f) }
 //!             }
-//!             s.kernel::<Seen>(|_| Seen::default()).1 .0 = Some(r);
-//!             let w = a.own_words();
-//!             (w.start, w.end)
 //!         });
-//!         replica::publish(&ctx, words.0..words.1, seen); // to other processes, if any
-//!         ctx.party.barrier();
+//!         k.publish(|s: &Seen| &*s.0); // to the other processes, if any
+//!         k.sync();
 //!         // ...and then reads everyone's bits.
-//!         ctx.local.apply(|s| {
-//!             let a = adjacency::shared(s).unwrap();
-//!             (0..200).filter(|&g| seen(s).bit(a.flat_of(g))).count()
-//!         })
+//!         k.with(|l| (0..200).filter(|&g| { let f = l.flat_of(g); l.state().0.bit(f) }).count())
 //!     })
 //! });
 //! assert_eq!(hits, [100, 100]);
@@ -60,6 +50,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, Weak};
 
+use gossamer::Delegable;
 use graph_core::sharded::{TrusteeCtx, TrusteeState};
 
 use crate::adjacency::Adjacency;
@@ -196,17 +187,14 @@ impl Replica {
     }
 }
 
-/// From a trustee's driver fiber, after it wrote its own words `range`:
-/// copies them to the replicas of the other processes of a rack job (sent
-/// to each trustee not in this process, whose closure stores them into its
-/// process's array, found by `home`). Nothing to do in a one-process run.
-/// The words are in place when the next barrier or all-reduce returns.
-/// Returns the number of requests sent.
-pub fn publish(
-    ctx: &TrusteeCtx,
-    range: Range<usize>,
-    home: fn(&mut TrusteeState) -> &Replica,
-) -> u64 {
+/// Copies words `range` of the replica `home` finds in a trustee's state
+/// to the trustees of the other processes (where the same `home` finds
+/// theirs), in POD slices of slot-sized pieces; returns the requests
+/// sent. Within a process the trustees share the replica already.
+pub(crate) fn publish_by<H>(ctx: &TrusteeCtx, range: Range<usize>, home: H) -> u64
+where
+    H: Fn(&mut TrusteeState) -> &Replica + Delegable,
+{
     let elsewhere = |p: &&gossamer::Trust<TrusteeState>| !gossamer::is_local_worker(p.trustee());
     if !ctx.peers.iter().any(|p| elsewhere(&p)) {
         return 0;

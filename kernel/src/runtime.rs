@@ -1,6 +1,6 @@
 //! Starting the gossamer runtime for graph work.
 //!
-//! Kernels send their records in slot-filling batches ([`Outbox`](crate::Outbox)),
+//! Kernels send their records in slot-filling batches,
 //! so the size of the runtime's request slots sets how many records travel per
 //! request. It is fixed when the runtime starts and must agree across the
 //! ranks of a rack job, so it cannot be chosen per kernel: a program that runs

@@ -1,11 +1,11 @@
 //! The building blocks against plain recomputation: the prepared adjacency
 //! (rows, degree order, owner lookup, light/heavy split) on 1-3 trustees and
-//! both partitions, and the outbox (every record delivered once).
+//! both partitions, seen from a program's setup; and supersteps ended in one
+//! round against two.
 
-use graph_core::sharded::{ShardedGraph, TrusteeState};
+use graph_core::sharded::ShardedGraph;
 use graph_core::{EdgeList, PackedEdge, PartitionKind};
-use graph_kernel::adjacency;
-use graph_kernel::outbox::{ship, Outbox};
+use graph_kernel::{run, Program};
 
 /// A small multigraph with parallel edges, self-loops and an isolated vertex.
 fn graph() -> EdgeList<'static> {
@@ -29,6 +29,16 @@ fn graph() -> EdgeList<'static> {
 /// Per trustee, for every position: (global id, row as global ids, light
 /// entries as (global, weight), heavy entries), plus the merged count.
 type Seen = (Vec<(u32, Vec<u32>, Vec<(u32, f32)>, Vec<(u32, f32)>)>, u64);
+
+/// Holds what its setup saw, for the body to hand back.
+struct Looked(Option<Seen>);
+
+impl Program for Looked {
+    type Msg = u32;
+    fn receive(&mut self, _: u32, _: u32) -> bool {
+        false
+    }
+}
 
 #[test]
 fn prepared_rows_match_the_shards() {
@@ -74,79 +84,80 @@ fn prepared_rows_match_the_shards() {
                 if in_place {
                     g.mark_rows_rewritten("this test");
                 }
-                g.on_trustees(move |mut ctx| {
-                    adjacency::prepare(&mut ctx);
-                    adjacency::prepare(&mut ctx); // the second call finds it
-                    ctx.local.apply_returning(move |s| {
-                        let a = adjacency::shared(s).unwrap();
-                        let mut lh = a.light_heavy(s.shard_mut(), delta, in_place);
-                        assert_eq!(lh.in_shard(), in_place);
-                        assert_eq!(s.shard().renamed().is_some(), in_place);
-                        let adj_rows = a.rows(s.shard());
-                        let p = *a.partition();
-                        let mut rows = Vec::new();
-                        let mut last_degree = u64::MAX;
-                        for v in 0..a.num_own() {
-                            let f = a.flat(v);
-                            assert_eq!(a.own(f), Some(v));
-                            assert_eq!(a.locate(f), (a.me() as usize, v));
-                            let l = a.local(v);
-                            assert_eq!(a.position(l), v);
-                            let g = a.global_of(f);
-                            assert_eq!(u64::from(g), p.global(a.me(), u64::from(l)));
-                            assert_eq!(a.flat_of(g), f);
-                            // Degree order (of the shard's degrees, with parallels).
-                            let d = s.shard().degree(u64::from(l));
-                            assert!(d <= last_degree, "degree order");
-                            last_degree = d;
-                            let row = adj_rows.row(v);
-                            assert!(row.windows(2).all(|w| w[0] < w[1]), "sorted, distinct");
-                            for &t in row {
-                                let (o, at) = a.locate(t);
-                                assert_eq!(t, a.base(o) + at);
-                                let g = u64::from(a.global_of(t));
-                                assert_eq!(p.trustee_of(g), o as u32, "owner of {t}");
-                                assert_eq!(a.flat_of(g as u32), t);
-                                assert_eq!(a.own(t).is_some(), o == a.me() as usize);
-                            }
-                            // The shard still holds every entry, by global id.
-                            let mut kept: Vec<(u32, u32)> = s
-                                .shard()
-                                .neighbors(u64::from(l))
-                                .map(|(t, w)| (t, w.to_bits()))
-                                .collect();
-                            kept.sort_unstable();
-                            assert_eq!(kept, all[g as usize], "entries of {g}");
-                            let (ts, ws) = lh.arrays(s.shard());
-                            let ent = |r: std::ops::Range<usize>| -> Vec<(u32, f32)> {
-                                r.map(|i| (a.global_of(ts[i]), ws[i])).collect()
-                            };
-                            rows.push((
-                                g,
-                                row.iter().map(|&t| a.global_of(t)).collect(),
-                                ent(lh.light(v)),
-                                ent(lh.heavy(v)),
-                            ));
+                graph_kernel::prepare(&g, graph_kernel::Prepare::Rows);
+                graph_kernel::prepare(&g, graph_kernel::Prepare::Rows); // finds it
+                let init = move |s: &mut graph_kernel::Setup<'_>, _: Option<Looked>| {
+                    let a = s.adjacency().clone();
+                    let mut lh = a.light_heavy(s.shard_mut(), delta, in_place);
+                    assert_eq!(lh.in_shard(), in_place);
+                    assert_eq!(s.shard().renamed().is_some(), in_place);
+                    let adj_rows = a.rows(s.shard());
+                    let p = *a.partition();
+                    let mut rows = Vec::new();
+                    let mut last_degree = u64::MAX;
+                    for v in 0..a.num_own() {
+                        let f = a.flat(v);
+                        assert_eq!(a.own(f), Some(v));
+                        assert_eq!(a.locate(f), (a.me() as usize, v));
+                        let l = a.local(v);
+                        assert_eq!(a.position(l), v);
+                        let g = a.global_of(f);
+                        assert_eq!(u64::from(g), p.global(a.me(), u64::from(l)));
+                        assert_eq!(a.flat_of(g), f);
+                        // Degree order (of the shard's degrees, with parallels).
+                        let d = s.shard().degree(u64::from(l));
+                        assert!(d <= last_degree, "degree order");
+                        last_degree = d;
+                        let row = adj_rows.row(v);
+                        assert!(row.windows(2).all(|w| w[0] < w[1]), "sorted, distinct");
+                        for &t in row {
+                            let (o, at) = a.locate(t);
+                            assert_eq!(t, a.base(o) + at);
+                            let g = u64::from(a.global_of(t));
+                            assert_eq!(p.trustee_of(g), o as u32, "owner of {t}");
+                            assert_eq!(a.flat_of(g as u32), t);
+                            assert_eq!(a.own(t).is_some(), o == a.me() as usize);
                         }
-                        // A new Δ: the same entries, split again, each part ascending.
-                        let before: Vec<usize> = (0..a.num_own())
-                            .map(|v| lh.light(v).len() + lh.heavy(v).len())
+                        // The shard still holds every entry, by global id.
+                        let mut kept: Vec<(u32, u32)> = s
+                            .shard()
+                            .neighbors(u64::from(l))
+                            .map(|(t, w)| (t, w.to_bits()))
                             .collect();
-                        lh.resplit(s.shard_mut(), 0.6);
+                        kept.sort_unstable();
+                        assert_eq!(kept, all[g as usize], "entries of {g}");
                         let (ts, ws) = lh.arrays(s.shard());
-                        for v in 0..a.num_own() {
-                            let (li, he) = (lh.light(v), lh.heavy(v));
-                            assert_eq!(li.len() + he.len(), before[v as usize]);
-                            assert!(
-                                li.clone().all(|i| ws[i] <= 0.6) && he.clone().all(|i| ws[i] > 0.6)
-                            );
-                            assert!(
-                                ts[li].windows(2).all(|p| p[0] < p[1])
-                                    && ts[he].windows(2).all(|p| p[0] < p[1])
-                            );
-                        }
-                        (rows, a.rows(s.shard()).entries_merged())
-                    })
+                        let ent = |r: std::ops::Range<usize>| -> Vec<(u32, f32)> {
+                            r.map(|i| (a.global_of(ts[i]), ws[i])).collect()
+                        };
+                        rows.push((
+                            g,
+                            row.iter().map(|&t| a.global_of(t)).collect(),
+                            ent(lh.light(v)),
+                            ent(lh.heavy(v)),
+                        ));
+                    }
+                    // A new Δ: the same entries, split again, each part ascending.
+                    let before: Vec<usize> = (0..a.num_own())
+                        .map(|v| lh.light(v).len() + lh.heavy(v).len())
+                        .collect();
+                    lh.resplit(s.shard_mut(), 0.6);
+                    let (ts, ws) = lh.arrays(s.shard());
+                    for v in 0..a.num_own() {
+                        let (li, he) = (lh.light(v), lh.heavy(v));
+                        assert_eq!(li.len() + he.len(), before[v as usize]);
+                        assert!(
+                            li.clone().all(|i| ws[i] <= 0.6) && he.clone().all(|i| ws[i] > 0.6)
+                        );
+                        assert!(
+                            ts[li].windows(2).all(|p| p[0] < p[1])
+                                && ts[he].windows(2).all(|p| p[0] < p[1])
+                        );
+                    }
+                    Looked(Some((rows, a.rows(s.shard()).entries_merged())))
+                };
+                run(&g, init, |k| {
+                    k.with_returning(|l| l.state().0.take().unwrap())
                 })
             });
             let mut merged = 0;
@@ -175,85 +186,6 @@ fn prepared_rows_match_the_shards() {
                 2 * (list.num_edges() - loops),
                 "merged counts the parallel entries"
             );
-        }
-    }
-}
-
-#[derive(Default)]
-struct Tally {
-    out: Outbox<[u32; 2]>,
-    got: Vec<u64>,
-}
-
-fn tally(s: &mut TrusteeState) -> &mut Tally {
-    s.kernel::<Tally>(|_| Tally::default()).1
-}
-
-fn outbox(s: &mut TrusteeState) -> &mut Outbox<[u32; 2]> {
-    &mut tally(s).out
-}
-
-fn deliver(s: &mut TrusteeState, recs: &[[u32; 2]]) {
-    let t = tally(s);
-    for &[from, x] in recs {
-        t.got[from as usize] += u64::from(x);
-    }
-}
-
-#[test]
-fn the_outbox_delivers_every_record_once_and_keeps_its_buffers() {
-    for threads in [1, 2, 3] {
-        let list = graph();
-        let sums = gossamer::main(threads, move || {
-            let g = ShardedGraph::build(&list, PartitionKind::Block).unwrap();
-            g.on_trustees(move |mut ctx| {
-                let (me, t) = (ctx.me, threads);
-                ctx.local.apply(move |s| {
-                    *tally(s) = Tally {
-                        out: Outbox::new(t),
-                        got: vec![0; t],
-                    }
-                });
-                ctx.party.barrier();
-                // Three rounds: 20 000 records (several slots) to every trustee,
-                // through ship; then 10 through flush.
-                for round in 0..3u32 {
-                    let bufs = ctx.local.apply_returning(move |s| {
-                        let o = outbox(s);
-                        assert_eq!(o.queued(), 0, "buffers come back empty");
-                        for to in 0..t {
-                            for i in 0..20_000u32 {
-                                o.push(to, [me, i % 7 + round]);
-                            }
-                        }
-                        o.take()
-                    });
-                    assert!(ship(&ctx, bufs, deliver, outbox) as usize >= t);
-                }
-                let peers = ctx.peers.clone();
-                ctx.local.apply_with(
-                    move |s, peers: Vec<gossamer::Trust<TrusteeState>>| {
-                        let o = outbox(s);
-                        for to in 0..t {
-                            for _ in 0..10 {
-                                o.push(to, [me, 1000]);
-                            }
-                        }
-                        let (records, _) = o.flush(&peers, deliver);
-                        assert_eq!(records as usize, 10 * t);
-                        assert_eq!(o.queued(), 0);
-                    },
-                    peers,
-                );
-                ctx.party.barrier();
-                ctx.local.apply_returning(|s| tally(s).got.clone())
-            })
-        });
-        // Per sender: sum over rounds of sum_i (i % 7 + round), plus 10 000.
-        let per_round = |r: u64| (0..20_000u64).map(|i| i % 7 + r).sum::<u64>();
-        let want = per_round(0) + per_round(1) + per_round(2) + 10_000;
-        for got in sums {
-            assert_eq!(got, vec![want; threads]);
         }
     }
 }
@@ -305,7 +237,10 @@ fn one_round_supersteps_end_where_two_round_ones_do() {
                 let g = ShardedGraph::build(&l, PartitionKind::Cyclic).unwrap();
                 let steps = graph_kernel::run(
                     &g,
-                    |s| MinLabel(s.vertices().map(|(_, g)| g as u32).collect()),
+                    |s, _| {
+                        let a = s.adjacency();
+                        MinLabel((0..a.num_own()).map(|v| a.global_of(a.flat(v))).collect())
+                    },
                     move |k| {
                         k.with(|l| l.activate_all());
                         let more = |k: &mut graph_kernel::Kernel<MinLabel>| {
@@ -318,15 +253,16 @@ fn one_round_supersteps_end_where_two_round_ones_do() {
                         while more(k) {
                             k.for_each_active(|l, v| {
                                 let label = l.state().0[v as usize];
-                                for &u in l.neighbors(v) {
-                                    l.send(u, label)
+                                for &f in l.row(v) {
+                                    l.send(f, label)
                                 }
                             });
                         }
                         k.supersteps()
                     },
                 );
-                let labels = graph_kernel::gather(&g, 0, |m: &MinLabel| m.0.clone()).unwrap();
+                let labels =
+                    graph_kernel::gather(&g, 0, |m: &MinLabel, v| m.0[v as usize]).unwrap();
                 (labels, steps[0])
             });
             assert_eq!(labels, want, "{threads} threads, quick {quick}");

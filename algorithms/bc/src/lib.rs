@@ -1,4 +1,4 @@
-//! Betweenness centrality, written only against the [`graph_kernel`] API.
+//! Betweenness centrality in graph-kernel's one shape.
 //!
 //! # The algorithm: Brandes from a few sources (as GAPBS's `bc`)
 //!
@@ -26,37 +26,38 @@
 //! directed shortest paths and the successors of `u` are the heads of its
 //! out-arcs one level deeper ([`bc_sequential_as`], [`verify_bc_as`]).
 //!
-//! # As a kernel
+//! # In graph-kernel's one shape
 //!
-//! Both passes are level-synchronous sweeps with sum-combined `f64` updates
-//! ([`graph_kernel::Program::COMBINE`]), so at most one record per remote
-//! vertex and batch travels:
+//! Each trustee's [`Program`] state holds depth, `σ` and score of its
+//! vertices, by position in graph-kernel's renumbered adjacency, whose rows
+//! are already the simple graph (out-arcs on a directed graph). Both passes
+//! read only the rows:
 //!
-//! - forward, level `d`: each frontier vertex sends its `σ` to all its
-//!   neighbours; a receiver not reached yet takes depth `d + 1`, one at depth
-//!   `d + 1` adds the share, any other ignores it. The trustee keeps the order
-//!   in which its vertices were reached, level by level.
-//! - backward, level `d` (deepest first): each vertex `v` at depth `d` sends
-//!   `(1 + δ(v)) / σ(v)` to all its neighbours, each receiver adds it up;
-//!   then every vertex `u` at depth `d - 1` sets `δ(u) = σ(u) · sum`.
-//!   Neighbours at depth `d` or `d + 1` receive shares too, but their `δ` is
-//!   already final, so the receiver needs no test.
-//!
-//! On a directed graph the forward sweep sends along the rows, which hold
-//! the out-arcs. The backward sweep must reach `v`'s *predecessors*, the
-//! tails of the arcs `u -> v`, so there `v` sends along the shard's in-edge
-//! index ([`Shard::in_neighbors`], repeats dropped) instead: the same push
-//! with the other rows, no pull and no new message. A tail `u` of an arc into
-//! `v` lies at depth `d - 1` or deeper (or was not reached), so again only
-//! the receivers at depth `d - 1` use the share and the others need no test.
-//! An undirected graph needs no second set of rows: both sweeps use the
-//! same neighbour lists and no in-edge rows are built. A directed graph's
-//! trustee holds both (4 more bytes per arc).
-//!
-//! The receiver of a forward update must know the depth being filled, which
-//! changes between supersteps; a trustee raises it only after every update of
-//! the level was applied everywhere, and the next sweep starts only after
-//! every trustee raised it (one [`graph_kernel::Kernel::sync`] per level).
+//! - **forward** (push), one superstep per level: each frontier vertex
+//!   sends its `σ` along its row, sum-combined ([`Program::COMBINE`]: at
+//!   most one record per remote vertex and batch travels); a receiver not
+//!   reached yet takes the level being filled (advanced in
+//!   [`Program::next_superstep`], once every message of the level before
+//!   was applied everywhere) and joins the next frontier, one reached in
+//!   this level adds the share, any other ignores it. A trustee sends to a
+//!   remote vertex only in the first level it sends to it at all: by the
+//!   next level that vertex is reached, so later records would be ignored
+//!   (this halves the records on Graph500 graphs). Each trustee lists its
+//!   vertices in the order they were reached, level by level.
+//! - **backward** (pull, as GAPBS's), one level per round, deepest first:
+//!   every vertex `v` of the level sums the shares `(1 + δ(w)) / σ(w)` of
+//!   its successors `w` (row entries one level deeper), takes
+//!   `δ(v) = σ(v) · sum`, adds it to its score and writes its own share.
+//!   Depths and shares are [`Replica`]s over flat ids, one per process,
+//!   so that a vertex reads any other's;
+//!   [`Kernel::publish`](graph_kernel::Kernel::publish) copies a trustee's
+//!   part to the other processes of a rack job (depths once per source,
+//!   shares once per level), and a [`sync`](graph_kernel::Kernel::sync)
+//!   orders every write of a level before the next level's reads. Even
+//!   and odd levels write two arrays: a trustee of a process with several
+//!   gets its own copy of another process's part, and when one copy lands
+//!   a round later than its twin it must not overwrite the shares of the
+//!   next level (it overwrites those of the level two before, read by then).
 //!
 //! ```
 //! use graph_core::sharded::ShardedGraph;
@@ -68,7 +69,7 @@
 //! let l2 = list.clone();
 //! let out = gossamer::main(2, move || {
 //!     let g = ShardedGraph::build(&l2, PartitionKind::Cyclic).unwrap();
-//!     bc::bc(&g, &[0]).unwrap()
+//!     bc::bc(&g, &[0], &bc::BcConfig::default()).unwrap()
 //! });
 //! // Raw dependencies: 0 -> 5 (its own), 1 -> 4, 2 -> 3, 3 -> 1; divided by 5.
 //! assert_eq!(out.scores, [1.0, 0.8, 0.6, 0.2, 0.0, 0.0]);
@@ -78,13 +79,13 @@
 //! assert!(bc::verify_bc(&list, &[0], &out.scores).is_ok());
 //! ```
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use graph_core::alloc::vec_or_exit;
 use graph_core::sharded::{KernelError, ShardedGraph};
-use graph_core::{build_trustees_with, EdgeList, Partition, Shard};
-use graph_kernel::adjacency::simple_lists;
-use graph_kernel::{gather, run, Program};
+use graph_core::{build_trustees_with, EdgeList, Partition};
+use graph_kernel::{gather, run, Local, Prepare, Program, Replica};
 
 /// Most sources one run takes (the 64 search roots of Graph500).
 pub const MAX_SOURCES: usize = 64;
@@ -92,15 +93,36 @@ pub const MAX_SOURCES: usize = 64;
 /// Largest difference a correct score may show against the sequential
 /// reference (scores are normalised to at most 1). The kernel adds the path
 /// counts and dependency shares of a vertex in the order they arrive, which
-/// depends on the partition and the number of trustees, and `f64` addition is
-/// not associative: results differ from the reference in the last few bits
-/// (measured: at most 9e-16 on the Graph500 SCALE 10 and 12 graphs, 1 to 3
-/// trustees). A wrong
-/// path count or a missed successor changes a score by far more than 1e-9.
+/// depends on the partition, the number of trustees and the timing of a run,
+/// and `f64` addition is not associative: results differ from the reference
+/// in the last few bits (measured: at most 9e-16 on the Graph500 SCALE 10 and
+/// 12 graphs, 1 to 3 trustees). A wrong path count or a missed successor
+/// changes a score by far more than 1e-9.
 pub const TOLERANCE: f64 = 1e-9;
 
 /// Depth of a vertex not reached (yet) from the current source.
 const UNSEEN: u32 = u32::MAX;
+
+/// Settings of one run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BcConfig {
+    /// Work of a step of the forward sweeps (vertices + row entries + 4
+    /// per record queued for another trustee) before the fiber yields and
+    /// full batches leave ([`graph_kernel::Kernel::set_step_work`]; 0
+    /// counts as 1). Default [`graph_kernel::STEP_WORK`] (64 Ki): at SCALE
+    /// 19, 1 x 2 threads and 2 ranks x 1 thread, 64 Ki and 256 Ki were
+    /// alike within the noise of a loaded machine, 16 Ki was up to 20%
+    /// slower across ranks.
+    pub step_work: usize,
+}
+
+impl Default for BcConfig {
+    fn default() -> Self {
+        BcConfig {
+            step_work: graph_kernel::STEP_WORK,
+        }
+    }
+}
 
 /// Result of one run, indexed by global vertex id.
 ///
@@ -109,7 +131,7 @@ const UNSEEN: u32 = u32::MAX;
 /// let list = EdgeList::from_edges(3, vec![PackedEdge::new(0, 1, 1.0), PackedEdge::new(1, 2, 1.0)]).unwrap();
 /// let out = gossamer::main(1, move || {
 ///     let g = graph_core::sharded::ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
-///     bc::bc(&g, &[0, 2]).unwrap()
+///     bc::bc(&g, &[0, 2], &Default::default()).unwrap()
 /// });
 /// // Raw sums: from 0, vertex 0 gets 2 and vertex 1 gets 1; from 2, vertex 2
 /// // gets 2 and vertex 1 gets 1 again: all three end at 2, so all at 1.
@@ -126,54 +148,46 @@ pub struct BcOutput {
     pub levels: Vec<u32>,
     /// Records sent between trustees (after combining), all sources.
     pub records: u64,
-    /// Time of the whole kernel: neighbour sets, both passes for every
-    /// source, normalisation (excludes building the shards and gathering).
+    /// Time of the whole kernel: both passes for every source and the
+    /// normalisation (excludes preparing the adjacency once per graph and
+    /// gathering the scores).
     pub kernel_time: Duration,
 }
 
-/// The per-trustee state.
+/// One trustee's state, by position.
 struct Brandes {
-    /// This trustee's neighbour lists (global ids) without repeats, by local
-    /// index: on a directed graph the out-arcs' heads (the forward pass).
-    off: Vec<usize>,
-    nbr: Vec<u32>,
-    /// On a directed graph, the in-arcs' tails without repeats (the backward
-    /// pass); empty on an undirected one, whose backward pass uses `nbr`.
-    in_off: Vec<usize>,
-    in_nbr: Vec<u32>,
-    /// Whether the backward pass sends along `in_nbr` (directed) or `nbr`.
-    directed: bool,
     depth: Vec<u32>,
     /// Shortest paths from the source.
     sigma: Vec<f64>,
-    /// Dependency of the source on the vertex.
-    delta: Vec<f64>,
-    /// Backward shares received.
-    acc: Vec<f64>,
     score: Vec<f64>,
-    /// Local vertices in the order reached; level `d` is `order[starts[d]..starts[d + 1]]`.
+    /// Own vertices in the order reached; level `d` is `order[starts[d]..starts[d + 1]]`.
     order: Vec<u32>,
     starts: Vec<usize>,
-    /// The depth a forward update gives (or adds to).
+    /// The depth a forward message gives (or adds to).
     level: u32,
-    backward: bool,
+    /// Bitmaps over flat ids: the vertices this trustee sent `σ` to in an
+    /// earlier level (reached by now: it need not send them again) and in
+    /// this one.
+    sent: Vec<u64>,
+    sending: Vec<u64>,
+    /// Every vertex's depth and, once its level `d` is done backward, its
+    /// share `(1 + δ) / σ` (`f64` bits) in `shares[d % 2]`, by flat id (one
+    /// copy per process; see the module docs for the two).
+    depths: Arc<Replica>,
+    shares: [Arc<Replica>; 2],
 }
 
 impl Program for Brandes {
+    /// `σ` of a vertex one level up.
     type Msg = f64;
     const COMBINE: bool = true;
 
-    #[inline]
+    #[inline(always)]
     fn receive(&mut self, v: u32, x: f64) -> bool {
-        let v = v as usize;
-        if self.backward {
-            self.acc[v] += x;
-            return false;
-        }
-        let d = self.depth[v];
+        let (v, d) = (v as usize, self.depth[v as usize]);
         if d == UNSEEN {
-            self.depth[v] = self.level;
-            self.sigma[v] = x;
+            (self.depth[v], self.sigma[v]) = (self.level, x);
+            self.order.push(v as u32);
             true
         } else {
             if d == self.level {
@@ -187,72 +201,33 @@ impl Program for Brandes {
     fn combine(acc: &mut f64, x: f64) {
         *acc += x;
     }
+
+    fn next_superstep(&mut self, _: u32) {
+        self.level += 1;
+        self.starts.push(self.order.len());
+        for (old, new) in self.sent.iter_mut().zip(&mut self.sending) {
+            *old |= std::mem::take(new);
+        }
+    }
 }
 
-impl Brandes {
-    fn new(shard: &Shard) -> Self {
-        let n = shard.num_local_vertices() as usize;
-        let entries = shard.num_entries() as usize;
-        let (off, nbr) = simple_lists((0..n as u64).map(|v| shard.adjacency(v).0), entries);
-        let (in_off, in_nbr) = if shard.is_directed() {
-            simple_lists((0..n as u64).map(|v| shard.in_neighbors(v)), entries)
-        } else {
-            (Vec::new(), Vec::new())
-        };
-        Brandes {
-            off,
-            nbr,
-            in_off,
-            in_nbr,
-            directed: shard.is_directed(),
-            depth: vec_or_exit(n, UNSEEN, "bc depths"),
-            sigma: vec_or_exit(n, 0.0, "bc path counts"),
-            delta: vec_or_exit(n, 0.0, "bc dependencies"),
-            acc: vec_or_exit(n, 0.0, "bc dependency sums"),
-            score: vec_or_exit(n, 0.0, "bc scores"),
-            order: Vec::new(),
-            starts: Vec::new(),
-            level: 0,
-            backward: false,
+/// The backward pass over level `d` on this trustee: each vertex sums the
+/// shares of its successors, adds its dependency to its score and writes
+/// its own share.
+fn backward(l: &mut Local<'_, Brandes>, d: usize) {
+    let (rows, adj) = (l.rows(), l.adjacency());
+    let s = l.state();
+    for &v in &s.order[s.starts[d]..s.starts[d + 1]] {
+        let mut sum = 0.0;
+        for &w in rows.row(v) {
+            if s.depths.get(w as usize) == d as u64 + 1 {
+                sum += f64::from_bits(s.shares[(d + 1) % 2].get(w as usize));
+            }
         }
-    }
-
-    /// Sends `x` to every neighbour of local vertex `v` (on a directed
-    /// graph: every head of its out-arcs).
-    #[inline]
-    fn spread(l: &mut graph_kernel::Local<'_, Self>, v: u32, x: f64) {
-        Self::send_row(l, v, x, |s| (&s.off, &s.nbr));
-    }
-
-    /// Sends `x` to every vertex that may precede local vertex `v` on a
-    /// shortest path: its neighbours, or on a directed graph the tails of its
-    /// in-arcs.
-    #[inline]
-    fn spread_back(l: &mut graph_kernel::Local<'_, Self>, v: u32, x: f64) {
-        if l.state().directed {
-            Self::send_row(l, v, x, |s| (&s.in_off, &s.in_nbr));
-        } else {
-            Self::spread(l, v, x);
-        }
-    }
-
-    /// Sends `x` to every vertex of local vertex `v`'s row in the row set
-    /// `rows` picks (offsets, neighbours).
-    #[inline(always)]
-    fn send_row(
-        l: &mut graph_kernel::Local<'_, Self>,
-        v: u32,
-        x: f64,
-        rows: impl Fn(&Self) -> (&[usize], &[u32]),
-    ) {
-        let (a, b) = {
-            let (off, _) = rows(l.state());
-            (off[v as usize], off[v as usize + 1])
-        };
-        for i in a..b {
-            let u = rows(l.state()).1[i];
-            l.send(u, x);
-        }
+        let (sigma, delta) = (s.sigma[v as usize], s.sigma[v as usize] * sum);
+        s.score[v as usize] += delta;
+        let share = (1.0 + delta) / sigma;
+        s.shares[d % 2].set(adj.flat(v) as usize, share.to_bits());
     }
 }
 
@@ -277,8 +252,8 @@ fn check_sources(sources: &[u64], n: u64) -> Result<(), KernelError> {
 /// vertices; a source may repeat), from a fiber of the runtime that built it.
 /// On a directed graph ([`ShardedGraph::is_directed`]) the paths follow the
 /// arcs (see the module docs).
-/// Returns [`KernelError::Config`] or [`KernelError::RootOutOfRange`] for bad
-/// sources.
+/// Returns [`KernelError::Config`] for bad sources and
+/// [`KernelError::RootOutOfRange`] for a source outside the graph.
 ///
 /// ```
 /// use graph_core::sharded::{KernelError, ShardedGraph};
@@ -287,90 +262,87 @@ fn check_sources(sources: &[u64], n: u64) -> Result<(), KernelError> {
 /// let list = EdgeList::from_edges(5, (1..5).map(|v| PackedEdge::new(0, v, 1.0)).collect()).unwrap();
 /// let (out, none, far) = gossamer::main(3, move || {
 ///     let g = ShardedGraph::build(&list, PartitionKind::Block).unwrap();
-///     (bc::bc(&g, &[1, 2]).unwrap(), bc::bc(&g, &[]), bc::bc(&g, &[9]))
+///     let cfg = bc::BcConfig::default();
+///     (bc::bc(&g, &[1, 2], &cfg).unwrap(), bc::bc(&g, &[], &cfg), bc::bc(&g, &[9], &cfg))
 /// });
 /// assert_eq!(out.scores[0], 1.0);
 /// assert!(out.scores[3] == 0.0 && out.scores[4] == 0.0);
 /// assert!(matches!(none, Err(KernelError::Config(_))));
 /// assert!(matches!(far, Err(KernelError::RootOutOfRange { root: 9, .. })));
 /// ```
-pub fn bc(graph: &ShardedGraph, sources: &[u64]) -> Result<BcOutput, KernelError> {
+pub fn bc(graph: &ShardedGraph, sources: &[u64], cfg: &BcConfig) -> Result<BcOutput, KernelError> {
     check_sources(sources, graph.num_vertices())?;
-    graph.check_global_ids("bc")?;
-    let count = sources.len();
+    let (count, step_work) = (sources.len(), cfg.step_work);
     let mut roots = [0u64; MAX_SOURCES];
     roots[..count].copy_from_slice(sources);
+    graph_kernel::prepare(graph, Prepare::Rows);
     let t0 = Instant::now();
-    let per = run(graph, Brandes::new, move |k| {
+    let init = |s: &mut graph_kernel::Setup<'_>, old: Option<Brandes>| {
+        let n = s.num_own() as usize;
+        let mut b = old.unwrap_or_else(|| Brandes {
+            depth: vec_or_exit(n, UNSEEN, "bc depths"),
+            sigma: vec_or_exit(n, 0.0, "bc path counts"),
+            score: vec_or_exit(n, 0.0, "bc scores"),
+            order: Vec::with_capacity(n),
+            starts: Vec::new(),
+            level: 0,
+            sent: vec_or_exit(s.adjacency().num_flat() as usize / 64, 0, "bc sent bits"),
+            sending: vec_or_exit(s.adjacency().num_flat() as usize / 64, 0, "bc sent bits"),
+            depths: Replica::per_vertex(s.adjacency(), "bc.depths"),
+            shares: ["bc.even", "bc.odd"].map(|name| Replica::per_vertex(s.adjacency(), name)),
+        });
+        b.score.fill(0.0);
+        b
+    };
+    let per = run(graph, init, move |k| {
+        k.set_step_work(step_work);
         let mut levels = vec![0u32; count];
         for (i, &root) in roots[..count].iter().enumerate() {
-            // Forward: depths, path counts, the order of arrival.
             k.with(move |l| {
-                let mine = l.local_of(root);
                 let s = l.state();
                 s.depth.fill(UNSEEN);
                 s.sigma.fill(0.0);
-                s.delta.fill(0.0);
-                s.acc.fill(0.0);
+                s.sent.fill(0);
                 s.order.clear();
                 s.starts.clear();
                 s.starts.push(0);
-                s.level = 1;
-                s.backward = false;
-                if let Some(r) = mine {
-                    s.depth[r as usize] = 0;
-                    s.sigma[r as usize] = 1.0;
-                    l.activate(r);
+                s.level = 0;
+                if let Some(r) = l.position_of(root) {
+                    l.receive(r, 1.0);
                 }
             });
-            let mut depth = 0u32;
+            // Forward: depths, path counts, the order of arrival.
             while k.end_superstep() > 0 {
-                k.with(|l| {
-                    let reached: Vec<u32> = l.frontier().iter().collect();
-                    let s = l.state();
-                    s.order.extend_from_slice(&reached);
-                    s.starts.push(s.order.len());
-                });
+                levels[i] += 1;
                 k.for_each_active(|l, v| {
                     let x = l.state().sigma[v as usize];
-                    Brandes::spread(l, v, x);
-                });
-                // Every vertex at depth + 1 has its whole path count before
-                // any trustee moves on to the next depth.
-                k.sync();
-                k.with(move |l| l.state().level = depth + 2);
-                depth += 1;
-            }
-            levels[i] = depth;
-            // Backward: dependencies from the deepest level up.
-            k.with(|l| l.state().backward = true);
-            for d in (1..depth as usize).rev() {
-                k.with(move |l| {
-                    let s = l.state();
-                    let level: Vec<u32> = s.order[s.starts[d]..s.starts[d + 1]].to_vec();
-                    for v in level {
-                        l.activate(v);
-                    }
-                });
-                k.end_superstep();
-                k.for_each_active(|l, v| {
-                    let s = l.state();
-                    let x = (1.0 + s.delta[v as usize]) / s.sigma[v as usize];
-                    Brandes::spread_back(l, v, x);
-                });
-                k.sync();
-                k.with(move |l| {
-                    let s = l.state();
-                    for &u in &s.order[s.starts[d - 1]..s.starts[d]] {
-                        let u = u as usize;
-                        s.delta[u] = s.sigma[u] * s.acc[u];
-                        s.score[u] += s.delta[u];
+                    for &f in l.row(v) {
+                        let (w, bit) = ((f / 64) as usize, 1 << (f % 64));
+                        match l.own(f) {
+                            Some(u) => l.receive(u, x),
+                            None if l.state().sent[w] & bit == 0 => {
+                                l.state().sending[w] |= bit;
+                                l.send_remote(f, x);
+                            }
+                            None => {}
+                        }
                     }
                 });
             }
-            // The next source's reset runs after this trustee's last backward
-            // update was applied (the `sync` above), and its first forward
-            // update leaves only after every trustee reset (`end_superstep`).
+            // Backward: dependencies from the deepest level up, pulled
+            // from the successors' shares.
+            k.with(|l| {
+                for v in 0..l.num_own() {
+                    let (f, s) = (l.flat(v), l.state());
+                    s.depths.set(f as usize, u64::from(s.depth[v as usize]));
+                }
+            });
+            k.publish(|b: &Brandes| &b.depths);
+            for d in (0..levels[i] as usize).rev() {
+                k.sync();
+                k.with(move |l| backward(l, d));
+                k.publish(move |b: &Brandes| &b.shares[d % 2]);
+            }
         }
         // Normalise by the largest score (non-negative, so its bits order it).
         let local = k.with(|l| l.state().score.iter().copied().fold(0.0, f64::max));
@@ -381,9 +353,8 @@ pub fn bc(graph: &ShardedGraph, sources: &[u64]) -> Result<BcOutput, KernelError
         (levels, k.stats().sent)
     });
     let kernel_time = t0.elapsed();
-    let scores = gather(graph, 0.0, |s: &Brandes| s.score.clone())?;
     Ok(BcOutput {
-        scores,
+        scores: gather(graph, 0.0, |s: &Brandes, v| s.score[v as usize])?,
         sources: sources.to_vec(),
         levels: per[0].0.clone(),
         records: per.iter().map(|p| p.1).sum(),

@@ -29,7 +29,7 @@ fn kernel_runs(list: &EdgeList<'static>, sources: &[u64]) -> Vec<(String, bc::Bc
             let out = gossamer::main(threads, move || {
                 let g = ShardedGraph::build_with(&l, kind, true).unwrap();
                 assert!(g.is_directed());
-                bc(&g, &s).unwrap()
+                bc(&g, &s, &Default::default()).unwrap()
             });
             runs.push((format!("{threads} threads, {kind:?}"), out));
         }
@@ -98,7 +98,7 @@ fn arcs_one_way_differ_from_the_undirected_graph() {
     let l = list.clone();
     let out = gossamer::main(2, move || {
         let g = ShardedGraph::build(&l, PartitionKind::Cyclic).unwrap();
-        bc(&g, &[0]).unwrap()
+        bc(&g, &[0], &Default::default()).unwrap()
     });
     assert_eq!(out.scores, undirected);
 }
@@ -138,7 +138,7 @@ fn arcs_both_ways_give_the_undirected_scores() {
     let s = sources.clone();
     let out = gossamer::main(3, move || {
         let g = ShardedGraph::build_with(&both, PartitionKind::Block, true).unwrap();
-        bc(&g, &s).unwrap()
+        bc(&g, &s, &Default::default()).unwrap()
     });
     assert!(verify_bc(&list, &sources, &out.scores).unwrap() < 1e-12);
 }

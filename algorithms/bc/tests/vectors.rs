@@ -35,7 +35,7 @@ fn check_scale(scale: u32) {
             let (l, s) = (list.clone(), sources.clone());
             let out = gossamer::main(threads, move || {
                 let g = ShardedGraph::build(&l, kind).unwrap();
-                bc(&g, &s).unwrap()
+                bc(&g, &s, &Default::default()).unwrap()
             });
             let what = format!("scale {scale}, {threads} threads, {kind:?}");
             assert_eq!(out.sources, sources, "{what}");
@@ -117,7 +117,7 @@ fn repeated_edges_and_self_loops_are_ignored() {
     let s = sources.clone();
     let out = gossamer::main(2, move || {
         let g = ShardedGraph::build(&noisy, PartitionKind::Cyclic).unwrap();
-        bc(&g, &s).unwrap()
+        bc(&g, &s, &Default::default()).unwrap()
     });
     assert!(verify_bc(&list, &sources, &out.scores).unwrap() < 1e-12);
 }
@@ -130,12 +130,12 @@ fn bad_sources_are_refused_and_runs_repeat() {
     let (errs, again) = gossamer::main(2, move || {
         let g = ShardedGraph::build(&list, PartitionKind::Block).unwrap();
         let errs = [
-            bc(&g, &[]).unwrap_err(),
-            bc(&g, &[0; MAX_SOURCES + 1]).unwrap_err(),
-            bc(&g, &[1, n]).unwrap_err(),
+            bc(&g, &[], &Default::default()).unwrap_err(),
+            bc(&g, &[0; MAX_SOURCES + 1], &Default::default()).unwrap_err(),
+            bc(&g, &[1, n], &Default::default()).unwrap_err(),
         ];
-        let a = bc(&g, &sources).unwrap().scores;
-        let b = bc(&g, &sources).unwrap().scores;
+        let a = bc(&g, &sources, &Default::default()).unwrap().scores;
+        let b = bc(&g, &sources, &Default::default()).unwrap().scores;
         (errs, [a, b])
     });
     assert!(matches!(&errs[0], KernelError::Config(m) if m.contains("0 sources")));

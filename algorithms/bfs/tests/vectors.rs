@@ -118,7 +118,7 @@ fn bad_arguments_are_errors() {
             &g,
             0,
             &BfsConfig {
-                send_budget: 0,
+                step_work: 0,
                 ..Default::default()
             },
         )
@@ -126,7 +126,7 @@ fn bad_arguments_are_errors() {
         (e1, e2, e3)
     });
     assert!(
-        matches!(e3, KernelError::Config(ref m) if m.contains("send_budget")),
+        matches!(e3, KernelError::Config(ref m) if m.contains("step_work")),
         "{e3}"
     );
     assert_eq!(

@@ -1,5 +1,5 @@
 //! Connected components of an undirected graph (weakly connected components
-//! of a directed one), on graph-kernel's blocks.
+//! of a directed one), as a graph-kernel [`Program`].
 //!
 //! # The algorithm (Sutton, Ben-Nun & Barak, "Optimizing Parallel Graph
 //! Connectivity Computation via Subgraph Sampling", IPDPS 2018: Afforest)
@@ -24,6 +24,9 @@
 //!    with an end outside `c` is seen from that end. Most edges are never
 //!    read.
 //!
+//! Every root is then the smallest vertex of its component, and so is every
+//! vertex's label, as [`cc_sequential`] gives it.
+//!
 //! On a **directed** graph the components are the *weakly* connected ones
 //! (arcs taken as undirected edges). The rows hold each arc once, at its
 //! tail, and linking is symmetric, so linking every row's entries joins
@@ -34,35 +37,37 @@
 //! instead, which needs in-edge rows in the linking passes: simpler this
 //! way, at the cost of reading every arc once).
 //!
-//! # Distributed, on the blocks
+//! # In graph-kernel's one shape
 //!
 //! Afforest links with compare-and-swap on one shared parent array; here
 //! each trustee owns its vertices' parents. The parent array is a
-//! [`Replica`] over flat ids ([`Adjacency`]: renumbered by degree, so the
-//! hubs, which most trees hang from, have the smallest ids and share a few
-//! cache lines; "smaller" above means a smaller flat id), one per process:
-//! every trustee reads every parent, but writes only its own, so no
-//! compare-and-swap is needed:
+//! [`Replica`] over flat ids (graph-kernel's renumbering; rows hold flat
+//! ids), one per process, held in each trustee's [`Program`] state: every
+//! trustee reads every parent, but writes only its own, so no
+//! compare-and-swap is needed. A parent is stored as a 64-bit *word*: its
+//! global id above its flat id. Words compare as global ids, so "smaller"
+//! above means a smaller global id and every root ends as the smallest
+//! global id of its component: the label, read off the root's word with no
+//! further step.
 //!
 //! - **link** (`link`): a walk that ends at one of this trustee's roots
 //!   hooks it at once; one that ends at another trustee's root becomes a
-//!   [`Hook`] record for its owner (through the [`Outbox`]; one per remote
-//!   root and pass: a second walk that ends there links its vertex with the
-//!   first one's instead, as both are in that root's component), and the
-//!   owner continues the walk on arrival. If that walk ends at a third
-//!   trustee's root, the pair waits for the next pass (`Work::pending`);
+//!   message for its owner ("unite your vertex with the vertex of this
+//!   word"; one per remote root and pass: a second walk that ends there
+//!   links its vertex with the first one's instead, as both are in that
+//!   root's component), and [`Program::receive`] continues the walk there.
+//!   If that walk ends at a third trustee's root, the pair waits for the
+//!   next pass (`Cc::pending`);
 //! - **settle** (`settle`): a phase's pass over the own rows, then passes
-//!   over the pending pairs, until an all-reduce counts no record sent (the
-//!   all-reduce travels behind the records, so each has been applied); then
-//!   every trustee compresses its own vertices and publishes its parents to
-//!   the other processes ([`replica::publish`]), repeated in a rack job
-//!   until no parent changes (a parent read from an older publish is still
-//!   an ancestor, but maybe not the root).
+//!   over the pending pairs, until a superstep ends with no message sent
+//!   anywhere ([`Kernel::end_superstep_quick`]: one all-reduce, behind
+//!   every message); then every trustee compresses its own vertices and
+//!   publishes its parents to the other processes
+//!   ([`Kernel::publish`]), repeated in a rack job until no parent changes
+//!   (a parent read from an older publish is still an ancestor, but maybe
+//!   not the root).
 //!
-//! Both phases take a few passes on Kronecker graphs. Last, each root
-//! learns the smallest global id in its tree (one record per tree and
-//! trustee), so every label is the smallest vertex id of its component, as
-//! [`cc_sequential`] gives it.
+//! Both phases take a few passes on Kronecker graphs.
 //!
 //! ```
 //! use graph_core::sharded::ShardedGraph;
@@ -88,12 +93,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use gossamer::Op;
-use graph_core::alloc::vec_or_exit;
-use graph_core::sharded::{KernelError, ShardedGraph, TrusteeCtx, TrusteeState};
-use graph_core::EdgeList;
-use graph_kernel::adjacency::{self, Adjacency, Rows, NO_FLAT};
-use graph_kernel::outbox::{ship, Outbox};
-use graph_kernel::replica::{self, Replica};
+use graph_core::sharded::{KernelError, ShardedGraph};
+use graph_kernel::adjacency::{Adjacency, NO_FLAT};
+use graph_kernel::{gather, run, Kernel, Local, Prepare, Program, Replica, Sender};
+
+/// The sequential reference (union-find over the edge list) and the
+/// verifier, kept with the other kernels' in graph-core's `validate`.
+pub use graph_core::validate::{reference::cc as cc_sequential, verify_cc};
 
 /// Settings of one connected-components run.
 ///
@@ -107,7 +113,8 @@ pub struct CcConfig {
     /// Afforest uses 2, but rows here start with the hubs, so one neighbour
     /// already joins most of the giant component; on Graph500 graphs
     /// (SCALE 18 and 20, 1 and 2 threads) 1 took 0.6-0.8x the time of 2, 3
-    /// and 4 took longer still (`results/kernels/cc_pagerank.md`).
+    /// and 4 took longer still (`results/kernels/cc_pagerank.md`), and
+    /// 0.5-0.7x again in this port, roots ordered by global id.
     pub neighbor_rounds: u32,
     /// Vertices sampled, over all trustees, to find the largest component.
     pub samples: u32,
@@ -146,83 +153,47 @@ pub struct CcOutput {
     /// Linking passes run: each phase's pass over the rows and the passes
     /// over pairs left pending between trustees.
     pub sweeps: u64,
-    /// Records sent between trustees (hooks and the final labels).
+    /// Records sent between trustees (hooks).
     pub records: u64,
     /// Time of the kernel (excludes preparing the adjacency and gathering).
     pub kernel_time: Duration,
 }
 
-gossamer::pod_struct! {
-    /// A record for the owner of a root: while linking, "unite the tree of
-    /// your vertex at position `v` with flat id `to`'s"; at the end, "your
-    /// tree holds global id `to`". 8 bytes.
-    #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-    pub struct Hook { pub v: u32, pub to: u32 }
-}
-
-/// Slots of the per-pass cache of remote roots already sent a hook (and of
-/// the least ids per remote root at the end). Direct-mapped: a collision
-/// only costs one more record.
+/// Slots of the per-pass cache of remote roots already sent a hook.
+/// Direct-mapped: a collision only costs one more message.
 const CACHE: usize = 1024;
 
-/// One trustee's kernel state.
-#[derive(Default)]
-struct Trustee {
-    adj: Option<Arc<Adjacency>>,
-    /// Parents by flat id, shared by this process's trustees.
-    comp: Option<Arc<Replica>>,
-    work: Work,
-}
-
-#[derive(Default)]
-struct Work {
-    out: Outbox<Hook>,
-    /// Remote roots sent a hook in this pass, with the flat id sent.
-    sent: Vec<(u32, u32)>,
+/// One trustee's state.
+struct Cc {
+    adj: Arc<Adjacency>,
+    /// Each vertex's parent by flat id, shared by this process's trustees:
+    /// a *parent word*, the parent's global id in the high 32 bits and its
+    /// flat id in the low 32 (so words compare as global ids).
+    comp: Arc<Replica>,
+    /// Remote roots sent a hook in this pass, with the word sent.
+    sent: Vec<(u32, u64)>,
     /// Pairs to unite in the next pass: received hooks whose walk ended at
     /// a root of another trustee.
     pending: Vec<(u32, u32)>,
-    /// The root of each own position's tree, at the end.
-    root: Vec<u32>,
-    /// The smallest global id of the tree rooted at each own position, then
-    /// each own position's label.
-    least: Vec<u32>,
 }
 
+impl Program for Cc {
+    /// A hook: "unite the tree of this vertex with that of the vertex this
+    /// parent word names".
+    type Msg = u64;
+
+    fn receive(&mut self, v: u32, to: u64) -> bool {
+        if let Some((hi, lo)) = link(&self.adj, &self.comp, self.adj.flat(v), to as u32) {
+            self.pending.push((hi, lo as u32));
+        }
+        false
+    }
+}
+
+/// The parent word of the vertex that word `w` names.
 #[inline(always)]
-fn state(s: &mut TrusteeState) -> &mut Trustee {
-    s.kernel::<Trustee>(|_| Trustee::default()).1
-}
-
-#[inline(always)]
-fn parts(s: &mut TrusteeState) -> (&Adjacency, &Rows, &Replica, &mut Work) {
-    let (shard, t) = s.kernel::<Trustee>(|_| Trustee::default());
-    let a = t.adj.as_deref().expect("cc: adjacency attached");
-    let comp = t.comp.as_deref().expect("cc: parents attached");
-    (a, a.rows(shard), comp, &mut t.work)
-}
-
-fn parents(s: &mut TrusteeState) -> &Replica {
-    state(s).comp.as_deref().expect("cc: parents attached")
-}
-
-/// Copies this trustee's parents to the other processes of a rack job;
-/// returns the requests sent (none in one process).
-fn publish(ctx: &TrusteeCtx) -> u64 {
-    let own = ctx.local.apply(|s| {
-        let w = parts(s).0.own_flat();
-        (w.start, w.end)
-    });
-    replica::publish(ctx, own.0..own.1, parents)
-}
-
-fn outbox(s: &mut TrusteeState) -> &mut Outbox<Hook> {
-    &mut state(s).work.out
-}
-
-#[inline(always)]
-fn parent(comp: &Replica, f: u32) -> u32 {
-    comp.get(f as usize) as u32
+fn parent(comp: &Replica, w: u64) -> u64 {
+    comp.get(w as u32 as usize)
 }
 
 /// Afforest's `Link`: unites the trees of flat ids `u` and `v`, walking up
@@ -230,10 +201,10 @@ fn parent(comp: &Replica, f: u32) -> u32 {
 /// parent may be read (a parent read late or from an older publish is
 /// still an ancestor); only this trustee's roots are written, so no
 /// compare-and-swap is needed. When the walk ends at another trustee's
-/// root, returns `(that root, the flat id to hook it under)` for its owner.
+/// root, returns `(that root, the word to hook it under)` for its owner.
 #[inline]
-fn link(a: &Adjacency, comp: &Replica, u: u32, v: u32) -> Option<(u32, u32)> {
-    let (mut p1, mut p2) = (parent(comp, u), parent(comp, v));
+fn link(a: &Adjacency, comp: &Replica, u: u32, v: u32) -> Option<(u32, u64)> {
+    let (mut p1, mut p2) = (parent(comp, u.into()), parent(comp, v.into()));
     while p1 != p2 {
         let (high, low) = (p1.max(p2), p1.min(p2));
         let p_high = parent(comp, high);
@@ -241,10 +212,11 @@ fn link(a: &Adjacency, comp: &Replica, u: u32, v: u32) -> Option<(u32, u32)> {
             return None;
         }
         if p_high == high {
-            if a.own(high).is_none() {
-                return Some((high, low));
+            let h = high as u32;
+            if a.own(h).is_none() {
+                return Some((h, low));
             }
-            comp.set(high as usize, u64::from(low));
+            comp.set(h as usize, low);
             return None;
         }
         p1 = parent(comp, p_high);
@@ -253,52 +225,25 @@ fn link(a: &Adjacency, comp: &Replica, u: u32, v: u32) -> Option<(u32, u32)> {
     None
 }
 
-impl Work {
-    /// Clears the cache of remote roots sent a hook (start of a pass).
-    fn begin(&mut self) {
-        self.sent.clear();
-        self.sent.resize(CACHE, (NO_FLAT, NO_FLAT));
-    }
-
+impl Cc {
     /// Unites `u` and `v` from the trustee's own pass; a walk that ends at
-    /// another trustee's root becomes a record for it, unless one was sent
+    /// another trustee's root becomes a hook for it, unless one was sent
     /// for that root in this pass: then that root is already being hooked
     /// under `lo`, and `lo` is united here with this walk's vertex instead.
     #[inline]
-    fn unite(&mut self, a: &Adjacency, comp: &Replica, u: u32, v: u32) {
+    fn unite(&mut self, a: &Adjacency, out: &mut Sender<'_, Cc>, u: u32, v: u32) {
         let (mut u, mut v) = (u, v);
-        while let Some((hi, lo)) = link(a, comp, u, v) {
+        while let Some((hi, lo)) = link(a, &self.comp, u, v) {
             let slot = &mut self.sent[hi as usize % CACHE];
             if slot.0 == hi {
                 // Both vertices are in `hi`'s component, and smaller than it.
-                (u, v) = (slot.1, lo);
+                (u, v) = (slot.1 as u32, lo as u32);
                 continue;
             }
             *slot = (hi, lo);
-            let (o, p) = a.locate(hi);
-            self.out.push(o, Hook { v: p, to: lo });
+            out.send_remote(hi, lo);
             return;
         }
-    }
-}
-
-/// Applies hooks from other trustees (delegated closure body): a walk that
-/// ends at a third trustee's root waits for the next pass.
-fn receive_hooks(s: &mut TrusteeState, recs: &[Hook]) {
-    let (a, _, comp, w) = parts(s);
-    for r in recs {
-        if let Some(pair) = link(a, comp, a.flat(r.v), r.to) {
-            w.pending.push(pair);
-        }
-    }
-}
-
-/// Applies other trustees' smallest ids of trees rooted here.
-fn receive_least(s: &mut TrusteeState, recs: &[Hook]) {
-    let least = &mut state(s).work.least;
-    for r in recs {
-        let l = &mut least[r.v as usize];
-        *l = (*l).min(r.to);
     }
 }
 
@@ -314,33 +259,36 @@ enum Pass {
 }
 
 /// One pass of [`Pass`] over the own rows, then the pending pairs.
-fn link_pass(a: &Adjacency, rows: &Rows, comp: &Replica, w: &mut Work, pass: Pass) {
-    w.begin();
+fn link_pass(l: &mut Local<'_, Cc>, pass: Pass) {
+    let (a, rows) = (l.adjacency(), l.rows());
     let (starts, targets) = (rows.starts(), rows.targets());
+    let (c, mut out) = l.split();
+    c.sent.clear();
+    c.sent.resize(CACHE, (NO_FLAT, 0));
     match pass {
         Pass::Sample(r) => {
             for u in 0..a.num_own() {
                 let s = starts[u as usize] as usize + r;
                 if s < starts[u as usize + 1] as usize {
-                    w.unite(a, comp, a.flat(u), targets[s]);
+                    c.unite(a, &mut out, a.flat(u), targets[s]);
                 }
             }
         }
         Pass::Finish(k, skip) => {
             for u in 0..a.num_own() {
                 let (s, e) = (starts[u as usize] as usize, starts[u as usize + 1] as usize);
-                if s + k >= e || parent(comp, a.flat(u)) == skip {
+                if s + k >= e || c.comp.get(a.flat(u) as usize) as u32 == skip {
                     continue;
                 }
                 for &f in &targets[s + k..e] {
-                    w.unite(a, comp, a.flat(u), f);
+                    c.unite(a, &mut out, a.flat(u), f);
                 }
             }
         }
         Pass::Pending => {}
     }
-    for (u, v) in std::mem::take(&mut w.pending) {
-        w.unite(a, comp, u, v);
+    for (u, v) in std::mem::take(&mut c.pending) {
+        c.unite(a, &mut out, u, v);
     }
 }
 
@@ -348,9 +296,8 @@ fn link_pass(a: &Adjacency, rows: &Rows, comp: &Replica, w: &mut Work, pass: Pas
 /// changed.
 fn compress(a: &Adjacency, comp: &Replica) -> u64 {
     let mut changed = 0;
-    for u in 0..a.num_own() {
-        let f = a.flat(u);
-        let p = parent(comp, f);
+    for f in a.own_flat() {
+        let p = comp.get(f);
         let mut r = p;
         loop {
             let q = parent(comp, r);
@@ -360,7 +307,7 @@ fn compress(a: &Adjacency, comp: &Replica) -> u64 {
             r = q;
         }
         if r != p {
-            comp.set(f as usize, u64::from(r));
+            comp.set(f, r);
             changed += 1;
         }
     }
@@ -368,62 +315,45 @@ fn compress(a: &Adjacency, comp: &Replica) -> u64 {
 }
 
 /// Unites the edges of `pass` on every trustee: the pass, then passes over
-/// the pairs left pending until no record is in flight and none is
-/// pending; then compresses, so that every parent is a root. Returns
-/// `(passes, records sent)`.
-fn settle(ctx: &mut TrusteeCtx, pass: Pass) -> (u64, u64) {
-    let (mut passes, mut records) = (0, 0);
-    let mut pass = pass;
-    loop {
+/// the pairs left pending until no hook is in flight and none is pending;
+/// then compresses, so that every parent is a root. Returns the passes.
+fn settle(k: &mut Kernel<Cc>, pass: Pass) -> u64 {
+    let mut passes = 1;
+    k.with(move |l| link_pass(l, pass));
+    // The all-reduce travels behind every hook: when it returns, each has
+    // been applied, and a pair it left pending is in the next pass.
+    while k.end_superstep_quick() {
         passes += 1;
-        let bufs = ctx.local.apply_returning(move |s| {
-            let (a, rows, comp, w) = parts(s);
-            link_pass(a, rows, comp, w, pass);
-            w.out.take()
-        });
-        pass = Pass::Pending;
-        let sent = bufs.iter().map(|b| b.len() as u64).sum::<u64>();
-        records += sent;
-        ship(ctx, bufs, receive_hooks, outbox);
-        // Behind every batch: after it, each record has been applied, and a
-        // pair it left pending is counted in the next round's reduction.
-        let [all] = ctx.party.all_reduce([sent], [Op::Sum]);
-        if all == 0 {
-            break;
-        }
+        k.with(|l| link_pass(l, Pass::Pending));
     }
     // In one process a pass over a quiet forest leaves only roots; across
     // processes a parent read from an older publish may be passed over, so
     // the passes repeat until none changes anything.
     loop {
-        let changed = ctx.local.apply(|s| {
-            let (a, _, comp, _) = parts(s);
-            compress(a, comp)
-        });
-        let published = publish(ctx);
-        let [changed, published] = ctx
-            .party
-            .all_reduce([changed, published], [Op::Sum, Op::Sum]);
+        let changed = k.with(|l| compress(l.adjacency(), &l.state().comp));
+        let published = k.publish(|c: &Cc| &c.comp);
+        let [changed, published] = k.reduce([changed, published], [Op::Sum; 2]);
         if changed == 0 || published == 0 {
-            return (passes, records);
+            return passes;
         }
     }
 }
 
 /// The root most frequent among `samples` vertices spread over the
 /// trustees (each trustee's own most frequent; the most counted wins, every
-/// trustee gets the same).
-fn largest(ctx: &mut TrusteeCtx, samples: u32) -> u32 {
-    let per = samples.div_ceil(ctx.partition.num_trustees()).max(1);
-    let local = ctx.local.apply(move |s| {
-        let (a, _, comp, _) = parts(s);
+/// trustee gets the same), as a flat id.
+fn largest(k: &mut Kernel<Cc>, samples: u32) -> u32 {
+    let per = samples.div_ceil(k.num_trustees()).max(1);
+    let local = k.with(move |l| {
+        let (a, c) = (l.adjacency(), l.state());
         let n = a.num_own();
         let mut count: HashMap<u32, u64> = HashMap::new();
         // A fixed stride over the positions.
         let mut x = 0u64;
         for _ in 0..per.min(n) {
             x = (x + 0x9E37_79B9) % u64::from(n);
-            *count.entry(parent(comp, a.flat(x as u32))).or_default() += 1;
+            let root = c.comp.get(a.flat(x as u32) as usize) as u32;
+            *count.entry(root).or_default() += 1;
         }
         count
             .into_iter()
@@ -431,108 +361,24 @@ fn largest(ctx: &mut TrusteeCtx, samples: u32) -> u32 {
             .max()
             .unwrap_or(0)
     });
-    let [best] = ctx.party.all_reduce([local], [Op::Max]);
-    best as u32
+    k.max(local) as u32
 }
 
-/// Every own vertex's label, into `least`: the smallest global id of its
-/// tree (the parents are roots when this runs). Returns `(own roots,
-/// records sent)`.
-fn labels(ctx: &mut TrusteeCtx) -> (u64, u64) {
-    let (roots, bufs) = ctx.local.apply_returning(|s| {
-        let (a, _, comp, w) = parts(s);
-        w.root.clear();
-        w.begin();
-        let mut roots = 0;
-        for u in 0..a.num_own() {
-            let f = a.flat(u);
-            let (r, g) = (parent(comp, f), a.global_of(f));
-            roots += u64::from(r == f);
-            w.root.push(r);
-            if let Some(v) = a.own(r) {
-                w.least[v as usize] = w.least[v as usize].min(g);
-                continue;
-            }
-            // Least ids of remote roots, cached; an evicted one is sent.
-            let slot = &mut w.sent[r as usize % CACHE];
-            if slot.0 == r {
-                slot.1 = slot.1.min(g);
-            } else {
-                let old = std::mem::replace(slot, (r, g));
-                if old.0 != NO_FLAT {
-                    let (o, v) = a.locate(old.0);
-                    w.out.push(o, Hook { v, to: old.1 });
-                }
-            }
-        }
-        for &(r, g) in &w.sent {
-            if r != NO_FLAT {
-                let (o, v) = a.locate(r);
-                w.out.push(o, Hook { v, to: g });
-            }
-        }
-        (roots, w.out.take())
+/// The state on one trustee: every own vertex its own root, nothing
+/// pending.
+fn init(a: &Arc<Adjacency>, old: Option<Cc>) -> Cc {
+    let mut c = old.unwrap_or_else(|| Cc {
+        adj: a.clone(),
+        comp: Replica::per_vertex(a, "cc.parents"),
+        sent: Vec::new(),
+        pending: Vec::new(),
     });
-    let records = bufs.iter().map(|b| b.len() as u64).sum::<u64>();
-    ship(ctx, bufs, receive_least, outbox);
-    // Every tree's least id has arrived at its root's owner, and every
-    // trustee has read its vertices' roots: the roots' parent words can
-    // now hold the least ids.
-    ctx.party.barrier();
-    ctx.local.apply(|s| {
-        let (a, _, comp, w) = parts(s);
-        for v in 0..a.num_own() {
-            let f = a.flat(v);
-            if parent(comp, f) == f {
-                comp.set(f as usize, u64::from(w.least[v as usize]));
-            }
-        }
-    });
-    publish(ctx);
-    ctx.party.barrier();
-    ctx.local.apply(|s| {
-        let (_, _, comp, w) = parts(s);
-        for (l, &r) in w.least.iter_mut().zip(&w.root) {
-            *l = parent(comp, r);
-        }
-    });
-    (roots, records)
-}
-
-/// The per-trustee driver; returns `(components, passes, records)`.
-fn run_trustee(mut ctx: TrusteeCtx, cfg: CcConfig, directed: bool) -> (u64, u64, u64) {
-    ctx.local.apply(|s| {
-        let (a, _, comp, w) = parts(s);
-        w.pending.clear();
-        // Sized here: another trustee's least ids may arrive before this
-        // one reaches `labels`.
-        w.least.clear();
-        w.least.resize(a.num_own() as usize, u32::MAX);
-        for v in 0..a.num_own() {
-            comp.set(a.flat(v) as usize, u64::from(a.flat(v)));
-        }
-    });
-    publish(&ctx);
-    ctx.party.barrier();
-    let k = cfg.neighbor_rounds as usize;
-    let (mut passes, mut records) = (0, 0);
-    for r in 0..k {
-        let (p, s) = settle(&mut ctx, Pass::Sample(r));
-        (passes, records) = (passes + p, records + s);
+    c.pending.clear();
+    for f in a.own_flat() {
+        c.comp
+            .set(f, u64::from(a.global_of(f as u32)) << 32 | f as u64);
     }
-    // On a directed graph an arc from the largest component to a vertex
-    // outside sits only in its tail's row, in the component: skipping the
-    // component's rows would miss it (see the module docs), so every row
-    // is finished.
-    let skip = if cfg.skip_largest && !directed {
-        largest(&mut ctx, cfg.samples)
-    } else {
-        NO_FLAT
-    };
-    let (p, s) = settle(&mut ctx, Pass::Finish(k, skip));
-    let (roots, r3) = labels(&mut ctx);
-    let [components] = ctx.party.all_reduce([roots], [Op::Sum]);
-    (components, passes + p, records + s + r3)
+    c
 }
 
 /// Connected components of `graph`, from a fiber of the runtime that built it.
@@ -556,121 +402,51 @@ fn run_trustee(mut ctx: TrusteeCtx, cfg: CcConfig, directed: bool) -> (u64, u64,
 /// ```
 pub fn cc(graph: &ShardedGraph, cfg: &CcConfig) -> Result<CcOutput, KernelError> {
     let cfg = *cfg;
-    graph.on_trustees(|mut ctx| {
-        adjacency::prepare(&mut ctx);
-        ctx.local.apply(|s| {
-            let a = adjacency::shared(s).expect("prepared just above");
-            // The rows are built on first use: here, not in the timed part.
-            a.rows(s.shard());
-            let t = state(s);
-            if !t.adj.as_ref().is_some_and(|b| Arc::ptr_eq(b, &a)) {
-                t.comp = Some(Replica::per_vertex(&a, "cc.parents"));
-                t.work.out = Outbox::new(a.num_trustees());
-                t.adj = Some(a);
-            }
-        })
-    });
-    let t0 = Instant::now();
     let directed = graph.is_directed();
-    let per = graph.on_trustees(move |ctx| run_trustee(ctx, cfg, directed));
+    // The rows and the state are made before the clock starts.
+    graph_kernel::prepare(graph, Prepare::Rows);
+    run(graph, |s, old| init(s.adjacency(), old), |_| ());
+    let t0 = Instant::now();
+    let per = run(
+        graph,
+        |s, old| init(s.adjacency(), old),
+        move |k| {
+            // The own parents of the other processes.
+            k.publish(|c: &Cc| &c.comp);
+            k.sync();
+            let r = cfg.neighbor_rounds as usize;
+            let mut passes = 0;
+            for i in 0..r {
+                passes += settle(k, Pass::Sample(i));
+            }
+            // On a directed graph an arc from the largest component to a
+            // vertex outside sits only in its tail's row, in the component:
+            // skipping the component's rows would miss it (see the module
+            // docs), so every row is finished.
+            let skip = if cfg.skip_largest && !directed {
+                largest(k, cfg.samples)
+            } else {
+                NO_FLAT
+            };
+            passes += settle(k, Pass::Finish(r, skip));
+            let roots = k.with(|l| {
+                let own = l.adjacency().own_flat();
+                let comp = &l.state().comp;
+                own.filter(|&f| comp.get(f) as u32 == f as u32).count() as u64
+            });
+            (k.sum(roots), passes, k.stats().sent)
+        },
+    );
     let kernel_time = t0.elapsed();
-    let labels = graph.gather(u32::MAX, |s| {
-        let (a, _, _, w) = parts(s);
-        a.by_local(|v| w.least[v as usize])
-    });
+    // Every parent is a root, whose global id is the smallest of its tree.
+    let labels = gather(graph, 0, |c: &Cc, v| {
+        c.comp.get(c.adj.flat(v) as usize) >> 32
+    })?;
     Ok(CcOutput {
-        labels: labels.into_iter().map(u64::from).collect(),
+        labels,
         components: per[0].0,
         sweeps: per[0].1,
         records: per.iter().map(|p| p.2).sum(),
         kernel_time,
     })
-}
-
-/// Sequential reference: union-find over the edge list (union by smaller
-/// root, path halving); each vertex's label is the smallest id of its
-/// component. Self-loops change nothing.
-///
-/// ```
-/// use graph_core::{EdgeList, PackedEdge};
-/// let list = EdgeList::from_edges(4, vec![PackedEdge::new(3, 1, 1.0)]).unwrap();
-/// assert_eq!(components::cc_sequential(&list), [0, 1, 2, 1]);
-/// ```
-pub fn cc_sequential(list: &EdgeList<'_>) -> Vec<u64> {
-    let n = list.num_vertices() as usize;
-    let mut parent: Vec<u32> = vec_or_exit(n, 0, "union-find parents");
-    parent
-        .iter_mut()
-        .enumerate()
-        .for_each(|(v, p)| *p = v as u32);
-    fn find(p: &mut [u32], mut x: u32) -> u32 {
-        while p[x as usize] != x {
-            let gp = p[p[x as usize] as usize];
-            p[x as usize] = gp;
-            x = gp;
-        }
-        x
-    }
-    for e in list.edges() {
-        let (a, b) = (find(&mut parent, e.u), find(&mut parent, e.v));
-        if a != b {
-            let (lo, hi) = (a.min(b), a.max(b));
-            parent[hi as usize] = lo;
-        }
-    }
-    (0..n as u32)
-        .map(|v| u64::from(find(&mut parent, v)))
-        .collect()
-}
-
-/// Checks a component labelling of `list` without trusting its producer:
-/// one label per vertex; both ends of every edge share a label; every label is
-/// the smallest vertex of its class (`labels[v] <= v` and
-/// `labels[labels[v]] == labels[v]`); and there are exactly as many classes as
-/// the graph has components (counted here by a union-find), so no component
-/// was split. Returns the number of components, or what is wrong.
-///
-/// ```
-/// use graph_core::{EdgeList, PackedEdge};
-/// let list = EdgeList::from_edges(3, vec![PackedEdge::new(0, 2, 1.0)]).unwrap();
-/// assert_eq!(components::verify_cc(&list, &[0, 1, 0]), Ok(2));
-/// assert!(components::verify_cc(&list, &[0, 1, 2]).unwrap_err().contains("edge (0, 2)"));
-/// ```
-pub fn verify_cc(list: &EdgeList<'_>, labels: &[u64]) -> Result<u64, String> {
-    let n = list.num_vertices();
-    if labels.len() as u64 != n {
-        return Err(format!(
-            "{} labels for a graph of {n} vertices",
-            labels.len()
-        ));
-    }
-    for e in list.edges() {
-        let (a, b) = (labels[e.u as usize], labels[e.v as usize]);
-        if a != b {
-            return Err(format!(
-                "edge ({}, {}) joins labels {a} and {b}: one component has two labels",
-                e.u, e.v
-            ));
-        }
-    }
-    let mut classes = 0u64;
-    for (v, &l) in labels.iter().enumerate() {
-        if l > v as u64 || labels[l as usize] != l {
-            return Err(format!(
-                "vertex {v} has label {l}, which is not the smallest vertex of its class"
-            ));
-        }
-        classes += u64::from(l == v as u64);
-    }
-    let components = cc_sequential(list)
-        .iter()
-        .enumerate()
-        .filter(|&(v, &l)| l == v as u64)
-        .count() as u64;
-    if classes != components {
-        return Err(format!(
-            "{classes} label classes but the graph has {components} components: a class joins vertices that no path connects"
-        ));
-    }
-    Ok(components)
 }

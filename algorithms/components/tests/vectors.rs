@@ -141,6 +141,44 @@ fn verifier_rejects_wrong_labellings() {
 }
 
 #[test]
+fn verifier_rejects_the_kernels_answer_with_one_label_flipped() {
+    // The kernel's own labelling passes; with one label changed to that of
+    // another component (a vertex with edges, and an isolated one), or to
+    // the vertex itself, it does not.
+    let list = load(10);
+    let l = list.clone();
+    let out = gossamer::main(2, move || {
+        let g = ShardedGraph::build(&l, PartitionKind::Cyclic).unwrap();
+        cc(&g, &CcConfig::default()).unwrap()
+    });
+    let good = out.labels;
+    assert_eq!(verify_cc(&list, &good), Ok(out.components));
+    let mut degree = vec![0u32; good.len()];
+    for e in list.edges().iter().filter(|e| e.u != e.v) {
+        degree[e.u as usize] += 1;
+        degree[e.v as usize] += 1;
+    }
+    let linked = (0..good.len()).rev().find(|&v| degree[v] > 0).unwrap();
+    let isolated = (0..good.len()).rev().find(|&v| degree[v] == 0).unwrap();
+    for v in [linked, isolated] {
+        let other = (0..v)
+            .find(|&u| good[u] == u as u64 && good[u] != good[v])
+            .unwrap();
+        for wrong in [other as u64, v as u64] {
+            if wrong == good[v] {
+                continue;
+            }
+            let mut bad = good.clone();
+            bad[v] = wrong;
+            assert!(
+                verify_cc(&list, &bad).is_err(),
+                "vertex {v} labelled {wrong}"
+            );
+        }
+    }
+}
+
+#[test]
 fn runs_again_on_the_same_graph() {
     let list = load(10);
     let want = cc_sequential(&list);

@@ -42,10 +42,15 @@ fn check_scale(scale: u32) {
 
 /// Runs both configurations on `threads` trustees and both partitions and
 /// compares with the reference; returns the reference's results.
-fn check(list: &EdgeList<'static>, threads: &[usize]) -> Vec<pagerank::PageRankOutput> {
+fn check(
+    list: &EdgeList<'static>,
+    threads: &[usize],
+) -> Vec<graph_core::validate::reference::PageRank> {
     let want: Vec<_> = CONFIGS
         .iter()
-        .map(|c| pagerank_sequential(list, c).unwrap())
+        .map(|c| {
+            pagerank_sequential(list, false, c.damping, c.max_iterations, c.tolerance).unwrap()
+        })
         .collect();
     assert_eq!(want[1].iterations, 7);
     for &threads in threads {
@@ -69,7 +74,7 @@ fn check(list: &EdgeList<'static>, threads: &[usize]) -> Vec<pagerank::PageRankO
                     .map(|(a, b)| (a - b).abs())
                     .fold(0.0, f64::max);
                 assert!(worst < 1e-12, "{what}: scores differ by {worst}");
-                let r = verify_pagerank(list, &out.scores, &c).unwrap();
+                let r = verify_pagerank(list, false, &out.scores, c.damping).unwrap();
                 assert!(
                     r <= c.damping * out.residual + 1e-12,
                     "{what}: residual {r}"
@@ -107,24 +112,62 @@ fn scale12_matches_sequential() {
 fn verifier_rejects_perturbed_scores() {
     let list = load(10);
     let cfg = PageRankConfig::default();
-    let good = pagerank_sequential(&list, &cfg).unwrap().scores;
-    assert!(verify_pagerank(&list, &good, &cfg).unwrap() < cfg.tolerance);
+    let (d, tol) = (cfg.damping, cfg.tolerance);
+    let good = pagerank_sequential(&list, false, d, cfg.max_iterations, tol)
+        .unwrap()
+        .scores;
+    assert!(verify_pagerank(&list, false, &good, d).unwrap() < tol);
     // Moving mass between two vertices keeps the total but not the fixed point.
     let mut moved = good.clone();
     let (a, b) = (0, good.iter().position(|&s| s > 1e-3).unwrap());
     moved[a] += 1e-3;
     moved[b] -= 1e-3;
-    assert!(verify_pagerank(&list, &moved, &cfg).unwrap() > cfg.tolerance);
+    assert!(verify_pagerank(&list, false, &moved, d).unwrap() > tol);
     let mut created = good.clone();
     created[0] += 0.5;
-    assert!(verify_pagerank(&list, &created, &cfg)
+    assert!(verify_pagerank(&list, false, &created, d)
         .unwrap_err()
         .contains("mass"));
     let mut low = good;
     low[3] = 0.0;
-    assert!(verify_pagerank(&list, &low, &cfg)
+    assert!(verify_pagerank(&list, false, &low, d)
         .unwrap_err()
         .contains("base score"));
+}
+
+#[test]
+fn verifier_rejects_the_kernels_answer_with_one_score_perturbed() {
+    // The kernel's own answer passes as the CLI checks it (one more
+    // iteration moves the scores by at most d x the last residual); the
+    // same answer with one score off by 1e-4 of the total does not, and
+    // neither does one with a score below the base score.
+    let list = load(10);
+    let l = list.clone();
+    let cfg = PageRankConfig::default();
+    let out = gossamer::main(2, move || {
+        let g = ShardedGraph::build(&l, PartitionKind::Cyclic).unwrap();
+        pagerank(&g, &cfg).unwrap()
+    });
+    let d = cfg.damping;
+    let passes = |scores: &[f64]| {
+        verify_pagerank(&list, false, scores, d).is_ok_and(|r| r <= d * out.residual + 1e-12)
+    };
+    assert!(passes(&out.scores));
+    let top = (0..out.scores.len())
+        .max_by(|&a, &b| out.scores[a].total_cmp(&out.scores[b]))
+        .unwrap();
+    for v in [top, out.scores.len() / 2] {
+        let mut bad = out.scores.clone();
+        bad[v] -= 1e-4;
+        assert!(!passes(&bad), "vertex {v} lowered by 1e-4");
+    }
+    let low = (0..out.scores.len())
+        .min_by(|&a, &b| out.scores[a].total_cmp(&out.scores[b]))
+        .unwrap();
+    let mut bad = out.scores.clone();
+    bad[low] *= 0.5;
+    let e = verify_pagerank(&list, false, &bad, d).unwrap_err();
+    assert!(e.contains("base score"), "{e}");
 }
 
 #[test]

@@ -182,7 +182,8 @@ fn main() {
                                 // In place, as gossamer-graph runs it.
                                 let cfg = SsspConfig {
                                     in_place: true,
-                                    ..SsspConfig::with_delta(delta)
+                                    delta,
+                                    ..SsspConfig::default()
                                 };
                                 let o = sssp(&g, root, &cfg).expect("root ok");
                                 rounds.push(o.rounds as f64);

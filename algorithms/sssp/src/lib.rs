@@ -24,57 +24,45 @@
 //! one are a fixed ring and the later ones a sparse map, so memory does not
 //! grow with `max distance / Δ`.
 //!
-//! # As delegated kernels
+//! # In graph-kernel's one shape
 //!
-//! Each trustee owns its vertices' `d` (f32), parents and buckets in its
-//! [`TrusteeState`] property (type `Trustee` here). The adjacency is
-//! graph-kernel's [`Adjacency`], prepared once per graph (not timed) and
-//! shared with every other kernel: every target renamed to a *flat* id (by
-//! owner, then decreasing degree) so no partition arithmetic is left in the
-//! inner loop. This kernel keeps its own [`LightHeavy`] view of it: parallel
-//! edges merged to their minimum weight, each row split into light then heavy
-//! entries for its Δ; with [`SsspConfig::in_place`] (what `gossamer-graph`
-//! runs) the split lives inside the shard itself, renamed and reordered row
-//! by row, so the rows cost no memory beyond the graph. One fiber per trustee
-//! drives the rounds:
+//! Each trustee's [`Program`] state holds its vertices' parents and
+//! relaxation marks by position in graph-kernel's renumbered adjacency
+//! (every target a *flat* id: no partition arithmetic in the inner loop),
+//! its [`LightHeavy`] split of the weighted rows (parallel edges merged to
+//! their minimum weight, each row light entries first; with
+//! [`SsspConfig::in_place`], what `gossamer-graph` runs, inside the shard
+//! itself, so the rows cost no memory beyond the graph), its bucket queue,
+//! and its [`Bounds`]: each own vertex's tentative distance and the best
+//! distance already sent to every other vertex, so a relaxation that
+//! cannot improve anything is dropped at the sender (the trustees of a
+//! rank share one filter for the other ranks' vertices where whole arrays
+//! would outweigh the graph).
 //!
-//! - **Relaxing** a vertex's edges: a target owned by the same trustee is
-//!   relaxed directly on local state (the *local shortcut*); a target owned by
-//!   another trustee becomes a [`Relax`] record `(position at the owner,
-//!   distance, parent)` in the trustee's [`Outbox`]. After each pass the
-//!   batches are shipped as POD slices in slot-sized pieces to a delegated
-//!   closure on the owner that applies the whole batch: never one request per
-//!   edge. A sender remembers the best distance it sent for each remote
-//!   vertex and sends only improvements, in one `f32` array over all flat
-//!   ids beside its own vertices' distances. In a rack job whose trustees
-//!   would hold more in those arrays than the graph itself (several ranks
-//!   of several trustees, more than 4 x edgefactor trustees in all: 16 GiB
-//!   per rank at SCALE 27 on 12 ranks x 32 threads), each trustee keeps
-//!   only its rank's vertices and the trustees of a rank share one
-//!   [`Filter`] for the other ranks' vertices (1.8 GiB per rank there).
+//! The kernel orders its own work, so it runs in
+//! [`passes`](graph_kernel::Kernel::passes): each relaxes a bounded amount
+//! (own targets at once, others queued as [`Relax`] records that the
+//! driver ships between passes and [`Program::receive`] applies on the
+//! owner), and the driver yields between passes so that records from the
+//! others land.
+//!
 //! - **Bucket fusion** (as in GAPBS): a local relaxation that lands in the
-//!   current bucket is processed in the same pass (in FIFO waves), without a
-//!   global round.
-//! - **Agreement** goes through a [`gossamer::Collective`]: one all-reduce per
-//!   iteration of an *epoch* (a window of buckets, usually one: see
-//!   `run_trustee`): "the window still has work" (or) and "the next
-//!   bucket" (min). The all-reduce is also a flush (requests between two
-//!   workers run in issue order, and every party's contribution travels to
-//!   every worker behind its record batches), so when it returns every record
-//!   sent in the iteration has been applied; nobody waits for answers. Senders compute the owner's bucket of every record they
-//!   send and include it, so a record that lands after its owner reported is
-//!   still accounted for. The heavy edges of the settled vertices are relaxed
+//!   current bucket is processed in the same pass (in FIFO waves), without
+//!   a global round.
+//! - **Agreement**: one all-reduce per iteration of an *epoch* (a window of
+//!   buckets, usually one: see `search`): "the window still has work"
+//!   (or) and "the next bucket" (min). The all-reduce is also a flush, so
+//!   when it returns every record of the iteration has been applied;
+//!   senders compute the owner's bucket of every record they send and
+//!   report it, so a record that lands after its owner reported is still
+//!   accounted for. The heavy edges of the settled vertices are relaxed
 //!   right after the light pass, before that agreement (a speculation that
 //!   saves a round per bucket; a late light record re-settles a vertex).
 //!
-//! Every relaxation is computed in `f32` as `d(v) + w`, so the result satisfies
-//! the Graph500 validator's exact check `d(u) == d(parent(u)) + w`.
-//!
-//! Multiple roots run one after another on the same [`ShardedGraph`]: the
-//! adjacency is prepared once (and re-split only when Δ changes); per-root
-//! state is reset with a few `fill`s. The tunables besides Δ (the work of a
-//! pass, the work of an epoch) are fields of [`SsspConfig`] with measured
-//! defaults.
+//! Every relaxation is computed in `f32` as `d(v) + w`, so the result
+//! satisfies the Graph500 validator's exact check `d(u) == d(parent(u)) + w`.
+//! Roots run one after another on the same graph: the split is made once
+//! (and again only when Δ changes); per-root state is reset with `fill`s.
 //!
 //! ```
 //! use graph_core::sharded::ShardedGraph;
@@ -92,7 +80,6 @@
 //! assert_eq!(out.parent[2], 1);
 //! ```
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use gossamer::Op;
@@ -100,11 +87,12 @@ use gossamer::Op;
 mod buckets;
 use buckets::{Buckets, MAX_BUCKET, NO_BUCKET};
 
-use graph_core::alloc::vec_or_exit;
-use graph_core::sharded::{KernelError, ShardedGraph, TrusteeCtx, TrusteeState};
-use graph_kernel::adjacency::{self, gather_parents, Adjacency, LightHeavy, NO_FLAT};
-use graph_kernel::outbox::{ship, Outbox};
-use graph_kernel::Filter;
+use graph_core::alloc::refill;
+use graph_core::sharded::{KernelError, ShardedGraph};
+use graph_core::Shard;
+use graph_kernel::adjacency::NO_FLAT;
+use graph_kernel::{gather, gather_flat, run, Bounds, LightHeavy, Local};
+use graph_kernel::{Prepare, Program, Sender, Setup};
 
 /// Δ used by [`SsspConfig::default`]: the middle of the flat optimum
 /// (0.0005-0.002) of the sweep on Graph500 graphs at SCALE 18-22 with 2
@@ -130,25 +118,8 @@ pub const DEFAULT_DELTA: f32 = 0.001;
 /// }
 /// ```
 pub fn check_delta(delta: f32) -> Result<(), String> {
-    let eg = format!("e.g. {DEFAULT_DELTA} (the default)");
-    if delta.is_nan() {
-        Err(format!(
-            "not a number; give a positive bucket width in weight units, {eg}"
-        ))
-    } else if delta <= 0.0 {
-        Err(format!("the bucket width must be positive, {eg}"))
-    } else if delta.is_infinite() {
-        Err(format!(
-            "the bucket width must be finite (any width at or above the largest weight already makes every edge light), {eg}"
-        ))
-    } else if !delta.is_normal() || !(1.0 / delta).is_finite() {
-        Err(format!(
-            "too small: a width below {:e} (the smallest normal f32) has no finite reciprocal; {eg}",
-            f32::MIN_POSITIVE
-        ))
-    } else {
-        Ok(())
-    }
+    LightHeavy::check_width(delta)
+        .map_err(|why| format!("{why}, e.g. {DEFAULT_DELTA} (the default)"))
 }
 
 /// Work units charged per record queued for another trustee.
@@ -193,38 +164,17 @@ impl Default for SsspConfig {
 }
 
 impl SsspConfig {
-    /// The defaults with bucket width `delta`.
-    ///
-    /// ```
-    /// let c = sssp::SsspConfig::with_delta(0.01);
-    /// assert_eq!((c.delta, c.pass_budget), (0.01, sssp::SsspConfig::default().pass_budget));
-    /// ```
-    pub fn with_delta(delta: f32) -> Self {
-        SsspConfig {
-            delta,
-            ..Default::default()
-        }
-    }
-
     /// Checks the settings; the error says which is wrong and what to give.
     fn check(&self) -> Result<(), KernelError> {
-        if let Err(why) = check_delta(self.delta) {
-            let d = self.delta;
-            // As typed for tiny or huge values (1e-40, not 0.0000...0001).
-            let shown = if d.is_finite() && d != 0.0 && !(1e-4..1e9).contains(&d.abs()) {
-                format!("{d:e}")
-            } else {
-                d.to_string()
-            };
-            return Err(KernelError::Config(format!("delta = {shown}: {why}")));
-        }
-        if self.pass_budget == 0 || self.epoch_work == 0 {
-            return Err(KernelError::Config(format!(
+        let why = match check_delta(self.delta) {
+            Err(why) => format!("delta = {:?}: {why}", self.delta),
+            Ok(()) if self.pass_budget == 0 || self.epoch_work == 0 => format!(
                 "pass_budget = {}, epoch_work = {}: both must be at least 1 (defaults 16384 and 262144)",
                 self.pass_budget, self.epoch_work
-            )));
-        }
-        Ok(())
+            ),
+            Ok(()) => return Ok(()),
+        };
+        Err(KernelError::Config(why))
     }
 }
 
@@ -249,579 +199,278 @@ pub struct SsspOutput {
 }
 
 gossamer::pod_struct! {
-    /// One relaxation sent to the owner of a vertex: "`d(v)` may be `dist`, via
-    /// `parent`", where `v` is the vertex's position at its owner and
-    /// `parent` the parent's flat id (see [`Adjacency`]). 12 bytes, no
-    /// padding.
+    /// One relaxation on its way to the owner of a vertex: "its distance
+    /// may be `dist`, via `parent`" (the parent's flat id). 8 bytes.
     #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-    pub struct Relax { pub v: u32, pub dist: f32, pub parent: u32 }
+    pub struct Relax { pub dist: f32, pub parent: u32 }
 }
 
-/// One trustee's kernel state: the shared adjacency, this kernel's
-/// light/heavy split of it, the rank's filter of sent distances, and the
-/// search.
-#[derive(Default)]
-struct Trustee {
-    adj: Option<Arc<Adjacency>>,
-    split: Option<LightHeavy>,
-    sent: Option<Arc<Filter>>,
-    search: Search,
+/// One trustee's state: the split rows, the bounds (own tentative
+/// distances, best distances sent) and the search.
+struct Sssp {
+    lh: LightHeavy,
+    bounds: Bounds,
+    s: Search,
 }
 
-/// Per-root state of one trustee, by position (see [`Adjacency`]).
-///
-/// Every flat id has a *bound*: the distance its owner will end with is at
-/// most that. `best[f - lo]` holds it for flat ids `lo..lo + best.len()`:
-/// an own vertex's tentative distance, another trustee's vertex's best
-/// distance sent to it. That is every flat id (`lo = 0`) unless the rank
-/// shares a [`Filter`] (`sent`, passed in; see [`use_filter`]): then it
-/// holds this rank's flat ids and the filter the other ranks' (the best
-/// distance any trustee of the rank sent). A relaxation `d + w` that does
-/// not beat the bound cannot improve anything; one random access per edge.
+/// Per-root state of one trustee, by position.
 #[derive(Default)]
 struct Search {
     inv_delta: f32,
-    best: Vec<f32>,
-    /// First flat id of this rank; `own_at`: the index in `best` of own
-    /// position 0.
-    lo: u32,
-    own_at: usize,
     /// Flat id of each own vertex's parent.
     parent: Vec<u32>,
     /// Distance at which each vertex last relaxed its light / heavy edges.
     light_done: Vec<f32>,
     heavy_done: Vec<f32>,
-    /// The bucket queue (memory independent of Δ and of the weights).
     buckets: Buckets,
-    /// Vertices settled in the current bucket (`R`), for the heavy phase.
+    /// Vertices settled in the current bucket, for the heavy phase.
     settled: Vec<u32>,
-    /// The wave of bucket `k` being relaxed, and the position in it.
+    /// The wave of the bucket being relaxed, and the position in it.
     wave: Vec<u32>,
     cursor: usize,
-    out: Outbox<Relax>,
-    /// The bucket being processed, and whether its light phase is done (then
-    /// the heavy phase of the settled vertices runs).
-    cur: u64,
-    active: bool,
-    heavy: bool,
-    /// The epoch: buckets `epoch..epoch_end` are processed between two
-    /// agreements. Whether a record sent since the last agreement lands in the
-    /// epoch; the smallest later bucket a record sent in this epoch lands in.
+    /// The bucket being processed, and whether its light phase is done.
+    cur: Option<(u64, bool)>,
+    /// The epoch's buckets `epoch..epoch_end`, and the least bucket a
+    /// record sent since the last agreement lands in.
     epoch: u64,
     epoch_end: u64,
-    sent_cur: bool,
     sent_min: u64,
     /// Entries scanned since the reset (statistics).
     scanned: u64,
 }
 
-impl Search {
-    /// Sizes the state for `a` (first search on this graph).
-    fn attach(&mut self, a: &Adjacency, sent: Option<&Filter>) {
-        let n = a.num_own() as usize;
-        let local = sent.map_or(0..a.num_flat(), |f| f.local());
-        self.lo = local.start;
-        self.own_at = (a.flat(0) - local.start) as usize;
-        self.best = vec_or_exit(local.len(), f32::INFINITY, "SSSP distances");
-        self.parent = vec_or_exit(n, NO_FLAT, "SSSP parents");
-        self.light_done = vec_or_exit(n, f32::NAN, "SSSP relaxation marks");
-        self.heavy_done = vec_or_exit(n, f32::NAN, "SSSP relaxation marks");
-        self.out = Outbox::new(a.num_trustees());
-    }
+impl Program for Sssp {
+    type Msg = Relax;
 
-    /// Clears per-root state (and this trustee's share of the rank's
-    /// filter) and seeds the root (a position) if it is ours.
-    fn reset(&mut self, a: &Adjacency, sent: Option<&Filter>, delta: f32, root: Option<u32>) {
-        self.inv_delta = 1.0 / delta;
-        self.best.fill(f32::INFINITY);
-        if let Some(f) = sent {
-            f.reset_share(a);
+    #[inline(always)]
+    fn receive(&mut self, v: u32, r: Relax) -> bool {
+        let d = self.bounds.own_mut(v);
+        if r.dist < *d {
+            *d = r.dist;
+            self.s.parent[v as usize] = r.parent;
+            self.s.push(v, r.dist);
         }
-        self.parent.fill(NO_FLAT);
-        self.light_done.fill(f32::NAN);
-        self.heavy_done.fill(f32::NAN);
+        false
+    }
+}
+
+/// What a pass reads beside the search: the split rows, the shard that
+/// may hold them, the bounds, and the way out.
+struct Rows<'a, 'l> {
+    lh: &'a LightHeavy,
+    shard: &'a Shard,
+    bounds: &'a mut Bounds,
+    out: Sender<'l, Sssp>,
+}
+
+impl Search {
+    fn reset(&mut self, n: usize, delta: f32) {
+        refill(&mut self.parent, n, NO_FLAT, "SSSP parents");
+        refill(&mut self.light_done, n, f32::NAN, "SSSP relaxation marks");
+        refill(&mut self.heavy_done, n, f32::NAN, "SSSP relaxation marks");
         self.buckets.clear();
         self.settled.clear();
         self.wave.clear();
-        self.cursor = 0;
-        self.cur = 0;
-        self.active = false;
-        self.heavy = false;
-        self.epoch = 0;
-        self.epoch_end = 0;
-        self.sent_cur = false;
-        self.sent_min = NO_BUCKET;
-        self.scanned = 0;
-        if let Some(r) = root {
-            self.best[self.own_at + r as usize] = 0.0;
-            self.parent[r as usize] = a.flat(r);
-            self.push(r, 0.0);
-        }
+        (self.inv_delta, self.cursor, self.cur, self.epoch) = (1.0 / delta, 0, None, 0);
+        (self.epoch_end, self.sent_min, self.scanned) = (0, NO_BUCKET, 0);
     }
 
     #[inline(always)]
     fn bucket_of(&self, d: f32) -> u64 {
-        // Sender and owner compute it the same way, so a sender knows which
-        // bucket its record will land in. The cast saturates (a huge d/Δ, or
-        // +inf, gives u64::MAX) and the cap keeps clear of NO_BUCKET: the
-        // index never overflows and stays monotone in `d`, whatever Δ and
-        // the weights are.
+        // Sender and owner compute it alike, so a sender knows where its
+        // record lands. The cast saturates and the cap keeps clear of
+        // NO_BUCKET: monotone in `d` whatever Δ and the weights are.
         ((d * self.inv_delta) as u64).min(MAX_BUCKET)
     }
 
     #[inline(always)]
     fn push(&mut self, v: u32, d: f32) {
-        let b = self.bucket_of(d);
-        self.buckets.push(b, v);
+        self.buckets.push(self.bucket_of(d), v);
     }
 
-    /// Own position `v`'s tentative distance.
+    /// Relaxes the light (or heavy) entries of own vertex `v`; returns the
+    /// work done (entries, and 4 per record queued for another trustee).
     #[inline(always)]
-    fn dist(&self, v: u32) -> f32 {
-        self.best[self.own_at + v as usize]
-    }
-
-    /// Relaxation of own position `v` to `d` via flat `parent`.
-    #[inline(always)]
-    fn relax_local(&mut self, v: u32, d: f32, parent: u32) {
-        let c = self.own_at + v as usize;
-        if d < self.best[c] {
-            self.best[c] = d;
-            self.parent[v as usize] = parent;
-            self.push(v, d);
-        }
-    }
-
-    /// Relaxes `entries` of own vertex with flat id `g` at distance `d`.
-    /// Returns the number of records queued for other trustees.
-    ///
-    /// Two steps per group of 64 entries: first a branch-free scan that only
-    /// compares `d + w` with the target's bound (independent loads, so the
-    /// CPU overlaps their cache misses), then the few entries that beat it
-    /// are applied. `SHARED`: the rank shares a filter (see [`Search`]).
-    #[inline(always)]
-    fn relax_range<const SHARED: bool>(
-        &mut self,
-        a: &Adjacency,
-        sent: Option<&Filter>,
-        targets: &[u32],
-        weights: &[f32],
-        d: f32,
-        g: u32,
-    ) -> usize {
-        let mut queued = 0;
-        for (ts, ws) in targets.chunks(64).zip(weights.chunks(64)) {
-            let mut mask = 0u64;
-            match sent.filter(|_| SHARED) {
-                None => {
-                    for (k, (&f, &w)) in ts.iter().zip(ws).enumerate() {
-                        mask |= u64::from(d + w < self.best[f as usize]) << k;
-                    }
+    fn relax<const HEAVY: bool>(&mut self, r: &mut Rows<'_, '_>, v: u32, d: f32) -> usize {
+        let span = if HEAVY { r.lh.heavy(v) } else { r.lh.light(v) };
+        let (a, (targets, weights)) = (r.out.adjacency(), r.lh.arrays(r.shard));
+        let (g, mut work) = (a.flat(v), 1 + span.len());
+        self.scanned += span.len() as u64;
+        r.bounds
+            .relax_row(&targets[span.clone()], &weights[span], d, |f, x| {
+                if let Some(u) = a.own(f) {
+                    self.parent[u as usize] = g;
+                    return self.push(u, x);
                 }
-                Some(sent) => {
-                    // Both bounds are loaded (clamped indices) and one is
-                    // picked: no branch on where the target lives.
-                    let (lo, own) = (self.lo, &self.best[..]);
-                    for (k, (&f, &w)) in ts.iter().zip(ws).enumerate() {
-                        let i = f.wrapping_sub(lo) as usize;
-                        let near = own[i.min(own.len() - 1)];
-                        let far = sent.get_clamped(f);
-                        let b = if i < own.len() { near } else { far };
-                        mask |= u64::from(d + w < b) << k;
-                    }
-                }
-            }
-            while mask != 0 {
-                let k = mask.trailing_zeros() as usize;
-                mask &= mask - 1;
-                queued += self.relax_entry::<SHARED>(a, sent, ts[k], ws[k], d, g);
-            }
-        }
-        queued
+                self.sent_min = self.sent_min.min(self.bucket_of(x));
+                r.out.send_remote(f, Relax { dist: x, parent: g });
+                work += RECORD_COST;
+            });
+        work
     }
 
-    /// Relaxes one entry of own vertex `g` at distance `d`; returns 1 when a
-    /// record was queued for another trustee.
-    #[inline(always)]
-    fn relax_entry<const SHARED: bool>(
-        &mut self,
-        a: &Adjacency,
-        sent: Option<&Filter>,
-        f: u32,
-        w: f32,
-        d: f32,
-        g: u32,
-    ) -> usize {
-        let nd = d + w;
-        if !SHARED {
-            // Every flat id has its bound here (`lo = 0`).
-            let c = f as usize;
-            if nd >= self.best[c] {
-                return 0;
-            }
-            self.best[c] = nd;
-        } else {
-            match self.best.get_mut(f.wrapping_sub(self.lo) as usize) {
-                Some(b) if nd < *b => *b = nd,
-                Some(_) => return 0,
-                None => match sent {
-                    Some(sent) if nd < sent.get(f) => sent.lower(f, nd),
-                    _ => return 0,
-                },
-            }
+    /// Works on the smallest non-empty bucket `k` of the epoch until
+    /// `budget` is spent (true) or no bucket of the epoch has work here
+    /// (false): its light phase, in FIFO waves of what lands back in it
+    /// (LIFO would chase fresh distances depth-first), then the heavy
+    /// phase of the vertices it settled.
+    fn epoch_pass(&mut self, r: &mut Rows<'_, '_>, full: usize) -> bool {
+        // A bucket in progress, else the epoch's first (none: no work here).
+        let first = || (self.buckets.first_from(self.epoch), false);
+        let (k, heavy) = self.cur.unwrap_or_else(first);
+        if k >= self.epoch_end {
+            return false;
         }
-        if let Some(v) = a.own(f) {
-            self.parent[v as usize] = g;
-            self.push(v, nd);
-            0
-        } else {
-            let bk = self.bucket_of(nd);
-            if bk < self.epoch_end {
-                self.sent_cur = true;
-            } else {
-                self.sent_min = self.sent_min.min(bk);
-            }
-            let (o, v) = a.locate(f);
-            self.out.push(
-                o,
-                Relax {
-                    v,
-                    dist: nd,
-                    parent: g,
-                },
-            );
-            1
-        }
-    }
-
-    /// Light phase: drains bucket `k` (including what lands back in it) until
-    /// `budget` work units are spent. True when stopped early.
-    ///
-    /// The bucket is taken in generations (FIFO by waves): the vertices present
-    /// now are relaxed, and what lands in bucket `k` meanwhile forms the next
-    /// wave. Popping one vertex at a time (LIFO) would chase fresh, not yet
-    /// final distances depth-first and relax the same vertices over and over.
-    fn light_pass<const SHARED: bool>(
-        &mut self,
-        a: &Adjacency,
-        rows: Split<'_>,
-        k: u64,
-        mut budget: usize,
-    ) -> bool {
-        let sent = rows.sent;
-        loop {
+        self.cur = Some((k, heavy));
+        let mut budget = full;
+        while self.cur == Some((k, false)) {
             if self.cursor >= self.wave.len() {
+                (self.cursor, self.cur) = (0, Some((k, true)));
                 self.wave.clear();
-                self.cursor = 0;
                 if !self.buckets.take(k, &mut self.wave) {
-                    return false;
+                    break;
                 }
+                self.cur = Some((k, false));
             }
             let v = self.wave[self.cursor];
             self.cursor += 1;
-            let i = v as usize;
-            let d = self.dist(v);
-            // Stale (moved to a lower bucket) or already relaxed at this distance.
-            if self.bucket_of(d) != k || self.light_done[i] == d {
+            let d = r.bounds.own(v);
+            // Stale (moved to a lower bucket) or relaxed at this distance.
+            if self.bucket_of(d) != k || self.light_done[v as usize] == d {
                 continue;
             }
             self.settled.push(v);
-            self.light_done[i] = d;
-            let r = rows.lh.light(v);
-            let work = r.len();
-            let q = self.relax_range::<SHARED>(
-                a,
-                sent,
-                &rows.targets[r.clone()],
-                &rows.weights[r],
-                d,
-                a.flat(v),
-            );
-            self.scanned += work as u64;
-            budget = budget.saturating_sub(work + 1 + RECORD_COST * q);
+            self.light_done[v as usize] = d;
+            budget = budget.saturating_sub(self.relax::<false>(r, v, d));
             if budget == 0 {
                 return true;
             }
         }
-    }
-
-    /// Heavy phase: relaxes the heavy edges of the settled vertices.
-    fn heavy_pass<const SHARED: bool>(
-        &mut self,
-        a: &Adjacency,
-        rows: Split<'_>,
-        mut budget: usize,
-    ) -> bool {
-        let sent = rows.sent;
+        let mut budget = full;
         while let Some(v) = self.settled.pop() {
-            let i = v as usize;
-            let d = self.dist(v);
-            if self.heavy_done[i] == d {
-                continue;
-            }
-            self.heavy_done[i] = d;
-            let r = rows.lh.heavy(v);
-            let work = r.len();
-            let q = self.relax_range::<SHARED>(
-                a,
-                sent,
-                &rows.targets[r.clone()],
-                &rows.weights[r],
-                d,
-                a.flat(v),
-            );
-            self.scanned += work as u64;
-            budget = budget.saturating_sub(work + 1 + RECORD_COST * q);
-            if budget == 0 {
-                return true;
+            let d = r.bounds.own(v);
+            if self.heavy_done[v as usize] != d {
+                self.heavy_done[v as usize] = d;
+                budget = budget.saturating_sub(self.relax::<true>(r, v, d));
+                if budget == 0 {
+                    return true;
+                }
             }
         }
-        false
-    }
-
-    /// Works through the buckets of the epoch in increasing order: the light
-    /// phase of the smallest non-empty one, then the heavy phase of what it
-    /// settled. Returns false when no bucket of the epoch has work here; true
-    /// after a bucket is done or `budget` is spent (the caller ships the
-    /// records, yields so incoming records land, and calls again).
-    fn epoch_pass(&mut self, a: &Adjacency, rows: Split<'_>, budget: usize) -> bool {
-        // One copy of the passes per kind of bounds, so the whole-array one
-        // has no choice left in its inner loops.
-        if rows.sent.is_some() {
-            self.epoch_pass_as::<true>(a, rows, budget)
-        } else {
-            self.epoch_pass_as::<false>(a, rows, budget)
-        }
-    }
-
-    fn epoch_pass_as<const SHARED: bool>(
-        &mut self,
-        a: &Adjacency,
-        rows: Split<'_>,
-        budget: usize,
-    ) -> bool {
-        if !self.active {
-            let b = self.buckets.first_from(self.epoch);
-            if b >= self.epoch_end {
-                return false;
-            }
-            self.cur = b;
-            self.active = true;
-            self.heavy = false;
-        }
-        if !self.heavy {
-            if self.light_pass::<SHARED>(a, rows, self.cur, budget) {
-                return true;
-            }
-            self.heavy = true;
-        }
-        if self.heavy_pass::<SHARED>(a, rows, budget) {
-            return true;
-        }
-        self.active = false;
+        self.cur = None;
         true
     }
 }
 
-/// Whether this rank's trustees share a [`Filter`] for the other ranks'
-/// vertices (and each keeps bounds for its own rank's only): where one
-/// array over every vertex per trustee would outweigh the graph, see
-/// [`graph_core::memory::sssp_shares_bounds`]. Every trustee of the job
-/// decides alike (the filter's reset is split between them).
-fn use_filter(a: &Adjacency, vertices: u64, edges: u64) -> bool {
-    let w = a.num_trustees();
-    let t = graph_kernel::filter::process_trustees(w).len().max(1);
-    graph_core::memory::sssp_shares_bounds(vertices, edges, (w / t) as u64, t as u64)
-}
-
-/// The split rows with the arrays they index (the shard's, or a copy), and
-/// the rank's filter of sent distances.
-#[derive(Clone, Copy)]
-struct Split<'a> {
-    lh: &'a LightHeavy,
-    targets: &'a [u32],
-    weights: &'a [f32],
-    sent: Option<&'a Filter>,
-}
-
-/// The kernel state of `s` (empty if the kernel never ran there).
-#[inline(always)]
-fn state(s: &mut TrusteeState) -> &mut Trustee {
-    s.kernel::<Trustee>(|_| Trustee::default()).1
-}
-
-fn outbox(s: &mut TrusteeState) -> &mut Outbox<Relax> {
-    &mut state(s).search.out
-}
-
-/// Applies a batch of relaxations on the owner (delegated closure body).
-fn receive(s: &mut TrusteeState, recs: &[Relax]) {
-    let t = state(s);
-    for r in recs {
-        t.search.relax_local(r.v, r.dist, r.parent);
-    }
-}
-
-/// Runs passes until the local part of the epoch is done, shipping the
-/// records of each pass and yielding between passes so the worker sends
-/// batches and applies incoming ones.
-fn phase(ctx: &TrusteeCtx, budget: usize) {
-    loop {
-        let (out, more) = ctx.local.apply_returning(move |s| {
-            let (shard, t) = s.kernel::<Trustee>(|_| Trustee::default());
-            let (a, lh) = (t.adj.as_deref(), t.split.as_ref());
-            let (a, lh) = (a.expect("attached"), lh.expect("split"));
-            let sent = t.sent.as_deref();
-            let (targets, weights) = lh.arrays(shard);
-            let rows = Split {
-                lh,
-                targets,
-                weights,
-                sent,
-            };
-            let more = t.search.epoch_pass(a, rows, budget);
-            (t.search.out.take(), more)
-        });
-        ship(ctx, out, receive, outbox);
-        if !more {
-            break;
-        }
-        gossamer::yield_now();
-    }
-}
-
-/// The per-trustee driver: epochs of buckets until every trustee agrees none
-/// is left. Returns the number of collective rounds.
-///
-/// An *epoch* is a window of buckets `k..k + window` processed between two
-/// agreements. Inside it, each trustee takes its smallest non-empty bucket of
-/// the window, relaxes its light edges until its part of the bucket is empty,
-/// then at once the heavy edges of the vertices it settled, and moves on to
-/// the next non-empty bucket of the window (yielding in between, so records
-/// from the others land first). When its part of the window is empty it meets
-/// the others at one all-reduce of "the window still has work here" (Or),
-/// "the next bucket here" (Min) and the entries scanned so far (Sum).
-///
-/// Both shortcuts are speculations that a late record from another trustee
-/// can undo (the vertex it lowers is then settled, and its edges relaxed,
-/// again): relaxing heavy edges before the agreement saves a round per
-/// bucket; processing bucket `k + 1` before the others finished bucket `k`
-/// saves the rounds of a window. The result is exact either way: this is a
-/// label-correcting search, and it ends only at the fixpoint.
-///
-/// The window is 1 (Meyer & Sanders' one agreement per bucket) while the work
-/// per bucket grows; in the long tail of a Graph500 search, where most of the
-/// 100-200 buckets hold a few hundred edges each, it grows (at most doubling
-/// per epoch) while an epoch holds under [`SsspConfig::epoch_work`] entries, so a round is
-/// paid per chunk of work instead of per nearly empty bucket. Every trustee
-/// computes the same window from the reduced counts.
-///
-/// When the all-reduce returns, every record sent before it has been applied
-/// (it is a flush, see [`gossamer::Collective`]), but a record from another
-/// trustee may land after this trustee computed what it reports. So
-/// senders report where their records land (they compute the owner's bucket
-/// index exactly): "the window has work" also when a record was sent into it,
-/// and the next bucket is the minimum of the local minima and of the buckets
-/// the records went to.
-fn run_trustee(mut ctx: TrusteeCtx, cfg: SsspConfig) -> u64 {
-    let mine = ctx.local.apply(|s| state(s).search.buckets.first_from(0));
-    let mut k = ctx.party.min(mine);
-    let mut rounds = 1;
-    let mut window = 1usize;
-    let mut at_start = 0u64;
-    let mut last_per_bucket = 0u64;
-    while k != NO_BUCKET {
-        let b = k;
-        ctx.local.apply(move |s| {
-            let t = &mut state(s).search;
-            t.epoch = b;
-            t.epoch_end = b.saturating_add(window as u64);
-            // Every record of the epoch lands at or after `b`.
-            t.buckets.advance(b);
-        });
-        loop {
-            phase(&ctx, cfg.pass_budget);
-            let report = ctx.local.apply(move |s| {
-                let t = &mut state(s).search;
-                let first = t.buckets.first_from(b);
-                let busy = t.sent_cur || first < t.epoch_end;
-                let next = first.min(t.sent_min);
-                t.sent_cur = false;
-                t.sent_min = NO_BUCKET;
-                [busy as u64, next, t.scanned]
-            });
-            let [busy, next, scanned] = ctx.party.all_reduce(report, [Op::Or, Op::Min, Op::Sum]);
-            rounds += 1;
-            if busy == 0 {
-                k = next;
-                let per_bucket = (scanned - at_start) / window as u64;
-                at_start = scanned;
-                window = if per_bucket <= last_per_bucket {
-                    (cfg.epoch_work / per_bucket.max(1)).clamp(1, 2 * window as u64) as usize
-                } else {
-                    1
-                };
-                last_per_bucket = per_bucket;
-                break;
-            }
-        }
-    }
-    rounds
+/// One pass of the epoch on this trustee.
+fn pass(l: &mut Local<'_, Sssp>, budget: usize) -> bool {
+    let shard = l.shard();
+    let (Sssp { lh, bounds, s }, out) = l.split();
+    s.epoch_pass(
+        &mut Rows {
+            lh,
+            shard,
+            bounds,
+            out,
+        },
+        budget,
+    )
 }
 
 /// Delta-stepping SSSP from `root` over `graph`, from a fiber of the runtime
 /// that built the graph. Returns [`KernelError::RootOutOfRange`] for a bad root
 /// and [`KernelError::Config`] for a bad setting (Δ, budgets).
+///
+/// The search runs in *epochs*, windows of buckets `k..k + window`
+/// processed between two agreements: each trustee works through its
+/// non-empty buckets of the window (light edges until its part of a bucket
+/// is empty, then at once the heavy edges of what it settled), then all
+/// meet at one all-reduce of "the window still has work here" (or), "the
+/// next bucket here" (min) and the entries scanned (sum). Both shortcuts
+/// are speculations a late record can undo (the vertex is settled again);
+/// the result is exact either way, as the search ends only at the
+/// fixpoint. The window is 1 (one agreement per bucket) while the work per
+/// bucket grows; in the long tail, where most buckets hold a few hundred
+/// edges, it grows (at most doubling) while an epoch holds under
+/// [`SsspConfig::epoch_work`] entries.
 pub fn sssp(graph: &ShardedGraph, root: u64, cfg: &SsspConfig) -> Result<SsspOutput, KernelError> {
     graph.check_root(root)?;
     cfg.check()?;
-    let (cfg, delta, in_place) = (*cfg, cfg.delta, cfg.in_place);
-    if in_place {
+    let (cfg, delta, edges) = (*cfg, cfg.delta, graph.num_edges_input());
+    if cfg.in_place {
         graph.mark_rows_rewritten("SSSP");
     }
-    // The adjacency (prepared by the first kernel on this graph), its split
-    // (first run, or new Δ) and the reset, on every trustee.
-    let (vertices, edges) = (graph.partition().num_vertices(), graph.num_edges_input());
-    adjacency::prepare_search(graph, root, move |s, a, root| {
-        let lh = match state(s).split.take() {
-            Some(mut lh) if state(s).adj.as_ref().is_some_and(|b| Arc::ptr_eq(b, &a)) => {
-                if lh.delta() != delta {
-                    lh.resplit(s.shard_mut(), delta);
-                }
-                lh
-            }
-            _ => {
-                let t = state(s);
-                t.sent = use_filter(&a, vertices, edges).then(|| Filter::shared(&a, "sssp.sent"));
-                t.search.attach(&a, t.sent.as_deref());
-                a.light_heavy(s.shard_mut(), delta, in_place)
-            }
-        };
-        let t = state(s);
-        t.search.reset(&a, t.sent.as_deref(), delta, root);
-        (t.adj, t.split) = (Some(a), Some(lh));
-    });
+    graph_kernel::prepare(graph, Prepare::Renumbering);
+    // The state and the rows split at Δ, once per graph and Δ, before the clock.
+    let make = move |s: &mut Setup<'_>, old: Option<Sssp>| {
+        let a = s.adjacency().clone();
+        let mut st = old.unwrap_or_else(|| Sssp {
+            bounds: Bounds::for_graph(&a, edges, "sssp.sent"),
+            s: Search::default(),
+            lh: a.light_heavy(s.shard_mut(), delta, cfg.in_place),
+        });
+        st.lh.resplit(s.shard_mut(), delta);
+        st
+    };
+    run(graph, make, |_| ());
     let t0 = Instant::now();
-    let rounds = graph.on_trustees(move |ctx| run_trustee(ctx, cfg));
+    let per = run(
+        graph,
+        move |s, old: Option<Sssp>| {
+            let (a, mut st) = (s.adjacency().clone(), make(s, old));
+            st.bounds.reset(&a);
+            st.s.reset(a.num_own() as usize, delta);
+            if let Some(r) = s.position_of(root) {
+                *st.bounds.own_mut(r) = 0.0;
+                st.s.parent[r as usize] = a.flat(r);
+                st.s.push(r, 0.0);
+            }
+            st
+        },
+        move |k| {
+            let mine = k.with(|l| l.state().s.buckets.first_from(0));
+            let (mut b, mut window, mut at_start, mut last_per_bucket) = (k.min(mine), 1, 0, 0);
+            while b != NO_BUCKET {
+                k.with(move |l| {
+                    let s = &mut l.state().s;
+                    (s.epoch, s.epoch_end) = (b, b.saturating_add(window));
+                    // Every record of the epoch lands at or after `b`.
+                    s.buckets.advance(b);
+                });
+                loop {
+                    k.passes(move |l| pass(l, cfg.pass_budget));
+                    let report = k.with(move |l| {
+                        let s = &mut l.state().s;
+                        // The epoch has work while a bucket in it, here or
+                        // where a record went, is not empty.
+                        let next = s.buckets.first_from(b).min(s.sent_min);
+                        s.sent_min = NO_BUCKET;
+                        [(next < s.epoch_end) as u64, next, s.scanned]
+                    });
+                    let [busy, next, scanned] = k.reduce(report, [Op::Or, Op::Min, Op::Sum]);
+                    if busy == 0 {
+                        b = next;
+                        let per_bucket = (scanned - at_start) / window;
+                        at_start = scanned;
+                        window = if per_bucket <= last_per_bucket {
+                            (cfg.epoch_work / per_bucket.max(1)).clamp(1, 2 * window)
+                        } else {
+                            1
+                        };
+                        last_per_bucket = per_bucket;
+                        break;
+                    }
+                }
+            }
+            (k.rounds(), at_start)
+        },
+    );
     let kernel_time = t0.elapsed();
-    let scanned = graph
-        .on_trustees(|ctx| ctx.local.apply(|s| state(s).search.scanned))
-        .into_iter()
-        .sum();
-    let dist = graph.gather(f32::INFINITY, |s| {
-        let t = state(s);
-        let a = t.adj.as_deref().expect("attached");
-        a.by_local(|v| t.search.dist(v))
-    });
-    let parent = gather_parents(graph, |s| {
-        let t = state(s);
-        (t.adj.as_deref().expect("attached"), &t.search.parent)
-    });
     Ok(SsspOutput {
-        dist,
-        parent,
+        dist: gather(graph, f32::INFINITY, |st: &Sssp, v| st.bounds.own(v))?,
+        parent: gather_flat(graph, |st: &Sssp| &st.s.parent[..])?,
         kernel_time,
-        rounds: rounds.into_iter().max().unwrap_or(0),
-        scanned,
+        rounds: per.iter().map(|p| p.0).max().unwrap_or(0),
+        scanned: per[0].1,
     })
 }

@@ -32,7 +32,8 @@ fn in_place_equals_the_copy_and_still_validates() {
                         for &root in &r {
                             let cfg = SsspConfig {
                                 in_place,
-                                ..SsspConfig::with_delta(delta)
+                                delta,
+                                ..SsspConfig::default()
                             };
                             let out = sssp(&g, root, &cfg).unwrap();
                             let ok = validate_sssp_sharded(&g, root, &out.parent, &out.dist)

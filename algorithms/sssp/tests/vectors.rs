@@ -46,7 +46,17 @@ fn check_scale(scale: u32, deltas: &[f32]) {
                 let mut outs = Vec::new();
                 for &delta in &d {
                     for &root in &r {
-                        outs.push(sssp(&g, root, &SsspConfig::with_delta(delta)).unwrap());
+                        outs.push(
+                            sssp(
+                                &g,
+                                root,
+                                &SsspConfig {
+                                    delta,
+                                    ..SsspConfig::default()
+                                },
+                            )
+                            .unwrap(),
+                        );
                     }
                 }
                 outs
@@ -103,15 +113,25 @@ fn bad_deltas_are_errors_that_say_why() {
         let g = ShardedGraph::build(&list, PartitionKind::Block).unwrap();
         let errs: Vec<KernelError> = [f32::NAN, -1.0, 0.0, f32::INFINITY, 1e-40]
             .into_iter()
-            .map(|delta| sssp(&g, 0, &SsspConfig::with_delta(delta)).unwrap_err())
+            .map(|delta| {
+                sssp(
+                    &g,
+                    0,
+                    &SsspConfig {
+                        delta,
+                        ..SsspConfig::default()
+                    },
+                )
+                .unwrap_err()
+            })
             .collect();
         assert!(sssp(&g, roots(10)[0], &SsspConfig::default()).is_ok());
         errs
     });
     let want = [
         "delta = NaN: not a number",
-        "delta = -1: the bucket width must be positive",
-        "delta = 0: the bucket width must be positive",
+        "delta = -1.0: the bucket width must be positive",
+        "delta = 0.0: the bucket width must be positive",
         "delta = inf: the bucket width must be finite",
         "delta = 1e-40: too small: a width below 1.1754944e-38",
     ];
@@ -132,7 +152,15 @@ fn bad_arguments_are_errors() {
     let (e1, e2, e3) = gossamer::main(2, move || {
         let g = ShardedGraph::build(&list, PartitionKind::Block).unwrap();
         let e1 = sssp(&g, 1024, &SsspConfig::default()).unwrap_err();
-        let e2 = sssp(&g, 0, &SsspConfig::with_delta(0.0)).unwrap_err();
+        let e2 = sssp(
+            &g,
+            0,
+            &SsspConfig {
+                delta: 0.0,
+                ..SsspConfig::default()
+            },
+        )
+        .unwrap_err();
         let e3 = [
             SsspConfig {
                 pass_budget: 0,
@@ -179,7 +207,15 @@ fn sparse_buckets_share_agreements() {
     let delta = 0.01f32;
     let out = gossamer::main(2, move || {
         let g = ShardedGraph::build(&list, PartitionKind::Cyclic).unwrap();
-        sssp(&g, root, &SsspConfig::with_delta(delta)).unwrap()
+        sssp(
+            &g,
+            root,
+            &SsspConfig {
+                delta,
+                ..SsspConfig::default()
+            },
+        )
+        .unwrap()
     });
     let oracle = oracle(12, root);
     assert!(out.dist.iter().zip(&oracle).all(|(&a, &b)| close(a, b)));

@@ -1,4 +1,4 @@
-//! Triangle counting, written only against the [`graph_kernel`] API.
+//! Triangle counting in graph-kernel's one shape.
 //!
 //! # The algorithm: ordered counting on a degree order (as GAPBS's `tc`)
 //!
@@ -6,47 +6,46 @@
 //! edges are ignored. Vertices are put in a total order by degree, ties broken
 //! by id: `a ≺ b` when `(deg a, a) < (deg b, b)`. Each edge is *oriented* from
 //! its lower end to its higher end, so every vertex keeps only its neighbours
-//! of higher degree (its *out-list*, sorted by id). A triangle `a ≺ b ≺ c` is
-//! then found exactly once: at the edge `a → b`, as a common element `c` of
-//! the out-lists of `a` and `b`. Counting
-//! towards higher degree keeps the out-lists short: a vertex with `k` out
-//! neighbours has `k` neighbours of degree at least `k`, so no out-list is
-//! longer than about `sqrt(2m)`, and the hubs of a Kronecker graph, whose
-//! full lists are huge, have short ones. GAPBS gets the same effect by
-//! relabelling vertices by degree and counting `w < v < u` by id.
+//! of higher degree (its *out-list*). A triangle `a ≺ b ≺ c` is then found
+//! exactly once: at the edge `a → b`, as a common element `c` of the
+//! out-lists of `a` and `b`. Counting towards higher degree keeps the
+//! out-lists short: a vertex with `k` out neighbours has `k` neighbours of
+//! degree at least `k`, so no out-list is longer than about `sqrt(2m)`, and
+//! the hubs of a Kronecker graph, whose full lists are huge, have short
+//! ones. GAPBS gets the same effect by relabelling vertices by degree and
+//! counting `w < v < u` by id.
 //!
-//! # As a kernel
+//! # In graph-kernel's one shape
 //!
-//! A trustee can only read its own vertices, and the merge at `a → b` needs
-//! the out-list of `b`, wherever it lives. So the kernel first brings what it
-//! needs to each trustee, as update records, then counts without messages:
+//! The rows of graph-kernel's renumbered adjacency are already the simple
+//! graph, by flat id, and a row's length is the degree. A trustee reads
+//! only its own rows, and the count at `a → b` needs the out-list of `b`,
+//! wherever it lives; so the kernel first brings what it needs to each
+//! trustee, then counts without messages:
 //!
-//! 1. **neighbour sets**: each trustee sorts and deduplicates the neighbour
-//!    lists of its vertices (the shards keep parallel edges);
-//! 2. **degrees**: each trustee sends the degree of each of its vertices with
-//!    edges to every other trustee (`n` records per trustee, a dense
-//!    replication of the degree array through [`graph_kernel::Local::send`]);
-//! 3. **out-lists**: each trustee orients its vertices' lists, then sends the
-//!    out-list of each vertex `b` to every other trustee that owns a
-//!    lower-ordered neighbour `a` of `b` (one record per entry and trustee);
-//! 4. **count**: a dense sweep takes each local `a`, marks its out-list in a
-//!    bitmap over ranks, and looks up every element of the out-list of every
-//!    `b` in it; the trustees' counts are summed.
+//! 1. **order**: each trustee writes the key `(degree, flat id)` of its
+//!    vertices into a [`Replica`] over flat ids (one per process, published
+//!    to the others), so every trustee orders every vertex alike (ties by
+//!    flat id instead of global id: any total order counts each triangle
+//!    once);
+//! 2. **out-lists**: each trustee sends the out-list of each of its
+//!    vertices `b`, as `[b, c]` records, to itself and to every trustee that
+//!    owns a lower neighbour `a` of `b` ([`Local::send_to_trustee`]), which
+//!    files them by `b` once all have arrived;
+//! 3. **count**: a sweep takes each own `a`, marks its out-list in a
+//!    bitmap over flat ids, and looks every element of the out-list of
+//!    every `b` in it up there; the trustees' counts are summed.
 //!
-//! Every trustee ranks the vertices by `(degree, id)` from the same degrees,
-//! so out-lists travel and are stored as sorted ranks. The lookup in a bitmap
-//! costs one probe per element of `out(b)`; a merge of the two sorted lists
-//! (GAPBS's way, and [`tc_sequential`]'s) also walks `out(a)` for every `b`
+//! The lookup in a bitmap costs one probe per element of `out(b)`; a merge
+//! of the two sorted lists (GAPBS's way) also walks `out(a)` for every `b`
 //! and branches on every step: measured on the SCALE 16 graph, one trustee,
-//! the count took 1.35 s with the merge (even starting after `b`) and 0.32 s
-//! with the bitmap.
+//! the count took 1.35 s with the merge (even starting after `b`) and
+//! 0.32 s with the bitmap.
 //!
-//! Records between trustees are `[u32; 2]` pairs (a vertex and its degree, or
-//! the ranks of a vertex and of one of its out-neighbours) addressed to the
-//! receiving trustee's first vertex (the API sends to vertices, not to
-//! trustees) and queued there; each phase ends with a [`graph_kernel::Kernel::sync`]
-//! before the queue is read, and with another one after, so that the next
-//! phase's records never mix with this one's.
+//! The sequential count and the verifier, [`tc_sequential`] and
+//! [`verify_tc`] (by binary search, sharing no code with the kernel), live
+//! in [`graph_core::validate`] beside the BFS and SSSP validators and are
+//! re-exported here.
 //!
 //! ```
 //! use graph_core::sharded::ShardedGraph;
@@ -59,7 +58,7 @@
 //! let l2 = list.clone();
 //! let out = gossamer::main(2, move || {
 //!     let g = ShardedGraph::build(&l2, PartitionKind::Cyclic).unwrap();
-//!     tc::tc(&g).unwrap()
+//!     tc::tc(&g, &tc::TcConfig::default()).unwrap()
 //! });
 //! assert_eq!(out.triangles, 2);
 //! assert_eq!(tc::tc_sequential(&list).unwrap(), 2);
@@ -67,15 +66,33 @@
 //! assert!(tc::verify_tc(&list, 3).is_err());
 //! ```
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use graph_core::alloc::vec_or_exit;
 use graph_core::sharded::{KernelError, ShardedGraph};
-use graph_core::{build_whole, EdgeList, Shard};
-use graph_kernel::{run, Program};
+pub use graph_core::validate::{tc_sequential, verify_tc};
+use graph_kernel::{run, Local, Prepare, Program, Replica};
 
-/// Rank of a vertex without edges (it is in no list).
-const NO_RANK: u32 = u32::MAX;
+/// Settings of one run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TcConfig {
+    /// Work of a sweep step (vertices + row entries + 4 per record queued
+    /// for another trustee) before the records leave and the fiber yields
+    /// ([`graph_kernel::Kernel::set_step_work`]; 0 counts as 1). Default
+    /// [`graph_kernel::STEP_WORK`] (64 Ki): at SCALE 19, 1 x 2 threads and
+    /// 2 ranks x 1 thread, 64 Ki and 256 Ki were alike within the noise of
+    /// a loaded machine, 1 Mi was up to 40% slower across ranks.
+    pub step_work: usize,
+}
+
+impl Default for TcConfig {
+    fn default() -> Self {
+        TcConfig {
+            step_work: graph_kernel::STEP_WORK,
+        }
+    }
+}
 
 /// Result of one run.
 ///
@@ -85,7 +102,7 @@ const NO_RANK: u32 = u32::MAX;
 /// let list = EdgeList::from_edges(3, vec![e(0, 1), e(1, 2), e(0, 2)]).unwrap();
 /// let out = gossamer::main(1, move || {
 ///     let g = graph_core::sharded::ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
-///     tc::tc(&g).unwrap()
+///     tc::tc(&g, &Default::default()).unwrap()
 /// });
 /// assert_eq!((out.triangles, out.oriented_edges, out.records), (1, 3, 0));
 /// ```
@@ -95,136 +112,48 @@ pub struct TcOutput {
     pub triangles: u64,
     /// Edges of the simple graph (each oriented once, lower to higher order).
     pub oriented_edges: u64,
-    /// Records sent between trustees (degrees and out-list entries).
+    /// Records sent between trustees (out-list entries).
     pub records: u64,
-    /// Time of the whole kernel: neighbour sets, degree and out-list
-    /// exchange, and the count (excludes building the shards).
+    /// Time of the whole kernel: the order, the out-list exchange and the
+    /// count (excludes preparing the adjacency once per graph).
     pub kernel_time: Duration,
     /// Time of the counting sweep alone (the slowest trustee's).
     pub count_time: Duration,
 }
 
-/// The per-trustee state.
+/// One trustee's state.
 struct Triangles {
-    /// This trustee's neighbour lists (global ids), sorted, without repeats
-    /// or self-loops, by local index.
-    off: Vec<usize>,
-    nbr: Vec<u32>,
-    /// Degree in the simple graph of every vertex, by global id: this
-    /// trustee's own at the start, the others' once their owners sent them.
-    deg: Vec<u32>,
-    /// Position of every vertex with edges in the degree order, by global id
-    /// (computed by every trustee from the same degrees, so all agree).
-    rank: Vec<u32>,
-    /// Records received and not yet read.
+    /// Every vertex's place in the order, by flat id: `degree << 32 | flat id`.
+    key: Arc<Replica>,
+    /// Out-list records `[b, c]` received and not yet filed.
     inbox: Vec<[u32; 2]>,
-    /// Out-lists of this trustee's vertices, by local index (phase 3).
-    mine_off: Vec<usize>,
-    mine: Vec<u32>,
-    /// Every out-list this trustee reads (its own and those received), by
-    /// rank, as sorted ranks (phase 4).
-    all_off: Vec<usize>,
-    all: Vec<u32>,
-    triangles: u64,
-    /// One bit per rank: the out-list of the vertex being counted.
+    /// The out-lists this trustee reads (its own and those received), by
+    /// flat id: `out[off[b]..off[b + 1]]`.
+    off: Vec<usize>,
+    out: Vec<u32>,
+    /// One bit per flat id: the out-list of the vertex being counted.
     mark: Vec<u64>,
+    triangles: u64,
 }
 
 impl Program for Triangles {
     type Msg = [u32; 2];
 
-    #[inline]
-    fn receive(&mut self, _v: u32, rec: [u32; 2]) -> bool {
+    fn receive(&mut self, _: u32, _: [u32; 2]) -> bool {
+        unreachable!("tc sends to trustees only")
+    }
+
+    fn receive_here(&mut self, rec: [u32; 2]) {
         self.inbox.push(rec);
-        false
     }
-}
-
-impl Triangles {
-    fn new(shard: &Shard) -> Self {
-        let (off, nbr) = graph_kernel::adjacency::simple_lists(
-            (0..shard.num_local_vertices()).map(|v| shard.adjacency(v).0),
-            shard.num_entries() as usize,
-        );
-        let mut deg = vec![0u32; shard.partition().num_vertices() as usize];
-        for (l, g) in shard.vertices() {
-            deg[g as usize] = (off[l as usize + 1] - off[l as usize]) as u32;
-        }
-        Triangles {
-            off,
-            nbr,
-            deg,
-            rank: Vec::new(),
-            inbox: Vec::new(),
-            mine_off: Vec::new(),
-            mine: Vec::new(),
-            all_off: Vec::new(),
-            all: Vec::new(),
-            triangles: 0,
-            mark: vec![0; (shard.partition().num_vertices() as usize).div_ceil(64)],
-        }
-    }
-
-    /// True when `a ≺ b` in the degree order (global ids of vertices with edges).
-    #[inline]
-    fn before(&self, a: u32, b: u32) -> bool {
-        self.rank[a as usize] < self.rank[b as usize]
-    }
-
-    /// Ranks every vertex with edges by `(degree, id)` (a counting sort by
-    /// degree: vertices visited by id land in their degree's bucket in id order).
-    fn rank_by_degree(&mut self) {
-        let top = self.deg.iter().copied().max().unwrap_or(0) as usize;
-        let mut next = vec![0u32; top + 1];
-        for &d in &self.deg {
-            next[d as usize] += 1;
-        }
-        let mut total = 0;
-        for (d, c) in next.iter_mut().enumerate() {
-            let here = *c;
-            // Vertices without edges get no rank: ranks start after them.
-            *c = if d == 0 { 0 } else { total };
-            if d > 0 {
-                total += here;
-            }
-        }
-        let mut rank = vec![NO_RANK; self.deg.len()];
-        for (v, &d) in self.deg.iter().enumerate() {
-            if d > 0 {
-                rank[v] = next[d as usize];
-                next[d as usize] += 1;
-            }
-        }
-        self.rank = rank;
-        self.deg = Vec::new();
-    }
-
-    /// The out-list of the vertex of rank `r` (phase 4).
-    #[inline]
-    fn out_of(&self, r: u32) -> &[u32] {
-        &self.all[self.all_off[r as usize]..self.all_off[r as usize + 1]]
-    }
-}
-
-/// Number of common elements of two sorted lists without repeats (a merge).
-#[inline]
-fn common(a: &[u32], b: &[u32]) -> u64 {
-    let (mut i, mut j, mut n) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        let (x, y) = (a[i], b[j]);
-        n += u64::from(x == y);
-        i += usize::from(x <= y);
-        j += usize::from(y <= x);
-    }
-    n
 }
 
 /// Triangles of `graph` (as a simple graph), from a fiber of the runtime that
-/// built it.
+/// built it. Returns [`KernelError::Config`] on a directed graph.
 ///
-/// Memory per trustee, beyond the shard: its sorted neighbour sets, one
-/// degree per vertex of the graph, one offset per vertex of the graph, and the
-/// out-lists it reads (its own and its neighbours').
+/// Memory per trustee, beyond the adjacency: one offset per vertex of the
+/// graph and the out-lists it reads (its own and its neighbours'); per
+/// process, one key per vertex of the graph.
 ///
 /// ```
 /// use graph_core::sharded::ShardedGraph;
@@ -236,180 +165,116 @@ fn common(a: &[u32], b: &[u32]) -> u64 {
 /// let counts = gossamer::main(3, move || {
 ///     [PartitionKind::Block, PartitionKind::Cyclic].map(|kind| {
 ///         let g = ShardedGraph::build(&list, kind).unwrap();
-///         tc::tc(&g).unwrap().triangles
+///         tc::tc(&g, &Default::default()).unwrap().triangles
 ///     })
 /// });
 /// assert_eq!(counts, [10, 10]);
 /// ```
-pub fn tc(graph: &ShardedGraph) -> Result<TcOutput, KernelError> {
-    graph.check_global_ids("tc")?;
+pub fn tc(graph: &ShardedGraph, cfg: &TcConfig) -> Result<TcOutput, KernelError> {
     if graph.is_directed() {
         return Err(KernelError::Config(
             "triangles are counted on undirected graphs (as GAPBS's tc): build the graph undirected".into(),
         ));
     }
+    let step_work = cfg.step_work;
+    graph_kernel::prepare(graph, Prepare::Rows);
     let t0 = Instant::now();
-    let per = run(graph, Triangles::new, |k| {
-        let (me, trustees) = (k.me(), k.num_trustees());
-        // 2. Degrees to every other trustee (addressed to its first vertex).
-        k.for_each_vertex(move |l, v| {
-            let g = l.global(v) as u32;
-            let d = l.state().deg[g as usize];
-            if d == 0 {
-                return;
-            }
-            for t in (0..trustees).filter(|&t| t != me) {
-                let p = *l.partition();
-                if p.local_count(t) > 0 {
-                    l.send(p.global(t, 0) as u32, [g, d]);
-                }
-            }
-        });
+    let init = |s: &mut graph_kernel::Setup<'_>, _| {
+        let (a, rows) = (s.adjacency(), s.rows());
+        // 1. This trustee's keys, for every trustee.
+        let key = Replica::per_vertex(a, "tc.key");
+        for v in 0..a.num_own() {
+            key.set(
+                a.flat(v) as usize,
+                rows.degree(v) << 32 | u64::from(a.flat(v)),
+            );
+        }
+        Triangles {
+            key,
+            inbox: Vec::new(),
+            off: Vec::new(),
+            out: Vec::new(),
+            mark: vec_or_exit(a.num_flat().div_ceil(64) as usize, 0, "tc marks"),
+            triangles: 0,
+        }
+    };
+    let per = run(graph, init, move |k| {
+        k.set_step_work(step_work);
+        k.publish(|t: &Triangles| &t.key);
         k.sync();
-        k.with(|l| {
-            let s = l.state();
-            for [g, d] in std::mem::take(&mut s.inbox) {
-                s.deg[g as usize] = d;
-            }
-            s.rank_by_degree();
-            // 3a. Orient: keep the neighbours that come after the vertex, as
-            // sorted ranks.
-            let n = s.off.len() - 1;
-            let mut mine_off = Vec::with_capacity(n + 1);
-            let mut mine = Vec::with_capacity(s.nbr.len() / 2);
-            mine_off.push(0);
-            for v in 0..n {
-                let g = l.global(v as u32) as u32;
-                let s = l.state();
-                let start = mine.len();
-                for &u in &s.nbr[s.off[v]..s.off[v + 1]] {
-                    if s.before(g, u) {
-                        mine.push(s.rank[u as usize]);
+        // 2. Out-lists to this trustee and to the owners of lower neighbours
+        // (ascending along a row, so each trustee's entries are one run).
+        let me = k.me();
+        k.for_each_vertex(move |l, v| {
+            let (b, row, adj) = (l.flat(v), l.row(v), l.adjacency());
+            let kb = l.state().key.get(b as usize);
+            let send = |l: &mut Local<'_, Triangles>, t: u32| {
+                for &c in row {
+                    if l.state().key.get(c as usize) > kb {
+                        l.send_to_trustee(t, [b, c]);
                     }
                 }
-                mine[start..].sort_unstable();
-                mine_off.push(mine.len());
-            }
-            let s = l.state();
-            s.mine_off = mine_off;
-            s.mine = mine;
-        });
-        // Nobody sends out-lists before every trustee has read its degrees.
-        k.sync();
-        // 3b. Each out-list to the other trustees that own an earlier neighbour.
-        k.for_each_vertex(move |l, v| {
-            let g = l.global(v) as u32;
-            let p = *l.partition();
-            let s = l.state();
-            let (a, b) = (s.mine_off[v as usize], s.mine_off[v as usize + 1]);
-            if a == b {
-                return;
-            }
-            let mut to: Vec<u32> = s.nbr[s.off[v as usize]..s.off[v as usize + 1]]
-                .iter()
-                .filter(|&&u| s.before(u, g))
-                .map(|&u| p.trustee_of(u64::from(u)))
-                .filter(|&t| t != me)
-                .collect();
-            to.sort_unstable();
-            to.dedup();
-            let r = s.rank[g as usize];
-            for t in to {
-                let dest = p.global(t, 0) as u32;
-                for i in a..b {
-                    let w = l.state().mine[i];
-                    l.send(dest, [r, w]);
+            };
+            send(l, me);
+            let mut last = me;
+            for &a in row {
+                let t = adj.owner_of(a) as u32;
+                if t != last && t != me && l.state().key.get(a as usize) < kb {
+                    send(l, t);
+                    last = t;
                 }
             }
         });
         k.sync();
-        // 3c. One table of out-lists by rank: own and received.
+        // Filed by `b` (a counting sort): `off[b]` counts up to the end of
+        // `b`'s list, then down to its start as the entries are placed.
         let oriented = k.with(|l| {
-            let n = l.partition().num_vertices() as usize;
-            let globals: Vec<u32> = (0..l.num_local()).map(|v| l.global(v) as u32).collect();
+            let (n, own) = (l.adjacency().num_flat() as usize, l.adjacency().own_flat());
             let s = l.state();
-            // Vertices without edges have no rank and an empty list.
-            let locals: Vec<(usize, u32)> = globals
-                .iter()
-                .enumerate()
-                .map(|(v, &g)| (v, s.rank[g as usize]))
-                .filter(|&(_, r)| r != NO_RANK)
-                .collect();
-            let mut count = vec_or_exit(n + 1, 0usize, "tc list offsets");
-            for &(v, r) in &locals {
-                count[r as usize] = s.mine_off[v + 1] - s.mine_off[v];
+            let mut off = vec_or_exit(n + 1, 0usize, "tc list offsets");
+            for &[b, _] in &s.inbox {
+                off[b as usize] += 1;
             }
-            for &[g, _] in &s.inbox {
-                count[g as usize] += 1;
+            for i in 1..=n {
+                off[i] += off[i - 1];
             }
-            let mut total = 0;
-            for c in count.iter_mut() {
-                let here = *c;
-                *c = total;
-                total += here;
+            let mut out = vec_or_exit(s.inbox.len(), 0u32, "tc out-lists");
+            for &[b, c] in &s.inbox {
+                off[b as usize] -= 1;
+                out[off[b as usize]] = c;
             }
-            let mut fill = count.clone();
-            let mut all = vec_or_exit(total, 0u32, "tc out-lists");
-            for &(v, r) in &locals {
-                let list = &s.mine[s.mine_off[v]..s.mine_off[v + 1]];
-                let at = fill[r as usize];
-                all[at..at + list.len()].copy_from_slice(list);
-                fill[r as usize] += list.len();
-            }
-            for &[g, w] in &s.inbox {
-                all[fill[g as usize]] = w;
-                fill[g as usize] += 1;
-            }
-            // Received lists arrive in order from one sender, but batches may
-            // be applied out of order: sort each (cheap when already sorted).
-            for r in 0..n {
-                all[count[r]..count[r + 1]].sort_unstable();
-            }
-            let oriented = s.mine.len() as u64;
-            s.all_off = count;
-            s.all = all;
-            s.inbox = Vec::new();
-            s.mine = Vec::new();
-            s.mine_off = Vec::new();
-            s.nbr = Vec::new();
-            s.off = Vec::new();
-            oriented
+            (s.off, s.out, s.inbox) = (off, out, Vec::new());
+            (s.off[own.end] - s.off[own.start]) as u64
         });
-        // 4. Count: for every local a, mark out(a), then look every element of
+        // 3. Count: for every own a, mark out(a), then look every element of
         // out(b) up in the marks, for every b in out(a).
         let t = Instant::now();
         k.for_each_vertex(|l, v| {
-            let g = l.global(v) as u32;
-            let s = l.state();
-            let r = s.rank[g as usize];
-            if r == NO_RANK {
-                return;
-            }
-            let (lo, hi) = (s.all_off[r as usize], s.all_off[r as usize + 1]);
-            for &w in &s.all[lo..hi] {
-                s.mark[(w >> 6) as usize] |= 1 << (w & 63);
+            let a = l.flat(v) as usize;
+            let Triangles { off, out, mark, .. } = l.state();
+            let list = &out[off[a]..off[a + 1]];
+            for &c in list {
+                mark[(c >> 6) as usize] |= 1 << (c & 63);
             }
             let mut found = 0u64;
-            for &b in &s.all[lo..hi] {
-                for &w in s.out_of(b) {
-                    found += (s.mark[(w >> 6) as usize] >> (w & 63)) & 1;
+            for &b in list {
+                for &c in &out[off[b as usize]..off[b as usize + 1]] {
+                    found += (mark[(c >> 6) as usize] >> (c & 63)) & 1;
                 }
             }
-            for &w in &s.all[lo..hi] {
-                s.mark[(w >> 6) as usize] = 0;
+            for &c in list {
+                mark[(c >> 6) as usize] = 0;
             }
-            s.triangles += found;
+            l.state().triangles += found;
         });
-        let local = k.with(|l| l.state().triangles);
-        let count_time = t.elapsed();
-        let triangles = k.sum(local);
-        let oriented = k.sum(oriented);
-        (
-            triangles,
-            oriented,
-            k.stats().sent,
-            count_time.as_nanos() as u64,
-        )
+        let count_time = t.elapsed().as_nanos() as u64;
+        let local = k.with(|l| {
+            let s = l.state();
+            (s.off, s.out) = (Vec::new(), Vec::new());
+            s.triangles
+        });
+        let (triangles, oriented) = (k.sum(local), k.sum(oriented));
+        (triangles, oriented, k.stats().sent, count_time)
     });
     let kernel_time = t0.elapsed();
     Ok(TcOutput {
@@ -419,97 +284,4 @@ pub fn tc(graph: &ShardedGraph) -> Result<TcOutput, KernelError> {
         kernel_time,
         count_time: Duration::from_nanos(per.iter().map(|p| p.3).max().unwrap_or(0)),
     })
-}
-
-/// The simple graph of `list` as sorted neighbour sets: offsets by vertex and
-/// entries (self-loops and repeated edges dropped).
-fn simple_graph(list: &EdgeList<'_>) -> Result<(Vec<usize>, Vec<u32>), KernelError> {
-    let g = build_whole(list)?;
-    Ok(graph_kernel::adjacency::simple_lists(
-        (0..g.num_local_vertices()).map(|v| g.adjacency(v).0),
-        g.num_entries() as usize,
-    ))
-}
-
-/// Sequential reference: the same ordered count on one process (degree
-/// order, out-lists sorted by id, a merge per oriented edge).
-///
-/// ```
-/// use graph_core::{EdgeList, PackedEdge};
-/// // A square with one diagonal: two triangles.
-/// let e = |u, v| PackedEdge::new(u, v, 1.0);
-/// let list = EdgeList::from_edges(4, vec![e(0, 1), e(1, 2), e(2, 3), e(3, 0), e(0, 2)]).unwrap();
-/// assert_eq!(tc::tc_sequential(&list).unwrap(), 2);
-/// ```
-pub fn tc_sequential(list: &EdgeList<'_>) -> Result<u64, KernelError> {
-    let (off, nbr) = simple_graph(list)?;
-    let n = off.len() - 1;
-    let key = |v: u32| (off[v as usize + 1] - off[v as usize], v);
-    let mut out_off = vec![0usize];
-    let mut out = Vec::with_capacity(nbr.len() / 2);
-    for v in 0..n {
-        out.extend(
-            nbr[off[v]..off[v + 1]]
-                .iter()
-                .filter(|&&u| key(v as u32) < key(u)),
-        );
-        out_off.push(out.len());
-    }
-    let list_of = |v: u32| &out[out_off[v as usize]..out_off[v as usize + 1]];
-    Ok((0..n as u32)
-        .map(|a| {
-            let la = list_of(a);
-            la.iter().map(|&b| common(la, list_of(b))).sum::<u64>()
-        })
-        .sum())
-}
-
-/// Checks a triangle count of `list` without trusting its producer: counts
-/// the triangles again by another method (orientation by degree, then for each
-/// vertex its out-neighbours marked in a bitmap and looked up from each
-/// out-neighbour's out-list) and compares. Returns the count, or what is wrong.
-///
-/// ```
-/// use graph_core::{EdgeList, PackedEdge};
-/// let e = |u, v| PackedEdge::new(u, v, 1.0);
-/// let list = EdgeList::from_edges(3, vec![e(0, 1), e(1, 2), e(0, 2), e(0, 1)]).unwrap();
-/// assert_eq!(tc::verify_tc(&list, 1), Ok(1));
-/// assert!(tc::verify_tc(&list, 2).unwrap_err().contains("has 1"));
-/// ```
-pub fn verify_tc(list: &EdgeList<'_>, triangles: u64) -> Result<u64, String> {
-    let (off, nbr) = simple_graph(list).map_err(|e| e.to_string())?;
-    let n = off.len() - 1;
-    let deg = |v: usize| off[v + 1] - off[v];
-    let higher = |v: usize, u: usize| deg(u) > deg(v) || (deg(u) == deg(v) && u > v);
-    // Out-lists: each vertex's neighbours of higher degree (ties: higher id).
-    let mut up: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for (v, list) in up.iter_mut().enumerate() {
-        list.extend(
-            nbr[off[v]..off[v + 1]]
-                .iter()
-                .filter(|&&u| higher(v, u as usize)),
-        );
-    }
-    let mut marked = vec![false; n];
-    let mut count = 0u64;
-    for a in 0..n {
-        for &b in &up[a] {
-            marked[b as usize] = true;
-        }
-        for &b in &up[a] {
-            count += up[b as usize]
-                .iter()
-                .filter(|&&c| marked[c as usize])
-                .count() as u64;
-        }
-        for &b in &up[a] {
-            marked[b as usize] = false;
-        }
-    }
-    if count != triangles {
-        return Err(format!(
-            "{triangles} triangles reported, but the graph (self-loops and repeated edges ignored) has {count}"
-        ));
-    }
-    Ok(count)
 }

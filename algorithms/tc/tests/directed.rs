@@ -11,7 +11,7 @@ fn tc_refuses_directed_graphs() {
     let list = EdgeList::from_edges(3, vec![e(0, 1), e(1, 2), e(2, 0)]).unwrap();
     let t = gossamer::main(2, move || {
         let g = ShardedGraph::build_with(&list, PartitionKind::Block, true).unwrap();
-        tc::tc(&g).unwrap_err()
+        tc::tc(&g, &Default::default()).unwrap_err()
     });
     assert!(
         t.to_string()

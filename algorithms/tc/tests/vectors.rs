@@ -45,7 +45,7 @@ fn check_scale(scale: u32) {
             let l = list.clone();
             let out = gossamer::main(threads, move || {
                 let g = ShardedGraph::build(&l, kind).unwrap();
-                tc(&g).unwrap()
+                tc(&g, &Default::default()).unwrap()
             });
             let what = format!("scale {scale}, {threads} threads, {kind:?}");
             assert_eq!(out.triangles, want, "{what}");
@@ -94,7 +94,7 @@ fn repeated_edges_and_self_loops_are_ignored() {
     assert_eq!(verify_tc(&noisy, want), Ok(want));
     let out = gossamer::main(2, move || {
         let g = ShardedGraph::build(&noisy, PartitionKind::Block).unwrap();
-        tc(&g).unwrap()
+        tc(&g, &Default::default()).unwrap()
     });
     assert_eq!(out.triangles, want);
 }
@@ -105,7 +105,10 @@ fn runs_again_on_the_same_graph() {
     let want = tc_sequential(&list).unwrap();
     let counts = gossamer::main(3, move || {
         let g = ShardedGraph::build(&list, PartitionKind::Cyclic).unwrap();
-        [tc(&g).unwrap().triangles, tc(&g).unwrap().triangles]
+        [
+            tc(&g, &Default::default()).unwrap().triangles,
+            tc(&g, &Default::default()).unwrap().triangles,
+        ]
     });
     assert_eq!(counts, [want, want]);
 }

@@ -328,6 +328,10 @@ fn estimate_rank_as(
     // tc 15 B per entry and 16 B per vertex.
     let bc = (4 * er + 96 * n, 0, gather(8));
     let tc = (15 * er + 16 * n, 0, 0);
+    // kcore (peeling): the rows as cc's, per own vertex its degree, its
+    // place in the bins and the bins' inverse (12 B), rank 0 gathers one
+    // coreness per vertex.
+    let kcore = (4 * er + 12 * nr, 0, gather(4));
     let (k_held, k_transient, k_gather) = match workload {
         Workload::Sssp => sssp,
         Workload::Bfs => bfs,
@@ -338,6 +342,7 @@ fn estimate_rank_as(
         Workload::PageRank => pagerank,
         Workload::Bc => bc,
         Workload::Tc => tc,
+        Workload::Kcore => kcore,
         Workload::Generate => unreachable!("returned above"),
     };
     let k_held = k_held + tables;
@@ -363,7 +368,7 @@ fn estimate_rank_as(
     } else {
         match workload {
             Workload::Sssp | Workload::Bfs | Workload::Graph500 => (5 * n, held + 5 * n),
-            Workload::Cc | Workload::Bc | Workload::Tc => {
+            Workload::Cc | Workload::Bc | Workload::Tc | Workload::Kcore => {
                 let v = 32 * n;
                 (v, Wide::from(BASE_BYTES) + list + v)
             }

@@ -21,6 +21,8 @@ pub enum Workload {
     Bc,
     /// `tc`: triangle counting (graph-kernel).
     Tc,
+    /// `kcore`: k-core decomposition (graph-kernel).
+    Kcore,
 }
 
 impl Workload {
@@ -33,7 +35,7 @@ impl Workload {
     }
 
     /// Every workload, in the CLI's order.
-    pub const ALL: [Workload; 8] = [
+    pub const ALL: [Workload; 9] = [
         Workload::Generate,
         Workload::Sssp,
         Workload::Bfs,
@@ -42,6 +44,7 @@ impl Workload {
         Workload::PageRank,
         Workload::Bc,
         Workload::Tc,
+        Workload::Kcore,
     ];
 
     /// The command's name.
@@ -55,6 +58,7 @@ impl Workload {
             Workload::PageRank => "pagerank",
             Workload::Bc => "bc",
             Workload::Tc => "tc",
+            Workload::Kcore => "kcore",
         }
     }
 }
@@ -66,7 +70,7 @@ impl std::str::FromStr for Workload {
             .into_iter()
             .find(|w| w.name() == s)
             .ok_or_else(|| {
-                format!("unknown command {s:?}: expected one of generate, sssp, bfs, graph500, cc, pagerank, bc, tc")
+                format!("unknown command {s:?}: expected one of generate, sssp, bfs, graph500, cc, pagerank, bc, tc, kcore")
             })
     }
 }

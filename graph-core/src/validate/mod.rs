@@ -1,4 +1,5 @@
-//! Graph500 validation of a search result.
+//! Graph500 validation of a search result, and the checks of the
+//! whole-graph kernels' answers (connected components, PageRank).
 //!
 //! The checks follow the Graph500 specification (and the reference's
 //! `validate.c`), restated here in our own terms. A result is a parent array
@@ -72,18 +73,28 @@
 //! | `list.rs` | rules 4-6 and the edge count over the input records |
 //! | `sharded/` | rules 4-6 and the edge count on every trustee's shard (`check.rs`, `scan.rs`) |
 //! | `problems.rs` | the verdict ([`Validated`], [`ValidationError`]) and each problem's words |
-//! | `reference.rs` | sequential BFS and Dijkstra, the plain answers tests compare against |
+//! | `components.rs` | [`verify_cc`]: a component labelling against the edge list |
+//! | `pagerank.rs` | [`verify_pagerank`]: PageRank scores against the edge list (one more iteration from them), and the simple graph PageRank reads |
+//! | `reference.rs` | sequential BFS, Dijkstra, union-find components and PageRank, the plain answers tests compare against |
+//! | `triangles.rs` | [`tc_sequential`] and [`verify_tc`]: triangle counting's sequential count and verifier (the `tc` kernel's, kept here like the other validators) |
 
+mod components;
 mod list;
+mod pagerank;
 mod problems;
 pub mod reference;
 mod sharded;
 mod tree;
+mod triangles;
+
+pub use components::verify_cc;
 
 pub use list::{
     validate_bfs, validate_bfs_directed, validate_bfs_list, validate_sssp, validate_sssp_directed,
     validate_sssp_list,
 };
+pub use pagerank::verify_pagerank;
 pub use problems::{Validated, ValidationError};
 pub use sharded::{count_traversed_sharded, validate_bfs_sharded, validate_sssp_sharded};
 pub use tree::NO_PARENT;
+pub use triangles::{tc_sequential, verify_tc};

@@ -187,6 +187,13 @@ impl Adjacency {
         })
     }
 
+    /// The unweighted rows if a kernel built them already (see
+    /// [`rows`](Self::rows)).
+    #[inline]
+    pub fn rows_if_built(&self) -> Option<&Rows> {
+        self.rows.get()
+    }
+
     /// The in-edge rows: for each own position, the flat ids of the tails
     /// of the arcs into it (ascending, parallel arcs merged), from the
     /// shard's in-edge index, built the first time a kernel asks. On an

@@ -140,25 +140,26 @@ fn split_one(row: &mut [(u32, f32)], delta: f32, start: u64) -> Span {
 ///
 /// ```
 /// use graph_core::sharded::ShardedGraph;
-/// use graph_kernel::adjacency;
+/// use graph_kernel::{run, LightHeavy, Program};
 /// let list = graph_core::EdgeList::from_edges(3, vec![
 ///     graph_core::PackedEdge::new(0, 1, 0.75),
 ///     graph_core::PackedEdge::new(0, 2, 0.25),
 ///     graph_core::PackedEdge::new(0, 2, 0.5), // parallel: the lighter one is relaxed
 /// ]).unwrap();
+/// struct Split(LightHeavy);
+/// impl Program for Split { type Msg = u32; fn receive(&mut self, _: u32, _: u32) -> bool { false } }
 /// let rows = gossamer::main(1, move || {
 ///     let g = ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
 ///     g.mark_rows_rewritten("this example");
-///     g.on_trustees(|mut ctx| {
-///         adjacency::prepare(&mut ctx);
-///         ctx.local.apply_returning(|s| {
-///             let a = adjacency::shared(s).unwrap();
-///             let lh = a.light_heavy(s.shard_mut(), 0.5, true);
+///     graph_kernel::prepare(&g, graph_kernel::Prepare::Rows);
+///     run(&g, |s, _| { let a = s.adjacency().clone(); Split(a.light_heavy(s.shard_mut(), 0.5, true)) }, |k| {
+///         k.with_returning(|l| {
+///             let (a, shard) = (l.adjacency(), l.shard());
+///             let lh = &l.state().0;
 ///             let v = a.position(0);
-///             let (_, w) = lh.arrays(s.shard());
+///             let (_, w) = lh.arrays(shard);
 ///             let ws = |r: std::ops::Range<usize>| w[r].to_vec();
-///             let merged = a.rows(s.shard()).entries_merged();
-///             (ws(lh.light(v)), ws(lh.heavy(v)), merged, s.shard().degree(0))
+///             (ws(lh.light(v)), ws(lh.heavy(v)), a.rows(shard).entries_merged(), shard.degree(0))
 ///         })
 ///     })
 /// });
@@ -184,6 +185,34 @@ struct Span {
 }
 
 impl LightHeavy {
+    /// Why `delta` cannot be a bucket width (a phrase to put after the
+    /// value), or `Ok`: it must be a positive, finite, normal `f32`, so
+    /// that `1/Δ` is finite. Every such width works, however small.
+    ///
+    /// ```
+    /// use graph_kernel::LightHeavy;
+    /// assert!(LightHeavy::check_width(0.001).is_ok() && LightHeavy::check_width(1e-30).is_ok());
+    /// for bad in [0.0, -1.0, f32::NAN, f32::INFINITY, 1e-40] {
+    ///     assert!(LightHeavy::check_width(bad).is_err());
+    /// }
+    /// ```
+    pub fn check_width(delta: f32) -> Result<(), String> {
+        Err(if delta.is_nan() {
+            "not a number; give a positive bucket width in weight units".to_string()
+        } else if delta <= 0.0 {
+            "the bucket width must be positive".to_string()
+        } else if delta.is_infinite() {
+            "the bucket width must be finite (any width at or above the largest weight already makes every edge light)".to_string()
+        } else if !delta.is_normal() || !(1.0 / delta).is_finite() {
+            format!(
+                "too small: a width below {:e} (the smallest normal f32) has no finite reciprocal",
+                f32::MIN_POSITIVE
+            )
+        } else {
+            return Ok(());
+        })
+    }
+
     /// The Δ of the split.
     pub fn delta(&self) -> f32 {
         self.delta
@@ -195,9 +224,12 @@ impl LightHeavy {
     }
 
     /// Orders every row light first for bucket width `delta` (both parts
-    /// ascending by flat id). `shard` is this trustee's, the one the split
-    /// was made on.
+    /// ascending by flat id); nothing to do at the width it has. `shard`
+    /// is this trustee's, the one the split was made on.
     pub fn resplit(&mut self, shard: &mut Shard, delta: f32) {
+        if delta == self.delta {
+            return;
+        }
         let spans = &mut self.spans;
         let mut row: Vec<(u32, f32)> = Vec::new();
         let mut again = |t: &mut [u32], w: &mut [f32]| {

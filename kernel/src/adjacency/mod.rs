@@ -42,33 +42,30 @@
 //!
 //! # Preparing
 //!
-//! [`prepare`] is collective (every trustee's fiber calls it, as the first
-//! step of a kernel): each trustee sends its positions to every other one as
+//! Preparing is collective ([`run`](crate::run) and
+//! [`prepare`](crate::prepare) do it, the first time on a graph): each trustee sends its positions to every other one as
 //! POD slices; the first trustee of each process files them, and the
 //! process's trustees then share one copy of the renumbering tables (every
 //! trustee's positions and the flat-id map, 8 B per vertex of the whole
 //! graph: once per rank, not once per trustee). It does the work only the
 //! first time on a graph; later calls (any kernel) find the adjacency in
-//! place. Kernels take a shared handle with [`shared`] and keep it in their
-//! own state.
+//! place. A program's setup gets the shared handle
+//! ([`Setup::adjacency`](crate::Setup::adjacency)).
 //!
 //! ```
 //! use graph_core::sharded::ShardedGraph;
-//! use graph_kernel::adjacency;
+//! use graph_kernel::{run, Program};
+//! /// Each own vertex's row, by position, as global ids.
+//! struct Rows(Vec<Vec<u32>>);
+//! impl Program for Rows { type Msg = u32; fn receive(&mut self, _: u32, _: u32) -> bool { false } }
 //! let list = graph_kernel::doc::path(5); // 0-1-2-3-4
 //! let rows = gossamer::main(2, move || {
 //!     let g = ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
-//!     g.on_trustees(|mut ctx| {
-//!         adjacency::prepare(&mut ctx);
-//!         ctx.local.apply_returning(|s| {
-//!             let a = adjacency::shared(s).expect("prepared");
-//!             let rows = a.rows(s.shard());
-//!             // Each row, by position, as global ids.
-//!             (0..a.num_own())
-//!                 .map(|v| rows.row(v).iter().map(|&f| a.global_of(f)).collect::<Vec<u32>>())
-//!                 .collect::<Vec<_>>()
-//!         })
-//!     })
+//!     let init = |s: &mut graph_kernel::Setup<'_>, _: Option<Rows>| {
+//!         let (a, rows) = (s.adjacency(), s.rows());
+//!         Rows((0..a.num_own()).map(|v| rows.row(v).iter().map(|&f| a.global_of(f)).collect()).collect())
+//!     };
+//!     run(&g, init, |k| k.with_returning(|l| l.state().0.clone()))
 //! });
 //! // Trustee 0 owns 0, 1, 2: vertices 1 and 2 (degree 2) come before 0
 //! // (degree 1), so their flat ids are 1 -> 0, 2 -> 1, 0 -> 2; rows are in
@@ -84,19 +81,16 @@
 //! | `renumber.rs` | positions by degree, flat-id bases, the tables a process's trustees share |
 //! | `flat.rs` | [`Adjacency`]: flat ids, owner lookup, positions, global ids; [`NO_FLAT`] |
 //! | `rows.rs` | [`Rows`]: the unweighted rows, merged; [`simple_lists`] |
-//! | `prepare.rs` | [`prepare`], [`shared`]: the collective renumbering, once per graph |
+//! | `prepare.rs` | the collective renumbering, once per graph |
 //! | `light_heavy.rs` | [`LightHeavy`]: the weighted rows split at Δ |
-//! | `search.rs` | [`prepare_search`], [`gather_parents`]: one search's set-up and its parents |
 
 mod flat;
 mod light_heavy;
 mod prepare;
 mod renumber;
 mod rows;
-mod search;
 
 pub use flat::{Adjacency, NO_FLAT};
 pub use light_heavy::LightHeavy;
-pub use prepare::{prepare, shared};
+pub(crate) use prepare::{prepare, shared};
 pub use rows::{simple_lists, Rows};
-pub use search::{gather_parents, prepare_search};

@@ -1,6 +1,6 @@
-//! [`prepare`]: the collective step that renumbers a graph once for every
+//! `prepare`: the collective step that renumbers a graph once for every
 //! kernel (positions exchanged, tables filed once per process), and
-//! [`shared`], the prepared handle a kernel keeps.
+//! `shared`, the prepared handle a kernel keeps.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -32,13 +32,12 @@ struct Building {
 
 /// Prepares the renumbered adjacency on every trustee of the graph, once:
 /// a collective step (every trustee's fiber must call it, e.g. first thing
-/// in [`ShardedGraph::on_trustees`](graph_core::sharded::ShardedGraph::on_trustees));
+/// in a trustee fiber of [`run`](crate::run) or [`prepare`](crate::prepare));
 /// returns at once when it is already prepared. Costs a barrier, an
 /// all-reduce and one exchange of `4 B x vertices` per trustee the first
 /// time.
 ///
-/// See the module docs for an example.
-pub fn prepare(ctx: &mut TrusteeCtx) {
+pub(crate) fn prepare(ctx: &mut TrusteeCtx) {
     if ctx
         .local
         .apply(|s| s.kernel::<Prepared>(|_| Prepared::default()).1 .0.is_some())
@@ -87,6 +86,6 @@ pub fn prepare(ctx: &mut TrusteeCtx) {
 
 /// The prepared adjacency of this trustee (`None` before [`prepare`]), as a
 /// shared handle a kernel keeps in its state.
-pub fn shared(s: &mut TrusteeState) -> Option<Arc<Adjacency>> {
+pub(crate) fn shared(s: &mut TrusteeState) -> Option<Arc<Adjacency>> {
     s.kernel::<Prepared>(|_| Prepared::default()).1 .0.clone()
 }

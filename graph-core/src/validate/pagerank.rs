@@ -1,0 +1,129 @@
+//! [`verify_pagerank`]: a check of PageRank scores against the edge list,
+//! whoever computed them; `Simple`, the graph as PageRank reads it (shared
+//! with [`reference::pagerank`](super::reference::pagerank)).
+
+use crate::csr::{build_trustees_with, CsrError};
+use crate::edge_list::EdgeList;
+use crate::partition::Partition;
+use crate::Shard;
+
+/// The whole graph as a simple graph (each neighbour once, no self-loops,
+/// as GAPBS builds it): every vertex's out-degree, and the rows PageRank
+/// pulls along (the in-arcs on a directed graph, else the edges).
+pub(super) struct Simple {
+    degree: Vec<usize>,
+    starts: Vec<usize>,
+    targets: Vec<u32>,
+}
+
+impl Simple {
+    /// The simple graph of `list`, its records read as arcs when `directed`.
+    pub(super) fn new(list: &EdgeList<'_>, directed: bool) -> Result<Self, CsrError> {
+        let p = Partition::single(list.num_vertices());
+        let g = build_trustees_with(list, &p, 0..1, directed)?.remove(0);
+        let (out_starts, out_targets) = simple(&g, |v| g.adjacency(v).0);
+        let degree = out_starts.windows(2).map(|w| w[1] - w[0]).collect();
+        let (starts, targets) = if directed {
+            simple(&g, |v| g.in_neighbors(v))
+        } else {
+            (out_starts, out_targets)
+        };
+        Ok(Simple {
+            degree,
+            starts,
+            targets,
+        })
+    }
+
+    /// One iteration from `score`, each vertex's contributions summed in id
+    /// order: the new scores and the residual (sum of `|change|`).
+    pub(super) fn iterate(&self, score: &[f64], damping: f64) -> (Vec<f64>, f64) {
+        let base = (1.0 - damping) / score.len() as f64;
+        let share: Vec<f64> = score
+            .iter()
+            .zip(&self.degree)
+            .map(|(&s, &d)| if d > 0 { s / d as f64 } else { 0.0 })
+            .collect();
+        let mut residual = 0.0;
+        let next = (0..score.len())
+            .map(|v| {
+                let row = &self.targets[self.starts[v]..self.starts[v + 1]];
+                let incoming: f64 = row.iter().map(|&u| share[u as usize]).sum();
+                let new = base + damping * incoming;
+                residual += (new - score[v]).abs();
+                new
+            })
+            .collect();
+        (next, residual)
+    }
+}
+
+/// Rows `row(v)` of every vertex of `g`, sorted, each neighbour once:
+/// `(starts, targets)`.
+fn simple<'g>(g: &'g Shard, row: impl Fn(u64) -> &'g [u32]) -> (Vec<usize>, Vec<u32>) {
+    let n = g.num_local_vertices() as usize;
+    let (mut starts, mut targets) = (Vec::with_capacity(n + 1), Vec::new());
+    starts.push(0);
+    for v in 0..n as u64 {
+        let at = targets.len();
+        targets.extend_from_slice(row(v));
+        targets[at..].sort_unstable();
+        let mut row = targets.split_off(at);
+        row.dedup();
+        targets.extend_from_slice(&row);
+        starts.push(targets.len());
+    }
+    (starts, targets)
+}
+
+/// Checks PageRank scores of `list` (its records read as arcs when
+/// `directed`; see [`reference::pagerank`](super::reference::pagerank))
+/// with damping factor `damping` without trusting their producer: one
+/// finite score per vertex, each at least the base score `(1 - d)/n`,
+/// total at most 1 (mass only leaks, at vertices without out-edges); then
+/// runs one more iteration from the scores and returns its residual: below
+/// the tolerance for a converged result (and at most `d` times the last
+/// residual in any case).
+///
+/// ```
+/// use graph_core::validate::verify_pagerank;
+/// use graph_core::{EdgeList, PackedEdge};
+/// let list = EdgeList::from_edges(2, vec![PackedEdge::new(0, 1, 1.0)]).unwrap();
+/// assert_eq!(verify_pagerank(&list, false, &[0.5, 0.5], 0.85), Ok(0.0));
+/// assert!(verify_pagerank(&list, false, &[0.9, 0.1], 0.85).unwrap() > 0.1);
+/// assert!(verify_pagerank(&list, false, &[0.5], 0.85).is_err());
+/// ```
+pub fn verify_pagerank(
+    list: &EdgeList<'_>,
+    directed: bool,
+    scores: &[f64],
+    damping: f64,
+) -> Result<f64, String> {
+    if !(0.0..1.0).contains(&damping) {
+        return Err(format!(
+            "damping = {damping}: expected a factor in [0, 1) (usually 0.85)"
+        ));
+    }
+    let n = list.num_vertices() as usize;
+    if scores.len() != n {
+        return Err(format!(
+            "{} scores for a graph of {n} vertices",
+            scores.len()
+        ));
+    }
+    let base = (1.0 - damping) / n as f64;
+    let mut total = 0.0;
+    for (v, &s) in scores.iter().enumerate() {
+        if !s.is_finite() || s < base * (1.0 - 1e-9) {
+            return Err(format!(
+                "vertex {v} has score {s}, below the base score {base} (or not finite)"
+            ));
+        }
+        total += s;
+    }
+    if total > 1.0 + 1e-9 {
+        return Err(format!("scores sum to {total} > 1: mass was created"));
+    }
+    let graph = Simple::new(list, directed).map_err(|e| e.to_string())?;
+    Ok(graph.iterate(scores, damping).1)
+}
