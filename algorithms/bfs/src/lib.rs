@@ -134,8 +134,9 @@ pub struct BfsOutput {
     /// The BFS tree: each vertex's parent, the root's being itself and an
     /// unreached vertex's [`NO_PARENT`](graph_core::validate::NO_PARENT).
     pub parent: Vec<u64>,
-    /// Time of the search, with its per-root reset (excludes preparing the
-    /// adjacency once per graph and gathering the output).
+    /// Time of the search, with its per-root reset (excludes what is made
+    /// once per graph: the adjacency and this kernel's arrays; and
+    /// gathering the output).
     pub kernel_time: Duration,
 }
 

@@ -186,9 +186,10 @@ pub struct SsspOutput {
     /// Parent in the shortest-path tree (the root is its own parent),
     /// [`NO_PARENT`](graph_core::validate::NO_PARENT) when unreached.
     pub parent: Vec<u64>,
-    /// Time of the search itself: from the start of the rounds until every
-    /// trustee agreed that no bucket is left (excludes preparing the adjacency
-    /// and gathering the output).
+    /// Time of the search with its per-root reset, until every trustee
+    /// agreed that no bucket is left (excludes what is made once per graph
+    /// and Δ: the adjacency, the rows split at Δ, this kernel's arrays; and
+    /// gathering the output).
     pub kernel_time: Duration,
     /// Agreements (all-reduce rounds) of the search (statistics).
     pub rounds: u64,
