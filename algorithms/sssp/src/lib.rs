@@ -144,9 +144,9 @@ pub struct SsspConfig {
     pub epoch_work: u64,
     /// Split the rows inside the graph's own shards instead of a copy (8 B
     /// per entry, about a third of the peak at Graph500 sizes; see
-    /// [`Adjacency::light_heavy`]). The graph then serves SSSP, BFS, CC,
-    /// PageRank and the Graph500 validation only: bc, tc, programs run
-    /// with `graph_kernel::run` and saving prepared shards refuse it
+    /// [`Adjacency::light_heavy`](graph_kernel::adjacency::Adjacency::light_heavy)).
+    /// Every kernel still runs on the graph afterwards (graph-kernel builds
+    /// its rows from the renamed ids); saving prepared shards refuses it
     /// ([`ShardedGraph::check_global_ids`]). Shards mapped from a file are
     /// copied anyway. Default false; `gossamer-graph` sets it.
     pub in_place: bool,
