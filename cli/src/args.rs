@@ -38,7 +38,7 @@ pub struct RackOptions {
     /// Run the command as N processes (ranks) on this host, one job; only
     /// rank 0 reports. Each rank's --threads defaults to this host's cores
     /// divided by N (docs/rack.md). For sssp, bfs, graph500, cc, pagerank,
-    /// bc and tc.
+    /// bc, tc and kcore.
     #[arg(long, value_name = "N", value_parser = parse_ranks)]
     pub ranks: Option<usize>,
     /// How the ranks talk: shm (shared memory, the default on one host),

@@ -84,7 +84,7 @@ fn rack_options(cli: &Cli) -> std::result::Result<args::RackOptions, String> {
     let Some(run) = run_options(&cli.command) else {
         if top.ranks.is_some() {
             return Err(format!(
-                "--ranks runs sssp, bfs, graph500, cc, pagerank, bc and tc as several processes; {} runs in one process (for `plan`, put --ranks after the command: it plans a run of N ranks)",
+                "--ranks runs sssp, bfs, graph500, cc, pagerank, bc, tc and kcore as several processes; {} runs in one process (for `plan`, put --ranks after the command: it plans a run of N ranks)",
                 command_name(&cli.command)
             ));
         }

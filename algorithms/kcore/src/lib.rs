@@ -198,7 +198,7 @@ fn peel(l: &mut Local<'_, Kcore>, budget: usize) -> bool {
 pub fn kcore(graph: &ShardedGraph, cfg: &KcoreConfig) -> Result<KcoreOutput, KernelError> {
     if graph.is_directed() {
         return Err(KernelError::Config(
-            "k-cores are defined on undirected graphs (as Ligra's and GBBS's k-core): build the graph undirected (convert --undirected)".into(),
+            "k-cores are defined on undirected graphs (as Ligra's and GBBS's k-core): read a text graph with --undirected, or convert it with --undirected".into(),
         ));
     }
     if cfg.pass_work == 0 {
