@@ -138,10 +138,19 @@ pub fn why_no_rank_count_fits(workload: Workload, shape: Shape) -> String {
         .min()
         .unwrap_or(0);
     if workload.streams() {
+        let (each, advice) = match shape.threads_per_rank.max(1) {
+            1 => (
+                "on a rank's one trustee".to_string(),
+                "this graph needs hosts with more memory",
+            ),
+            t => (
+                format!("on each of the {t} trustees of a rank"),
+                "use fewer threads per rank",
+            ),
+        };
         return format!(
-            "more ranks do not bring the largest rank below about {}: per-vertex arrays of the whole graph on each of the {} trustees of a rank and the answers gathered on rank 0 do not shrink with ranks; use fewer threads per rank",
+            "more ranks do not bring the largest rank below about {}: per-vertex arrays of the whole graph {each} and the answers gathered on rank 0 do not shrink with ranks; {advice}",
             show_bytes(least),
-            shape.threads_per_rank.max(1),
         );
     }
     format!(
