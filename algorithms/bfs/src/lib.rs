@@ -144,6 +144,7 @@ pub struct BfsOutput {
 struct Bfs {
     /// Flat id of each own vertex's parent, [`NO_FLAT`] while unvisited.
     parent: Vec<u32>,
+    /// Depth of each own vertex, meaningful only where a parent is set.
     depth: Vec<i32>,
     /// Depth of the vertices claimed in the current level.
     level: i32,
@@ -199,8 +200,8 @@ pub fn bfs(graph: &ShardedGraph, root: u64, cfg: &BfsConfig) -> Result<BfsOutput
         graph,
         move |s, old: Option<Bfs>| {
             let mut b = make(s, old);
+            // A depth counts only where a parent is set: no second fill.
             b.parent.fill(NO_FLAT);
-            b.depth.fill(-1);
             b.level = 0;
             b
         },
@@ -236,7 +237,10 @@ pub fn bfs(graph: &ShardedGraph, root: u64, cfg: &BfsConfig) -> Result<BfsOutput
     );
     let kernel_time = t0.elapsed();
     let parent = gather_flat(graph, |b: &Bfs| &b.parent[..])?;
-    let level = gather(graph, -1, |b: &Bfs, v| i64::from(b.depth[v as usize]))?;
+    let level = gather(graph, -1, |b: &Bfs, v| match b.parent[v as usize] {
+        NO_FLAT => -1,
+        _ => i64::from(b.depth[v as usize]),
+    })?;
     Ok(BfsOutput {
         parent,
         level,
