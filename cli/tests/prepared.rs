@@ -22,15 +22,6 @@ fn search(shape: &[&str], kernel: &str, threads: &str, dump: &Path, extra: &[&st
     search_scale10(shape, kernel, threads, dump, extra)
 }
 
-fn names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
-}
-
 #[test]
 fn saved_then_reused_answers_as_a_fresh_run() {
     let dir = scratch("prepared");

@@ -8,6 +8,16 @@ use std::process::{Command, Output};
 
 pub mod netns;
 
+/// The names in `dir`, sorted (what a failed write must not leave behind).
+pub fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
 /// The reference vectors (see their README): `GRAPH500_VECTORS` if set, else
 /// the ones bundled in the repository (`graph-core/vectors`).
 pub fn vectors_dir() -> PathBuf {
