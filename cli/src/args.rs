@@ -105,8 +105,7 @@ Reading the report:
   Line 1: the kernel and the graph: `Graph500 SCALE S, edgefactor E` for a
   generated graph (2^S vertices, E x 2^S edge records), or `graph FILE` for
   --graph; then its vertex and edge-record counts, ranks x threads, the
-  partition, and the setting that ran (SSSP's delta; BFS's mode: a directed
-  graph always runs top-down). Line 2: seconds generating the graph (or
+  partition, and the setting that ran (SSSP's delta; BFS's mode). Line 2: seconds generating the graph (or
   loading the file) and building the kernels' sharded graph.
   One row per search:
     root       the root (as the input file numbers it)

@@ -131,12 +131,9 @@ pub struct JsonReport {
     pub partition: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub delta: Option<f32>,
-    /// BFS's mode as it ran (a directed graph runs top-down).
+    /// BFS's mode.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<&'static str>,
-    /// The mode asked for, when it is not the one that ran.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mode_requested: Option<&'static str>,
     pub construction_time_s: f64,
     pub roots: Vec<JsonRoot>,
     pub harmonic_mean_teps: f64,
@@ -169,19 +166,12 @@ pub struct RunInfo {
     pub construction_time: f64,
 }
 
-/// BFS's mode: the one asked for, and the one that ran.
-#[derive(Clone, Copy, Debug)]
-pub struct Mode {
-    pub requested: &'static str,
-    pub ran: &'static str,
-}
-
 /// The JSON object for one kernel's run.
 pub fn json_report(
     info: &RunInfo,
     run: &KernelRun,
     delta: Option<f32>,
-    mode: Option<Mode>,
+    mode: Option<&'static str>,
 ) -> JsonReport {
     let (time, teps) = summaries(&run.results);
     JsonReport {
@@ -191,8 +181,7 @@ pub fn json_report(
         threads: info.threads,
         partition: info.partition,
         delta,
-        mode: mode.map(|m| m.ran),
-        mode_requested: mode.filter(|m| m.ran != m.requested).map(|m| m.requested),
+        mode,
         construction_time_s: info.construction_time,
         roots: run
             .results

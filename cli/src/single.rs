@@ -7,7 +7,7 @@ use crate::args::{BfsModeArg, PartitionArg, SingleArgs};
 use crate::error::Result;
 use crate::files;
 use crate::graph;
-use crate::output::{self, GraphReport, Mode, RunInfo};
+use crate::output::{self, GraphReport, RunInfo};
 use crate::runtime;
 use crate::search::{self, KernelSpec, Plan};
 
@@ -87,32 +87,18 @@ pub fn run(req: Request<'_>) -> Result<()> {
         partition: partition_name(a.run.partition),
         construction_time: outcome.construction_time,
     };
-    let mode = req.mode.map(|m| mode_run(m, loaded.meta().directed));
+    let mode = req.mode.map(crate::record::mode_name);
     if a.out.json {
         output::print_json(&output::json_report(&info, &run, req.delta, mode))?;
     } else {
         let setting = match (req.delta, mode) {
             (Some(d), _) => format!(", delta {d}"),
-            (_, Some(m)) if m.ran != m.requested => format!(
-                ", mode {} (not {}: a directed graph runs top-down, as bottom-up steps would need in-edges)",
-                m.ran, m.requested
-            ),
-            (_, Some(m)) => format!(", mode {}", m.ran),
+            (_, Some(m)) => format!(", mode {m}"),
             _ => String::new(),
         };
         output::print_stdout(&output::human_report(&info, &run, &setting))?;
     }
     Ok(())
-}
-
-/// BFS's mode as asked and as it runs: top-down on a directed graph
-/// (the kernel's bottom-up step would need in-edges).
-pub fn mode_run(asked: BfsModeArg, directed: bool) -> Mode {
-    let ran = if directed { BfsModeArg::TopDown } else { asked };
-    Mode {
-        requested: crate::record::mode_name(asked),
-        ran: crate::record::mode_name(ran),
-    }
 }
 
 /// The partition's name in reports.

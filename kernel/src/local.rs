@@ -138,9 +138,27 @@ impl<'a, P: Program> Local<'a, P> {
     }
 
     /// Own vertex `v`'s in-neighbours (the row on an undirected graph).
-    #[inline]
+    #[inline(always)]
     pub fn in_row(&self, v: u32) -> &'a [u32] {
-        self.adj.in_rows(self.shard).row(v)
+        self.in_rows().row(v)
+    }
+
+    /// The in-rows of every own vertex: the tails of the arcs into it on a
+    /// directed graph (built on first use, see [`Prepare::InRows`](crate::Prepare::InRows)),
+    /// the [`rows`](Self::rows) on an undirected one.
+    #[inline(always)]
+    pub fn in_rows(&self) -> &'a Rows {
+        if self.shard.is_directed() {
+            self.adj.in_rows(self.shard)
+        } else {
+            self.rows()
+        }
+    }
+
+    /// Whether the graph is directed (rows hold out-edges only).
+    #[inline]
+    pub fn is_directed(&self) -> bool {
+        self.shard.is_directed()
     }
 
     /// `row(v).len()`.

@@ -40,8 +40,11 @@
 //!
 //! Depths are the levels (root 0, `-1` unreached); the parent tree is a
 //! valid Graph500 BFS tree. On a **directed** graph
-//! ([`ShardedGraph::is_directed`]) the search follows out-edges and runs
-//! top-down only, whatever [`BfsMode`].
+//! ([`ShardedGraph::is_directed`]) the search follows out-edges: top-down
+//! sends along the rows (out-edges), and bottom-up looks for a parent among
+//! the tails of the arcs into a vertex (graph-kernel's in-rows, made from
+//! the shard's in-edge index before the clock), as GAPBS does with its
+//! in-edge CSR. The switch counts out-edges on both sides, as the paper's.
 //!
 //! ```
 //! use graph_core::sharded::ShardedGraph;
@@ -176,15 +179,22 @@ impl Program for Bfs {
 pub fn bfs(graph: &ShardedGraph, root: u64, cfg: &BfsConfig) -> Result<BfsOutput, KernelError> {
     graph.check_root(root)?;
     cfg.check()?;
-    graph_kernel::prepare(graph, Prepare::Rows);
     let cfg = *cfg;
     let direction = match cfg.mode {
-        BfsMode::DirectionOptimizing if !graph.is_directed() => Direction::Auto {
+        BfsMode::DirectionOptimizing => Direction::Auto {
             alpha: cfg.alpha,
             beta: cfg.beta,
         },
-        _ => Direction::Push,
+        BfsMode::TopDown => Direction::Push,
     };
+    // Bottom-up reads in-rows: on a directed graph they are made here.
+    graph_kernel::prepare(
+        graph,
+        match direction {
+            Direction::Push => Prepare::Rows,
+            _ => Prepare::InRows,
+        },
+    );
     // The state, once per graph, before the clock.
     let make = |s: &mut Setup<'_>, old: Option<Bfs>| {
         let n = s.num_own() as usize;
@@ -226,7 +236,7 @@ pub fn bfs(graph: &ShardedGraph, root: u64, cfg: &BfsConfig) -> Result<BfsOutput
                         if l.state().parent[v as usize] != NO_FLAT {
                             return;
                         }
-                        if let Some(&f) = l.row(v).iter().find(|&&f| l.was_active(f)) {
+                        if let Some(&f) = l.in_row(v).iter().find(|&&f| l.was_active(f)) {
                             l.receive(v, f);
                         }
                     },
