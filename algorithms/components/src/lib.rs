@@ -30,12 +30,11 @@
 //! On a **directed** graph the components are the *weakly* connected ones
 //! (arcs taken as undirected edges). The rows hold each arc once, at its
 //! tail, and linking is symmetric, so linking every row's entries joins
-//! the ends of every arc; but step 3's skip would be wrong: an arc from a
-//! vertex of `c` to one outside is only in the row of the `c` vertex,
-//! which is skipped. So a directed graph finishes every vertex's row
-//! (no skip; GAPBS links the in-neighbours of the vertices outside `c`
-//! instead, which needs in-edge rows in the linking passes: simpler this
-//! way, at the cost of reading every arc once).
+//! the ends of every arc. Step 3 then also links the *in*-neighbours of
+//! every vertex outside `c` (graph-kernel's in-rows, as GAPBS does): an arc
+//! from a vertex of `c` to one outside sits only in the row of the `c`
+//! vertex, which is skipped, so it is linked from its head instead. Every
+//! arc with an end outside `c` is still seen from that end.
 //!
 //! # In graph-kernel's one shape
 //!
@@ -252,7 +251,8 @@ impl Cc {
 enum Pass {
     /// Entry `r` of every own row (Afforest's sampling round `r`).
     Sample(usize),
-    /// Entries `k..` of the rows of own vertices whose root is not `skip`.
+    /// Entries `k..` of the rows of own vertices whose root is not `skip`
+    /// (and, on a directed graph, their whole in-rows).
     Finish(usize, u32),
     /// Only the pending pairs.
     Pending,
@@ -261,6 +261,7 @@ enum Pass {
 /// One pass of [`Pass`] over the own rows, then the pending pairs.
 fn link_pass(l: &mut Local<'_, Cc>, pass: Pass) {
     let (a, rows) = (l.adjacency(), l.rows());
+    let in_rows = l.is_directed().then(|| l.in_rows());
     let (starts, targets) = (rows.starts(), rows.targets());
     let (c, mut out) = l.split();
     c.sent.clear();
@@ -277,10 +278,14 @@ fn link_pass(l: &mut Local<'_, Cc>, pass: Pass) {
         Pass::Finish(k, skip) => {
             for u in 0..a.num_own() {
                 let (s, e) = (starts[u as usize] as usize, starts[u as usize + 1] as usize);
-                if s + k >= e || c.comp.get(a.flat(u) as usize) as u32 == skip {
+                let ins = in_rows.map_or(&[][..], |r| r.row(u));
+                if (s + k >= e && ins.is_empty()) || c.comp.get(a.flat(u) as usize) as u32 == skip {
                     continue;
                 }
-                for &f in &targets[s + k..e] {
+                for &f in targets.get(s + k..e).unwrap_or(&[]) {
+                    c.unite(a, &mut out, a.flat(u), f);
+                }
+                for &f in ins {
                     c.unite(a, &mut out, a.flat(u), f);
                 }
             }
@@ -402,9 +407,9 @@ fn init(a: &Arc<Adjacency>, old: Option<Cc>) -> Cc {
 /// ```
 pub fn cc(graph: &ShardedGraph, cfg: &CcConfig) -> Result<CcOutput, KernelError> {
     let cfg = *cfg;
-    let directed = graph.is_directed();
-    // The rows and the state are made before the clock starts.
-    graph_kernel::prepare(graph, Prepare::Rows);
+    // The rows (and a directed graph's in-rows) and the state are made
+    // before the clock starts.
+    graph_kernel::prepare(graph, Prepare::InRows);
     run(graph, |s, old| init(s.adjacency(), old), |_| ());
     let t0 = Instant::now();
     let per = run(
@@ -419,11 +424,7 @@ pub fn cc(graph: &ShardedGraph, cfg: &CcConfig) -> Result<CcOutput, KernelError>
             for i in 0..r {
                 passes += settle(k, Pass::Sample(i));
             }
-            // On a directed graph an arc from the largest component to a
-            // vertex outside sits only in its tail's row, in the component:
-            // skipping the component's rows would miss it (see the module
-            // docs), so every row is finished.
-            let skip = if cfg.skip_largest && !directed {
+            let skip = if cfg.skip_largest {
                 largest(k, cfg.samples)
             } else {
                 NO_FLAT

@@ -47,3 +47,58 @@ fn directed_cc_gives_weak_components() {
         }
     }
 }
+
+/// A random directed multigraph: many small weak components, one large one
+/// (a dense core), arcs pointing both into and out of it.
+fn random(seed: u64, n: u32) -> EdgeList<'static> {
+    let mut x = seed | 1;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut edges = Vec::new();
+    for i in 0..(2 * n) {
+        let (u, v) = match i % 4 {
+            // The core.
+            0 => ((next() % 64) as u32, (next() % 64) as u32),
+            // Out of the core, into it, and between the rest.
+            1 => ((next() % 64) as u32, (next() % u64::from(n)) as u32),
+            2 => ((next() % u64::from(n)) as u32, (next() % 64) as u32),
+            _ => (
+                (next() % u64::from(n)) as u32,
+                (next() % u64::from(n)) as u32,
+            ),
+        };
+        if i % 4 == 3 || next() % 3 == 0 {
+            edges.push(PackedEdge::new(u, v, 1.0));
+        }
+    }
+    EdgeList::from_edges(u64::from(n), edges).unwrap()
+}
+
+#[test]
+fn directed_cc_with_the_skip_matches_union_find_on_random_graphs() {
+    for seed in [5u64, 21, 77] {
+        let want = components::cc_sequential(&random(seed, 3000));
+        let comps = {
+            let mut roots = want.clone();
+            roots.sort_unstable();
+            roots.dedup();
+            roots.len() as u64
+        };
+        assert!(comps > 10, "seed {seed}: {comps} components");
+        for threads in 1..=3 {
+            for kind in [PartitionKind::Block, PartitionKind::Cyclic] {
+                let list = random(seed, 3000);
+                let got = gossamer::main(threads, move || {
+                    let g = ShardedGraph::build_with(&list, kind, true).unwrap();
+                    components::cc(&g, &Default::default()).unwrap()
+                });
+                assert_eq!(got.labels, want, "seed {seed}, {threads} {kind:?}");
+                assert_eq!(got.components, comps);
+            }
+        }
+    }
+}
