@@ -121,9 +121,14 @@ Reading the report:
                graph's own edges (a tree to the root; every edge consistent
                with the levels or distances; every parent joined by an
                edge); skipped with --skip-validation
-  Last line: the median time, and the harmonic mean of TEPS over the
-  searches (Graph500's statistic) with its standard deviation.
-  --json prints the same as one object (TEPS in edges per second, times in
+  Then: the median time, and the harmonic mean of TEPS over the
+  searches (Graph500's statistic) with its standard deviation; what the
+  trustees did during the searches (busy, collectives, idle).
+  Last line: `wall`, this process's seconds from its start by phase (load,
+  runtime start, construction, kernel time, the kernel's untimed set-up and
+  gathering of answers, validation, teardown; `other` is what no phase
+  covers), and the time to the first answer.
+  --json prints the same as one object (`wall_time`: every phase) (TEPS in edges per second, times in
   seconds; `load_time_s` instead of `generation_time_s` for --graph).";
 
 /// What `graph500` prints (its `--help`).

@@ -27,11 +27,13 @@ pub const INVALID_RUN: &str = "No results printed for invalid run.";
 pub fn run(args: &Graph500Args) -> Result<()> {
     crate::sssp::check_delta_arg(args.delta)?;
     let threads = runtime::threads(args.run.threads)?;
-    let mut loaded = if args.prepared.prepared.is_some() {
-        graph::load_described(&args.input, &args.gen, threads, args.run.force)?
-    } else {
-        graph::load_streamed(&args.input, &args.gen, threads, args.run.force)?
-    };
+    let mut loaded = crate::phases::time("load", || {
+        if args.prepared.prepared.is_some() {
+            graph::load_described(&args.input, &args.gen, threads, args.run.force)
+        } else {
+            graph::load_streamed(&args.input, &args.gen, threads, args.run.force)
+        }
+    })?;
     loaded.check_kernel("graph500", true, args.unit_weights)?;
     let roots = loaded.root_plan(&RootChoice {
         root: None,
@@ -102,6 +104,7 @@ pub fn run(args: &Graph500Args) -> Result<()> {
             sssp: KernelJson::of(sssp),
             trustees: crate::runtime::trustee_reports(),
             peak_rss_kib_per_rank: crate::runtime::peak_rss_kib_per_rank(),
+            wall_time: crate::phases::wall_time(),
         });
     }
     output::print_stdout(&(block.render() + &block.in_units(&input)))?;
@@ -111,6 +114,7 @@ pub fn run(args: &Graph500Args) -> Result<()> {
             eprint!("{}: {}", k.kernel.name(), p.summary_line());
         }
     }
+    eprint!("{}", crate::phases::wall_time().line());
     Ok(())
 }
 
@@ -137,6 +141,8 @@ struct Json {
     trustees: Vec<crate::runtime::TrusteeReport>,
     /// Each rank's peak resident set (KiB), by rank.
     peak_rss_kib_per_rank: Vec<u64>,
+    /// Where this process's wall time went, by phase.
+    wall_time: crate::phases::WallTime,
 }
 
 /// One kernel's searches and their statistics, as in the block.

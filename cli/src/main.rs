@@ -25,6 +25,7 @@
 //! - [`cfmt`]: numbers formatted like C's `%g`.
 //! - [`progress`]: progress bars on stderr.
 //! - [`memtrace`]: per-phase peak memory on stderr (measurement hook).
+//! - [`phases`]: where the run's wall time went, phase by phase, for the reports.
 //! - [`trace`]: `--trace FILE`, the trustees' timelines as Chrome trace-event JSON.
 //! - [`hooks`]: test hooks, compiled into test builds only.
 //! - [`error`]: the one error type, a message for the user.
@@ -43,6 +44,7 @@ mod hooks;
 mod memcheck;
 mod memtrace;
 mod output;
+mod phases;
 mod plan;
 mod progress;
 mod record;
@@ -189,6 +191,7 @@ fn partition(command: &Command) -> graph_core::PartitionKind {
 static ALLOC: graph_core::alloc::ExitOnOom = graph_core::alloc::ExitOnOom;
 
 fn main() {
+    phases::start();
     // The command's own variables (gossamer checks its GOSSAMER_* ones when
     // a rank joins its job).
     if let Err(e) = memtrace::check_env().and_then(|()| hooks::check_env()) {

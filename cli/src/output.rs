@@ -147,6 +147,10 @@ pub struct JsonReport {
     /// What the trustees did during the searches: busy, idle, collective, imbalance.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub profile: Option<crate::runtime::KernelProfile>,
+    /// Where this process's wall time went, by phase (set by the command
+    /// just before it prints).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wall_time: Option<crate::phases::WallTime>,
 }
 
 /// Time and TEPS statistics over a kernel's searches.
@@ -202,6 +206,7 @@ pub fn json_report(
         trustees: crate::runtime::trustee_reports(),
         peak_rss_kib_per_rank: crate::runtime::peak_rss_kib_per_rank(),
         profile: crate::runtime::kernel_profile(run.kernel.name()),
+        wall_time: None,
     }
 }
 

@@ -2,6 +2,8 @@
 //! (rayon's pool gets the same), the request-slot size, and the one start-up
 //! every kernel run goes through, which joins a rack job when there is one.
 
+use std::sync::{Arc, Mutex};
+
 use crate::error::{CliError, Result};
 
 /// The worker-thread count: the user's, or [`default_threads`]. Also sizes
@@ -178,14 +180,19 @@ pub fn run<T: Send + 'static>(
     threads: usize,
     body: impl FnOnce() -> Result<T> + Send + 'static,
 ) -> Result<(usize, T)> {
+    let started = std::time::Instant::now();
     let builder = crate::trace::configure(graph_kernel::runtime::builder(threads)?);
     let ranks = builder.ranks();
     KERNEL_PROFILES
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .clear();
+    let ended = Arc::new(Mutex::new(None));
+    let end = ended.clone();
     let answer = builder.run(move || {
+        crate::phases::add("runtime start", started.elapsed().as_secs_f64());
         let answer = body();
+        *end.lock().unwrap_or_else(|p| p.into_inner()) = Some(std::time::Instant::now());
         // Every rank's timeline first (the rounds below are not the run's).
         crate::trace::collect();
         // Every rank's trustees, for the JSON reports (rank 0 runs `body`).
@@ -200,15 +207,20 @@ pub fn run<T: Send + 'static>(
             .collect();
         answer
     })?;
+    // From the body's end: collecting the trace and the statistics,
+    // stopping the workers, freeing the kernels' graph.
+    if let Some(t) = *ended.lock().unwrap_or_else(|p| p.into_inner()) {
+        crate::phases::add("runtime teardown", t.elapsed().as_secs_f64());
+    }
     // The trace, also of a run whose body failed.
-    crate::trace::write_collected()?;
+    crate::phases::time("writing the trace", crate::trace::write_collected)?;
     Ok((ranks, answer?))
 }
 
 /// Each kernel's trustee counters summed over its runs ([`kernel_window`]),
 /// by kernel name, for the last [`run`].
-static KERNEL_PROFILES: std::sync::Mutex<Vec<(&'static str, Vec<gossamer::TrusteeStats>)>> =
-    std::sync::Mutex::new(Vec::new());
+static KERNEL_PROFILES: Mutex<Vec<(&'static str, Vec<gossamer::TrusteeStats>)>> =
+    Mutex::new(Vec::new());
 
 /// Runs one kernel call `f` (one search, or a whole-graph kernel) as a
 /// labelled region of the trace, and adds what every trustee did meanwhile
@@ -324,12 +336,11 @@ impl KernelProfile {
 }
 
 /// The trustee statistics of the last [`run`] (every rank's trustees).
-static LAST_STATS: std::sync::Mutex<Vec<gossamer::TrusteeStats>> =
-    std::sync::Mutex::new(Vec::new());
+static LAST_STATS: Mutex<Vec<gossamer::TrusteeStats>> = Mutex::new(Vec::new());
 
 /// Each rank's peak resident set in KiB (`VmHWM`) at the end of the last
 /// [`run`], by rank.
-static LAST_PEAKS: std::sync::Mutex<Vec<u64>> = std::sync::Mutex::new(Vec::new());
+static LAST_PEAKS: Mutex<Vec<u64>> = Mutex::new(Vec::new());
 
 /// Each rank's peak resident set in KiB at the end of the last [`run`].
 pub fn peak_rss_kib_per_rank() -> Vec<u64> {

@@ -182,7 +182,12 @@ fn run_inside(
         (None, Some(BuildWatch::start(graph.is_streamed())))
     };
     crate::memtrace::start();
-    let built = Engine::build_from(source, plan.partition);
+    let phase = if loading {
+        "mapping prepared shards"
+    } else {
+        "construction"
+    };
+    let built = crate::phases::time(phase, || Engine::build_from(source, plan.partition));
     crate::memtrace::end("construction");
     if let Some(s) = spinner {
         s.finish();
@@ -194,7 +199,9 @@ fn run_inside(
     if let Some(PreparedRun::Save { dir, graph }) = &plan.prepared {
         let bar = Progress::spinner("saving prepared shards");
         let start = Instant::now();
-        let saved = engine.graph().save_prepared(dir, graph);
+        let saved = crate::phases::time("saving prepared shards", || {
+            engine.graph().save_prepared(dir, graph)
+        });
         bar.finish();
         saved?;
         eprintln!(
@@ -212,13 +219,13 @@ fn run_inside(
     };
     let roots = match roots {
         RootPlan::Fixed(roots) => roots,
-        plan => {
+        plan => crate::phases::time("choosing roots", || {
             let live = engine.live();
             graph.resolve_roots(plan, |v| {
                 live.get((v / 64) as usize)
                     .is_some_and(|w| w >> (v % 64) & 1 == 1)
-            })?
-        }
+            })
+        })?,
     };
     let mut runs = Vec::with_capacity(specs.len());
     for spec in specs {
@@ -316,7 +323,9 @@ fn run_kernel(
 ) -> Result<KernelRun> {
     if plan.warmup {
         if let Some(&first) = roots.first() {
-            Answer::search(engine, spec.kernel, first)?;
+            crate::phases::time("warm-up search", || {
+                Answer::search(engine, spec.kernel, first)
+            })?;
         }
     }
     let bar = Progress::new(spec.kernel.name(), roots.len() as u64);
@@ -325,16 +334,28 @@ fn run_kernel(
     for (i, &root) in roots.iter().enumerate() {
         crate::memtrace::start();
         let name = spec.kernel.name();
+        let called = Instant::now();
         let mut answer = runtime::kernel_window(
             name,
             || format!("{name} search {} (root {root})", i + 1),
             || Answer::search(engine, spec.kernel, root),
         )?;
+        // The kernel's clock, and the rest of the call: its set-up (the
+        // adjacency and state, made once per graph before the clock) and
+        // gathering the answer.
+        let call = called.elapsed().as_secs_f64();
+        crate::phases::add("kernel time", answer.time_s());
+        crate::phases::add(
+            "kernel set-up and gathering",
+            (call - answer.time_s()).max(0.0),
+        );
+        crate::phases::first_answer();
         crate::memtrace::end(&format!("{} kernel", spec.kernel.name()));
         crate::memtrace::start();
         if crate::hooks::corrupt_answers() {
             answer.corrupt(root);
         }
+        let checked = Instant::now();
         let (reached, traversed_edges, validate_time_s) = if plan.validate {
             let start = Instant::now();
             match answer.validate(engine, root) {
@@ -352,10 +373,16 @@ fn run_kernel(
             let (reached, traversed) = count_traversed_sharded(engine.graph(), answer.parent());
             (reached, traversed, None)
         };
+        let phase = if plan.validate {
+            "validation"
+        } else {
+            "counting edges"
+        };
+        crate::phases::add(phase, checked.elapsed().as_secs_f64());
         crate::memtrace::end(&format!("{} validation", spec.kernel.name()));
         if i == 0 {
             if let Some(path) = &spec.dump {
-                answer.dump(path, ids)?;
+                crate::phases::time("writing the dump", || answer.dump(path, ids))?;
             }
         }
         results.push(RootResult {

@@ -36,11 +36,13 @@ pub fn run(req: Request<'_>) -> Result<()> {
     if let Some(path) = &req.spec.dump {
         files::check_output(path)?;
     }
-    let mut loaded = if a.prepared.prepared.is_some() {
-        graph::load_described(&a.input, &a.gen, threads, a.run.force)?
-    } else {
-        graph::load_streamed(&a.input, &a.gen, threads, a.run.force)?
-    };
+    let mut loaded = crate::phases::time("load", || {
+        if a.prepared.prepared.is_some() {
+            graph::load_described(&a.input, &a.gen, threads, a.run.force)
+        } else {
+            graph::load_streamed(&a.input, &a.gen, threads, a.run.force)
+        }
+    })?;
     let needs_weights = matches!(req.spec.kernel, crate::record::Kernel::Sssp { .. });
     loaded.check_kernel(req.spec.kernel.name(), needs_weights, req.unit_weights)?;
     if let Some(path) = &req.spec.dump {
@@ -89,14 +91,18 @@ pub fn run(req: Request<'_>) -> Result<()> {
     };
     let mode = req.mode.map(crate::record::mode_name);
     if a.out.json {
-        output::print_json(&output::json_report(&info, &run, req.delta, mode))?;
+        let mut report = output::json_report(&info, &run, req.delta, mode);
+        report.wall_time = Some(crate::phases::wall_time());
+        output::print_json(&report)?;
     } else {
         let setting = match (req.delta, mode) {
             (Some(d), _) => format!(", delta {d}"),
             (_, Some(m)) => format!(", mode {m}"),
             _ => String::new(),
         };
-        output::print_stdout(&output::human_report(&info, &run, &setting))?;
+        let human =
+            output::human_report(&info, &run, &setting) + &crate::phases::wall_time().line();
+        output::print_stdout(&human)?;
     }
     Ok(())
 }

@@ -40,6 +40,9 @@ struct Report<T: Serialize> {
     /// What the trustees did during the kernel: busy, idle, collective, imbalance.
     #[serde(skip_serializing_if = "Option::is_none")]
     profile: Option<crate::runtime::KernelProfile>,
+    /// Where this process's wall time went, by phase.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    wall_time: Option<crate::phases::WallTime>,
 }
 
 #[derive(Serialize)]
@@ -156,17 +159,14 @@ fn run<K: WholeKernel>(mut kernel: K, args: &WholeArgs, dump: Option<&Path>) -> 
     if let Some(p) = dump {
         files::check_output(p)?;
     }
-    let graph = Arc::new(graph::load(
-        &args.input,
-        &args.gen,
-        threads,
-        args.run.force,
-    )?);
+    let graph = Arc::new(crate::phases::time("load", || {
+        graph::load(&args.input, &args.gen, threads, args.run.force)
+    })?);
     graph.check_kernel(K::NAME, false, false)?;
     if let Some(p) = dump {
         files::check_sidecar(p, &graph.meta().ids)?;
     }
-    kernel.prepare(&graph)?;
+    crate::phases::time("kernel preparation", || kernel.prepare(&graph))?;
     let (ranks, (construction, answer)) = {
         let (graph, partition, kernel) = (graph.clone(), args.run.partition.kind(), kernel.clone());
         runtime::run(threads, move || in_runtime(&graph, partition, &kernel))?
@@ -174,14 +174,16 @@ fn run<K: WholeKernel>(mut kernel: K, args: &WholeArgs, dump: Option<&Path>) -> 
     let validated = !args.out.skip_validation;
     let verified = if validated {
         crate::memtrace::start();
-        let verified = kernel.verify(&graph, &answer)?;
+        let verified = crate::phases::time("validation", || kernel.verify(&graph, &answer))?;
         crate::memtrace::end("validation");
         Some(verified)
     } else {
         None
     };
     if let Some(p) = dump {
-        kernel.dump(&answer, p, &graph.meta().ids)?;
+        crate::phases::time("writing the dump", || {
+            kernel.dump(&answer, p, &graph.meta().ids)
+        })?;
     }
     let report = Report {
         kernel: K::NAME,
@@ -196,6 +198,11 @@ fn run<K: WholeKernel>(mut kernel: K, args: &WholeArgs, dump: Option<&Path>) -> 
         peak_rss_kib_per_rank: crate::runtime::peak_rss_kib_per_rank(),
         profile: crate::runtime::kernel_profile(K::NAME),
         result: kernel.fields(&graph, &answer, verified),
+        wall_time: None,
+    };
+    let report = Report {
+        wall_time: Some(crate::phases::wall_time()),
+        ..report
     };
     if args.out.json {
         output::print_json(&report)
@@ -203,7 +210,12 @@ fn run<K: WholeKernel>(mut kernel: K, args: &WholeArgs, dump: Option<&Path>) -> 
         let profile = report.profile.as_ref().map(|p| p.summary_line());
         let human = header(&report, &kernel.setting())
             + &kernel.summary(&answer, &report.result)
-            + profile.as_deref().unwrap_or("");
+            + profile.as_deref().unwrap_or("")
+            + &report
+                .wall_time
+                .as_ref()
+                .map(|w| w.line())
+                .unwrap_or_default();
         output::print_stdout(&human)
     }
 }
@@ -220,17 +232,29 @@ fn in_runtime<K: WholeKernel>(
     let start = Instant::now();
     crate::memtrace::start();
     let bar = Progress::spinner("constructing");
-    let sharded = ShardedGraph::build_with(&list, partition, graph.meta().directed);
+    let sharded = crate::phases::time("construction", || {
+        ShardedGraph::build_with(&list, partition, graph.meta().directed)
+    });
     bar.finish();
     let sharded = sharded?;
     let construction = start.elapsed().as_secs_f64();
     crate::memtrace::end("construction");
     crate::memtrace::start();
     let bar = Progress::spinner(K::NAME);
+    let called = Instant::now();
     let answer =
         crate::runtime::kernel_window(K::NAME, || K::NAME.to_string(), || kernel.run(&sharded));
     bar.finish();
     let answer = answer?;
+    // The kernel's clock, and the rest of the call: its set-up (the
+    // adjacency and state, made before the clock) and gathering the answer.
+    let kernel_s = K::kernel_time(&answer).as_secs_f64();
+    crate::phases::add("kernel time", kernel_s);
+    crate::phases::add(
+        "kernel set-up and gathering",
+        (called.elapsed().as_secs_f64() - kernel_s).max(0.0),
+    );
+    crate::phases::first_answer();
     crate::memtrace::end("kernel");
     Ok((construction, answer))
 }

@@ -387,3 +387,53 @@ fn reports_count_the_ranks_of_a_rack_job() {
     assert_eq!(v["ranks"], 2);
     assert_eq!(v["roots"][0]["traversed_edges"], 16239);
 }
+
+/// The phases of a report's `wall_time` cover the process's wall time: they
+/// add up to `total_s` (the last, `other`, is what no phase covers), and the
+/// phases a run goes through are named.
+fn assert_wall_time_accounts(v: &serde_json::Value, must: &[&str]) {
+    let w = &v["wall_time"];
+    let total = w["total_s"].as_f64().unwrap_or_else(|| panic!("{v}"));
+    let phases = w["phases"].as_array().unwrap();
+    let names: Vec<&str> = phases.iter().map(|p| p["name"].as_str().unwrap()).collect();
+    for m in must {
+        assert!(names.contains(m), "no phase {m} in {names:?}");
+    }
+    assert_eq!(names.last(), Some(&"other"), "{names:?}");
+    let sum: f64 = phases.iter().map(|p| p["seconds"].as_f64().unwrap()).sum();
+    assert!(phases.iter().all(|p| p["seconds"].as_f64().unwrap() >= 0.0));
+    assert!(
+        (sum - total).abs() < 1e-6 * total.max(1.0),
+        "{sum} vs {total}: {w}"
+    );
+    let first = w["first_answer_s"].as_f64().unwrap();
+    assert!(0.0 < first && first <= total, "{w}");
+}
+
+#[test]
+fn reports_account_for_the_wall_time() {
+    let bfs = ok(&run(&["bfs", "--scale", "10", "--roots", "2", "--json"]));
+    let v: serde_json::Value = serde_json::from_str(bfs.trim()).unwrap();
+    assert_wall_time_accounts(
+        &v,
+        &[
+            "load",
+            "runtime start",
+            "construction",
+            "kernel time",
+            "kernel set-up and gathering",
+            "validation",
+            "runtime teardown",
+        ],
+    );
+    let cc = ok(&run(&["cc", "--scale", "10", "--json"]));
+    let v: serde_json::Value = serde_json::from_str(cc.trim()).unwrap();
+    assert_wall_time_accounts(&v, &["load", "construction", "kernel time", "validation"]);
+    // The text reports end with the same accounting on one line.
+    let human = ok(&run(&["sssp", "--scale", "10", "--roots", "2"]));
+    let last = human.lines().last().unwrap();
+    assert!(
+        last.starts_with("wall ") && last.contains("first answer after"),
+        "{human}"
+    );
+}
