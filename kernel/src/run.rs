@@ -166,21 +166,25 @@ where
 pub fn gather<P, T>(
     graph: &ShardedGraph,
     fill: T,
-    get: impl Fn(&P, u32) -> T + Delegable,
+    get: impl Fn(&P, u32) -> T + Delegable + Sync,
 ) -> Result<Vec<T>, KernelError>
 where
     P: Program,
-    T: Copy + Serialize + DeserializeOwned + 'static,
+    T: Copy + Send + Serialize + DeserializeOwned + 'static,
 {
     let p = *graph.partition();
     let mut out = vec![fill; p.num_vertices() as usize];
-    for t in 0..graph.num_trustees() {
-        let part: Option<Vec<T>> = graph.trustee(t).apply_returning(move |s| {
+    // A fiber on each trustee's own worker reads its part: in this process
+    // the part comes back moved (from another process, serialized).
+    let parts = graph.on_trustees(move |ctx| {
+        ctx.local.apply_returning(move |s| {
             slot::<P>(s)
                 .1
                 .as_ref()
                 .map(|c| c.adj.by_local(|v| get(&c.prog, v)))
-        });
+        })
+    });
+    for (t, part) in parts.into_iter().enumerate() {
         let part = part.ok_or_else(|| not_run::<P>())?;
         for (l, x) in part.into_iter().enumerate() {
             out[p.global(t as u32, l as u64) as usize] = x;
@@ -193,12 +197,13 @@ where
 /// global ids; [`NO_FLAT`] becomes [`NO_PARENT`].
 pub fn gather_flat<P: Program>(
     graph: &ShardedGraph,
-    get: impl Fn(&P) -> &[u32] + Delegable,
+    get: impl Fn(&P) -> &[u32] + Delegable + Sync,
 ) -> Result<Vec<u64>, KernelError> {
     let p = *graph.partition();
     let mut out = vec![NO_PARENT; p.num_vertices() as usize];
-    for t in 0..graph.num_trustees() {
-        let part: Option<Vec<u32>> = graph.trustee(t).apply_returning(move |s| {
+    // As in `gather`: each part read on its own trustee's worker.
+    let parts = graph.on_trustees(move |ctx| {
+        ctx.local.apply_returning(move |s| {
             slot::<P>(s).1.as_ref().map(|c| {
                 let v = get(&c.prog);
                 c.adj.by_local(|r| match v[r as usize] {
@@ -206,7 +211,9 @@ pub fn gather_flat<P: Program>(
                     f => c.adj.global_of(f),
                 })
             })
-        });
+        })
+    });
+    for (t, part) in parts.into_iter().enumerate() {
         let part = part.ok_or_else(|| not_run::<P>())?;
         for (l, x) in part.into_iter().enumerate() {
             if x != NO_FLAT {
