@@ -343,11 +343,13 @@ impl<P: Program> Kernel<P> {
         n_f
     }
 
-    /// Ends the superstep in one collective round instead of two, for
-    /// loops that only need to know whether to go on: false when no vertex
-    /// is active anywhere and nothing is in flight. True can mean an empty
-    /// frontier (messages were in flight but activated nothing), which
-    /// costs one more, empty, superstep. Collective.
+    /// Ends the superstep in one collective round always (where
+    /// [`end_superstep`](Self::end_superstep) takes two if records went
+    /// between trustees), for loops that only need to know whether to go
+    /// on: false when no vertex is active anywhere and nothing is in
+    /// flight. True can mean an empty frontier (messages were in flight but
+    /// activated nothing), which costs one more, empty, superstep.
+    /// Collective.
     ///
     /// Why one round is enough: the all-reduce is also a flush, so when it
     /// returns every message of the superstep has been applied and the new
