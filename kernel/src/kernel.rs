@@ -299,30 +299,57 @@ impl<P: Program> Kernel<P> {
     /// activated meanwhile become the current frontier (and
     /// [`Program::next_superstep`] runs). Returns the size of the new
     /// frontier over all trustees, exact; 0 means no vertex is active
-    /// anywhere. Two collective rounds. Collective.
+    /// anywhere. Collective.
+    ///
+    /// One collective round when no trustee sent a record in the superstep
+    /// (every activation was an own vertex's, so each trustee's count was
+    /// final when it arrived), else two: the first is the barrier (also a
+    /// flush), the second sums the counts made after it.
     pub fn end_superstep(&mut self) -> u64 {
-        self.sync();
         let auto = matches!(self.direction, Direction::Auto { .. });
-        let (n, m) = self.ctx.local.apply(move |s| {
+        // Flush, and the counts as they stand: final if nothing was sent
+        // anywhere (this trustee's are not needed if it sent).
+        let (sent, n, e, u) = self.ctx.local.apply(move |s| {
             let (shard, c) = core::<P>(s);
-            c.net.sent_since_mark();
-            let (n, e) = c.advance(shard, auto);
-            (n, [e, c.unexplored])
+            c.net.flush();
+            if c.net.sent_since_mark() {
+                return (true, 0, 0, 0);
+            }
+            let (n, e) = c.next_counts(shard, auto);
+            (false, n, e, c.unexplored.saturating_sub(e))
+        });
+        let [n_f, m_f, m_u, sent] = self.reduce(
+            [n, e, u, u64::from(sent)],
+            [Op::Sum, Op::Sum, Op::Sum, Op::Or],
+        );
+        // Every record of the superstep has been applied: the round is a
+        // flush. Recount unless the counts above were final.
+        let again = sent != 0;
+        let (n, e, u) = self.ctx.local.apply(move |s| {
+            let (shard, c) = core::<P>(s);
+            let (n, e2) = c.advance(shard, auto && again);
+            if !again {
+                c.unexplored = c.unexplored.saturating_sub(e);
+            }
+            (n, e2, c.unexplored)
         });
         self.supersteps += 1;
-        if !auto {
-            return self.sum(n);
-        }
-        let [n_f, m_f, m_u] = self.reduce([n, m[0], m[1]], [Op::Sum; 3]);
+        let [n_f, m_f, m_u] = match (again, auto) {
+            (false, _) => [n_f, m_f, m_u],
+            (true, false) => [self.sum(n), 0, 0],
+            (true, true) => self.reduce([n, e, u], [Op::Sum; 3]),
+        };
         self.choose(n_f, m_f, m_u);
         n_f
     }
 
-    /// Ends the superstep in one collective round instead of two, for
-    /// loops that only need to know whether to go on: false when no vertex
-    /// is active anywhere and nothing is in flight. True can mean an empty
-    /// frontier (messages were in flight but activated nothing), which
-    /// costs one more, empty, superstep. Collective.
+    /// Ends the superstep in one collective round always (where
+    /// [`end_superstep`](Self::end_superstep) takes two if records went
+    /// between trustees), for loops that only need to know whether to go
+    /// on: false when no vertex is active anywhere and nothing is in
+    /// flight. True can mean an empty frontier (messages were in flight but
+    /// activated nothing), which costs one more, empty, superstep.
+    /// Collective.
     ///
     /// Why one round is enough: the all-reduce is also a flush, so when it
     /// returns every message of the superstep has been applied and the new

@@ -91,8 +91,9 @@
 //! - A message to a vertex of the sending trustee is applied at once,
 //!   during the sweep; kernels that need the previous superstep's values
 //!   keep two arrays (as PageRank does).
-//! - [`Kernel::end_superstep`] costs two collective rounds (so that the
-//!   count it returns is exact); [`Kernel::end_superstep_quick`] and
+//! - [`Kernel::end_superstep`] costs two collective rounds when a record
+//!   went between trustees in the superstep (so that the count it returns
+//!   is exact), one otherwise; [`Kernel::end_superstep_quick`] and
 //!   [`Kernel::sync`] cost one.
 //! - Combining keeps one pending value and one bit per vertex of every
 //!   other trustee on each trustee (allocated when first sent to);

@@ -39,6 +39,9 @@ pub(crate) struct Net<P: Program> {
     pub(crate) sent_mark: u64,
     /// Records queued since the sweep's last step began (its work count).
     pub(crate) queued: usize,
+    /// Supersteps this trustee has ended in the run: the tag of the
+    /// records it sends (see [`deliver`]).
+    pub(crate) superstep: u32,
 }
 
 impl<P: Program> Net<P> {
@@ -56,6 +59,7 @@ impl<P: Program> Net<P> {
             stats: KernelStats::default(),
             sent_mark: 0,
             queued: 0,
+            superstep: 0,
         }
     }
 
@@ -63,6 +67,7 @@ impl<P: Program> Net<P> {
     pub(crate) fn begin(&mut self) {
         self.stats = KernelStats::default();
         self.sent_mark = 0;
+        self.superstep = 0;
         self.first.fill(0);
     }
 
@@ -93,7 +98,10 @@ impl<P: Program> Net<P> {
                 }
                 c.drain_into(self.out.buffer(t));
             }
-            let (records, batches) = self.out.send_if(t, min, &self.peers, deliver::<P>);
+            let tag = self.superstep;
+            let (records, batches) = self
+                .out
+                .send_if(t, min, &self.peers, move |s, r| deliver::<P>(s, r, tag));
             self.stats.sent += records;
             self.stats.batches += batches;
         }
@@ -173,15 +181,35 @@ impl<M: gossamer::Pod> Combiner<M> {
     }
 }
 
-/// Applies a batch of records on the owner (the delegated closure's body).
-fn deliver<P: Program>(s: &mut TrusteeState, recs: &[Addressed<P::Msg>]) {
+/// Applies a batch of records on the owner (the delegated closure's body),
+/// sent by a trustee that had ended `tag` supersteps. A sender can be one
+/// superstep ahead: a superstep that ends in one collective round lets a
+/// trustee that saw the round complete start the next and send before this
+/// one has moved on (it may still be waiting for the round's result). Its
+/// records wait here until this trustee ends the superstep too
+/// ([`Core::advance`](crate::state::Core::advance)), so that they join the
+/// next frontier, not the current one.
+fn deliver<P: Program>(s: &mut TrusteeState, recs: &[Addressed<P::Msg>], tag: u32) {
     let (_, c) = core::<P>(s);
+    if tag > c.supersteps {
+        c.early.extend_from_slice(recs);
+        return;
+    }
+    apply::<P>(&mut c.prog, &mut c.next, recs);
+}
+
+/// Applies `recs` to `prog`, activating in `next`.
+pub(crate) fn apply<P: Program>(
+    prog: &mut P,
+    next: &mut crate::frontier::Frontier,
+    recs: &[Addressed<P::Msg>],
+) {
     for r in recs {
         let (v, m) = (r.v, r.m);
         if v == TRUSTEE {
-            c.prog.receive_here(m);
-        } else if c.prog.receive(v, m) {
-            c.next.insert(v);
+            prog.receive_here(m);
+        } else if prog.receive(v, m) {
+            next.insert(v);
         }
     }
 }

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use graph_core::sharded::TrusteeState;
 use graph_core::Shard;
 
+use crate::addressed::Addressed;
 use crate::adjacency::Adjacency;
 use crate::frontier::{Frontier, FrontierMode};
 use crate::local::Local;
@@ -32,6 +33,9 @@ pub(crate) struct Core<P: Program> {
     /// Row entries of the own vertices not yet active in this run (what a
     /// direction-optimizing step compares the frontier's entries with).
     pub(crate) unexplored: u64,
+    /// Records sent in the superstep after this trustee's current one,
+    /// applied when it ends (see `net::deliver`).
+    pub(crate) early: Vec<Addressed<P::Msg>>,
 }
 
 impl<P: Program> Core<P> {
@@ -57,6 +61,7 @@ impl<P: Program> Core<P> {
             supersteps: 0,
             bits: None,
             unexplored: 0,
+            early: Vec::new(),
         }
     }
 
@@ -70,6 +75,7 @@ impl<P: Program> Core<P> {
             next,
             mode,
             bits,
+            early,
             ..
         } = self;
         let rest = Rest {
@@ -79,6 +85,7 @@ impl<P: Program> Core<P> {
             next,
             mode,
             bits,
+            early,
         };
         (prog, rest)
     }
@@ -96,6 +103,7 @@ impl<P: Program> Core<P> {
             supersteps: 0,
             bits: r.bits,
             unexplored: 0,
+            early: r.early,
         }
     }
 
@@ -106,6 +114,7 @@ impl<P: Program> Core<P> {
         self.cursor = 0;
         self.supersteps = 0;
         self.unexplored = 0;
+        self.early.clear();
         self.net.begin();
     }
 
@@ -123,6 +132,19 @@ impl<P: Program> Core<P> {
         )
     }
 
+    /// The size of the next frontier as it stands and, when `entries` is
+    /// asked for, its vertices' row entries (what [`Core::advance`] would
+    /// return if nothing else arrived).
+    pub(crate) fn next_counts(&self, shard: &Shard, entries: bool) -> (u64, u64) {
+        let e = if entries {
+            let rows = self.adj.rows(shard);
+            self.next.iter().map(|v| rows.degree(v)).sum()
+        } else {
+            0
+        };
+        (self.next.len() as u64, e)
+    }
+
     /// Makes the vertices activated meanwhile the current frontier; returns
     /// `(vertices, their row entries)` (the entries counted only when
     /// `entries` is asked for: a direction-optimizing step).
@@ -132,7 +154,14 @@ impl<P: Program> Core<P> {
         self.next.set_mode(self.mode);
         self.cursor = 0;
         self.supersteps += 1;
+        self.net.superstep = self.supersteps;
         self.prog.next_superstep(self.supersteps);
+        if !self.early.is_empty() {
+            let early = std::mem::take(&mut self.early);
+            crate::net::apply::<P>(&mut self.prog, &mut self.next, &early);
+            self.early = early;
+            self.early.clear();
+        }
         let entries = if entries {
             let rows = self.adj.rows(shard);
             self.cur.iter().map(|v| rows.degree(v)).sum()
@@ -152,6 +181,7 @@ pub(crate) struct Rest<P: Program> {
     next: Frontier,
     mode: FrontierMode,
     bits: Option<Arc<Replica>>,
+    early: Vec<Addressed<P::Msg>>,
 }
 
 /// The driver's slot for program `P` on this trustee (empty before the

@@ -341,3 +341,57 @@ fn reductions_agree_on_every_trustee() {
     }
     assert!(out.iter().all(|o| o == &out[0]));
 }
+
+/// Every trustee activates its own vertices only.
+struct Flood;
+
+impl Program for Flood {
+    type Msg = u32;
+    fn receive(&mut self, _: u32, _: u32) -> bool {
+        true
+    }
+}
+
+#[test]
+fn a_superstep_without_records_ends_in_one_round() {
+    // A path of 64 in blocks. First every trustee activates two own
+    // vertices (no record leaves: one round), then the vertices at the
+    // blocks' edges send across them (two rounds); the counts are exact
+    // either way.
+    for threads in [2, 3] {
+        let out = gossamer::main(threads, move || {
+            let g =
+                ShardedGraph::build(&graph_kernel::doc::path(64), PartitionKind::Block).unwrap();
+            run(
+                &g,
+                |_, _| Flood,
+                |k| {
+                    let r0 = k.rounds();
+                    k.with(|l| {
+                        l.activate(0);
+                        l.activate(1);
+                    });
+                    let own = k.end_superstep();
+                    let r1 = k.rounds();
+                    // Every vertex at a block's edge sends to its neighbour
+                    // across it.
+                    k.for_each_vertex(|l, v| {
+                        for &f in l.row(v) {
+                            if l.own(f).is_none() {
+                                l.send(f, 1);
+                            }
+                        }
+                    });
+                    let sent = k.end_superstep();
+                    (own, r1 - r0, sent, k.rounds() - r1)
+                },
+            )
+        });
+        let t = threads as u64;
+        assert_eq!(
+            out,
+            vec![(2 * t, 1, 2 * (t - 1), 2); threads],
+            "{threads} threads"
+        );
+    }
+}

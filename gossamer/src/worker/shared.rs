@@ -12,6 +12,25 @@ use crate::transport::{InProcess, Transport};
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::Arc;
 
+/// A per-worker value on cache lines of its own. The per-worker words
+/// below sit in vectors indexed by worker, and each worker writes its own
+/// at every turn of its loop that made progress (`activity`), when it
+/// turns idle or busy (`idle`) and at every change of activity (`stats`):
+/// packed, two workers' words shared a cache line, which then moved
+/// between their cores at every turn. 128 bytes, because x86 cores also
+/// fetch a line's neighbour. Measured in `results/kernels/supersteps.md`.
+#[derive(Default)]
+#[repr(align(128))]
+pub(crate) struct Own<T>(pub T);
+
+impl<T> std::ops::Deref for Own<T> {
+    type Target = T;
+    #[inline(always)]
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
 /// State shared by all workers of one runtime (in this process).
 pub(crate) struct Shared {
     pub rt: u64,
@@ -21,16 +40,16 @@ pub(crate) struct Shared {
     /// The run's configuration (workers copy what they use when they start).
     pub config: Config,
     pub transport: Box<dyn Transport>,
-    pub stats: Vec<StatsCell>,
+    pub stats: Vec<Own<StatsCell>>,
     /// When this process's runtime started: the origin of the workers'
     /// activity clocks (`activity.rs`).
     pub epoch: std::time::Instant,
     /// Per worker: nothing to run and nothing outstanding (see `termination.rs`).
-    pub(super) idle: Vec<AtomicBool>,
+    pub(super) idle: Vec<Own<AtomicBool>>,
     /// Per worker: loop iterations that made progress (see `termination.rs`).
-    pub(super) activity: Vec<AtomicU64>,
+    pub(super) activity: Vec<Own<AtomicU64>>,
     /// Per worker: its mail (see `inbox.rs`).
-    pub(super) inbox: Vec<Mailbox>,
+    pub(super) inbox: Vec<Own<Mailbox>>,
     pub parking: Arc<Parking>,
     pub main_done: AtomicBool,
     /// A thread to unpark when `main_done` is set (rack rank 0's termination
@@ -77,11 +96,11 @@ impl Shared {
             slot_size,
             config,
             transport,
-            stats: (0..n).map(|_| StatsCell::default()).collect(),
+            stats: (0..n).map(|_| Own::default()).collect(),
             epoch: std::time::Instant::now(),
-            idle: (0..n).map(|_| AtomicBool::new(false)).collect(),
-            activity: (0..n).map(|_| AtomicU64::new(0)).collect(),
-            inbox: (0..n).map(|_| Mailbox::default()).collect(),
+            idle: (0..n).map(|_| Own::default()).collect(),
+            activity: (0..n).map(|_| Own::default()).collect(),
+            inbox: (0..n).map(|_| Own::default()).collect(),
             parking,
             main_done: AtomicBool::new(false),
             main_waiter: std::sync::OnceLock::new(),
