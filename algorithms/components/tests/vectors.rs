@@ -26,29 +26,41 @@ fn check_scale(scale: u32) {
 }
 
 /// Every setting the kernel has that changes its path (not its answer).
-const CONFIGS: [CcConfig; 4] = [
+const CONFIGS: [CcConfig; 5] = [
     CcConfig {
         neighbor_rounds: 2,
         samples: 1024,
         skip_largest: true,
+        extra_rounds: 0,
     },
     // No sampling: the finishing phase reads every edge of the non-largest.
     CcConfig {
         neighbor_rounds: 0,
         samples: 1024,
         skip_largest: true,
+        extra_rounds: 2,
     },
     // Plain Shiloach-Vishkin over all edges after one sampled neighbour.
     CcConfig {
         neighbor_rounds: 1,
         samples: 1,
         skip_largest: false,
+        extra_rounds: 0,
     },
     // More sampled neighbours than most rows have.
     CcConfig {
         neighbor_rounds: 5,
         samples: 7,
         skip_largest: true,
+        extra_rounds: 0,
+    },
+    // Added rounds whenever the largest sample is small: a few samples
+    // over many components keep them coming until the limit.
+    CcConfig {
+        neighbor_rounds: 1,
+        samples: 3,
+        skip_largest: true,
+        extra_rounds: 3,
     },
 ];
 

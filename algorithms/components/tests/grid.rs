@@ -1,0 +1,55 @@
+//! CC on a road-like grid, a graph without hubs: one sampled neighbour per
+//! vertex leaves a forest of small trees, so the kernel samples more
+//! neighbours before it skips the giant component (`CcConfig::extra_rounds`).
+
+use components::{cc, cc_sequential, CcConfig};
+use graph_core::sharded::ShardedGraph;
+use graph_core::{EdgeList, PackedEdge, PartitionKind};
+
+/// A `side` x `side` grid with every seventh street left out.
+fn grid(side: u32) -> EdgeList<'static> {
+    let mut edges = Vec::new();
+    let mut i = 0u32;
+    for r in 0..side {
+        for c in 0..side {
+            let v = r * side + c;
+            for (ok, w) in [(c + 1 < side, v + 1), (r + 1 < side, v + side)] {
+                i += 1;
+                if ok && i % 7 != 0 {
+                    edges.push(PackedEdge::new(v, w, 1.0));
+                }
+            }
+        }
+    }
+    EdgeList::from_edges(u64::from(side * side), edges).unwrap()
+}
+
+#[test]
+fn a_grid_gets_extra_sampling_rounds_and_the_same_labels() {
+    let want = cc_sequential(&grid(120));
+    for threads in [1, 2, 3] {
+        for kind in [PartitionKind::Block, PartitionKind::Cyclic] {
+            let list = grid(120);
+            let (adaptive, fixed) = gossamer::main(threads, move || {
+                let g = ShardedGraph::build(&list, kind).unwrap();
+                let fixed = CcConfig {
+                    extra_rounds: 0,
+                    ..Default::default()
+                };
+                (
+                    cc(&g, &CcConfig::default()).unwrap(),
+                    cc(&g, &fixed).unwrap(),
+                )
+            });
+            assert_eq!(adaptive.labels, want, "{threads} {kind:?}");
+            assert_eq!(fixed.labels, want, "{threads} {kind:?}");
+            // At least one more sampling pass ran.
+            assert!(
+                adaptive.sweeps > fixed.sweeps,
+                "{threads} {kind:?}: {} vs {} passes",
+                adaptive.sweeps,
+                fixed.sweeps
+            );
+        }
+    }
+}
