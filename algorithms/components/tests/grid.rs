@@ -15,7 +15,7 @@ fn grid(side: u32) -> EdgeList<'static> {
             let v = r * side + c;
             for (ok, w) in [(c + 1 < side, v + 1), (r + 1 < side, v + side)] {
                 i += 1;
-                if ok && i % 7 != 0 {
+                if ok && !i.is_multiple_of(7) {
                     edges.push(PackedEdge::new(v, w, 1.0));
                 }
             }
