@@ -107,8 +107,9 @@ Reading the report:
   Line 1: the kernel and the graph: `Graph500 SCALE S, edgefactor E` for a
   generated graph (2^S vertices, E x 2^S edge records), or `graph FILE` for
   --graph; then its vertex and edge-record counts, ranks x threads, the
-  partition, and the setting that ran (SSSP's delta; BFS's mode: a directed
-  graph always runs top-down). Line 2: seconds generating the graph (or
+  partition, and the setting that ran (SSSP's delta, given or derived from
+  the graph's weights and degree; BFS's mode: a directed graph always runs
+  top-down). Line 2: seconds generating the graph (or
   loading the file) and building the kernels' sharded graph.
   One row per search:
     root       the root (as the input file numbers it)
@@ -440,11 +441,15 @@ pub struct SingleArgs {
 pub struct SsspArgs {
     #[command(flatten)]
     pub single: SingleArgs,
-    /// Delta-stepping bucket width, in weight units (Graph500 weights are in
-    /// [0, 1]); the default is the kernel's measured best. Any positive
-    /// number works; smaller widths take more rounds.
-    #[arg(long, value_name = "D", default_value_t = ::sssp::DEFAULT_DELTA, allow_negative_numbers = true)]
-    pub delta: f32,
+    /// Delta-stepping bucket width, in weight units. Default: derived from
+    /// the graph, max(w_min, w_max / d^2), with w_min and w_max its smallest
+    /// and largest edge weight and d its adjacency entries per vertex (about
+    /// 0.001 on Graph500 graphs, 77 on a road grid with lengths 1..1000 and
+    /// d = 3.6, 1 with unit weights); the report says which delta ran and
+    /// whether it was derived or given. Any positive number works; smaller
+    /// widths take more rounds.
+    #[arg(long, value_name = "D", allow_negative_numbers = true)]
+    pub delta: Option<f32>,
     /// Give every edge weight 1.0 (needed to run SSSP on an unweighted graph).
     #[arg(long)]
     pub unit_weights: bool,

@@ -314,9 +314,20 @@ fn run_kernel(
     plan: &Plan,
     ids: &IdMap,
 ) -> Result<KernelRun> {
+    // SSSP's delta: given, or derived from the graph once.
+    let delta = match spec.kernel {
+        Kernel::Sssp { delta } => Some(engine.sssp_delta(delta)),
+        Kernel::Bfs { .. } => None,
+    };
+    let kernel = match delta {
+        Some(d) => Kernel::Sssp {
+            delta: Some(d.value),
+        },
+        None => spec.kernel,
+    };
     if plan.warmup {
         if let Some(&first) = roots.first() {
-            Answer::search(engine, spec.kernel, first)?;
+            Answer::search(engine, kernel, first)?;
         }
     }
     let bar = Progress::new(spec.kernel.name(), roots.len() as u64);
@@ -328,7 +339,7 @@ fn run_kernel(
         let mut answer = runtime::kernel_window(
             name,
             || format!("{name} search {} (root {root})", i + 1),
-            || Answer::search(engine, spec.kernel, root),
+            || Answer::search(engine, kernel, root),
         )?;
         crate::memtrace::end(&format!("{} kernel", spec.kernel.name()));
         crate::memtrace::start();
@@ -370,7 +381,8 @@ fn run_kernel(
     }
     bar.finish();
     Ok(KernelRun {
-        kernel: spec.kernel,
+        kernel,
+        delta,
         results,
         failure,
     })

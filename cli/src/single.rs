@@ -16,8 +16,7 @@ pub struct Request<'a> {
     /// The options `sssp` and `bfs` share.
     pub args: &'a SingleArgs,
     pub spec: KernelSpec,
-    /// For the reports: delta (SSSP) or the mode asked for (BFS).
-    pub delta: Option<f32>,
+    /// For the reports: the mode asked for (BFS).
     pub mode: Option<BfsModeArg>,
     /// `--unit-weights` (SSSP on an unweighted graph).
     pub unit_weights: bool,
@@ -89,10 +88,10 @@ pub fn run(req: Request<'_>) -> Result<()> {
     };
     let mode = req.mode.map(|m| mode_run(m, loaded.meta().directed));
     if a.out.json {
-        output::print_json(&output::json_report(&info, &run, req.delta, mode))?;
+        output::print_json(&output::json_report(&info, &run, mode))?;
     } else {
-        let setting = match (req.delta, mode) {
-            (Some(d), _) => format!(", delta {d}"),
+        let setting = match (run.delta, mode) {
+            (Some(d), _) => format!(", {}", d.describe()),
             (_, Some(m)) if m.ran != m.requested => format!(
                 ", mode {} (not {}: a directed graph runs top-down, as bottom-up steps would need in-edges)",
                 m.ran, m.requested

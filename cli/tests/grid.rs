@@ -216,3 +216,85 @@ fn bad_grids_are_refused_with_the_reason() {
         );
     }
 }
+
+#[test]
+fn sssp_derives_its_delta_from_the_graph_unless_given() {
+    let dir = scratch("grid-delta");
+    let json = |args: &[&str]| -> serde_json::Value {
+        let out = ok(&run(&[
+            args,
+            &["--threads", "2", "--roots", "1", "--json"][..],
+        ]
+        .concat()));
+        serde_json::from_str(&out).unwrap()
+    };
+    for directed in [true, false] {
+        let extra: &[&str] = if directed { &["--directed"] } else { &[] };
+        let (g, _) = generate(&dir, &format!("d{directed}"), extra);
+        let mapped = file::open(&g).unwrap();
+        // Entries: every arc, or every edge at both ends.
+        let entries = mapped.edges().len() as f64 * if directed { 1.0 } else { 2.0 };
+        let d = entries / (23.0 * 31.0);
+        let w_max = mapped.edges().iter().map(|e| e.w).fold(0.0, f32::max);
+        let w_min = mapped.edges().iter().map(|e| e.w).fold(f32::MAX, f32::min);
+        let want = (f64::from(w_max) / (d * d)).max(f64::from(w_min));
+        let v = json(&["sssp", "--graph", arg(&g)]);
+        assert_eq!(v["delta_source"], "derived", "{v}");
+        let got = v["delta"].as_f64().unwrap();
+        assert!((got / want - 1.0).abs() < 1e-4, "delta {got}, want {want}");
+        assert!(
+            (v["delta_from"]["average_degree"].as_f64().unwrap() - d).abs() < 1e-9,
+            "{v}"
+        );
+        assert_eq!(
+            v["delta_from"]["w_min"].as_f64(),
+            Some(f64::from(w_min)),
+            "{v}"
+        );
+        assert_eq!(
+            v["delta_from"]["w_max"].as_f64(),
+            Some(f64::from(w_max)),
+            "{v}"
+        );
+        common::json_roots(&v);
+        // --delta overrides.
+        let v = json(&["sssp", "--graph", arg(&g), "--delta", "250"]);
+        assert_eq!(
+            (v["delta"].as_f64(), &v["delta_source"]),
+            (Some(250.0), &"given".into())
+        );
+        assert!(v.get("delta_from").is_none(), "{v}");
+        common::json_roots(&v);
+    }
+    // Unit lengths: one bucket per hop; the report's first line says so.
+    let (u, _) = generate(&dir, "unit", &["--weights", "1"]);
+    let out = ok(&run(&[
+        "sssp",
+        "--graph",
+        arg(&u),
+        "--threads",
+        "2",
+        "--roots",
+        "2",
+    ]));
+    let first = out.lines().next().unwrap();
+    assert!(
+        first.contains(", delta 1 (derived: max(w_min 1, w_max 1 / d^2), d = "),
+        "{out}"
+    );
+    let out = ok(&run(&[
+        "sssp",
+        "--graph",
+        arg(&u),
+        "--threads",
+        "2",
+        "--roots",
+        "2",
+        "--delta",
+        "3",
+    ]));
+    assert!(
+        out.lines().next().unwrap().contains(", delta 3 (given)"),
+        "{out}"
+    );
+}
