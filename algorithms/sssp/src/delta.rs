@@ -6,20 +6,18 @@
 //! left out) and `d` the entries per vertex (a directed graph's out-arcs,
 //! an undirected graph's edges counted at both ends; at least 1).
 //!
-//! Why that shape: a bucket should hold enough work to be worth an
-//! agreement, but little that a smaller width would not have settled
-//! anyway. A vertex's `d` light edges of mean weight about `w_max / 2`
-//! fan out to `d²` vertices in two hops, so after a Δ of about
-//! `w_max / d²` a bucket already holds on the order of a vertex's
-//! two-hop neighbourhood's worth of tentative distances; on a low-degree
-//! graph (a road grid, `d` about 4) Δ grows to a sizeable fraction of a
-//! weight, so a bucket covers several hops of the long paths instead of
-//! one agreement per distinct distance. `w_min` keeps Δ from dropping
-//! below the smallest step any path takes (with unit weights: Δ = 1, one
-//! bucket per BFS level). Measured (`results/kernels/delta.md`, run E):
-//! Graph500 weights in [0, 1] at `d` about 32 give Δ ≈ 0.001, the
-//! measured best there ([`DEFAULT_DELTA`](crate::DEFAULT_DELTA)); a road
-//! grid with lengths 1..1000 and `d` ≈ 3.6 gives Δ ≈ 77.
+//! An empirical rule, fitted to where the measured optimum lies, not a
+//! bound: Graph500 weights in [0, 1] at `d` ≈ 32 give Δ ≈ 0.001, the
+//! middle of the flat optimum there ([`DEFAULT_DELTA`](crate::DEFAULT_DELTA),
+//! `results/kernels/delta.md` run D); a road grid with lengths 1..1000 at
+//! `d` ≈ 3.6 gives Δ ≈ 77, in the fast range there (run E: 19-77 within the
+//! noise of a loaded machine, 10x the rule clearly slower, and 0.001 an
+//! order of magnitude more rounds); unit weights give Δ = 1, one bucket
+//! per hop. The intuition: the denser the graph, the more of a bucket's
+//! light relaxations land back in it and are wasted, so Δ shrinks with
+//! `d²`; on a sparse graph with long paths, each agreement is worth
+//! several hops. `w_min` keeps Δ from dropping below the smallest step a
+//! path takes.
 //!
 //! A graph without entries (or whose weights give no usable width) falls
 //! back to [`DEFAULT_DELTA`](crate::DEFAULT_DELTA).
