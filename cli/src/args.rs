@@ -64,7 +64,9 @@ fn parse_transport(text: &str) -> std::result::Result<String, String> {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Generate a Graph500 graph: a graph file and/or the reference's cross-check files.
+    /// Generate a graph: the Graph500 Kronecker graph (a graph file and/or
+    /// the reference's cross-check files), or a road-like grid (--kind grid).
+    #[command(after_long_help = GRID_HELP)]
     Generate(GenerateArgs),
     /// Single-source shortest paths (delta-stepping) from one or more roots.
     #[command(after_long_help = SEARCH_REPORT_HELP)]
@@ -105,7 +107,8 @@ Reading the report:
   Line 1: the kernel and the graph: `Graph500 SCALE S, edgefactor E` for a
   generated graph (2^S vertices, E x 2^S edge records), or `graph FILE` for
   --graph; then its vertex and edge-record counts, ranks x threads, the
-  partition, and the setting that ran (SSSP's delta; BFS's mode). Line 2: seconds generating the graph (or
+  partition, and the setting that ran (SSSP's delta, given or derived from
+  the graph's weights and degree; BFS's mode). Line 2: seconds generating the graph (or
   loading the file) and building the kernels' sharded graph.
   One row per search:
     root       the root (as the input file numbers it)
@@ -307,30 +310,92 @@ pub struct SearchOptions {
     pub json: bool,
 }
 
+/// Which graph `generate` makes.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GraphKind {
+    /// The Graph500 Kronecker graph (--scale, --edgefactor, --seed1, --seed2).
+    Kronecker,
+    /// A road-like grid (--rows, --cols, --removed, --weights, --seed, --directed).
+    Grid,
+}
+
+/// The defaults of `generate --kind grid` (issue 25's road graph).
+pub const GRID_REMOVED: f64 = 0.1;
+/// Default street lengths of `generate --kind grid`.
+pub const GRID_WEIGHTS: (u32, u32) = (1, 1000);
+/// Default seed of `generate --kind grid`.
+pub const GRID_SEED: u64 = 1;
+
+/// What `generate --kind grid` makes (its `--help`).
+pub const GRID_HELP: &str = "\
+The grid (--kind grid):
+  ROWS x COLS crossings, vertex (r, c) numbered r * COLS + c, each joined
+  by a street to its right and lower neighbours; each street is removed
+  independently with probability --removed, and a kept one gets a length
+  drawn uniformly from the integers LO..=HI. The same --seed and size give
+  the same graph whatever --threads. The graph file stores 64 search roots
+  drawn from the grid's largest connected piece.
+  Undirected (the default): one record per street, an undirected graph;
+  --dimacs-out lists each street once as `a u v w`, so read that file as
+  undirected (`--graph FILE.gr --undirected`; GAPBS: `converter -s`).
+  --directed: each street is two arcs, u -> v and v -> u with the same
+  length, as DIMACS road files list two-way streets; the graph file is a
+  directed graph, and the .gr file is read as directed by default (by
+  --graph FILE.gr, and by GAPBS's converter and kernels without -s).
+  Issue 25's road graph: --rows 2048 --cols 2048 --directed (4.2 million
+  vertices, about 15.1 million arcs).";
+
 #[derive(Args, Debug)]
 pub struct GenerateArgs {
-    /// The graph has 2^SCALE vertices (1..=32).
+    /// Which graph: the Graph500 Kronecker graph, or a road-like grid.
+    #[arg(long, value_enum, default_value_t = GraphKind::Kronecker)]
+    pub kind: GraphKind,
+    /// Kronecker: the graph has 2^SCALE vertices (1..=32). Required for it.
     #[arg(long, value_name = "S")]
-    pub scale: u32,
-    /// Edges per vertex: the graph has EDGEFACTOR x 2^SCALE edges.
+    pub scale: Option<u32>,
+    /// Kronecker: edges per vertex: the graph has EDGEFACTOR x 2^SCALE edges.
     #[arg(long, default_value_t = 16, value_name = "E")]
     pub edgefactor: u32,
-    /// First generator seed (the reference fixes 2).
+    /// Kronecker: first generator seed (the reference fixes 2).
     #[arg(long, default_value_t = 2, value_name = "A")]
     pub seed1: u64,
-    /// Second generator seed (the reference fixes 3).
+    /// Kronecker: second generator seed (the reference fixes 3).
     #[arg(long, default_value_t = 3, value_name = "B")]
     pub seed2: u64,
+    /// Grid: rows of crossings (>= 1; rows x cols at most 2^32). Required for it.
+    #[arg(long, value_name = "R")]
+    pub rows: Option<u32>,
+    /// Grid: crossings per row (>= 1). Required for it.
+    #[arg(long, value_name = "C")]
+    pub cols: Option<u32>,
+    /// Grid: the probability that a street is removed, in [0, 1). Default: 0.1.
+    #[arg(long, value_name = "F")]
+    pub removed: Option<f64>,
+    /// Grid: street lengths, uniform integers in LO..=HI (1 <= LO <= HI <=
+    /// 2^24; a single N is N..=N, e.g. 1 for unit weights). Default: 1..1000.
+    #[arg(long, value_name = "LO..HI", value_parser = parse_weights)]
+    pub weights: Option<(u32, u32)>,
+    /// Grid: the seed of the removals, lengths and roots. Default: 1.
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+    /// Grid: each street is two arcs (a directed graph), not one undirected
+    /// edge (see below).
+    #[arg(long)]
+    pub directed: bool,
     /// Write the graph (with its 64 search roots) to this gossamer-graph file.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Write the edges as the reference vectors do: per edge u64 src, u64 dst, little-endian.
+    /// Grid: write the graph as a DIMACS shortest-path file (`p sp N M`,
+    /// `a u v w`, 1-based ids), as GAPBS and `--graph FILE.gr` read it.
+    #[arg(long, value_name = "FILE")]
+    pub dimacs_out: Option<PathBuf>,
+    /// Kronecker: write the edges as the reference vectors do: per edge u64 src, u64 dst, little-endian.
     #[arg(long, value_name = "FILE")]
     pub edges_out: Option<PathBuf>,
-    /// Write the weights as the reference vectors do: one f32 per edge, little-endian.
+    /// Kronecker: write the weights as the reference vectors do: one f32 per edge, little-endian.
     #[arg(long, value_name = "FILE")]
     pub weights_out: Option<PathBuf>,
-    /// Write the 64 search roots as text, one decimal id per line.
+    /// Write the 64 search roots as text, one decimal id per line (0-based).
     #[arg(long, value_name = "FILE")]
     pub roots_out: Option<PathBuf>,
     /// Generator threads. Default: all cores.
@@ -343,6 +408,19 @@ pub struct GenerateArgs {
     /// --threads workers) and report the construction time on stderr.
     #[arg(long, hide = true)]
     pub construct: bool,
+}
+
+/// Reads a `--weights` range: `LO..HI` (both included) or one number.
+fn parse_weights(text: &str) -> std::result::Result<(u32, u32), String> {
+    let num = |t: &str| {
+        t.trim().parse::<u32>().map_err(|_| {
+            format!("{text:?}: expected LO..HI (integers, e.g. 1..1000) or one integer")
+        })
+    };
+    match text.split_once("..") {
+        Some((lo, hi)) => Ok((num(lo)?, num(hi.strip_prefix('=').unwrap_or(hi))?)),
+        None => num(text).map(|w| (w, w)),
+    }
 }
 
 /// What the single-kernel commands (`sssp`, `bfs`) share: the graph,
@@ -367,11 +445,15 @@ pub struct SingleArgs {
 pub struct SsspArgs {
     #[command(flatten)]
     pub single: SingleArgs,
-    /// Delta-stepping bucket width, in weight units (Graph500 weights are in
-    /// [0, 1]); the default is the kernel's measured best. Any positive
-    /// number works; smaller widths take more rounds.
-    #[arg(long, value_name = "D", default_value_t = ::sssp::DEFAULT_DELTA, allow_negative_numbers = true)]
-    pub delta: f32,
+    /// Delta-stepping bucket width, in weight units. Default: derived from
+    /// the graph, max(w_min, w_max / d^2), with w_min and w_max its smallest
+    /// and largest edge weight and d its adjacency entries per vertex (about
+    /// 0.001 on Graph500 graphs, 77 on a road grid with lengths 1..1000 and
+    /// d = 3.6, 1 with unit weights); the report says which delta ran and
+    /// whether it was derived or given. Any positive number works; smaller
+    /// widths take more rounds.
+    #[arg(long, value_name = "D", allow_negative_numbers = true)]
+    pub delta: Option<f32>,
     /// Give every edge weight 1.0 (needed to run SSSP on an unweighted graph).
     #[arg(long)]
     pub unit_weights: bool,
@@ -631,6 +713,16 @@ mod tests {
     #[test]
     fn clap_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn weight_ranges_parse() {
+        assert_eq!(parse_weights("1..1000"), Ok((1, 1000)));
+        assert_eq!(parse_weights("5..=7"), Ok((5, 7)));
+        assert_eq!(parse_weights("1"), Ok((1, 1)));
+        assert!(parse_weights("1..").is_err());
+        assert!(parse_weights("-1..4").is_err());
+        assert!(parse_weights("a..b").unwrap_err().contains("LO..HI"));
     }
 
     #[test]

@@ -14,7 +14,6 @@ pub fn run(args: &BfsArgs) -> Result<()> {
             kernel: Kernel::Bfs { mode: args.mode },
             dump: args.dump_levels.clone(),
         },
-        delta: None,
         mode: Some(args.mode),
         unit_weights: false,
     })

@@ -8,11 +8,13 @@ use bfs::{BfsConfig, BfsMode};
 use graph_core::construct::BuildTimes;
 use graph_core::sharded::ShardedGraph;
 use graph_core::{EdgeList, PartitionKind};
-use sssp::SsspConfig;
+use sssp::{SsspConfig, WeightProfile};
+use std::sync::OnceLock;
 
 use crate::args::BfsModeArg;
 use crate::error::Result;
 use crate::graph::BuildSource;
+use crate::record::DeltaChoice;
 
 /// Builds the kernels' sharded graph and drops it: the construction step
 /// alone, for measurements. Returns the seconds the build took.
@@ -27,6 +29,8 @@ pub fn construct_only(list: &EdgeList<'_>, kind: PartitionKind) -> Result<f64> {
 /// The graph as the kernels see it: one shard per Gossamer worker.
 pub struct Engine {
     graph: ShardedGraph,
+    /// SSSP's weight profile, computed on the first SSSP without `--delta`.
+    profile: OnceLock<WeightProfile>,
 }
 
 /// One SSSP answer.
@@ -61,7 +65,13 @@ impl Engine {
                 ShardedGraph::open_prepared(&dir, &graph, kind)?
             }
         };
-        Ok((Engine { graph }, times))
+        Ok((
+            Engine {
+                graph,
+                profile: OnceLock::new(),
+            },
+            times,
+        ))
     }
 
     /// The kernels' graph.
@@ -76,13 +86,35 @@ impl Engine {
         graph_core::sharded::non_isolated_sharded(&self.graph)
     }
 
-    /// Delta-stepping shortest paths from `root`; `None` keeps the kernel's delta.
+    /// SSSP's delta: `given`, or derived from the graph's weight range and
+    /// average degree ([`sssp::derived_delta`]; the profile is computed
+    /// once per graph, each trustee over its shard).
+    pub fn sssp_delta(&self, given: Option<f32>) -> DeltaChoice {
+        match given {
+            Some(value) => DeltaChoice {
+                value,
+                derived_from: None,
+            },
+            None => {
+                let p = *self
+                    .profile
+                    .get_or_init(|| WeightProfile::of_graph(&self.graph));
+                DeltaChoice {
+                    value: sssp::derived_delta(&p),
+                    derived_from: Some(p),
+                }
+            }
+        }
+    }
+
+    /// Delta-stepping shortest paths from `root`; `None` derives delta from
+    /// the graph ([`Engine::sssp_delta`]).
     pub fn sssp(&self, root: u64, delta: Option<f32>) -> Result<SsspRun> {
         // In place: the commands that run SSSP run only SSSP and BFS on the
         // graph afterwards, and the copy would be a third of the peak.
         let cfg = SsspConfig {
             in_place: true,
-            delta: delta.unwrap_or(sssp::DEFAULT_DELTA),
+            delta: self.sssp_delta(delta).value,
             ..SsspConfig::default()
         };
         let out = sssp::sssp(&self.graph, root, &cfg)?;
@@ -115,29 +147,57 @@ impl Engine {
 mod tests {
     use clap::CommandFactory;
 
+    fn long_help(sub: &str) -> String {
+        let mut cmd = crate::args::Cli::command();
+        let help = cmd
+            .find_subcommand_mut(sub)
+            .unwrap()
+            .render_long_help()
+            .to_string();
+        help.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
     #[test]
-    fn help_text_states_the_kernel_default_delta() {
-        // `--delta`'s default (and so its help) is the kernel's constant.
-        let want = format!("[default: {}]", sssp::DEFAULT_DELTA);
-        for sub in ["sssp", "graph500"] {
-            let mut cmd = crate::args::Cli::command();
-            let help = cmd
-                .find_subcommand_mut(sub)
-                .unwrap()
-                .render_long_help()
-                .to_string();
-            let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    fn help_text_states_the_default_delta() {
+        // `sssp` derives delta from the graph: its help states the rule
+        // and what it gives on Graph500 weights (the kernel's constant).
+        let sssp = long_help("sssp");
+        for want in [
+            "Default: derived from the graph, max(w_min, w_max / d^2)",
+            &format!("about {} on Graph500 graphs", sssp::DEFAULT_DELTA),
+        ] {
             assert!(
-                flat.contains(&want),
-                "{sub} --help does not say {want:?}:\n{help}"
+                sssp.contains(want),
+                "sssp --help does not say {want:?}:\n{sssp}"
             );
         }
+        let delta_help =
+            &sssp[sssp.find("--delta <D>").unwrap()..sssp.find("--unit-weights").unwrap()];
+        assert!(!delta_help.contains("[default: "), "{delta_help}");
+        // The rule on a Graph500 profile (SCALE 20: 2^20 vertices, about
+        // 32 entries each, weights in (0, 1]) is that constant, give or
+        // take a few percent.
+        let g500 = sssp::WeightProfile {
+            min: 1e-7,
+            max: 1.0,
+            entries: 33_000_000,
+            vertices: 1 << 20,
+        };
+        let d = sssp::derived_delta(&g500);
+        assert!((d / sssp::DEFAULT_DELTA - 1.0).abs() < 0.1, "{d}");
+        // `graph500` keeps the constant as its default.
+        let want = format!("[default: {}]", sssp::DEFAULT_DELTA);
+        let g = long_help("graph500");
+        assert!(
+            g.contains(&want),
+            "graph500 --help does not say {want:?}:\n{g}"
+        );
     }
 
     #[test]
     fn readme_and_error_hint_quote_the_kernel_default_delta() {
-        // The README's example and the error hint must not drift from the
-        // constant either (they once said 0.1).
+        // The README's example (on a Graph500 graph) and the error hint
+        // must not drift from the constant either (they once said 0.1).
         let readme = include_str!("../../README.md");
         let shown: Vec<&str> = readme
             .split("--delta ")
@@ -154,7 +214,10 @@ mod tests {
         }
         let hint = crate::sssp::check_delta_arg(-1.0).unwrap_err().to_string();
         assert!(
-            hint.contains(&format!("e.g. {} (the default)", sssp::DEFAULT_DELTA)),
+            hint.contains(&format!(
+                "e.g. {} (the default for Graph500 weights)",
+                sssp::DEFAULT_DELTA
+            )),
             "{hint}"
         );
     }

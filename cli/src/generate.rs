@@ -1,5 +1,6 @@
 //! `gossamer-graph generate`: the Graph500 graph into a graph file and/or
-//! the reference vectors' cross-check files.
+//! the reference vectors' cross-check files; `--kind grid` goes to
+//! [`crate::grid`].
 
 use std::path::Path;
 use std::sync::Arc;
@@ -8,7 +9,7 @@ use std::time::Instant;
 use graph_core::io::file;
 use graph_core::EdgeList;
 
-use crate::args::GenerateArgs;
+use crate::args::{GenerateArgs, GraphKind};
 use crate::error::{CliError, Result};
 use crate::files::{self, write_with};
 use crate::graph::{self, GRAPH500_ROOTS};
@@ -17,6 +18,28 @@ use crate::runtime;
 
 /// Runs the `generate` command.
 pub fn run(args: &GenerateArgs) -> Result<()> {
+    if args.kind == GraphKind::Grid {
+        return crate::grid::run(args);
+    }
+    let only_grid = [
+        (args.rows.is_some(), "--rows"),
+        (args.cols.is_some(), "--cols"),
+        (args.removed.is_some(), "--removed"),
+        (args.weights.is_some(), "--weights"),
+        (args.seed.is_some(), "--seed"),
+        (args.directed, "--directed"),
+        (args.dimacs_out.is_some(), "--dimacs-out"),
+    ];
+    if let Some((_, name)) = only_grid.iter().find(|(given, _)| *given) {
+        return Err(CliError::new(format!(
+            "{name} is for --kind grid; the Kronecker graph takes --scale, --edgefactor, --seed1 and --seed2"
+        )));
+    }
+    let Some(scale) = args.scale else {
+        return Err(CliError::new(
+            "generate needs --scale S for the Graph500 graph (2^S vertices), or --kind grid --rows R --cols C",
+        ));
+    };
     let outputs = [
         &args.output,
         &args.edges_out,
@@ -40,7 +63,7 @@ pub fn run(args: &GenerateArgs) -> Result<()> {
     }
     let threads = runtime::threads(args.threads)?;
     let (list, kron, gen_time) = graph::generate(
-        args.scale,
+        scale,
         args.edgefactor,
         args.seed1,
         args.seed2,
@@ -49,7 +72,7 @@ pub fn run(args: &GenerateArgs) -> Result<()> {
     )?;
     eprintln!(
         "generated SCALE {} edgefactor {}: {} vertices, {} edges in {:.3} s",
-        args.scale,
+        scale,
         args.edgefactor,
         list.num_vertices(),
         list.num_edges(),

@@ -4,7 +4,8 @@
 //! Modules, one line each (they use each other one way, without circles:
 //! the subcommands on top, `args`, `error` and the helpers at the bottom):
 //! - [`args`]: the command line's syntax and help (it uses no other module).
-//! - [`generate`]: the `generate` subcommand.
+//! - [`generate`]: the `generate` subcommand (the Graph500 graph).
+//! - [`grid`]: `generate --kind grid` (a road-like grid, also as DIMACS).
 //! - [`sssp`]: the `sssp` subcommand.
 //! - [`bfs`]: the `bfs` subcommand.
 //! - [`single`]: the shared body of `sssp` and `bfs`.
@@ -40,6 +41,7 @@ mod files;
 mod generate;
 mod graph;
 mod graph500;
+mod grid;
 mod hooks;
 mod memcheck;
 mod memtrace;

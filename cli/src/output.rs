@@ -129,8 +129,16 @@ pub struct JsonReport {
     pub ranks: usize,
     pub threads: usize,
     pub partition: &'static str,
+    /// SSSP's bucket width that ran.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub delta: Option<f32>,
+    /// SSSP: "given" (`--delta`) or "derived" (from the graph's weights and
+    /// degree, see `delta_from`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delta_source: Option<&'static str>,
+    /// SSSP with a derived delta: what it was derived from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delta_from: Option<DeltaFrom>,
     /// BFS's mode.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<&'static str>,
@@ -153,6 +161,15 @@ pub struct JsonReport {
     pub wall_time: Option<crate::phases::WallTime>,
 }
 
+/// What a derived delta was derived from: `max(w_min, w_max / d^2)`.
+#[derive(Serialize)]
+pub struct DeltaFrom {
+    pub w_min: f32,
+    pub w_max: f32,
+    /// Adjacency entries per vertex (d).
+    pub average_degree: f64,
+}
+
 /// Time and TEPS statistics over a kernel's searches.
 pub fn summaries(results: &[RootResult]) -> (Summary, TepsSummary) {
     let times: Vec<f64> = results.iter().map(|r| r.time_s).collect();
@@ -171,12 +188,8 @@ pub struct RunInfo {
 }
 
 /// The JSON object for one kernel's run.
-pub fn json_report(
-    info: &RunInfo,
-    run: &KernelRun,
-    delta: Option<f32>,
-    mode: Option<&'static str>,
-) -> JsonReport {
+pub fn json_report(info: &RunInfo, run: &KernelRun, mode: Option<&'static str>) -> JsonReport {
+    let delta = run.delta;
     let (time, teps) = summaries(&run.results);
     JsonReport {
         kernel: run.kernel.name(),
@@ -184,7 +197,19 @@ pub fn json_report(
         ranks: info.ranks,
         threads: info.threads,
         partition: info.partition,
-        delta,
+        delta: delta.map(|d| d.value),
+        delta_source: delta.map(|d| {
+            if d.derived_from.is_some() {
+                "derived"
+            } else {
+                "given"
+            }
+        }),
+        delta_from: delta.and_then(|d| d.derived_from).map(|p| DeltaFrom {
+            w_min: p.min,
+            w_max: p.max,
+            average_degree: p.average_degree(),
+        }),
         mode,
         construction_time_s: info.construction_time,
         roots: run

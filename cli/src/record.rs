@@ -57,11 +57,40 @@ impl RootResult {
     }
 }
 
+/// The delta an SSSP run used: given (`--delta`), or derived from the
+/// graph's weights and degree ([`::sssp::derived_delta`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DeltaChoice {
+    /// The bucket width that ran.
+    pub value: f32,
+    /// What it was derived from; `None` when it was given.
+    pub derived_from: Option<::sssp::WeightProfile>,
+}
+
+impl DeltaChoice {
+    /// For the report's first line: `delta 100 (given)`, or
+    /// `delta 77.16 (derived: max(w_min 1, w_max 1000 / d^2), d = 3.60)`.
+    pub fn describe(&self) -> String {
+        match &self.derived_from {
+            None => format!("delta {} (given)", self.value),
+            Some(p) => format!(
+                "delta {} (derived: max(w_min {}, w_max {} / d^2), d = {:.2})",
+                self.value,
+                p.min,
+                p.max,
+                p.average_degree()
+            ),
+        }
+    }
+}
+
 /// All searches of one kernel.
 #[derive(Debug)]
 pub struct KernelRun {
-    /// Which kernel.
+    /// Which kernel (SSSP with the delta that ran).
     pub kernel: Kernel,
+    /// SSSP: the delta that ran, and whether it was derived.
+    pub delta: Option<DeltaChoice>,
     /// One entry per root searched and validated, in root order.
     pub results: Vec<RootResult>,
     /// The root whose answer failed validation (searching stopped there).

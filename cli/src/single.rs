@@ -16,8 +16,7 @@ pub struct Request<'a> {
     /// The options `sssp` and `bfs` share.
     pub args: &'a SingleArgs,
     pub spec: KernelSpec,
-    /// For the reports: delta (SSSP) or the mode asked for (BFS).
-    pub delta: Option<f32>,
+    /// For the reports: the mode asked for (BFS).
     pub mode: Option<BfsModeArg>,
     /// `--unit-weights` (SSSP on an unweighted graph).
     pub unit_weights: bool,
@@ -91,12 +90,12 @@ pub fn run(req: Request<'_>) -> Result<()> {
     };
     let mode = req.mode.map(crate::record::mode_name);
     if a.out.json {
-        let mut report = output::json_report(&info, &run, req.delta, mode);
+        let mut report = output::json_report(&info, &run, mode);
         report.wall_time = Some(crate::phases::wall_time());
         output::print_json(&report)?;
     } else {
-        let setting = match (req.delta, mode) {
-            (Some(d), _) => format!(", delta {d}"),
+        let setting = match (run.delta, mode) {
+            (Some(d), _) => format!(", {}", d.describe()),
             (_, Some(m)) => format!(", mode {m}"),
             _ => String::new(),
         };

@@ -20,18 +20,18 @@ pub fn check_delta_arg(delta: f32) -> Result<()> {
     })
 }
 
-/// Runs the `sssp` command.
+/// Runs the `sssp` command: with the `--delta` given, or one derived from
+/// the graph ([`crate::engine::Engine::sssp_delta`]).
 pub fn run(args: &SsspArgs) -> Result<()> {
-    check_delta_arg(args.delta)?;
+    if let Some(d) = args.delta {
+        check_delta_arg(d)?;
+    }
     single::run(Request {
         args: &args.single,
         spec: KernelSpec {
-            kernel: Kernel::Sssp {
-                delta: Some(args.delta),
-            },
+            kernel: Kernel::Sssp { delta: args.delta },
             dump: args.dump_dist.clone(),
         },
-        delta: Some(args.delta),
         mode: None,
         unit_weights: args.unit_weights,
     })

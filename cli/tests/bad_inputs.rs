@@ -162,7 +162,10 @@ fn special_files_as_graph_are_refused_by_kind() {
 
 #[test]
 fn deltas_that_cannot_work_are_refused_with_the_reason() {
-    let eg = format!("e.g. {} (the default)", sssp::DEFAULT_DELTA);
+    let eg = format!(
+        "e.g. {} (the default for Graph500 weights)",
+        sssp::DEFAULT_DELTA
+    );
     for (flag, want) in [
         (&["--delta", "nan"][..], "--delta NaN: not a number"),
         (

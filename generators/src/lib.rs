@@ -1,5 +1,7 @@
 //! Bit-exact port of the Graph500 Kronecker graph generator (reference
-//! implementation, `newreference` line), with weights and search roots.
+//! implementation, `newreference` line), with weights and search roots;
+//! and a road-like grid graph for the other end of the spectrum (high
+//! diameter, degree about 4).
 //!
 //! # Map
 //!
@@ -24,6 +26,14 @@
 //!   self-loops ([`non_isolated`], [`VertexSet`]).
 //! * [`Graph500Config`] / [`ConfigError`] — SCALE, edgefactor and seeds,
 //!   validated.
+//! * [`Grid`] (`grid.rs`) — a road-like graph instead: a `rows x cols` grid
+//!   of crossings joined to their 4 neighbours, each street removed with
+//!   a given probability, integer lengths uniform in a range
+//!   ([`GridConfig`], [`GridError`]); undirected, or two arcs per street.
+//!   Street `i` depends only on `(seed, i)`, so threads fill disjoint rows
+//!   ([`Grid::layout`], [`Grid::fill`]) and any thread count gives the
+//!   same records; [`Grid::search_roots`] picks roots in the largest
+//!   connected piece.
 //!
 //! # Example
 //!
@@ -49,6 +59,7 @@
 //! ```
 
 mod config;
+mod grid;
 mod kronecker;
 pub mod mrg;
 mod roots;
@@ -56,5 +67,6 @@ mod scramble;
 mod shares;
 
 pub use config::{ConfigError, Graph500Config, MAX_SCALE};
+pub use grid::{Grid, GridConfig, GridEdge, GridError, Layout, MAX_GRID_WEIGHT};
 pub use kronecker::{Edge, Edges, Kronecker};
 pub use roots::{non_isolated, VertexOutOfRange, VertexSet};

@@ -10,7 +10,13 @@
 //! cargo run --release -p sssp --example teps -- --scale 16,18 --threads 2 --roots 16 \
 //!     [--delta 0.05] [--kind cyclic|block] [--slot BYTES] [--kernels sssp,bfs] [--mode do|td] [--csv out.csv]
 //!     [--digest]
+//! cargo run --release -p sssp --example teps -- --graph FILE --threads 2 --roots 8 --kernels sssp \
+//!     --delta 77 --kind block --no-validate
 //! ```
+//!
+//! `--graph FILE` runs on a gossamer-graph file (`generate -o`, `convert`)
+//! instead of generating: its first N stored roots, directed if the file
+//! says so, not validated (printed as scale 0).
 //!
 //! `--digest` also prints, per scale and kernel, a hash of every output
 //! (distances' bits, parents, levels) over all roots: two builds that print
@@ -38,6 +44,7 @@ struct Args {
     csv: Option<String>,
     no_validate: bool,
     digest: bool,
+    graph: Option<String>,
 }
 
 fn parse() -> Result<Args, String> {
@@ -53,6 +60,7 @@ fn parse() -> Result<Args, String> {
         csv: None,
         no_validate: false,
         digest: false,
+        graph: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(k) = it.next() {
@@ -93,6 +101,9 @@ fn parse() -> Result<Args, String> {
             }
             "--kernels" => a.kernels = v.split(',').map(String::from).collect(),
             "--csv" => a.csv = Some(v),
+            "--graph" => {
+                (a.graph, a.scales, a.no_validate) = (Some(v), vec![0], true);
+            }
             _ => return Err(format!("unknown option {k}")),
         }
     }
@@ -139,19 +150,29 @@ fn main() {
     let mut csv = String::from("scale,kernel,threads,roots,harmonic_mean_teps,median_time_s\n");
     for &scale in &args.scales {
         let t0 = Instant::now();
-        let gen = Kronecker::new(Graph500Config::with_scale(scale)).expect("valid scale");
-        let mut list = EdgeList::zeroed(Graph500Params::reference(scale)).expect("fits");
-        gen.par_map_into(0, list.edges_mut(), |e| {
-            PackedEdge::from_wide(e.u, e.v, e.w)
-        });
-        let live = generators::non_isolated(
-            list.num_vertices(),
-            list.edges()
-                .iter()
-                .map(|e| (u64::from(e.u), u64::from(e.v))),
-        )
-        .expect("ids in range");
-        let roots = gen.search_roots(args.roots, |v| live.contains(v));
+        let (list, roots, directed) = match &args.graph {
+            Some(path) => {
+                let g = graph_core::io::file::open(path).expect("a readable graph file");
+                let roots: Vec<u64> = g.roots().iter().copied().take(args.roots).collect();
+                (g.edge_list().into_owned(), roots, g.meta().directed)
+            }
+            None => {
+                let gen = Kronecker::new(Graph500Config::with_scale(scale)).expect("valid scale");
+                let mut list = EdgeList::zeroed(Graph500Params::reference(scale)).expect("fits");
+                gen.par_map_into(0, list.edges_mut(), |e| {
+                    PackedEdge::from_wide(e.u, e.v, e.w)
+                });
+                let live = generators::non_isolated(
+                    list.num_vertices(),
+                    list.edges()
+                        .iter()
+                        .map(|e| (u64::from(e.u), u64::from(e.v))),
+                )
+                .expect("ids in range");
+                let roots = gen.search_roots(args.roots, |v| live.contains(v));
+                (list, roots, false)
+            }
+        };
         eprintln!("scale {scale}: generated in {:.2?}", t0.elapsed());
         let list = std::sync::Arc::new(list);
         let (l2, kinds, kind, delta, mode) = (
@@ -170,7 +191,7 @@ fn main() {
         let outs = builder
             .run(move || {
                 let t1 = Instant::now();
-                let g = ShardedGraph::build(&l2, kind).expect("shardable");
+                let g = ShardedGraph::build_with(&l2, kind, directed).expect("shardable");
                 eprintln!("scale {scale}: sharded in {:.2?}", t1.elapsed());
                 let mut res = Vec::new();
                 for k in &kinds {

@@ -18,8 +18,14 @@
 //! relaxations, one round per distinct distance), Δ -> ∞ is Bellman-Ford. For
 //! Graph500 weights (uniform in (0, 1], about 30 edges per vertex) a small Δ
 //! wins, as in GAPBS: since sparse buckets share agreements (epochs, below)
-//! 0.0005-0.002 is best on a quiet machine; the default, [`DEFAULT_DELTA`],
-//! is taken from that range (see `results/kernels/delta.md`, run D).
+//! 0.0005-0.002 is best on a quiet machine ([`DEFAULT_DELTA`] is taken from
+//! that range; see `results/kernels/delta.md`, run D). Other weights want
+//! other widths (a road grid with lengths 1..1000: about 100), so the
+//! default for a graph is derived from it:
+//! **Δ = max(w_min, w_max / d²)**, its smallest and largest entry weight
+//! and its entries per vertex ([`WeightProfile`], [`derived_delta`]; run E
+//! of `delta.md` measures it on Graph500, road-like and unit-weight
+//! graphs). The kernel itself takes the Δ it is given ([`SsspConfig`]).
 //! Any positive normal Δ works ([`check_delta`]): the buckets near the current
 //! one are a fixed ring and the later ones a sparse map, so memory does not
 //! grow with `max distance / Δ`.
@@ -86,6 +92,8 @@ use gossamer::Op;
 
 mod buckets;
 use buckets::{Buckets, MAX_BUCKET, NO_BUCKET};
+mod delta;
+pub use delta::{derived_delta, WeightProfile};
 
 use graph_core::alloc::refill;
 use graph_core::sharded::{KernelError, ShardedGraph};
@@ -94,19 +102,22 @@ use graph_kernel::adjacency::NO_FLAT;
 use graph_kernel::{gather, gather_flat, run, Bounds, LightHeavy, Local};
 use graph_kernel::{Prepare, Program, Sender, Setup};
 
-/// Δ used by [`SsspConfig::default`]: the middle of the flat optimum
-/// (0.0005-0.002) of the sweep on Graph500 graphs at SCALE 18-22 with 2
-/// threads on a quiet machine, one process and 2 ranks alike
-/// (`results/kernels/delta.md`, run D; 0.005, chosen under load 4-5, was
-/// 15-32% slower). The one place the number is written:
-/// the CLI's `--delta` default (and its help), its error hints and
-/// [`check_delta`]'s messages take it from here.
+/// Δ for Graph500 weights, used by [`SsspConfig::default`]: the middle of
+/// the flat optimum (0.0005-0.002) of the sweep on Graph500 graphs at
+/// SCALE 18-22 with 2 threads on a quiet machine, one process and 2 ranks
+/// alike (`results/kernels/delta.md`, run D; 0.005, chosen under load 4-5,
+/// was 15-32% slower). The one place the number is written: the CLI's
+/// `graph500 --delta` default (and its help), the error hints,
+/// [`check_delta`]'s messages and [`derived_delta`]'s fallback take it
+/// from here. `gossamer-graph sssp` derives its default from the graph
+/// instead ([`derived_delta`]), which gives about this value on Graph500
+/// graphs.
 pub const DEFAULT_DELTA: f32 = 0.001;
 
 /// Why `delta` cannot be a bucket width, or `Ok` when it can: it must be a
 /// positive, finite, normal `f32` (so that `1/Δ` is finite). The reason is a
 /// phrase to put after the value, e.g. `"delta = {d}: {reason}"`; it ends with
-/// the default as an example. Every such Δ works, however small: the bucket
+/// [`DEFAULT_DELTA`] as an example. Every such Δ works, however small: the bucket
 /// queue's memory does not depend on it (see the `buckets` module), only
 /// the number of rounds does (Δ -> 0 is Dijkstra, one round per distance).
 ///
@@ -119,7 +130,7 @@ pub const DEFAULT_DELTA: f32 = 0.001;
 /// ```
 pub fn check_delta(delta: f32) -> Result<(), String> {
     LightHeavy::check_width(delta)
-        .map_err(|why| format!("{why}, e.g. {DEFAULT_DELTA} (the default)"))
+        .map_err(|why| format!("{why}, e.g. {DEFAULT_DELTA} (the default for Graph500 weights)"))
 }
 
 /// Work units charged per record queued for another trustee.

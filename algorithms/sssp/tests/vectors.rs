@@ -140,7 +140,10 @@ fn bad_deltas_are_errors_that_say_why() {
         assert!(matches!(e, KernelError::Config(_)), "{e:?}");
         assert!(m.contains(w), "{m:?} does not say {w:?}");
         assert!(
-            m.contains(&format!("e.g. {} (the default)", sssp::DEFAULT_DELTA)),
+            m.contains(&format!(
+                "e.g. {} (the default for Graph500 weights)",
+                sssp::DEFAULT_DELTA
+            )),
             "{m}"
         );
     }
