@@ -35,8 +35,8 @@
 //! - **bottom-up** (the pull closure): every unvisited own vertex looks
 //!   along its row for a neighbour in the frontier, which the driver shared
 //!   as a bitmap over flat ids before the step, and takes the first as its
-//!   parent. Rows start with the hubs, where a frontier neighbour is found
-//!   soonest.
+//!   parent. Rows start with the hubs (on a graph that has hubs), where a
+//!   frontier neighbour is found soonest.
 //!
 //! Depths are the levels (root 0, `-1` unreached); the parent tree is a
 //! valid Graph500 BFS tree. On a **directed** graph

@@ -109,8 +109,9 @@ pub use graph_core::validate::{reference::cc as cc_sequential, verify_cc};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CcConfig {
     /// Neighbours per vertex united in the sampling phase. Default 1:
-    /// Afforest uses 2, but rows here start with the hubs, so one neighbour
-    /// already joins most of the giant component; on Graph500 graphs
+    /// Afforest uses 2, but on a graph with hubs rows here start with them,
+    /// so one neighbour already joins most of the giant component (a graph
+    /// without hubs gets more rounds: `extra_rounds`); on Graph500 graphs
     /// (SCALE 18 and 20, 1 and 2 threads) 1 took 0.6-0.8x the time of 2, 3
     /// and 4 took longer still (`results/kernels/cc_pagerank.md`), and
     /// 0.5-0.7x again in this port, roots ordered by global id.

@@ -1,13 +1,21 @@
-//! CC on a road-like grid, a graph without hubs: one sampled neighbour per
-//! vertex leaves a forest of small trees, so the kernel samples more
-//! neighbours before it skips the giant component (`CcConfig::extra_rounds`).
+//! CC on a road-like grid with scattered ids, a graph without hubs: one
+//! sampled neighbour per vertex leaves a forest of small trees, so the
+//! kernel samples more neighbours before it skips the giant component
+//! (`CcConfig::extra_rounds`).
 
 use components::{cc, cc_sequential, CcConfig};
 use graph_core::sharded::ShardedGraph;
 use graph_core::{EdgeList, PackedEdge, PartitionKind};
 
-/// A `side` x `side` grid with every seventh street left out.
+/// A `side` x `side` grid with every seventh street left out, its
+/// crossings numbered in a scattered order (a multiplicative permutation).
 fn grid(side: u32) -> EdgeList<'static> {
+    let n = side * side;
+    let id = |v: u32| (u64::from(v) * 7919 % u64::from(n)) as u32;
+    assert!(
+        !n.is_multiple_of(7919),
+        "7919 is prime: a permutation of 0..n"
+    );
     let mut edges = Vec::new();
     let mut i = 0u32;
     for r in 0..side {
@@ -16,12 +24,12 @@ fn grid(side: u32) -> EdgeList<'static> {
             for (ok, w) in [(c + 1 < side, v + 1), (r + 1 < side, v + side)] {
                 i += 1;
                 if ok && !i.is_multiple_of(7) {
-                    edges.push(PackedEdge::new(v, w, 1.0));
+                    edges.push(PackedEdge::new(id(v), id(w), 1.0));
                 }
             }
         }
     }
-    EdgeList::from_edges(u64::from(side * side), edges).unwrap()
+    EdgeList::from_edges(u64::from(n), edges).unwrap()
 }
 
 #[test]

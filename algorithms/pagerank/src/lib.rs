@@ -38,8 +38,8 @@
 //! (nothing to send in a one-process run). An iteration is then purely
 //! local, one [`with`](graph_kernel::Kernel::with) per trustee and no
 //! message: for each own vertex, sum the contributions of its in-row (flat
-//! ids ascending, hubs first), update the score and the residual, and
-//! write the new contribution. Two replicas alternate (read one, write the
+//! ids ascending, hubs first where there are hubs), update the score and
+//! the residual, and write the new contribution. Two replicas alternate (read one, write the
 //! other), so one all-reduce per iteration — of the residual, in fixed
 //! point ([`sum_f64`](graph_kernel::Kernel::sum_f64)) so that every
 //! trustee gets the same sum — both ends the iteration and orders its

@@ -76,11 +76,13 @@ mod atomic_view;
 mod build;
 mod error;
 pub(crate) mod huge_pages;
+mod order;
 pub(crate) mod prefetch;
 mod shard;
 mod sort;
 
 pub use build::{build_rank, build_rank_with, build_trustees, build_trustees_with, build_whole};
 pub use error::CsrError;
+pub use order::{positions, SKEW};
 pub(crate) use shard::Array;
 pub use shard::Shard;

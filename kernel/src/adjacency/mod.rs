@@ -11,7 +11,10 @@
 //! every vertex once, to a *flat id*:
 //!
 //! - each trustee orders its own vertices by decreasing degree (ties by local
-//!   index); a vertex's place in that order is its *position* at its owner;
+//!   index) when the degrees are skewed, and keeps their local order on a
+//!   graph without hubs, such as a road network, where that order keeps
+//!   neighbours near in memory ([`graph_core::csr::positions`]); a vertex's
+//!   place in that order is its *position* at its owner;
 //! - trustee `o`'s vertex at position `r` has flat id `base(o) + r`, where
 //!   the bases are cumulative vertex counts rounded up to multiples of 64, so
 //!   each trustee's vertices fill whole words of a bitmap over flat ids (what
@@ -67,10 +70,10 @@
 //!     };
 //!     run(&g, init, |k| k.with_returning(|l| l.state().0.clone()))
 //! });
-//! // Trustee 0 owns 0, 1, 2: vertices 1 and 2 (degree 2) come before 0
-//! // (degree 1), so their flat ids are 1 -> 0, 2 -> 1, 0 -> 2; rows are in
-//! // flat order (vertex 1's row lists 2 before 0).
-//! assert_eq!(rows[0], [vec![2, 0], vec![1, 3], vec![1]]);
+//! // A path has no hubs: trustee 0 keeps its vertices 0, 1, 2 in their
+//! // order (flat ids 0, 1, 2); rows list flat ids ascending. (On a graph
+//! // with hubs, each trustee's vertices go by decreasing degree.)
+//! assert_eq!(rows[0], [vec![1], vec![0, 2], vec![1, 3]]);
 //! assert_eq!(rows[1], [vec![2, 4], vec![3]]);
 //! ```
 //!

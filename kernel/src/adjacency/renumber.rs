@@ -1,5 +1,5 @@
 //! Renumbering by degree: each trustee's positions (vertices by
-//! decreasing degree), the flat-id bases (cumulative counts rounded up to
+//! decreasing degree when degrees are skewed), the flat-id bases (cumulative counts rounded up to
 //! 64), and the tables every trustee of a process shares, filed while
 //! [`prepare`](super::prepare) runs.
 
@@ -106,17 +106,10 @@ pub(super) fn bases(p: &Partition) -> (Vec<u32>, u32) {
     (base, acc)
 }
 
-/// Positions of `shard`'s vertices by decreasing degree (stable: ties keep
-/// local order): `rank[l]` is local vertex `l`'s position.
+/// Positions of `shard`'s vertices: by decreasing degree when the
+/// degrees are skewed, local order otherwise ([`graph_core::csr::positions`]):
+/// `rank[l]` is local vertex `l`'s position.
 pub(super) fn degree_ranks(shard: &Shard) -> Vec<u32> {
     let n = shard.num_local_vertices() as u32;
-    let mut by_degree: Vec<u32> = Vec::new();
-    reserve_or_exit(&mut by_degree, n as usize, "vertices by degree");
-    by_degree.extend(0..n);
-    by_degree.sort_by_key(|&l| std::cmp::Reverse(shard.degree(u64::from(l))));
-    let mut rank = vec_or_exit(n as usize, 0u32, "vertex positions");
-    for (r, &l) in by_degree.iter().enumerate() {
-        rank[l as usize] = r as u32;
-    }
-    rank
+    graph_core::csr::positions(n, |l| shard.degree(u64::from(l)))
 }
