@@ -46,6 +46,7 @@ pub(super) struct Building {
     /// Pass 2: where the next entry of each row goes.
     pub(super) cursor: Vec<u64>,
     pub(super) targets: Vec<u32>,
+    /// Empty when the build is unweighted ([`EdgeSource::weighted`](super::EdgeSource::weighted)).
     pub(super) weights: Vec<f32>,
     /// An entry named a row this trustee does not have (never with a sound
     /// source; reported instead of trusted).
@@ -164,6 +165,8 @@ pub(super) fn place_in_entries(s: &mut TrusteeState, entries: &[Entry]) {
 /// Pass 2 on the owner: each entry at its row's cursor.
 pub(super) fn place_entries(s: &mut TrusteeState, entries: &[Entry]) {
     let b = building(s);
+    // An unweighted build allocated no weights (the weight travels anyway).
+    let weighted = !b.weights.is_empty();
     for (i, e) in entries.iter().enumerate() {
         // Two-stage prefetch: the cursor of an entry far ahead, then the
         // target and weight lines of a nearer one (its cursor is in cache).
@@ -177,8 +180,10 @@ pub(super) fn place_entries(s: &mut TrusteeState, entries: &[Entry]) {
             .get(i + AHEAD)
             .and_then(|f| b.cursor.get(f.row as usize))
         {
-            if let (Some(t), Some(w)) = (b.targets.get(c as usize), b.weights.get(c as usize)) {
+            if let Some(t) = b.targets.get(c as usize) {
                 prefetch::line(t);
+            }
+            if let Some(w) = b.weights.get(c as usize) {
                 prefetch::line(w);
             }
         }
@@ -186,7 +191,9 @@ pub(super) fn place_entries(s: &mut TrusteeState, entries: &[Entry]) {
         match b.cursor.get(row) {
             Some(&c) if c < b.offsets[row + 1] => {
                 b.targets[c as usize] = e.target;
-                b.weights[c as usize] = e.weight;
+                if weighted {
+                    b.weights[c as usize] = e.weight;
+                }
                 b.cursor[row] = c + 1;
             }
             _ => b.stray += 1,

@@ -94,4 +94,4 @@ mod source;
 
 pub use passes::{scratch_bytes_per_trustee, BuildTimes};
 pub use progress::{build_progress, BuildProgress, BuildStep};
-pub use source::{EdgeRecords, EdgeSource, LocalSource};
+pub use source::{EdgeRecords, EdgeSource, LocalSource, Unweighted};

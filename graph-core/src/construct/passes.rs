@@ -62,6 +62,7 @@ impl ShardedGraph {
         let partition = Partition::new(kind, n, 1, workers as u32)?;
         let mut graph = ShardedGraph::with_placeholders(partition, source.num_edges());
         graph.set_directed(source.directed());
+        graph.set_weighted(source.weighted());
         // This process's share of the edges, for a progress display.
         let local_edges = (0..workers)
             .filter(|&t| gossamer::is_local_worker(WorkerId(t)))
@@ -193,6 +194,7 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
     let n = source.num_vertices();
     let mut bad = None;
     let directed = source.directed();
+    let weighted = source.weighted();
     let mut out: Vec<Vec<u32>> = vec![Vec::new(); w as usize];
     let mut out_in: Vec<Vec<u32>> = vec![Vec::new(); if directed { w as usize } else { 0 }];
     for_each_edge(
@@ -264,9 +266,13 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
         // Zeroed allocations stay untouched until written; the writes land
         // at random, so huge pages save most TLB misses (see csr/huge_pages.rs).
         b.targets = try_vec(entries, 0u32, "CSR targets").map_err(|e| e.to_string())?;
-        b.weights = try_vec(entries, 0f32, "CSR weights").map_err(|e| e.to_string())?;
         huge_pages::advise(&mut b.targets);
-        huge_pages::advise(&mut b.weights);
+        // An unweighted build has no weight array (`place_entries` writes
+        // weights only where there is one).
+        if weighted {
+            b.weights = try_vec(entries, 0f32, "CSR weights").map_err(|e| e.to_string())?;
+            huge_pages::advise(&mut b.weights);
+        }
         if directed {
             if b.in_offsets.is_empty() {
                 b.in_offsets =
@@ -356,7 +362,11 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
             ));
         }
         let (p, t) = (*s.shard().partition(), s.shard().trustee());
-        let shard = Shard::from_parts(p, t, b.offsets, b.targets, b.weights);
+        let shard = if weighted {
+            Shard::from_parts(p, t, b.offsets, b.targets, b.weights)
+        } else {
+            Shard::from_parts(p, t, b.offsets, b.targets, Vec::new()).without_weights()
+        };
         s.replace_shard(if directed {
             let n = shard.num_local_vertices() as usize;
             // A trustee that received no in-edge never allocated the index.
@@ -408,7 +418,7 @@ mod tests {
     use super::*;
     use std::sync::Arc;
 
-    use crate::construct::source::LocalSource;
+    use crate::construct::source::{LocalSource, Unweighted};
     use crate::csr::build_rank;
     use crate::edge_list::EdgeList;
 
@@ -466,6 +476,47 @@ mod tests {
                 });
                 source.withdraw();
                 assert_eq!(canonical(got, 300), want, "{threads} threads, {kind:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_unweighted_build_keeps_no_weights() {
+        for (threads, directed) in [(1, false), (3, false), (2, true)] {
+            let list = random_list(300, 5000, 3 + threads as u64);
+            let source = LocalSource::publish_list(list).with_direction(directed);
+            let (weighted, unweighted) = gossamer::main(threads, move || {
+                let shards = |g: ShardedGraph| {
+                    g.on_trustees(|ctx| ctx.local.apply_returning(|s| s.shard().clone()))
+                };
+                let (w, _) = ShardedGraph::build_from(source, PartitionKind::Block).unwrap();
+                let (u, _) =
+                    ShardedGraph::build_from(Unweighted(source), PartitionKind::Block).unwrap();
+                assert!(w.is_weighted() && !u.is_weighted());
+                (shards(w), shards(u))
+            });
+            source.withdraw();
+            for (w, u) in weighted.iter().zip(&unweighted) {
+                assert!(w.is_weighted() && !u.is_weighted());
+                assert_eq!(w.weights().len(), w.targets().len());
+                // No weight array at all: 4 B per entry less.
+                assert!(u.weights().is_empty());
+                let entries = u.num_entries();
+                assert_eq!(w.heap_bytes() - u.heap_bytes(), 4 * entries, "{threads}");
+                for l in 0..u.num_local_vertices() {
+                    assert!(u.adjacency(l).1.is_empty());
+                    // The same entries, each read as weight 1.0.
+                    let mut a: Vec<u32> = w.neighbors(l).map(|(v, _)| v).collect();
+                    let mut b: Vec<u32> = u.neighbors(l).map(|(v, _)| v).collect();
+                    a.sort_unstable();
+                    b.sort_unstable();
+                    assert_eq!(a, b);
+                    assert!(u.neighbors(l).all(|(_, x)| x == 1.0));
+                }
+                // Rows without weights cannot be rewritten with them.
+                let mut u = u.clone();
+                let names: Arc<[u32]> = Arc::from(vec![0; 300]);
+                assert!(!u.rewrite_rows(names, |_, _, _| unreachable!()));
             }
         }
     }

@@ -36,7 +36,10 @@ pub struct Shard {
     trustee: u32,
     pub(super) offsets: Array<u64>,
     pub(super) targets: Array<u32>,
+    /// Parallel to `targets`; empty when the shard was built unweighted.
     weights: Array<f32>,
+    /// Whether `weights` holds a weight per entry ([`Shard::is_weighted`]).
+    weighted: bool,
     /// The records were arcs: the rows hold out-edges only, and the
     /// in-edge index below is filled.
     directed: bool,
@@ -169,11 +172,30 @@ impl Shard {
             offsets,
             targets,
             weights,
+            weighted: true,
             directed: false,
             in_offsets: Vec::new().into(),
             in_sources: Vec::new().into(),
             renamed: None,
         }
+    }
+
+    /// The shard without its weights: for kernels that never read them
+    /// ([`is_weighted`](Self::is_weighted) is then false).
+    pub(crate) fn without_weights(mut self) -> Shard {
+        self.weights = Vec::new().into();
+        self.weighted = false;
+        self
+    }
+
+    /// Whether the shard keeps a weight per entry. An unweighted shard (built
+    /// for kernels that never read weights, 4 B per entry less) has an
+    /// empty [`weights`](Self::weights) array and reads every weight as 1.0
+    /// ([`neighbors`](Self::neighbors)); its rows cannot be
+    /// [rewritten](Self::rewrite_rows).
+    #[inline]
+    pub fn is_weighted(&self) -> bool {
+        self.weighted
     }
 
     /// Marks the shard directed, with its in-edge index (`in_offsets`: one
@@ -280,22 +302,31 @@ impl Shard {
 
     /// Neighbour ids and weights of `local` as two parallel slices: global
     /// ids, unless a kernel [renamed](Self::rewrite_rows) them (then
-    /// [`renamed`](Self::renamed) maps them back).
+    /// [`renamed`](Self::renamed) maps them back). The weights are empty on
+    /// an [unweighted](Self::is_weighted) shard.
     #[inline]
     pub fn adjacency(&self, local: u64) -> (&[u32], &[f32]) {
         let r = self.entry_range(local);
-        (&self.targets[r.clone()], &self.weights[r])
+        let w = if self.weighted {
+            &self.weights[r.clone()]
+        } else {
+            &[]
+        };
+        (&self.targets[r], w)
     }
 
     /// `(neighbour global id, weight)` pairs of local vertex `local` (global
-    /// ids also after a kernel [renamed](Self::rewrite_rows) the targets).
+    /// ids also after a kernel [renamed](Self::rewrite_rows) the targets;
+    /// weight 1.0 on an [unweighted](Self::is_weighted) shard).
     #[inline]
     pub fn neighbors(&self, local: u64) -> impl Iterator<Item = (u32, f32)> + '_ {
         let (t, w) = self.adjacency(local);
         let names = self.renamed.as_deref();
+        // Weighted: `w` is as long as `t`, the ones are never reached.
+        let w = w.iter().copied().chain(std::iter::repeat(1.0));
         t.iter()
             .map(move |&v| names.map_or(v, |n| n[v as usize]))
-            .zip(w.iter().copied())
+            .zip(w)
     }
 
     /// The table of a shard whose rows a kernel rewrote in place
@@ -315,8 +346,10 @@ impl Shard {
     /// right. The shard keeps `names` ([`renamed`](Self::renamed)).
     ///
     /// Returns false, calling nothing, when the arrays are mapped from a
-    /// prepared-shard file (read-only: the kernel copies them instead) or
-    /// were renamed with another table. A shard renamed with the same table
+    /// prepared-shard file (read-only: the kernel copies them instead),
+    /// when the shard is [unweighted](Self::is_weighted) (no weights to
+    /// reorder with the targets) or when they were renamed with another
+    /// table. A shard renamed with the same table
     /// (the same `Arc`) may be rewritten again (e.g. reordered for a new
     /// bucket width); its targets are then already renamed.
     ///
@@ -344,10 +377,11 @@ impl Shard {
         names: Arc<[u32]>,
         rewrite: impl FnOnce(&[u64], &mut [u32], &mut [f32]),
     ) -> bool {
-        if self
-            .renamed
-            .as_ref()
-            .is_some_and(|n| !Arc::ptr_eq(n, &names))
+        if !self.weighted
+            || self
+                .renamed
+                .as_ref()
+                .is_some_and(|n| !Arc::ptr_eq(n, &names))
         {
             return false;
         }
@@ -379,7 +413,8 @@ impl Shard {
         &self.targets
     }
 
-    /// Weights of all entries.
+    /// Weights of all entries (empty on an [unweighted](Self::is_weighted)
+    /// shard).
     #[inline]
     pub fn weights(&self) -> &[f32] {
         &self.weights

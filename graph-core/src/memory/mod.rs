@@ -15,7 +15,9 @@
 //!    the whole edge list on every rank, `12 B x m` ([`edge_list_bytes`]).
 //! 2. *construction*: streamed, every rank builds only its own shards
 //!    while its trustees generate their slices
-//!    ([`streamed_construction_bytes`]: `8 B` per adjacency entry, `8 B`
+//!    ([`streamed_construction_bytes`]: `8 B` per adjacency entry, or
+//!    `4 B` for the commands whose kernels never read weights
+//!    ([`Workload::weighted`]: the shards are built without them), `8 B`
 //!    per vertex of offsets; as scratch 16 B per vertex, the send buffers
 //!    and as much of its share of the generated edges, 12 B per edge, kept
 //!    between the two passes instead of generated twice, as stays under
@@ -53,7 +55,7 @@ mod run;
 
 pub use phases::{
     construction_bytes, edge_list_bytes, estimate, estimate_rank, slot_bytes, sssp_shares_bounds,
-    streamed_construction_bytes, BASE_BYTES, ENTRY_BYTES, RECORD_BYTES,
+    streamed_construction_bytes, BASE_BYTES, ENTRY_BYTES, RECORD_BYTES, UNWEIGHTED_ENTRY_BYTES,
 };
 pub use ranks::{
     largest_fitting_scale, ranks_needed, ranks_needed_for, ranks_needed_with,

@@ -6,6 +6,20 @@ use super::run::{MemoryEstimate, Phase, Shape, Workload, PHASES};
 /// Bytes per adjacency entry (u32 neighbour + f32 weight).
 pub const ENTRY_BYTES: u64 = 8;
 
+/// Bytes per adjacency entry of shards built without weights (u32
+/// neighbour): the streamed commands whose kernels never read weights
+/// ([`Workload::weighted`]).
+pub const UNWEIGHTED_ENTRY_BYTES: u64 = 4;
+
+/// Bytes per adjacency entry of `workload`'s shards.
+fn entry_bytes(workload: Workload) -> Wide {
+    Wide::from(if workload.weighted() {
+        ENTRY_BYTES
+    } else {
+        UNWEIGHTED_ENTRY_BYTES
+    })
+}
+
 /// Bytes per edge record.
 pub const RECORD_BYTES: u64 = 12;
 
@@ -97,10 +111,11 @@ impl Sizes {
     fn entries_rank(&self) -> Wide {
         (2 * self.m * self.share).div_ceil(1000 * self.ranks)
     }
-    /// The CSR of `shards` trustees holding `entries` entries and
-    /// `vertices` vertices: targets and weights, offsets (`n + 1` each).
-    fn csr(&self, entries: Wide, vertices: Wide, shards: Wide) -> Wide {
-        Wide::from(ENTRY_BYTES) * entries + 8 * (vertices + shards)
+    /// The CSR of `shards` trustees holding `entries` entries of
+    /// `entry_bytes` each and `vertices` vertices: targets (and weights),
+    /// offsets (`n + 1` each).
+    fn csr(&self, entry_bytes: Wide, entries: Wide, vertices: Wide, shards: Wide) -> Wide {
+        entry_bytes * entries + 8 * (vertices + shards)
     }
 }
 
@@ -117,11 +132,21 @@ pub fn edge_list_bytes(shape: Shape, rank: u32) -> u64 {
 /// per owned vertex), the send buffers and read chunk of each trustee
 /// ([`crate::construct::scratch_bytes_per_trustee`]) and the kept part of
 /// the rank's slices of the generated edges (`kept_permille` thousandths of
-/// them, 12 B per edge, kept between the two passes). Returns (held,
-/// scratch).
-pub fn streamed_construction_bytes(shape: Shape, kept_permille: u32) -> (u64, u64) {
+/// them, 12 B per edge, kept between the two passes). The shards hold
+/// `entry_bytes` per entry ([`ENTRY_BYTES`] with weights,
+/// [`UNWEIGHTED_ENTRY_BYTES`] without). Returns (held, scratch).
+pub fn streamed_construction_bytes(
+    shape: Shape,
+    kept_permille: u32,
+    entry_bytes: u64,
+) -> (u64, u64) {
     let z = Sizes::new(shape);
-    let held = z.csr(z.entries_rank(), z.n_rank(), z.threads);
+    let held = z.csr(
+        Wide::from(entry_bytes),
+        z.entries_rank(),
+        z.n_rank(),
+        z.threads,
+    );
     let per_trustee = crate::construct::scratch_bytes_per_trustee(z.trustees as u64);
     // The slices of the stream are even (unlike the entries); a mapped
     // file keeps nothing (reading it again is free), so this overcounts
@@ -140,7 +165,7 @@ pub fn construction_bytes(shape: Shape, rank: u32) -> (u64, u64) {
     if rank != 0 {
         return (0, 0);
     }
-    let held = z.csr(2 * z.m, z.n, z.trustees);
+    let held = z.csr(Wide::from(ENTRY_BYTES), 2 * z.m, z.n, z.trustees);
     // One u32 cursor per vertex for each sorting chunk but the last (one
     // chunk per rayon thread), capped at 1 B per edge by the builder.
     let scratch = (4 * z.n * (z.threads - 1)).min(z.m);
@@ -239,7 +264,8 @@ fn estimate_rank_as(
 
     // 2. Construction.
     let (all_shards, scratch) = if streams {
-        let (own, scratch) = streamed_construction_bytes(shape, kept_permille);
+        let entry = clamp(entry_bytes(workload));
+        let (own, scratch) = streamed_construction_bytes(shape, kept_permille, entry);
         // Rank 0 then gathers which vertices have edges (the roots): 1 B
         // per vertex, and each trustee's part of it.
         let live = if root_rank { n + nr } else { nr };
@@ -253,12 +279,18 @@ fn estimate_rank_as(
 
     // 3. Exchange: each remote shard travels as one serialized copy
     //    (streamed: nothing left to exchange).
-    let own = z.csr(z.entries_rank(), nr, t);
+    let entry = entry_bytes(workload);
+    let own = z.csr(entry, z.entries_rank(), nr, t);
     // Measured (SCALE 20, 2 ranks x 1 thread): sending one shard costs
     // about two copies of it (the serialized bytes as they grow, and the
     // pieces in flight), so two are counted.
     let one_shard = if z.ranks > 1 {
-        2 * z.csr((2 * z.m).div_ceil(z.trustees), n.div_ceil(z.trustees), 1)
+        2 * z.csr(
+            entry,
+            (2 * z.m).div_ceil(z.trustees),
+            n.div_ceil(z.trustees),
+            1,
+        )
     } else {
         0
     };

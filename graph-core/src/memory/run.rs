@@ -34,6 +34,14 @@ impl Workload {
         matches!(self, Workload::Sssp | Workload::Bfs | Workload::Graph500)
     }
 
+    /// Whether the command's shards keep a weight per entry: SSSP reads
+    /// them (`graph500` runs it); the other streamed commands build their
+    /// shards without weights (4 B per entry less), while the commands that
+    /// load the whole list build them with.
+    pub fn weighted(self) -> bool {
+        matches!(self, Workload::Sssp | Workload::Graph500) || !self.streams()
+    }
+
     /// Every workload, in the CLI's order.
     pub const ALL: [Workload; 9] = [
         Workload::Generate,

@@ -16,7 +16,8 @@ impl Adjacency {
     /// reordered, nothing dropped), which saves the copy's 8 B per entry;
     /// the graph must have been marked first
     /// ([`ShardedGraph::mark_rows_rewritten`](graph_core::sharded::ShardedGraph::mark_rows_rewritten)). A mapped shard (a
-    /// prepared-shard file) cannot be rewritten and gets the copy.
+    /// prepared-shard file) cannot be rewritten and gets the copy, and so
+    /// does an unweighted shard (its weights read as 1.0).
     pub fn light_heavy(&self, shard: &mut Shard, delta: f32, in_place: bool) -> LightHeavy {
         let names = self.tables.global_of.clone();
         let mut spans = Vec::new();
@@ -53,7 +54,12 @@ impl Adjacency {
                 true
             }
         };
-        w.extend_from_slice(shard.weights());
+        if shard.is_weighted() {
+            w.extend_from_slice(shard.weights());
+        } else {
+            // An unweighted shard's entries weigh 1.0 (`Shard::neighbors`).
+            w.resize(t.len(), 1.0);
+        }
         self.split_rows(shard.offsets(), &mut t, &mut w, delta, rename, &mut spans);
         LightHeavy {
             delta,
