@@ -115,6 +115,17 @@ impl LoadedGraph {
         }
     }
 
+    /// Whether [`edge_list`](Self::edge_list) can be called: a generated,
+    /// parsed or wholly mapped (and checked) list, not one streamed or
+    /// opened in slices.
+    pub fn holds_edge_list(&self) -> bool {
+        match &self.storage {
+            Storage::Generated { .. } | Storage::Parsed { .. } => true,
+            Storage::Mapped { graph, .. } => graph.is_verified(),
+            Storage::Streamed { .. } | Storage::Described { .. } => false,
+        }
+    }
+
     /// What the kernels' graph is built from, slice by slice on every
     /// trustee. For records this process holds, this publishes them in the
     /// process's table (call it once per run on every rank, in the same

@@ -3,7 +3,9 @@
 //! A [`Shard`] holds the adjacency of the vertices one trustee owns (by a
 //! [`Partition`](crate::Partition)): `offsets` (one `u64` per local vertex, plus one) and the
 //! adjacency as two parallel arrays (structure of arrays): neighbour global
-//! id (`u32`) and weight (`f32`), 8 bytes per entry.
+//! id (`u32`) and weight (`f32`), 8 bytes per entry; a shard built for
+//! kernels that never read weights has no weight array, 4 bytes per entry
+//! ([`Shard::is_weighted`]).
 //!
 //! Semantics (the Graph500 kernels' graph):
 //! * undirected: every input edge `(u, v, w)` appears in `u`'s list as

@@ -262,48 +262,23 @@ fn estimate_rank_as(
     // The runtime starts: its request/response slots.
     held += Wide::from(slot_bytes(shape));
 
-    // 2. Construction.
-    let (all_shards, scratch) = if streams {
+    // 2. Construction: every command builds its own shards with the
+    //    distributed construction (`bc` from the list it holds).
+    let (all_shards, scratch) = {
         let entry = clamp(entry_bytes(workload));
         let (own, scratch) = streamed_construction_bytes(shape, kept_permille, entry);
         // Rank 0 then gathers which vertices have edges (the roots): 1 B
         // per vertex, and each trustee's part of it.
         let live = if root_rank { n + nr } else { nr };
         (Wide::from(own), Wide::from(scratch).max(live))
-    } else {
-        let (all, scratch) = construction_bytes(shape, rank);
-        (Wide::from(all), Wide::from(scratch))
     };
     let construction = (all_shards + scratch, held + all_shards + scratch);
     held += all_shards;
 
-    // 3. Exchange: each remote shard travels as one serialized copy
-    //    (streamed: nothing left to exchange).
-    let entry = entry_bytes(workload);
-    let own = z.csr(entry, z.entries_rank(), nr, t);
-    // Measured (SCALE 20, 2 ranks x 1 thread): sending one shard costs
-    // about two copies of it (the serialized bytes as they grow, and the
-    // pieces in flight), so two are counted.
-    let one_shard = if z.ranks > 1 {
-        2 * z.csr(
-            entry,
-            (2 * z.m).div_ceil(z.trustees),
-            n.div_ceil(z.trustees),
-            1,
-        )
-    } else {
-        0
-    };
-    let exchange = if z.ranks == 1 || streams {
-        (0, held)
-    } else if root_rank {
-        let peak = held + one_shard;
-        held = held - all_shards + own;
-        (one_shard, peak)
-    } else {
-        held += own;
-        (own + one_shard, held + one_shard)
-    };
+    // 3. Exchange: nothing (the distributed construction builds each
+    //    rank's shards where they stay; only the in-memory build,
+    //    [`construction_bytes`], which no command uses, would ship them).
+    let exchange = (0, held);
 
     // 4. Kernel state: (held per rank, transient, gathered on rank 0).
     let er = z.entries_rank();
@@ -388,7 +363,10 @@ fn estimate_rank_as(
     //    marks (1 B) per vertex next to everything held; cc/pagerank run
     //    after the shards are dropped: labels / scores and the checker's
     //    per-vertex arrays, pagerank's checker also a per-edge copy.
-    let validation = if streams {
+    //    The whole-graph commands read a list they did not hold again
+    //    (mapped whole and checked, or generated): 12 B per edge.
+    let reread = Wide::from(edge_list_bytes(shape, rank));
+    let validation = if workload.validates_on_shards() {
         // On the shards: every rank holds one packed copy of the answer
         // (8 B per vertex: rank 0 packs it from the gathered arrays, the
         // others receive it); rank 0 also checks the tree (depths, marks
@@ -399,18 +377,19 @@ fn estimate_rank_as(
         (0, held)
     } else {
         match workload {
-            Workload::Sssp | Workload::Bfs | Workload::Graph500 => (5 * n, held + 5 * n),
             Workload::Cc | Workload::Bc | Workload::Tc | Workload::Kcore => {
                 let v = 32 * n;
-                (v, Wide::from(BASE_BYTES) + list + v)
+                (v, Wide::from(BASE_BYTES) + reread + v)
             }
             Workload::PageRank => {
-                // The verifier's own simple graph of the list (measured
-                // at SCALE 20: 32 B per edge with its scratch).
-                let v = 32 * z.m + 40 * n;
-                (v, Wide::from(BASE_BYTES) + list + v)
+                // The verifier's own simple graph of the list: its whole
+                // CSR (16 B per edge), whose weights it frees before making
+                // the simple rows (measured at SCALE 20: 16 B per edge with
+                // its scratch).
+                let v = 16 * z.m + 40 * n;
+                (v, Wide::from(BASE_BYTES) + reread + v)
             }
-            Workload::Generate => unreachable!("returned above"),
+            _ => unreachable!("validated on the shards, or returned above"),
         }
     };
     let mut e = finish(
@@ -625,10 +604,37 @@ mod tests {
         assert!(other.per_rank_bytes < four.per_rank_bytes);
         let total = estimate(Workload::Sssp, 24, 16, 4, 2).total_bytes;
         assert_eq!(total, four.per_rank_bytes + 3 * other.per_rank_bytes);
-        // cc still loads the whole list on every rank.
-        let cc = estimate_rank(Workload::Cc, shape(24, 4, 2), 3);
+        // cc streams too, and reads the list again on rank 0 to verify;
+        // bc (choosing its sources) holds it on every rank.
         let list = edge_list_bytes(shape(24, 4, 2), 3);
         assert_eq!(list, 12 * (16 << 24));
-        assert_eq!(cc.phases[0].allocates, list);
+        let cc = estimate_rank(Workload::Cc, shape(24, 4, 2), 3);
+        assert_eq!(cc.phases[0].allocates, 0);
+        assert_eq!(cc.phases[4].allocates, 0, "rank 3 verifies nothing");
+        let cc0 = estimate_rank(Workload::Cc, shape(24, 4, 2), 0);
+        assert!(cc0.phases[4].peak > list);
+        let bc = estimate_rank(Workload::Bc, shape(24, 4, 2), 3);
+        assert_eq!(bc.phases[0].allocates, list);
+    }
+
+    #[test]
+    fn only_sssp_keeps_weights() {
+        let s = shape(20, 1, 2);
+        let (n, m) = (1u64 << 20, 16u64 << 20);
+        let built = |w| estimate_rank_as(w, s, 0, 0).phases[1].allocates;
+        // The same construction but for the weights: 4 B x 2 entries per edge.
+        assert_eq!(built(Workload::Sssp) - built(Workload::Bfs), 8 * m);
+        assert_eq!(built(Workload::Graph500), built(Workload::Sssp));
+        for w in [
+            Workload::Cc,
+            Workload::PageRank,
+            Workload::Tc,
+            Workload::Kcore,
+        ] {
+            assert_eq!(built(w), built(Workload::Bfs), "{w:?}");
+            // Verified against the list read again once the shards are gone.
+            let e = estimate_rank(w, s, 0);
+            assert!(e.phases[4].peak >= BASE_BYTES + 12 * m + 32 * n, "{w:?}");
+        }
     }
 }
