@@ -254,15 +254,21 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
         if b.offsets.is_empty() {
             b.offsets = try_vec(n + 1, 0u64, "CSR offsets").map_err(|e| e.to_string())?;
         }
-        let mut acc = 0;
-        for d in b.offsets.iter_mut() {
-            acc += *d;
-            *d = acc;
-        }
-        let entries = acc as usize;
-        b.cursor = try_vec(b.offsets.len().saturating_sub(1), 0u64, "CSR cursors")
-            .map_err(|e| e.to_string())?;
-        b.cursor.copy_from_slice(&b.offsets[..b.offsets.len() - 1]);
+        let entries = if weighted {
+            let mut acc = 0;
+            for d in b.offsets.iter_mut() {
+                acc += *d;
+                *d = acc;
+            }
+            b.cursor = try_vec(n, 0u64, "CSR cursors").map_err(|e| e.to_string())?;
+            b.cursor.copy_from_slice(&b.offsets[..n]);
+            acc as usize
+        } else {
+            // Rows stored by decreasing degree, ties by local index (the
+            // kernels' order: `Shard::row_slots`), each row's end kept for
+            // the fill.
+            lay_out_by_degree(b).map_err(|e| e.to_string())?
+        };
         // Zeroed allocations stay untouched until written; the writes land
         // at random, so huge pages save most TLB misses (see csr/huge_pages.rs).
         b.targets = try_vec(entries, 0u32, "CSR targets").map_err(|e| e.to_string())?;
@@ -351,21 +357,25 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
     let finished = ctx.local.apply_returning(move |s| {
         let b = std::mem::take(building(s));
         s.drop_kernel::<Building>();
-        let filled = b.cursor.iter().zip(b.offsets.iter().skip(1)).all(|(c, e)| c == e)
+        let ends = b.row_ends();
+        let unfilled = b.cursor.iter().zip(ends).filter(|(c, e)| c != e).count();
+        let filled = unfilled == 0
             && b.in_cursor.iter().zip(b.in_offsets.iter().skip(1)).all(|(c, e)| c == e);
         if b.stray > 0 || !filled {
             return Err(format!(
                 "trustee {} received {} entries for rows it does not have and {} rows not filled: the ranks disagree about the graph",
                 s.shard().trustee(),
                 b.stray,
-                b.cursor.iter().zip(b.offsets.iter().skip(1)).filter(|(c, e)| c != e).count()
+                unfilled
             ));
         }
         let (p, t) = (*s.shard().partition(), s.shard().trustee());
         let shard = if weighted {
             Shard::from_parts(p, t, b.offsets, b.targets, b.weights)
         } else {
-            Shard::from_parts(p, t, b.offsets, b.targets, Vec::new()).without_weights()
+            Shard::from_parts(p, t, b.offsets, b.targets, Vec::new())
+                .without_weights()
+                .with_row_slots(b.slots)
         };
         s.replace_shard(if directed {
             let n = shard.num_local_vertices() as usize;
@@ -379,6 +389,37 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
     });
     agree(&mut ctx, finished.err(), "finish the shards")?;
     Ok(read_s)
+}
+
+/// Stores the rows of `b` (degrees at `offsets[l + 1]`) by decreasing
+/// degree, ties by local index: `slots[l]` the stored row of local vertex
+/// `l`, `offsets` over the stored rows, `cursor[l]` and `end[l]` the start
+/// and end of `l`'s row. Returns the number of entries.
+fn lay_out_by_degree(b: &mut Building) -> Result<usize, crate::alloc::OutOfMemory> {
+    let n = b.offsets.len() - 1;
+    let degree = |l: u32| b.offsets[l as usize + 1];
+    let mut order = try_vec(n, 0u32, "rows by degree")?;
+    order
+        .iter_mut()
+        .enumerate()
+        .for_each(|(k, l)| *l = k as u32);
+    order.sort_by_key(|&l| std::cmp::Reverse(degree(l)));
+    let mut offsets = try_vec(n + 1, 0u64, "CSR offsets")?;
+    b.slots = try_vec(n, 0u32, "row slots")?;
+    for (slot, &l) in order.iter().enumerate() {
+        b.slots[l as usize] = slot as u32;
+        offsets[slot + 1] = offsets[slot] + b.offsets[l as usize + 1];
+    }
+    // The degrees and the order are done with before the cursors come.
+    drop(order);
+    b.offsets = offsets;
+    b.cursor = try_vec(n, 0u64, "CSR cursors")?;
+    b.end = try_vec(n, 0u64, "row ends")?;
+    for (l, &slot) in b.slots.iter().enumerate() {
+        b.cursor[l] = b.offsets[slot as usize];
+        b.end[l] = b.offsets[slot as usize + 1];
+    }
+    Ok(b.offsets[n] as usize)
 }
 
 /// Calls `f(index, edge)` for every edge of `range`, read in chunks, each
@@ -498,11 +539,27 @@ mod tests {
             source.withdraw();
             for (w, u) in weighted.iter().zip(&unweighted) {
                 assert!(w.is_weighted() && !u.is_weighted());
+                // Weighted rows by local index; unweighted ones stored by
+                // decreasing degree, ties by local index.
+                assert!(w.row_slots().is_empty());
+                let slots = u.row_slots();
+                let mut by_slot = vec![u32::MAX; slots.len()];
+                for (l, &s) in slots.iter().enumerate() {
+                    assert_eq!(by_slot[s as usize], u32::MAX, "a permutation");
+                    by_slot[s as usize] = l as u32;
+                }
+                let key = |l: u32| (std::cmp::Reverse(u.degree(u64::from(l))), l);
+                assert!(by_slot.windows(2).all(|p| key(p[0]) < key(p[1])));
+                for (l, &s) in slots.iter().enumerate() {
+                    let stored = u.offsets()[s as usize + 1] - u.offsets()[s as usize];
+                    assert_eq!(stored, w.degree(l as u64));
+                }
                 assert_eq!(w.weights().len(), w.targets().len());
-                // No weight array at all: 4 B per entry less.
+                // No weight array at all: 4 B per entry less (and 4 B per
+                // vertex more, the slots).
                 assert!(u.weights().is_empty());
-                let entries = u.num_entries();
-                assert_eq!(w.heap_bytes() - u.heap_bytes(), 4 * entries, "{threads}");
+                let (entries, n) = (u.num_entries(), u.num_local_vertices());
+                assert_eq!(w.heap_bytes() + 4 * n - u.heap_bytes(), 4 * entries);
                 for l in 0..u.num_local_vertices() {
                     assert!(u.adjacency(l).1.is_empty());
                     // The same entries, each read as weight 1.0.

@@ -36,6 +36,12 @@
 //! raw global ids refuse such a graph
 //! (`ShardedGraph::check_global_ids`).
 //!
+//! A shard built without weights stores its rows by decreasing degree
+//! ([`Shard::row_slots`]: the order in which graph-kernel numbers a
+//! trustee's vertices), so that the kernels' unweighted rows can be the
+//! shard's own targets, renamed and ordered in place
+//! ([`Shard::share_rows`]) instead of a second copy.
+//!
 //! Building ([`build_rank`], [`build_trustees`], [`build_whole`]) is a
 //! parallel two-pass counting sort of the adjacency entries. The edge list
 //! is cut into one contiguous chunk per worker thread (rayon); each chunk

@@ -29,8 +29,9 @@
 //!    a time, as a serialized copy (about two shard sizes at once,
 //!    measured); every rank then keeps its own `T` shards.
 //! 4. *kernel state*: per command (see [`Workload`]): SSSP splits its rows
-//!    inside the shards (no copy), BFS builds unweighted rows (4 B per
-//!    entry); the renumbering tables (8 B per vertex of the whole graph)
+//!    inside the shards (no copy), the unweighted kernels' rows are the
+//!    unweighted shards' own (4 B per vertex for their lengths; a copy, 4 B
+//!    per entry, beside `graph500`'s weighted shards); the renumbering tables (8 B per vertex of the whole graph)
 //!    once per rank; SSSP's distance bounds (4 B per vertex of the whole
 //!    graph) on every trustee, or shared per rank for the other ranks'
 //!    vertices ([`sssp_shares_bounds`]); rank 0 gathers the answer (O(n)).

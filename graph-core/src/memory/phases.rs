@@ -129,7 +129,8 @@ pub fn edge_list_bytes(shape: Shape, rank: u32) -> u64 {
 
 /// The distributed construction on one rank (every rank alike): its own
 /// shards (held), and as scratch the placeholder and cursor arrays (16 B
-/// per owned vertex), the send buffers and read chunk of each trustee
+/// per owned vertex; unweighted shards, stored by degree, also each row's
+/// end, 8 B, and hold the row slots, 4 B), the send buffers and read chunk of each trustee
 /// ([`crate::construct::scratch_bytes_per_trustee`]) and the kept part of
 /// the rank's slices of the generated edges (`kept_permille` thousandths of
 /// them, 12 B per edge, kept between the two passes). The shards hold
@@ -141,19 +142,23 @@ pub fn streamed_construction_bytes(
     entry_bytes: u64,
 ) -> (u64, u64) {
     let z = Sizes::new(shape);
+    let by_degree = entry_bytes < ENTRY_BYTES;
+    let slots = if by_degree { 4 * z.n_rank() } else { 0 };
     let held = z.csr(
         Wide::from(entry_bytes),
         z.entries_rank(),
         z.n_rank(),
         z.threads,
-    );
+    ) + slots;
+    let per_vertex = if by_degree { 24 } else { 16 };
     let per_trustee = crate::construct::scratch_bytes_per_trustee(z.trustees as u64);
     // The slices of the stream are even (unlike the entries); a mapped
     // file keeps nothing (reading it again is free), so this overcounts
     // files.
     let slice = Wide::from(RECORD_BYTES) * z.m.div_ceil(z.ranks);
     let kept = slice * Wide::from(kept_permille.min(1000)) / 1000;
-    let scratch = 16 * (z.n_rank() + z.threads) + z.threads * Wide::from(per_trustee) + kept;
+    let scratch =
+        per_vertex * (z.n_rank() + z.threads) + z.threads * Wide::from(per_trustee) + kept;
     (clamp(held), clamp(scratch))
 }
 
@@ -312,33 +317,38 @@ fn estimate_rank_as(
         4 * n * t
     };
     let sssp = (bounds + 64 * nr, sssp_in_flight + arrivals, gather(16));
-    // BFS: 4 B entries; per trustee two frontier bitmaps (0.25 B per
+    // The unweighted rows: the shards' own targets, renamed and ordered in
+    // place, when the shards are unweighted (4 B per own vertex for the
+    // rows' lengths); a copy of the targets (4 B per entry) beside
+    // weighted shards (`graph500`'s BFS).
+    let rows = if workload.weighted() { 4 * er } else { 4 * nr };
+    // BFS: the rows; per trustee two frontier bitmaps (0.25 B per
     // vertex); per own vertex offsets, parent, depth and the queues (48 B);
     // rank 0 gathers parents and levels (8 B + 8 B) from 4 B + 4 B per
     // vertex.
     let bfs = (
-        4 * er + n.div_ceil(4) * t + 48 * nr,
+        rows + n.div_ceil(4) * t + 48 * nr,
         m_rank / 2 + arrivals,
         gather(24),
     );
     // cc (Afforest) and pagerank (pull) on the kernel blocks: the shared
-    // adjacency's unweighted rows (4 B per entry), the per-rank replicas
+    // adjacency's unweighted rows, the per-rank replicas
     // (parents; two contribution arrays) and per own vertex state
     // (calibrated at SCALE 20, 2 threads: 40 B and 16 B + 48 B per vertex;
     // pagerank 4 B per vertex per trustee more).
-    let cc = (4 * er + 40 * n, 0, gather(8));
-    let pagerank = (4 * er + 4 * n * t + 16 * n + 48 * nr, 0, gather(8));
+    let cc = (rows + 40 * n, 0, gather(8));
+    let pagerank = (rows + 4 * n * t + 16 * n + 48 * nr, 0, gather(8));
     // bc (Brandes, level-synchronous pushes of f64 shares) and tc (ordered
     // count; the out-lists a trustee needs arrive as update records and
     // are kept): calibrated at SCALE 20, 2 threads, one process (measured
     // peak: bc 694 MiB, tc 901 MiB): bc 96 B per vertex beside cc's rows,
-    // tc 15 B per entry and 16 B per vertex.
-    let bc = (4 * er + 96 * n, 0, gather(8));
-    let tc = (15 * er + 16 * n, 0, 0);
+    // tc 11 B per entry and 16 B per vertex beside the rows.
+    let bc = (rows + 96 * n, 0, gather(8));
+    let tc = (rows + 11 * er + 16 * n, 0, 0);
     // kcore (peeling): the rows as cc's, per own vertex its degree, its
     // place in the bins and the bins' inverse (12 B), rank 0 gathers one
     // coreness per vertex.
-    let kcore = (4 * er + 12 * nr, 0, gather(4));
+    let kcore = (rows + 12 * nr, 0, gather(4));
     let (k_held, k_transient, k_gather) = match workload {
         Workload::Sssp => sssp,
         Workload::Bfs => bfs,
@@ -622,8 +632,14 @@ mod tests {
         let s = shape(20, 1, 2);
         let (n, m) = (1u64 << 20, 16u64 << 20);
         let built = |w| estimate_rank_as(w, s, 0, 0).phases[1].allocates;
-        // The same construction but for the weights: 4 B x 2 entries per edge.
-        assert_eq!(built(Workload::Sssp) - built(Workload::Bfs), 8 * m);
+        // The same construction but for the weights (4 B x 2 entries per
+        // edge) and the rows stored by degree: slots (4 B per vertex) and
+        // ends (8 B scratch).
+        let by_degree = 4 * n + 8 * (n + 2);
+        assert_eq!(
+            built(Workload::Sssp) + by_degree - built(Workload::Bfs),
+            8 * m
+        );
         assert_eq!(built(Workload::Graph500), built(Workload::Sssp));
         for w in [
             Workload::Cc,
