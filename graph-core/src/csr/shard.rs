@@ -191,9 +191,10 @@ impl Shard {
         }
     }
 
-    /// The shard without its weights: for kernels that never read them
-    /// ([`is_weighted`](Self::is_weighted) is then false).
-    pub(crate) fn without_weights(mut self) -> Shard {
+    /// The shard without its weights, their memory freed: for kernels and
+    /// checks that never read them ([`is_weighted`](Self::is_weighted) is
+    /// then false; the rows stay where they are).
+    pub fn without_weights(mut self) -> Shard {
         self.weights = Vec::new().into();
         self.weighted = false;
         self

@@ -99,4 +99,5 @@ mod rows;
 pub use flat::{Adjacency, NO_FLAT};
 pub use light_heavy::LightHeavy;
 pub(crate) use prepare::{prepare, shared};
+pub(crate) use rows::RowsView;
 pub use rows::{simple_lists, Rows};
