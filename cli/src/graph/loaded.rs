@@ -27,7 +27,8 @@ pub struct LoadedGraph {
 
 pub(super) enum Storage {
     Generated {
-        list: EdgeList<'static>,
+        /// Shared with the build's source (published, not copied).
+        list: Arc<EdgeList<'static>>,
         kron: Box<Kronecker>,
     },
     /// A generated graph that no process holds whole: every trustee
@@ -134,11 +135,9 @@ impl LoadedGraph {
         match &self.storage {
             Storage::Streamed { source, .. } => BuildSource::Graph500(*source),
             Storage::Generated { list, .. } => {
-                // Rare (the search commands stream generated graphs): copy
-                // the borrowed view into an owned list the table can keep.
-                let owned = EdgeList::from_edges(list.num_vertices(), list.edges().to_vec())
-                    .expect("the records were valid in the list");
-                BuildSource::Local(LocalSource::publish_list(owned))
+                // `bc` choosing its sources (the search commands stream
+                // generated graphs): the table shares the list.
+                BuildSource::Local(LocalSource::publish(list.clone()))
             }
             Storage::Mapped { graph, unit_meta } => {
                 let source = LocalSource::publish(graph.clone());

@@ -342,9 +342,11 @@ fn estimate_rank_as(
     // count; the out-lists a trustee needs arrive as update records and
     // are kept): calibrated at SCALE 20, 2 threads, one process (measured
     // peak: bc 694 MiB, tc 901 MiB): bc 96 B per vertex beside cc's rows,
-    // tc 11 B per entry and 16 B per vertex beside the rows.
+    // tc 16 B per entry and 16 B per vertex beside the rows (the records
+    // kept depend on timing: 13-16 B per entry measured at SCALE 20 with
+    // the rows in the shards, under load).
     let bc = (rows + 96 * n, 0, gather(8));
-    let tc = (rows + 11 * er + 16 * n, 0, 0);
+    let tc = (rows + 16 * er + 16 * n, 0, 0);
     // kcore (peeling): the rows as cc's, per own vertex its degree, its
     // place in the bins and the bins' inverse (12 B), rank 0 gathers one
     // coreness per vertex.
@@ -369,10 +371,10 @@ fn estimate_rank_as(
     );
     held += k_held + k_gather;
 
-    // 5. Validation (rank 0): SSSP/BFS: tree depths (4 B) and confirmed
-    //    marks (1 B) per vertex next to everything held; cc/pagerank run
-    //    after the shards are dropped: labels / scores and the checker's
-    //    per-vertex arrays, pagerank's checker also a per-edge copy.
+    // 5. Validation: SSSP/BFS on the shards; the whole-graph commands on
+    //    rank 0 after the shards are dropped: the answer and the checker's
+    //    arrays, the sequential references (pagerank, bc, tc, kcore) also
+    //    their own copy of the graph.
     //    The whole-graph commands read a list they did not hold again
     //    (mapped whole and checked, or generated): 12 B per edge.
     let reread = Wide::from(edge_list_bytes(shape, rank));
@@ -387,8 +389,20 @@ fn estimate_rank_as(
         (0, held)
     } else {
         match workload {
-            Workload::Cc | Workload::Bc | Workload::Tc | Workload::Kcore => {
-                let v = 32 * n;
+            Workload::Cc => {
+                // The labels and the checker's arrays, and what reading
+                // the list again leaves (measured at SCALE 20, generated:
+                // 78 B per vertex; from a graph file 45).
+                let v = 80 * n;
+                (v, Wide::from(BASE_BYTES) + reread + v)
+            }
+            Workload::Bc | Workload::Tc | Workload::Kcore => {
+                // The sequential reference's whole CSR (16 B per edge; its
+                // weights freed before) and its neighbour lists (measured
+                // at SCALE 20, over 16 B per edge: kcore 114 B per vertex,
+                // bc 103, tc 174).
+                let per_vertex = if workload == Workload::Tc { 180 } else { 120 };
+                let v = 16 * z.m + per_vertex * n;
                 (v, Wide::from(BASE_BYTES) + reread + v)
             }
             Workload::PageRank => {
