@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use bfs::{BfsConfig, BfsMode};
-use graph_core::construct::BuildTimes;
+use graph_core::construct::{BuildTimes, Unweighted};
 use graph_core::sharded::ShardedGraph;
 use graph_core::{EdgeList, PartitionKind};
 use sssp::{SsspConfig, WeightProfile};
@@ -55,12 +55,20 @@ pub struct BfsRun {
 
 impl Engine {
     /// Builds the shards from `source` on every trustee at once (each
-    /// reads its own slice; see [`graph_core::construct`]), or has every
-    /// trustee map its saved shard ([`graph_core::io::prepared`]).
-    pub fn build_from(source: BuildSource, kind: PartitionKind) -> Result<(Engine, BuildTimes)> {
+    /// reads its own slice; see [`graph_core::construct`]), without their
+    /// weights unless `weighted` (only SSSP reads them, and a prepared-shard
+    /// file keeps them), or has every trustee map its saved shard
+    /// ([`graph_core::io::prepared`]).
+    pub fn build_from(
+        source: BuildSource,
+        kind: PartitionKind,
+        weighted: bool,
+    ) -> Result<(Engine, BuildTimes)> {
         let (graph, times) = match source {
-            BuildSource::Graph500(s) => ShardedGraph::build_from(s, kind)?,
-            BuildSource::Local(s) => ShardedGraph::build_from(s, kind)?,
+            BuildSource::Graph500(s) if weighted => ShardedGraph::build_from(s, kind)?,
+            BuildSource::Graph500(s) => ShardedGraph::build_from(Unweighted(s), kind)?,
+            BuildSource::Local(s) if weighted => ShardedGraph::build_from(s, kind)?,
+            BuildSource::Local(s) => ShardedGraph::build_from(Unweighted(s), kind)?,
             BuildSource::Prepared { dir, graph } => {
                 ShardedGraph::open_prepared(&dir, &graph, kind)?
             }

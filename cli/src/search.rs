@@ -187,7 +187,14 @@ fn run_inside(
     } else {
         "construction"
     };
-    let built = crate::phases::time(phase, || Engine::build_from(source, plan.partition));
+    // Only SSSP reads weights; saved shards keep them for any later run.
+    let weighted = specs
+        .iter()
+        .any(|s| matches!(s.kernel, Kernel::Sssp { .. }))
+        || matches!(plan.prepared, Some(PreparedRun::Save { .. }));
+    let built = crate::phases::time(phase, || {
+        Engine::build_from(source, plan.partition, weighted)
+    });
     crate::memtrace::end("construction");
     if let Some(s) = spinner {
         s.finish();

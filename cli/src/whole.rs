@@ -1,19 +1,24 @@
 //! `gossamer-graph cc`, `pagerank`, `bc` and `tc`: the kernels written on the
-//! graph-kernel API (whole-graph; bc from a few sources). Load the graph, shard it, run
-//! the kernel once, verify the answer against the edge list, report.
+//! graph-kernel API (whole-graph; bc from a few sources). Build the shards
+//! (each trustee reads its slice of the graph, and no weights), run the
+//! kernel once, verify the answer against the edge list (read again once the
+//! shards are gone, unless bc chose its sources from it), report.
 
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use graph_core::construct::BuildTimes;
 
 use graph_core::meta::IdMap;
 use graph_core::sharded::ShardedGraph;
 use serde::Serialize;
 
 use crate::args::{BcArgs, CcArgs, KcoreArgs, PageRankArgs, TcArgs, WholeArgs};
+use crate::engine::Engine;
 use crate::error::{CliError, Result};
 use crate::files;
-use crate::graph::{self, LoadedGraph};
+use crate::graph::{self, BuildSource, LoadedGraph};
 use crate::output;
 use crate::progress::Progress;
 use crate::runtime;
@@ -117,6 +122,15 @@ trait WholeKernel: Clone + Send + 'static {
         Ok(())
     }
 
+    /// Whether [`prepare`](Self::prepare) reads the edge list (bc choosing
+    /// its sources among the vertices with edges): the command then loads
+    /// the list whole before the run; otherwise each trustee reads only
+    /// its slice, and the list is read again for verification, after the
+    /// shards are gone.
+    fn prepares_from_the_list(&self) -> bool {
+        false
+    }
+
     /// Runs the kernel on the kernels' graph (inside the runtime).
     fn run(&self, g: &ShardedGraph) -> Result<Self::Answer>;
 
@@ -159,22 +173,47 @@ fn run<K: WholeKernel>(mut kernel: K, args: &WholeArgs, dump: Option<&Path>) -> 
     if let Some(p) = dump {
         files::check_output(p)?;
     }
+    let whole = kernel.prepares_from_the_list();
     let graph = Arc::new(crate::phases::time("load", || {
-        graph::load(&args.input, &args.gen, threads, args.run.force)
+        if whole {
+            graph::load(&args.input, &args.gen, threads, args.run.force)
+        } else {
+            graph::load_streamed(&args.input, &args.gen, threads, args.run.force)
+        }
     })?);
     graph.check_kernel(K::NAME, false, false)?;
     if let Some(p) = dump {
         files::check_sidecar(p, &graph.meta().ids)?;
     }
     crate::phases::time("kernel preparation", || kernel.prepare(&graph))?;
-    let (ranks, (construction, answer)) = {
-        let (graph, partition, kernel) = (graph.clone(), args.run.partition.kind(), kernel.clone());
-        runtime::run(threads, move || in_runtime(&graph, partition, &kernel))?
+    let source = graph.build_source();
+    let ran = {
+        let (source, partition, kernel) =
+            (source.clone(), args.run.partition.kind(), kernel.clone());
+        runtime::run(threads, move || in_runtime(source, partition, &kernel))
+    };
+    source.withdraw();
+    let (ranks, (times, answer)) = ran?;
+    // A streamed graph was generated slice by slice during construction.
+    let (generation_time, construction) = if graph.is_streamed() {
+        (times.read_s, times.total_s - times.read_s)
+    } else {
+        (graph.generation_time, times.total_s)
     };
     let validated = !args.out.skip_validation;
     let verified = if validated {
         crate::memtrace::start();
-        let verified = crate::phases::time("validation", || kernel.verify(&graph, &answer))?;
+        // The shards are gone; a list no process held is read again (a
+        // graph file mapped whole and checked, a generated graph generated).
+        let listed = if graph.holds_edge_list() {
+            graph.clone()
+        } else {
+            Arc::new(crate::phases::time(
+                "reading the list for validation",
+                || graph::load(&args.input, &args.gen, threads, args.run.force),
+            )?)
+        };
+        let verified = crate::phases::time("validation", || kernel.verify(&listed, &answer))?;
         crate::memtrace::end("validation");
         Some(verified)
     } else {
@@ -187,7 +226,7 @@ fn run<K: WholeKernel>(mut kernel: K, args: &WholeArgs, dump: Option<&Path>) -> 
     }
     let report = Report {
         kernel: K::NAME,
-        input: output::GraphReport::new(&args.input, &graph, graph.generation_time),
+        input: output::GraphReport::new(&args.input, &graph, generation_time),
         ranks,
         threads,
         partition: partition_name(args.run.partition),
@@ -220,30 +259,29 @@ fn run<K: WholeKernel>(mut kernel: K, args: &WholeArgs, dump: Option<&Path>) -> 
     }
 }
 
-/// Inside a Gossamer runtime (all ranks of a rack job join): shards the
-/// graph and runs the kernel on it; returns the construction seconds and
-/// the answer.
+/// Inside a Gossamer runtime (all ranks of a rack job join): builds the
+/// shards from `source` (each trustee reads its slice; no weights: these
+/// kernels never read them) and runs the kernel on them; returns the
+/// build's times and the answer.
 fn in_runtime<K: WholeKernel>(
-    graph: &LoadedGraph,
+    source: BuildSource,
     partition: graph_core::PartitionKind,
     kernel: &K,
-) -> Result<(f64, K::Answer)> {
-    let list = graph.edge_list();
-    let start = Instant::now();
+) -> Result<(BuildTimes, K::Answer)> {
     crate::memtrace::start();
     let bar = Progress::spinner("constructing");
-    let sharded = crate::phases::time("construction", || {
-        ShardedGraph::build_with(&list, partition, graph.meta().directed)
+    let built = crate::phases::time("construction", || {
+        Engine::build_from(source, partition, false)
     });
     bar.finish();
-    let sharded = sharded?;
-    let construction = start.elapsed().as_secs_f64();
+    let (engine, times) = built?;
+    let sharded = engine.graph();
     crate::memtrace::end("construction");
     crate::memtrace::start();
     let bar = Progress::spinner(K::NAME);
     let called = Instant::now();
     let answer =
-        crate::runtime::kernel_window(K::NAME, || K::NAME.to_string(), || kernel.run(&sharded));
+        crate::runtime::kernel_window(K::NAME, || K::NAME.to_string(), || kernel.run(sharded));
     bar.finish();
     let answer = answer?;
     // The kernel's clock, and the rest of the call: its set-up (the
@@ -256,7 +294,7 @@ fn in_runtime<K: WholeKernel>(
     );
     crate::phases::first_answer();
     crate::memtrace::end("kernel");
-    Ok((construction, answer))
+    Ok((times, answer))
 }
 
 fn header<T: Serialize>(r: &Report<T>, setting: &str) -> String {
@@ -490,6 +528,12 @@ impl WholeKernel for Bc {
         }
         self.sources = sources;
         Ok(())
+    }
+
+    fn prepares_from_the_list(&self) -> bool {
+        // Sources given by the user need no list; chosen ones are among
+        // the vertices with edges.
+        self.given.is_empty()
     }
 
     fn run(&self, g: &ShardedGraph) -> Result<Self::Answer> {

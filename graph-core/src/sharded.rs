@@ -213,6 +213,8 @@ pub struct ShardedGraph {
     partition: Partition,
     num_edges_input: u64,
     directed: bool,
+    /// The shards keep their weights ([`Shard::is_weighted`](crate::Shard::is_weighted)).
+    weighted: bool,
     trustees: Vec<Trust<TrusteeState>>,
     collective: Collective,
     /// Which kernel rewrote the shards' rows in place, if one did
@@ -270,6 +272,19 @@ impl ShardedGraph {
         self.directed = directed;
     }
 
+    /// Whether the shards keep a weight per entry: false when the graph was
+    /// built for kernels that never read them
+    /// ([`Unweighted`](crate::construct::Unweighted)), which then read
+    /// every weight as 1.0 ([`Shard::neighbors`](crate::Shard::neighbors)).
+    pub fn is_weighted(&self) -> bool {
+        self.weighted
+    }
+
+    /// Records whether the shards were built with their weights.
+    pub(crate) fn set_weighted(&mut self, weighted: bool) {
+        self.weighted = weighted;
+    }
+
     /// Entrusts `shards[t]` to worker `t` (shipping the shards of other
     /// ranks' workers there) and wraps them as a graph.
     pub(crate) fn entrust(
@@ -319,6 +334,7 @@ impl ShardedGraph {
             partition,
             num_edges_input,
             directed: false,
+            weighted: true,
             trustees,
             collective: Collective::new(),
             rewritten_by: std::sync::OnceLock::new(),

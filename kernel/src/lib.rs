@@ -41,7 +41,7 @@
 //!
 //! | module | role |
 //! | --- | --- |
-//! | [`adjacency`] | [`Adjacency`]: each trustee's vertices renumbered by degree to flat ids (owner lookup, local/remote split), rows with parallel edges merged, prepared once per graph and shared by every kernel; [`LightHeavy`]: the weighted rows split at a bucket width |
+//! | [`adjacency`] | [`Adjacency`]: each trustee's vertices renumbered by degree to flat ids (owner lookup, local/remote split), rows with parallel edges merged (in an unweighted shard itself, else a copy), prepared once per graph and shared by every kernel; [`LightHeavy`]: the weighted rows split at a bucket width |
 //! | `bounds` | [`Bounds`]: per-flat-id upper bounds of a push kernel's values, so it sends only improvements (SSSP) |
 //! | [`filter`] | [`Filter`]: those bounds for the other processes' vertices, one per process |
 //! | [`replica`] | [`Replica`]: a dense bitmap or per-vertex array over flat ids, one per process, shared by its trustees and [published](Kernel::publish) to other processes |

@@ -5,7 +5,7 @@
 use graph_core::Shard;
 
 use crate::addressed::TRUSTEE;
-use crate::adjacency::{Adjacency, Rows};
+use crate::adjacency::{Adjacency, Rows, RowsView};
 use crate::frontier::Frontier;
 use crate::net::Net;
 use crate::program::Program;
@@ -31,6 +31,8 @@ pub struct Local<'a, P: Program> {
     /// The rows, if built: a kernel that reads only its own rows (SSSP's
     /// weighted split) never builds them.
     rows: Option<&'a Rows>,
+    /// The same rows as plain slices, for [`row`](Self::row).
+    view: Option<RowsView<'a>>,
     prog: &'a mut P,
     net: &'a mut Net<P>,
     cur: &'a Frontier,
@@ -52,8 +54,10 @@ impl<'a, P: Program> Local<'a, P> {
         bits: Option<&'a Replica>,
         supersteps: u32,
     ) -> Self {
+        let rows = adj.rows_if_built();
         Local {
-            rows: adj.rows_if_built(),
+            rows,
+            view: rows.map(Rows::view),
             shard,
             adj,
             prog,
@@ -134,13 +138,20 @@ impl<'a, P: Program> Local<'a, P> {
     /// flat ids, ascending.
     #[inline(always)]
     pub fn row(&self, v: u32) -> &'a [u32] {
-        self.rows().row(v)
+        match &self.view {
+            Some(r) => r.row(v),
+            None => self.rows().row(v),
+        }
     }
 
     /// Own vertex `v`'s in-neighbours (the row on an undirected graph).
     #[inline(always)]
     pub fn in_row(&self, v: u32) -> &'a [u32] {
-        self.in_rows().row(v)
+        if self.shard.is_directed() {
+            self.in_rows().row(v)
+        } else {
+            self.row(v)
+        }
     }
 
     /// The in-rows of every own vertex: the tails of the arcs into it on a
@@ -164,7 +175,10 @@ impl<'a, P: Program> Local<'a, P> {
     /// `row(v).len()`.
     #[inline(always)]
     pub fn degree(&self, v: u32) -> u64 {
-        self.rows().degree(v)
+        match &self.view {
+            Some(r) => r.degree(v),
+            None => self.rows().degree(v),
+        }
     }
 
     /// The rows of every own vertex (built on first use; see

@@ -11,7 +11,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 printf '%-9s %5s %12s %12s %8s %8s\n' command scale estimate_KiB actual_KiB ratio seconds
 for s in "$@"; do
-  for cmd in sssp bfs graph500 cc pagerank bc tc generate; do
+  for cmd in ${CMDS:-sssp bfs graph500 cc pagerank bc tc generate}; do
     case $cmd in
       generate) args="generate --scale $s --threads 2 -o $tmp/g.ggraph" ;;
       sssp|bfs) args="$cmd --scale $s --threads 2 --roots 2" ;;

@@ -399,7 +399,10 @@ pub fn bc_sequential_as(
 ) -> Result<Vec<f64>, KernelError> {
     check_sources(sources, list.num_vertices())?;
     let whole = Partition::single(list.num_vertices());
-    let g = build_trustees_with(list, &whole, 0..1, directed)?.remove(0);
+    // The weights are never read: freed before the lists are made.
+    let g = build_trustees_with(list, &whole, 0..1, directed)?
+        .remove(0)
+        .without_weights();
     let n = list.num_vertices() as usize;
     let nbrs: Vec<Vec<u32>> = (0..n as u64)
         .map(|v| {

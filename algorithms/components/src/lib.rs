@@ -277,27 +277,27 @@ enum Pass {
 fn link_pass(l: &mut Local<'_, Cc>, pass: Pass) {
     let (a, rows) = (l.adjacency(), l.rows());
     let in_rows = l.is_directed().then(|| l.in_rows());
-    let (starts, targets) = (rows.starts(), rows.targets());
     let (c, mut out) = l.split();
     c.sent.clear();
     c.sent.resize(CACHE, (NO_FLAT, 0));
     match pass {
         Pass::Sample(r) => {
             for u in 0..a.num_own() {
-                let s = starts[u as usize] as usize + r;
-                if s < starts[u as usize + 1] as usize {
-                    c.unite(a, &mut out, a.flat(u), targets[s]);
+                if let Some(&f) = rows.row(u).get(r) {
+                    c.unite(a, &mut out, a.flat(u), f);
                 }
             }
         }
         Pass::Finish(k, skip) => {
             for u in 0..a.num_own() {
-                let (s, e) = (starts[u as usize] as usize, starts[u as usize + 1] as usize);
+                let row = rows.row(u);
                 let ins = in_rows.map_or(&[][..], |r| r.row(u));
-                if (s + k >= e && ins.is_empty()) || c.comp.get(a.flat(u) as usize) as u32 == skip {
+                if (k >= row.len() && ins.is_empty())
+                    || c.comp.get(a.flat(u) as usize) as u32 == skip
+                {
                     continue;
                 }
-                for &f in targets.get(s + k..e).unwrap_or(&[]) {
+                for &f in row.get(k..).unwrap_or(&[]) {
                     c.unite(a, &mut out, a.flat(u), f);
                 }
                 for &f in ins {

@@ -248,7 +248,8 @@ pub fn kcore(graph: &ShardedGraph, cfg: &KcoreConfig) -> Result<KcoreOutput, Ker
 /// The simple undirected graph of `list` as sorted neighbour lists
 /// (parallel edges merged, self-loops dropped), as the kernel sees it.
 fn simple(list: &EdgeList<'_>) -> Result<Vec<Vec<u32>>, KernelError> {
-    let g = build_whole(list)?;
+    // The weights are never read: freed before the lists are made.
+    let g = build_whole(list)?.without_weights();
     Ok((0..list.num_vertices())
         .map(|v| {
             let mut row = g.adjacency(v).0.to_vec();

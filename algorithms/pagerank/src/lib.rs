@@ -189,12 +189,11 @@ fn incoming(row: &[u32], cur: &Replica) -> f64 {
 fn iterate(l: &mut Local<'_, PageRank>, i: usize, base: f64, d: f64) -> f64 {
     let (a, rows) = (l.adjacency(), l.rows());
     let pull = a.in_rows(l.shard());
-    let (starts, targets) = (pull.starts(), pull.targets());
     let PageRank { score, contrib } = l.state();
     let (cur, next) = (&contrib[i], &contrib[1 - i]);
     let mut err = 0.0;
     for (v, sc) in score.iter_mut().enumerate() {
-        let row = &targets[starts[v] as usize..starts[v + 1] as usize];
+        let row = pull.row(v as u32);
         let new = base + d * incoming(row, cur);
         err += (new - *sc).abs();
         *sc = new;

@@ -313,7 +313,7 @@ pub fn load(input: &Input, gen: &GenParams, threads: usize, force: bool) -> Resu
                 generate(*scale, gen.edgefactor, gen.seed1, gen.seed2, threads, force)?;
             Ok(LoadedGraph {
                 storage: Storage::Generated {
-                    list,
+                    list: Arc::new(list),
                     kron: Box::new(kron),
                 },
                 generation_time,

@@ -27,7 +27,8 @@ pub struct LoadedGraph {
 
 pub(super) enum Storage {
     Generated {
-        list: EdgeList<'static>,
+        /// Shared with the build's source (published, not copied).
+        list: Arc<EdgeList<'static>>,
         kron: Box<Kronecker>,
     },
     /// A generated graph that no process holds whole: every trustee
@@ -115,6 +116,17 @@ impl LoadedGraph {
         }
     }
 
+    /// Whether [`edge_list`](Self::edge_list) can be called: a generated,
+    /// parsed or wholly mapped (and checked) list, not one streamed or
+    /// opened in slices.
+    pub fn holds_edge_list(&self) -> bool {
+        match &self.storage {
+            Storage::Generated { .. } | Storage::Parsed { .. } => true,
+            Storage::Mapped { graph, .. } => graph.is_verified(),
+            Storage::Streamed { .. } | Storage::Described { .. } => false,
+        }
+    }
+
     /// What the kernels' graph is built from, slice by slice on every
     /// trustee. For records this process holds, this publishes them in the
     /// process's table (call it once per run on every rank, in the same
@@ -123,11 +135,9 @@ impl LoadedGraph {
         match &self.storage {
             Storage::Streamed { source, .. } => BuildSource::Graph500(*source),
             Storage::Generated { list, .. } => {
-                // Rare (the search commands stream generated graphs): copy
-                // the borrowed view into an owned list the table can keep.
-                let owned = EdgeList::from_edges(list.num_vertices(), list.edges().to_vec())
-                    .expect("the records were valid in the list");
-                BuildSource::Local(LocalSource::publish_list(owned))
+                // `bc` choosing its sources (the search commands stream
+                // generated graphs): the table shares the list.
+                BuildSource::Local(LocalSource::publish(list.clone()))
             }
             Storage::Mapped { graph, unit_meta } => {
                 let source = LocalSource::publish(graph.clone());

@@ -45,11 +45,29 @@ pub(super) struct Building {
     pub(super) in_sources: Vec<u32>,
     /// Pass 2: where the next entry of each row goes.
     pub(super) cursor: Vec<u64>,
+    /// Rows stored by degree (an unweighted build): each local vertex's
+    /// stored row and where it ends; both empty when rows are stored by
+    /// local index (then `offsets[l + 1]` is the end).
+    pub(super) slots: Vec<u32>,
+    pub(super) end: Vec<u64>,
     pub(super) targets: Vec<u32>,
+    /// Empty when the build is unweighted ([`EdgeSource::weighted`](super::EdgeSource::weighted)).
     pub(super) weights: Vec<f32>,
     /// An entry named a row this trustee does not have (never with a sound
     /// source; reported instead of trusted).
     pub(super) stray: u64,
+}
+
+impl Building {
+    /// Where each local vertex's row ends (what its cursor reaches once
+    /// filled).
+    pub(super) fn row_ends(&self) -> &[u64] {
+        if self.end.is_empty() {
+            self.offsets.get(1..).unwrap_or(&[])
+        } else {
+            &self.end
+        }
+    }
 }
 
 pub(super) fn building(s: &mut TrusteeState) -> &mut Building {
@@ -164,6 +182,13 @@ pub(super) fn place_in_entries(s: &mut TrusteeState, entries: &[Entry]) {
 /// Pass 2 on the owner: each entry at its row's cursor.
 pub(super) fn place_entries(s: &mut TrusteeState, entries: &[Entry]) {
     let b = building(s);
+    // An unweighted build allocated no weights (the weight travels anyway).
+    let weighted = !b.weights.is_empty();
+    let end: &[u64] = if b.end.is_empty() {
+        b.offsets.get(1..).unwrap_or(&[])
+    } else {
+        &b.end
+    };
     for (i, e) in entries.iter().enumerate() {
         // Two-stage prefetch: the cursor of an entry far ahead, then the
         // target and weight lines of a nearer one (its cursor is in cache).
@@ -177,16 +202,20 @@ pub(super) fn place_entries(s: &mut TrusteeState, entries: &[Entry]) {
             .get(i + AHEAD)
             .and_then(|f| b.cursor.get(f.row as usize))
         {
-            if let (Some(t), Some(w)) = (b.targets.get(c as usize), b.weights.get(c as usize)) {
+            if let Some(t) = b.targets.get(c as usize) {
                 prefetch::line(t);
+            }
+            if let Some(w) = b.weights.get(c as usize) {
                 prefetch::line(w);
             }
         }
         let row = e.row as usize;
         match b.cursor.get(row) {
-            Some(&c) if c < b.offsets[row + 1] => {
+            Some(&c) if c < end[row] => {
                 b.targets[c as usize] = e.target;
-                b.weights[c as usize] = e.weight;
+                if weighted {
+                    b.weights[c as usize] = e.weight;
+                }
                 b.cursor[row] = c + 1;
             }
             _ => b.stray += 1,

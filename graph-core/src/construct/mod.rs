@@ -50,8 +50,11 @@
 //! the rows are not sorted here (measured: sorting cost 0.5 s of CPU at
 //! SCALE 20).
 //!
+//! A source wrapped in [`Unweighted`] builds shards without weights (4 B
+//! per entry instead of 8), for the kernels that never read them.
+//!
 //! Peak memory per trustee: its shard (8 bytes per entry, 16 per owned
-//! non-loop edge), its offsets and cursors (16 bytes per owned vertex), a
+//! non-loop edge; 4 and 8 without weights), its offsets and cursors (16 bytes per owned vertex), a
 //! few MiB of send buffers and read chunks, and the kept part of a
 //! generated slice (12 bytes per kept edge). A graph file opened in
 //! slices gives its pages back as each read chunk is done with
@@ -80,7 +83,7 @@
 //!
 //! | file | what |
 //! |---|---|
-//! | `source.rs` | where the edges come from: [`EdgeSource`], [`LocalSource`] over [`EdgeRecords`] |
+//! | `source.rs` | where the edges come from: [`EdgeSource`], [`LocalSource`] over [`EdgeRecords`], [`Unweighted`] |
 //! | `passes.rs` | [`ShardedGraph::build_from`](crate::sharded::ShardedGraph::build_from): the check and the two passes on every trustee |
 //! | `exchange.rs` | what the trustees send each other: entries to their owners, and whether a step failed |
 //! | `progress.rs` | how far this process's trustees are, for a progress display ([`build_progress`]) |
@@ -94,4 +97,4 @@ mod source;
 
 pub use passes::{scratch_bytes_per_trustee, BuildTimes};
 pub use progress::{build_progress, BuildProgress, BuildStep};
-pub use source::{EdgeRecords, EdgeSource, LocalSource};
+pub use source::{EdgeRecords, EdgeSource, LocalSource, Unweighted};

@@ -62,6 +62,7 @@ impl ShardedGraph {
         let partition = Partition::new(kind, n, 1, workers as u32)?;
         let mut graph = ShardedGraph::with_placeholders(partition, source.num_edges());
         graph.set_directed(source.directed());
+        graph.set_weighted(source.weighted());
         // This process's share of the edges, for a progress display.
         let local_edges = (0..workers)
             .filter(|&t| gossamer::is_local_worker(WorkerId(t)))
@@ -193,6 +194,7 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
     let n = source.num_vertices();
     let mut bad = None;
     let directed = source.directed();
+    let weighted = source.weighted();
     let mut out: Vec<Vec<u32>> = vec![Vec::new(); w as usize];
     let mut out_in: Vec<Vec<u32>> = vec![Vec::new(); if directed { w as usize } else { 0 }];
     for_each_edge(
@@ -252,21 +254,31 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
         if b.offsets.is_empty() {
             b.offsets = try_vec(n + 1, 0u64, "CSR offsets").map_err(|e| e.to_string())?;
         }
-        let mut acc = 0;
-        for d in b.offsets.iter_mut() {
-            acc += *d;
-            *d = acc;
-        }
-        let entries = acc as usize;
-        b.cursor = try_vec(b.offsets.len().saturating_sub(1), 0u64, "CSR cursors")
-            .map_err(|e| e.to_string())?;
-        b.cursor.copy_from_slice(&b.offsets[..b.offsets.len() - 1]);
+        let entries = if weighted {
+            let mut acc = 0;
+            for d in b.offsets.iter_mut() {
+                acc += *d;
+                *d = acc;
+            }
+            b.cursor = try_vec(n, 0u64, "CSR cursors").map_err(|e| e.to_string())?;
+            b.cursor.copy_from_slice(&b.offsets[..n]);
+            acc as usize
+        } else {
+            // Rows stored by decreasing degree, ties by local index (the
+            // kernels' order: `Shard::row_slots`), each row's end kept for
+            // the fill.
+            lay_out_by_degree(b).map_err(|e| e.to_string())?
+        };
         // Zeroed allocations stay untouched until written; the writes land
         // at random, so huge pages save most TLB misses (see csr/huge_pages.rs).
         b.targets = try_vec(entries, 0u32, "CSR targets").map_err(|e| e.to_string())?;
-        b.weights = try_vec(entries, 0f32, "CSR weights").map_err(|e| e.to_string())?;
         huge_pages::advise(&mut b.targets);
-        huge_pages::advise(&mut b.weights);
+        // An unweighted build has no weight array (`place_entries` writes
+        // weights only where there is one).
+        if weighted {
+            b.weights = try_vec(entries, 0f32, "CSR weights").map_err(|e| e.to_string())?;
+            huge_pages::advise(&mut b.weights);
+        }
         if directed {
             if b.in_offsets.is_empty() {
                 b.in_offsets =
@@ -345,18 +357,26 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
     let finished = ctx.local.apply_returning(move |s| {
         let b = std::mem::take(building(s));
         s.drop_kernel::<Building>();
-        let filled = b.cursor.iter().zip(b.offsets.iter().skip(1)).all(|(c, e)| c == e)
+        let ends = b.row_ends();
+        let unfilled = b.cursor.iter().zip(ends).filter(|(c, e)| c != e).count();
+        let filled = unfilled == 0
             && b.in_cursor.iter().zip(b.in_offsets.iter().skip(1)).all(|(c, e)| c == e);
         if b.stray > 0 || !filled {
             return Err(format!(
                 "trustee {} received {} entries for rows it does not have and {} rows not filled: the ranks disagree about the graph",
                 s.shard().trustee(),
                 b.stray,
-                b.cursor.iter().zip(b.offsets.iter().skip(1)).filter(|(c, e)| c != e).count()
+                unfilled
             ));
         }
         let (p, t) = (*s.shard().partition(), s.shard().trustee());
-        let shard = Shard::from_parts(p, t, b.offsets, b.targets, b.weights);
+        let shard = if weighted {
+            Shard::from_parts(p, t, b.offsets, b.targets, b.weights)
+        } else {
+            Shard::from_parts(p, t, b.offsets, b.targets, Vec::new())
+                .without_weights()
+                .with_row_slots(b.slots)
+        };
         s.replace_shard(if directed {
             let n = shard.num_local_vertices() as usize;
             // A trustee that received no in-edge never allocated the index.
@@ -369,6 +389,37 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
     });
     agree(&mut ctx, finished.err(), "finish the shards")?;
     Ok(read_s)
+}
+
+/// Stores the rows of `b` (degrees at `offsets[l + 1]`) by decreasing
+/// degree, ties by local index: `slots[l]` the stored row of local vertex
+/// `l`, `offsets` over the stored rows, `cursor[l]` and `end[l]` the start
+/// and end of `l`'s row. Returns the number of entries.
+fn lay_out_by_degree(b: &mut Building) -> Result<usize, crate::alloc::OutOfMemory> {
+    let n = b.offsets.len() - 1;
+    let degree = |l: u32| b.offsets[l as usize + 1];
+    let mut order = try_vec(n, 0u32, "rows by degree")?;
+    order
+        .iter_mut()
+        .enumerate()
+        .for_each(|(k, l)| *l = k as u32);
+    order.sort_by_key(|&l| std::cmp::Reverse(degree(l)));
+    let mut offsets = try_vec(n + 1, 0u64, "CSR offsets")?;
+    b.slots = try_vec(n, 0u32, "row slots")?;
+    for (slot, &l) in order.iter().enumerate() {
+        b.slots[l as usize] = slot as u32;
+        offsets[slot + 1] = offsets[slot] + b.offsets[l as usize + 1];
+    }
+    // The degrees and the order are done with before the cursors come.
+    drop(order);
+    b.offsets = offsets;
+    b.cursor = try_vec(n, 0u64, "CSR cursors")?;
+    b.end = try_vec(n, 0u64, "row ends")?;
+    for (l, &slot) in b.slots.iter().enumerate() {
+        b.cursor[l] = b.offsets[slot as usize];
+        b.end[l] = b.offsets[slot as usize + 1];
+    }
+    Ok(b.offsets[n] as usize)
 }
 
 /// Calls `f(index, edge)` for every edge of `range`, read in chunks, each
@@ -408,7 +459,7 @@ mod tests {
     use super::*;
     use std::sync::Arc;
 
-    use crate::construct::source::LocalSource;
+    use crate::construct::source::{LocalSource, Unweighted};
     use crate::csr::build_rank;
     use crate::edge_list::EdgeList;
 
@@ -466,6 +517,63 @@ mod tests {
                 });
                 source.withdraw();
                 assert_eq!(canonical(got, 300), want, "{threads} threads, {kind:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_unweighted_build_keeps_no_weights() {
+        for (threads, directed) in [(1, false), (3, false), (2, true)] {
+            let list = random_list(300, 5000, 3 + threads as u64);
+            let source = LocalSource::publish_list(list).with_direction(directed);
+            let (weighted, unweighted) = gossamer::main(threads, move || {
+                let shards = |g: ShardedGraph| {
+                    g.on_trustees(|ctx| ctx.local.apply_returning(|s| s.shard().clone()))
+                };
+                let (w, _) = ShardedGraph::build_from(source, PartitionKind::Block).unwrap();
+                let (u, _) =
+                    ShardedGraph::build_from(Unweighted(source), PartitionKind::Block).unwrap();
+                assert!(w.is_weighted() && !u.is_weighted());
+                (shards(w), shards(u))
+            });
+            source.withdraw();
+            for (w, u) in weighted.iter().zip(&unweighted) {
+                assert!(w.is_weighted() && !u.is_weighted());
+                // Weighted rows by local index; unweighted ones stored by
+                // decreasing degree, ties by local index.
+                assert!(w.row_slots().is_empty());
+                let slots = u.row_slots();
+                let mut by_slot = vec![u32::MAX; slots.len()];
+                for (l, &s) in slots.iter().enumerate() {
+                    assert_eq!(by_slot[s as usize], u32::MAX, "a permutation");
+                    by_slot[s as usize] = l as u32;
+                }
+                let key = |l: u32| (std::cmp::Reverse(u.degree(u64::from(l))), l);
+                assert!(by_slot.windows(2).all(|p| key(p[0]) < key(p[1])));
+                for (l, &s) in slots.iter().enumerate() {
+                    let stored = u.offsets()[s as usize + 1] - u.offsets()[s as usize];
+                    assert_eq!(stored, w.degree(l as u64));
+                }
+                assert_eq!(w.weights().len(), w.targets().len());
+                // No weight array at all: 4 B per entry less (and 4 B per
+                // vertex more, the slots).
+                assert!(u.weights().is_empty());
+                let (entries, n) = (u.num_entries(), u.num_local_vertices());
+                assert_eq!(w.heap_bytes() + 4 * n - u.heap_bytes(), 4 * entries);
+                for l in 0..u.num_local_vertices() {
+                    assert!(u.adjacency(l).1.is_empty());
+                    // The same entries, each read as weight 1.0.
+                    let mut a: Vec<u32> = w.neighbors(l).map(|(v, _)| v).collect();
+                    let mut b: Vec<u32> = u.neighbors(l).map(|(v, _)| v).collect();
+                    a.sort_unstable();
+                    b.sort_unstable();
+                    assert_eq!(a, b);
+                    assert!(u.neighbors(l).all(|(_, x)| x == 1.0));
+                }
+                // Rows without weights cannot be rewritten with them.
+                let mut u = u.clone();
+                let names: Arc<[u32]> = Arc::from(vec![0; 300]);
+                assert!(!u.rewrite_rows(names, |_, _, _| unreachable!()));
             }
         }
     }

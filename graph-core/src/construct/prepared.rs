@@ -32,6 +32,11 @@ impl ShardedGraph {
         in_fiber("ShardedGraph::save_prepared")?;
         // A file holds global ids, in input order.
         self.check_global_ids("saving prepared shards")?;
+        if !self.is_weighted() {
+            return Err(KernelError::Config(
+                "the shards were built without weights, and a prepared-shard file keeps them: build the graph with its weights to save it".into(),
+            ));
+        }
         if graph.directed != self.is_directed() {
             return Err(KernelError::Config(format!(
                 "the graph identity says {}directed, but the shards were built {}directed",

@@ -34,6 +34,14 @@ pub trait EdgeSource: Clone + Send + Sync + Serialize + DeserializeOwned + 'stat
     fn directed(&self) -> bool {
         false
     }
+    /// Whether the shards keep each entry's weight (4 B per entry beside
+    /// its target). A build for kernels that never read weights (all but
+    /// SSSP) wraps its source in [`Unweighted`]: the shards then have no
+    /// weight array ([`Shard::is_weighted`](crate::Shard::is_weighted)).
+    /// Default: weighted.
+    fn weighted(&self) -> bool {
+        true
+    }
     /// Thousandths of its slice a trustee keeps from the first pass for
     /// the second (12 B per kept edge, until the shards are built); the
     /// rest the second pass reads again. Keeping saves reading (for a
@@ -305,5 +313,63 @@ impl EdgeSource for LocalSource {
 
     fn directed(&self) -> bool {
         self.directed
+    }
+}
+
+/// A source whose shards are built without weights ([`EdgeSource::weighted`]
+/// is false; everything else is `S`'s): for the kernels that never read
+/// them, which saves 4 B per adjacency entry.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub struct Unweighted<S>(pub S);
+
+impl<S: EdgeSource> EdgeSource for Unweighted<S> {
+    type Reader = S::Reader;
+
+    fn num_vertices(&self) -> u64 {
+        self.0.num_vertices()
+    }
+
+    fn num_edges(&self) -> u64 {
+        self.0.num_edges()
+    }
+
+    fn open(&self) -> Result<Self::Reader, String> {
+        self.0.open()
+    }
+
+    fn read(&self, reader: &Self::Reader, start: u64, out: &mut [PackedEdge]) {
+        self.0.read(reader, start, out)
+    }
+
+    fn directed(&self) -> bool {
+        self.0.directed()
+    }
+
+    fn weighted(&self) -> bool {
+        false
+    }
+
+    fn kept_permille(&self, on_rank_0: bool) -> u32 {
+        self.0.kept_permille(on_rank_0)
+    }
+
+    fn checks_slices(&self) -> bool {
+        self.0.checks_slices()
+    }
+
+    fn slice_digests(&self, reader: &Self::Reader, slice: Range<u64>) -> Vec<u64> {
+        self.0.slice_digests(reader, slice)
+    }
+
+    fn check_slice(&self, reader: &Self::Reader, slice: Range<u64>) -> Result<(), String> {
+        self.0.check_slice(reader, slice)
+    }
+
+    fn release(&self, reader: &Self::Reader, range: Range<u64>) {
+        self.0.release(reader, range)
+    }
+
+    fn check_digests(&self, reader: &Self::Reader, digests: &[u64]) -> Result<(), String> {
+        self.0.check_digests(reader, digests)
     }
 }

@@ -3,7 +3,9 @@
 //! A [`Shard`] holds the adjacency of the vertices one trustee owns (by a
 //! [`Partition`](crate::Partition)): `offsets` (one `u64` per local vertex, plus one) and the
 //! adjacency as two parallel arrays (structure of arrays): neighbour global
-//! id (`u32`) and weight (`f32`), 8 bytes per entry.
+//! id (`u32`) and weight (`f32`), 8 bytes per entry; a shard built for
+//! kernels that never read weights has no weight array, 4 bytes per entry
+//! ([`Shard::is_weighted`]).
 //!
 //! Semantics (the Graph500 kernels' graph):
 //! * undirected: every input edge `(u, v, w)` appears in `u`'s list as
@@ -33,6 +35,12 @@
 //! [`targets`](Shard::targets) hand out the stored ids. Kernels that read
 //! raw global ids refuse such a graph
 //! (`ShardedGraph::check_global_ids`).
+//!
+//! A shard built without weights stores its rows by decreasing degree
+//! ([`Shard::row_slots`]: the order in which graph-kernel numbers a
+//! trustee's vertices), so that the kernels' unweighted rows can be the
+//! shard's own targets, renamed and ordered in place
+//! ([`Shard::share_rows`]) instead of a second copy.
 //!
 //! Building ([`build_rank`], [`build_trustees`], [`build_whole`]) is a
 //! parallel two-pass counting sort of the adjacency entries. The edge list

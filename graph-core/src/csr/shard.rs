@@ -36,7 +36,14 @@ pub struct Shard {
     trustee: u32,
     pub(super) offsets: Array<u64>,
     pub(super) targets: Array<u32>,
+    /// Parallel to `targets`; empty when the shard was built unweighted.
     weights: Array<f32>,
+    /// Whether `weights` holds a weight per entry ([`Shard::is_weighted`]).
+    weighted: bool,
+    /// Empty when the rows are stored by local index; else `slots[l]` is
+    /// the stored row of local vertex `l` (`offsets` then runs over the
+    /// stored rows: [`Shard::row_slots`]).
+    slots: Array<u32>,
     /// The records were arcs: the rows hold out-edges only, and the
     /// in-edge index below is filled.
     directed: bool,
@@ -51,12 +58,15 @@ pub struct Shard {
     renamed: Option<Arc<[u32]>>,
 }
 
-/// One array of a shard: owned, or viewed in place in a mapped file.
+/// One array of a shard: owned, viewed in place in a mapped file, or
+/// shared with a kernel's rows ([`Shard::share_rows`]).
 pub(crate) enum Array<T: Plain> {
     /// Built in memory.
     Owned(Vec<T>),
     /// A view of a memory-mapped prepared-shard file.
     Mapped(MappedSlice<T>),
+    /// Built in memory and shared (read-only) with a kernel.
+    Shared(Arc<Vec<T>>),
 }
 
 impl<T: Plain> std::ops::Deref for Array<T> {
@@ -66,16 +76,18 @@ impl<T: Plain> std::ops::Deref for Array<T> {
         match self {
             Array::Owned(v) => v,
             Array::Mapped(m) => m.as_slice(),
+            Array::Shared(v) => v,
         }
     }
 }
 
 impl<T: Plain> Array<T> {
-    /// The values as a vector (moved when owned, copied when mapped).
+    /// The values as a vector (moved when owned, copied otherwise).
     pub(crate) fn into_vec(self) -> Vec<T> {
         match self {
             Array::Owned(v) => v,
             Array::Mapped(m) => m.as_slice().to_vec(),
+            Array::Shared(v) => Arc::unwrap_or_clone(v),
         }
     }
 }
@@ -91,6 +103,7 @@ impl<T: Plain> Clone for Array<T> {
         match self {
             Array::Owned(v) => Array::Owned(v.clone()),
             Array::Mapped(m) => Array::Mapped(m.clone()),
+            Array::Shared(v) => Array::Shared(v.clone()),
         }
     }
 }
@@ -169,11 +182,53 @@ impl Shard {
             offsets,
             targets,
             weights,
+            weighted: true,
+            slots: Vec::new().into(),
             directed: false,
             in_offsets: Vec::new().into(),
             in_sources: Vec::new().into(),
             renamed: None,
         }
+    }
+
+    /// The shard without its weights, their memory freed: for kernels and
+    /// checks that never read them ([`is_weighted`](Self::is_weighted) is
+    /// then false; the rows stay where they are).
+    pub fn without_weights(mut self) -> Shard {
+        self.weights = Vec::new().into();
+        self.weighted = false;
+        self
+    }
+
+    /// The shard with its rows stored in the order `slots` gives (`slots[l]`:
+    /// the stored row of local vertex `l`, a permutation), `offsets` running
+    /// over the stored rows.
+    pub(crate) fn with_row_slots(mut self, slots: Vec<u32>) -> Shard {
+        debug_assert_eq!(slots.len() as u64, self.num_local_vertices());
+        self.slots = slots.into();
+        self
+    }
+
+    /// Where each local vertex's row is stored, when not at its local index:
+    /// `slots[l]` is the stored row of local vertex `l`, and
+    /// [`offsets`](Self::offsets) runs over the stored rows. An unweighted
+    /// build stores the rows by decreasing degree (ties by local index),
+    /// the order in which graph-kernel's adjacency numbers a trustee's
+    /// vertices, so that the kernels' rows can be the shard's own
+    /// ([`share_rows`](Self::share_rows)). Empty: by local index.
+    #[inline]
+    pub fn row_slots(&self) -> &[u32] {
+        &self.slots
+    }
+
+    /// Whether the shard keeps a weight per entry. An unweighted shard (built
+    /// for kernels that never read weights, 4 B per entry less) has an
+    /// empty [`weights`](Self::weights) array and reads every weight as 1.0
+    /// ([`neighbors`](Self::neighbors)); its rows cannot be
+    /// [rewritten](Self::rewrite_rows).
+    #[inline]
+    pub fn is_weighted(&self) -> bool {
+        self.weighted
     }
 
     /// Marks the shard directed, with its in-edge index (`in_offsets`: one
@@ -265,7 +320,14 @@ impl Shard {
     /// [`Shard::weights`] (empty for an unknown vertex).
     #[inline]
     pub fn entry_range(&self, local: u64) -> Range<usize> {
-        let i = local as usize;
+        let i = if self.slots.is_empty() {
+            local as usize
+        } else {
+            match self.slots.get(local as usize) {
+                Some(&s) => s as usize,
+                None => return 0..0,
+            }
+        };
         match (self.offsets.get(i), self.offsets.get(i + 1)) {
             (Some(&a), Some(&b)) => a as usize..b as usize,
             _ => 0..0,
@@ -280,22 +342,31 @@ impl Shard {
 
     /// Neighbour ids and weights of `local` as two parallel slices: global
     /// ids, unless a kernel [renamed](Self::rewrite_rows) them (then
-    /// [`renamed`](Self::renamed) maps them back).
+    /// [`renamed`](Self::renamed) maps them back). The weights are empty on
+    /// an [unweighted](Self::is_weighted) shard.
     #[inline]
     pub fn adjacency(&self, local: u64) -> (&[u32], &[f32]) {
         let r = self.entry_range(local);
-        (&self.targets[r.clone()], &self.weights[r])
+        let w = if self.weighted {
+            &self.weights[r.clone()]
+        } else {
+            &[]
+        };
+        (&self.targets[r], w)
     }
 
     /// `(neighbour global id, weight)` pairs of local vertex `local` (global
-    /// ids also after a kernel [renamed](Self::rewrite_rows) the targets).
+    /// ids also after a kernel [renamed](Self::rewrite_rows) the targets;
+    /// weight 1.0 on an [unweighted](Self::is_weighted) shard).
     #[inline]
     pub fn neighbors(&self, local: u64) -> impl Iterator<Item = (u32, f32)> + '_ {
         let (t, w) = self.adjacency(local);
         let names = self.renamed.as_deref();
+        // Weighted: `w` is as long as `t`, the ones are never reached.
+        let w = w.iter().copied().chain(std::iter::repeat(1.0));
         t.iter()
             .map(move |&v| names.map_or(v, |n| n[v as usize]))
-            .zip(w.iter().copied())
+            .zip(w)
     }
 
     /// The table of a shard whose rows a kernel rewrote in place
@@ -315,8 +386,10 @@ impl Shard {
     /// right. The shard keeps `names` ([`renamed`](Self::renamed)).
     ///
     /// Returns false, calling nothing, when the arrays are mapped from a
-    /// prepared-shard file (read-only: the kernel copies them instead) or
-    /// were renamed with another table. A shard renamed with the same table
+    /// prepared-shard file (read-only: the kernel copies them instead),
+    /// when the shard is [unweighted](Self::is_weighted) (no weights to
+    /// reorder with the targets) or when they were renamed with another
+    /// table. A shard renamed with the same table
     /// (the same `Arc`) may be rewritten again (e.g. reordered for a new
     /// bucket width); its targets are then already renamed.
     ///
@@ -344,10 +417,11 @@ impl Shard {
         names: Arc<[u32]>,
         rewrite: impl FnOnce(&[u64], &mut [u32], &mut [f32]),
     ) -> bool {
-        if self
-            .renamed
-            .as_ref()
-            .is_some_and(|n| !Arc::ptr_eq(n, &names))
+        if !self.weighted
+            || self
+                .renamed
+                .as_ref()
+                .is_some_and(|n| !Arc::ptr_eq(n, &names))
         {
             return false;
         }
@@ -356,9 +430,41 @@ impl Shard {
         else {
             return false;
         };
+        debug_assert!(
+            self.slots.is_empty(),
+            "weighted rows are stored by local index"
+        );
         rewrite(offsets, targets, weights);
         self.renamed = Some(names);
         true
+    }
+
+    /// Lets a kernel take an unweighted shard's rows as its own, to keep one
+    /// copy of every entry: `rewrite(offsets, targets)` renames the targets
+    /// and reorders the entries of each stored row in place, under the same
+    /// rules as [`rewrite_rows`](Self::rewrite_rows) (`offsets` runs over the
+    /// stored rows, see [`row_slots`](Self::row_slots)); the shard then keeps
+    /// `names` ([`renamed`](Self::renamed)) and shares its targets, read-only
+    /// from then on, with the kernel (the returned array).
+    ///
+    /// Returns `None`, calling nothing, unless the shard is unweighted,
+    /// built in memory, not renamed yet and stored by row slots.
+    pub fn share_rows(
+        &mut self,
+        names: Arc<[u32]>,
+        rewrite: impl FnOnce(&[u64], &mut [u32]),
+    ) -> Option<Arc<Vec<u32>>> {
+        if self.weighted || self.renamed.is_some() || self.slots.is_empty() {
+            return None;
+        }
+        let Array::Owned(targets) = &mut self.targets else {
+            return None;
+        };
+        rewrite(&self.offsets, targets);
+        let shared = Arc::new(std::mem::take(targets));
+        self.targets = Array::Shared(shared.clone());
+        self.renamed = Some(names);
+        Some(shared)
     }
 
     /// `(local index, global id)` of every owned vertex.
@@ -366,7 +472,9 @@ impl Shard {
         (0..self.num_local_vertices()).map(move |l| (l, self.global_id(l)))
     }
 
-    /// Offsets array (`num_local_vertices + 1` entries, first is 0).
+    /// Offsets array (`num_local_vertices + 1` entries, first is 0), by
+    /// stored row: local index, unless the rows are stored by
+    /// [slots](Self::row_slots).
     #[inline]
     pub fn offsets(&self) -> &[u64] {
         &self.offsets
@@ -379,7 +487,8 @@ impl Shard {
         &self.targets
     }
 
-    /// Weights of all entries.
+    /// Weights of all entries (empty on an [unweighted](Self::is_weighted)
+    /// shard).
     #[inline]
     pub fn weights(&self) -> &[f32] {
         &self.weights
@@ -391,12 +500,14 @@ impl Shard {
         fn cap<T: Plain>(a: &Array<T>) -> usize {
             match a {
                 Array::Owned(v) => v.capacity() * std::mem::size_of::<T>(),
+                Array::Shared(v) => v.capacity() * std::mem::size_of::<T>(),
                 Array::Mapped(_) => 0,
             }
         }
         (cap(&self.offsets)
             + cap(&self.targets)
             + cap(&self.weights)
+            + cap(&self.slots)
             + cap(&self.in_offsets)
             + cap(&self.in_sources)) as u64
     }

@@ -6,6 +6,20 @@ use super::run::{MemoryEstimate, Phase, Shape, Workload, PHASES};
 /// Bytes per adjacency entry (u32 neighbour + f32 weight).
 pub const ENTRY_BYTES: u64 = 8;
 
+/// Bytes per adjacency entry of shards built without weights (u32
+/// neighbour): the streamed commands whose kernels never read weights
+/// ([`Workload::weighted`]).
+pub const UNWEIGHTED_ENTRY_BYTES: u64 = 4;
+
+/// Bytes per adjacency entry of `workload`'s shards.
+fn entry_bytes(workload: Workload) -> Wide {
+    Wide::from(if workload.weighted() {
+        ENTRY_BYTES
+    } else {
+        UNWEIGHTED_ENTRY_BYTES
+    })
+}
+
 /// Bytes per edge record.
 pub const RECORD_BYTES: u64 = 12;
 
@@ -97,10 +111,11 @@ impl Sizes {
     fn entries_rank(&self) -> Wide {
         (2 * self.m * self.share).div_ceil(1000 * self.ranks)
     }
-    /// The CSR of `shards` trustees holding `entries` entries and
-    /// `vertices` vertices: targets and weights, offsets (`n + 1` each).
-    fn csr(&self, entries: Wide, vertices: Wide, shards: Wide) -> Wide {
-        Wide::from(ENTRY_BYTES) * entries + 8 * (vertices + shards)
+    /// The CSR of `shards` trustees holding `entries` entries of
+    /// `entry_bytes` each and `vertices` vertices: targets (and weights),
+    /// offsets (`n + 1` each).
+    fn csr(&self, entry_bytes: Wide, entries: Wide, vertices: Wide, shards: Wide) -> Wide {
+        entry_bytes * entries + 8 * (vertices + shards)
     }
 }
 
@@ -114,21 +129,36 @@ pub fn edge_list_bytes(shape: Shape, rank: u32) -> u64 {
 
 /// The distributed construction on one rank (every rank alike): its own
 /// shards (held), and as scratch the placeholder and cursor arrays (16 B
-/// per owned vertex), the send buffers and read chunk of each trustee
+/// per owned vertex; unweighted shards, stored by degree, also each row's
+/// end, 8 B, and hold the row slots, 4 B), the send buffers and read chunk of each trustee
 /// ([`crate::construct::scratch_bytes_per_trustee`]) and the kept part of
 /// the rank's slices of the generated edges (`kept_permille` thousandths of
-/// them, 12 B per edge, kept between the two passes). Returns (held,
-/// scratch).
-pub fn streamed_construction_bytes(shape: Shape, kept_permille: u32) -> (u64, u64) {
+/// them, 12 B per edge, kept between the two passes). The shards hold
+/// `entry_bytes` per entry ([`ENTRY_BYTES`] with weights,
+/// [`UNWEIGHTED_ENTRY_BYTES`] without). Returns (held, scratch).
+pub fn streamed_construction_bytes(
+    shape: Shape,
+    kept_permille: u32,
+    entry_bytes: u64,
+) -> (u64, u64) {
     let z = Sizes::new(shape);
-    let held = z.csr(z.entries_rank(), z.n_rank(), z.threads);
+    let by_degree = entry_bytes < ENTRY_BYTES;
+    let slots = if by_degree { 4 * z.n_rank() } else { 0 };
+    let held = z.csr(
+        Wide::from(entry_bytes),
+        z.entries_rank(),
+        z.n_rank(),
+        z.threads,
+    ) + slots;
+    let per_vertex = if by_degree { 24 } else { 16 };
     let per_trustee = crate::construct::scratch_bytes_per_trustee(z.trustees as u64);
     // The slices of the stream are even (unlike the entries); a mapped
     // file keeps nothing (reading it again is free), so this overcounts
     // files.
     let slice = Wide::from(RECORD_BYTES) * z.m.div_ceil(z.ranks);
     let kept = slice * Wide::from(kept_permille.min(1000)) / 1000;
-    let scratch = 16 * (z.n_rank() + z.threads) + z.threads * Wide::from(per_trustee) + kept;
+    let scratch =
+        per_vertex * (z.n_rank() + z.threads) + z.threads * Wide::from(per_trustee) + kept;
     (clamp(held), clamp(scratch))
 }
 
@@ -140,7 +170,7 @@ pub fn construction_bytes(shape: Shape, rank: u32) -> (u64, u64) {
     if rank != 0 {
         return (0, 0);
     }
-    let held = z.csr(2 * z.m, z.n, z.trustees);
+    let held = z.csr(Wide::from(ENTRY_BYTES), 2 * z.m, z.n, z.trustees);
     // One u32 cursor per vertex for each sorting chunk but the last (one
     // chunk per rayon thread), capped at 1 B per edge by the builder.
     let scratch = (4 * z.n * (z.threads - 1)).min(z.m);
@@ -237,41 +267,23 @@ fn estimate_rank_as(
     // The runtime starts: its request/response slots.
     held += Wide::from(slot_bytes(shape));
 
-    // 2. Construction.
-    let (all_shards, scratch) = if streams {
-        let (own, scratch) = streamed_construction_bytes(shape, kept_permille);
+    // 2. Construction: every command builds its own shards with the
+    //    distributed construction (`bc` from the list it holds).
+    let (all_shards, scratch) = {
+        let entry = clamp(entry_bytes(workload));
+        let (own, scratch) = streamed_construction_bytes(shape, kept_permille, entry);
         // Rank 0 then gathers which vertices have edges (the roots): 1 B
         // per vertex, and each trustee's part of it.
         let live = if root_rank { n + nr } else { nr };
         (Wide::from(own), Wide::from(scratch).max(live))
-    } else {
-        let (all, scratch) = construction_bytes(shape, rank);
-        (Wide::from(all), Wide::from(scratch))
     };
     let construction = (all_shards + scratch, held + all_shards + scratch);
     held += all_shards;
 
-    // 3. Exchange: each remote shard travels as one serialized copy
-    //    (streamed: nothing left to exchange).
-    let own = z.csr(z.entries_rank(), nr, t);
-    // Measured (SCALE 20, 2 ranks x 1 thread): sending one shard costs
-    // about two copies of it (the serialized bytes as they grow, and the
-    // pieces in flight), so two are counted.
-    let one_shard = if z.ranks > 1 {
-        2 * z.csr((2 * z.m).div_ceil(z.trustees), n.div_ceil(z.trustees), 1)
-    } else {
-        0
-    };
-    let exchange = if z.ranks == 1 || streams {
-        (0, held)
-    } else if root_rank {
-        let peak = held + one_shard;
-        held = held - all_shards + own;
-        (one_shard, peak)
-    } else {
-        held += own;
-        (own + one_shard, held + one_shard)
-    };
+    // 3. Exchange: nothing (the distributed construction builds each
+    //    rank's shards where they stay; only the in-memory build,
+    //    [`construction_bytes`], which no command uses, would ship them).
+    let exchange = (0, held);
 
     // 4. Kernel state: (held per rank, transient, gathered on rank 0).
     let er = z.entries_rank();
@@ -305,33 +317,40 @@ fn estimate_rank_as(
         4 * n * t
     };
     let sssp = (bounds + 64 * nr, sssp_in_flight + arrivals, gather(16));
-    // BFS: 4 B entries; per trustee two frontier bitmaps (0.25 B per
+    // The unweighted rows: the shards' own targets, renamed and ordered in
+    // place, when the shards are unweighted (4 B per own vertex for the
+    // rows' lengths); a copy of the targets (4 B per entry) beside
+    // weighted shards (`graph500`'s BFS).
+    let rows = if workload.weighted() { 4 * er } else { 4 * nr };
+    // BFS: the rows; per trustee two frontier bitmaps (0.25 B per
     // vertex); per own vertex offsets, parent, depth and the queues (48 B);
     // rank 0 gathers parents and levels (8 B + 8 B) from 4 B + 4 B per
     // vertex.
     let bfs = (
-        4 * er + n.div_ceil(4) * t + 48 * nr,
+        rows + n.div_ceil(4) * t + 48 * nr,
         m_rank / 2 + arrivals,
         gather(24),
     );
     // cc (Afforest) and pagerank (pull) on the kernel blocks: the shared
-    // adjacency's unweighted rows (4 B per entry), the per-rank replicas
+    // adjacency's unweighted rows, the per-rank replicas
     // (parents; two contribution arrays) and per own vertex state
     // (calibrated at SCALE 20, 2 threads: 40 B and 16 B + 48 B per vertex;
     // pagerank 4 B per vertex per trustee more).
-    let cc = (4 * er + 40 * n, 0, gather(8));
-    let pagerank = (4 * er + 4 * n * t + 16 * n + 48 * nr, 0, gather(8));
+    let cc = (rows + 40 * n, 0, gather(8));
+    let pagerank = (rows + 4 * n * t + 16 * n + 48 * nr, 0, gather(8));
     // bc (Brandes, level-synchronous pushes of f64 shares) and tc (ordered
     // count; the out-lists a trustee needs arrive as update records and
     // are kept): calibrated at SCALE 20, 2 threads, one process (measured
     // peak: bc 694 MiB, tc 901 MiB): bc 96 B per vertex beside cc's rows,
-    // tc 15 B per entry and 16 B per vertex.
-    let bc = (4 * er + 96 * n, 0, gather(8));
-    let tc = (15 * er + 16 * n, 0, 0);
+    // tc 16 B per entry and 16 B per vertex beside the rows (the records
+    // kept depend on timing: 13-16 B per entry measured at SCALE 20 with
+    // the rows in the shards, under load).
+    let bc = (rows + 96 * n, 0, gather(8));
+    let tc = (rows + 16 * er + 16 * n, 0, 0);
     // kcore (peeling): the rows as cc's, per own vertex its degree, its
     // place in the bins and the bins' inverse (12 B), rank 0 gathers one
     // coreness per vertex.
-    let kcore = (4 * er + 12 * nr, 0, gather(4));
+    let kcore = (rows + 12 * nr, 0, gather(4));
     let (k_held, k_transient, k_gather) = match workload {
         Workload::Sssp => sssp,
         Workload::Bfs => bfs,
@@ -352,11 +371,14 @@ fn estimate_rank_as(
     );
     held += k_held + k_gather;
 
-    // 5. Validation (rank 0): SSSP/BFS: tree depths (4 B) and confirmed
-    //    marks (1 B) per vertex next to everything held; cc/pagerank run
-    //    after the shards are dropped: labels / scores and the checker's
-    //    per-vertex arrays, pagerank's checker also a per-edge copy.
-    let validation = if streams {
+    // 5. Validation: SSSP/BFS on the shards; the whole-graph commands on
+    //    rank 0 after the shards are dropped: the answer and the checker's
+    //    arrays, the sequential references (pagerank, bc, tc, kcore) also
+    //    their own copy of the graph.
+    //    The whole-graph commands read a list they did not hold again
+    //    (mapped whole and checked, or generated): 12 B per edge.
+    let reread = Wide::from(edge_list_bytes(shape, rank));
+    let validation = if workload.validates_on_shards() {
         // On the shards: every rank holds one packed copy of the answer
         // (8 B per vertex: rank 0 packs it from the gathered arrays, the
         // others receive it); rank 0 also checks the tree (depths, marks
@@ -367,18 +389,31 @@ fn estimate_rank_as(
         (0, held)
     } else {
         match workload {
-            Workload::Sssp | Workload::Bfs | Workload::Graph500 => (5 * n, held + 5 * n),
-            Workload::Cc | Workload::Bc | Workload::Tc | Workload::Kcore => {
-                let v = 32 * n;
-                (v, Wide::from(BASE_BYTES) + list + v)
+            Workload::Cc => {
+                // The labels and the checker's arrays, and what reading
+                // the list again leaves (measured at SCALE 20, generated:
+                // 78 B per vertex; from a graph file 45).
+                let v = 80 * n;
+                (v, Wide::from(BASE_BYTES) + reread + v)
+            }
+            Workload::Bc | Workload::Tc | Workload::Kcore => {
+                // The sequential reference's whole CSR (16 B per edge; its
+                // weights freed before) and its neighbour lists (measured
+                // at SCALE 20, over 16 B per edge: kcore 114 B per vertex,
+                // bc 103, tc 174).
+                let per_vertex = if workload == Workload::Tc { 180 } else { 120 };
+                let v = 16 * z.m + per_vertex * n;
+                (v, Wide::from(BASE_BYTES) + reread + v)
             }
             Workload::PageRank => {
-                // The verifier's own simple graph of the list (measured
-                // at SCALE 20: 32 B per edge with its scratch).
-                let v = 32 * z.m + 40 * n;
-                (v, Wide::from(BASE_BYTES) + list + v)
+                // The verifier's own simple graph of the list: its whole
+                // CSR (16 B per edge), whose weights it frees before making
+                // the simple rows (measured at SCALE 20: 16 B per edge with
+                // its scratch).
+                let v = 16 * z.m + 40 * n;
+                (v, Wide::from(BASE_BYTES) + reread + v)
             }
-            Workload::Generate => unreachable!("returned above"),
+            _ => unreachable!("validated on the shards, or returned above"),
         }
     };
     let mut e = finish(
@@ -593,10 +628,43 @@ mod tests {
         assert!(other.per_rank_bytes < four.per_rank_bytes);
         let total = estimate(Workload::Sssp, 24, 16, 4, 2).total_bytes;
         assert_eq!(total, four.per_rank_bytes + 3 * other.per_rank_bytes);
-        // cc still loads the whole list on every rank.
-        let cc = estimate_rank(Workload::Cc, shape(24, 4, 2), 3);
+        // cc streams too, and reads the list again on rank 0 to verify;
+        // bc (choosing its sources) holds it on every rank.
         let list = edge_list_bytes(shape(24, 4, 2), 3);
         assert_eq!(list, 12 * (16 << 24));
-        assert_eq!(cc.phases[0].allocates, list);
+        let cc = estimate_rank(Workload::Cc, shape(24, 4, 2), 3);
+        assert_eq!(cc.phases[0].allocates, 0);
+        assert_eq!(cc.phases[4].allocates, 0, "rank 3 verifies nothing");
+        let cc0 = estimate_rank(Workload::Cc, shape(24, 4, 2), 0);
+        assert!(cc0.phases[4].peak > list);
+        let bc = estimate_rank(Workload::Bc, shape(24, 4, 2), 3);
+        assert_eq!(bc.phases[0].allocates, list);
+    }
+
+    #[test]
+    fn only_sssp_keeps_weights() {
+        let s = shape(20, 1, 2);
+        let (n, m) = (1u64 << 20, 16u64 << 20);
+        let built = |w| estimate_rank_as(w, s, 0, 0).phases[1].allocates;
+        // The same construction but for the weights (4 B x 2 entries per
+        // edge) and the rows stored by degree: slots (4 B per vertex) and
+        // ends (8 B scratch).
+        let by_degree = 4 * n + 8 * (n + 2);
+        assert_eq!(
+            built(Workload::Sssp) + by_degree - built(Workload::Bfs),
+            8 * m
+        );
+        assert_eq!(built(Workload::Graph500), built(Workload::Sssp));
+        for w in [
+            Workload::Cc,
+            Workload::PageRank,
+            Workload::Tc,
+            Workload::Kcore,
+        ] {
+            assert_eq!(built(w), built(Workload::Bfs), "{w:?}");
+            // Verified against the list read again once the shards are gone.
+            let e = estimate_rank(w, s, 0);
+            assert!(e.phases[4].peak >= BASE_BYTES + 12 * m + 32 * n, "{w:?}");
+        }
     }
 }

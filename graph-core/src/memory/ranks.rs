@@ -1,7 +1,7 @@
 //! The searches behind a refusal's advice: the largest SCALE that fits a
 //! rank's memory, and the fewest ranks a SCALE fits on.
 
-use super::phases::{construction_bytes, edge_list_bytes, estimate, estimate_shape, BASE_BYTES};
+use super::phases::{edge_list_bytes, estimate, estimate_shape, BASE_BYTES};
 use super::run::{Shape, Workload};
 use crate::edge_list::MAX_SCALE;
 use gossamer::memory::show_bytes;
@@ -106,10 +106,9 @@ fn first_fitting(
     available: u64,
     share: &dyn Fn(u32) -> u32,
 ) -> Option<u32> {
-    // Rank 0's floor does not depend on the rank count: stop early.
-    let floor = BASE_BYTES
-        .saturating_add(edge_list_bytes(one, 0))
-        .saturating_add(construction_bytes(one, 0).0);
+    // Rank 0's floor (the list a command that holds it holds on every
+    // rank) does not depend on the rank count: stop early.
+    let floor = BASE_BYTES.saturating_add(edge_list_bytes(one, 0));
     if !workload.streams() && workload != Workload::Generate && floor > available {
         return None;
     }
@@ -154,10 +153,9 @@ pub fn why_no_rank_count_fits(workload: Workload, shape: Shape) -> String {
         );
     }
     format!(
-        "more ranks do not bring the largest rank below about {}: every rank holds the whole edge list ({}), rank 0 builds every shard ({}), and per-vertex arrays of the whole graph on each of the {} trustees of a rank and the gathered answers do not shrink with ranks",
+        "more ranks do not bring the largest rank below about {}: every rank holds the whole edge list ({}), and per-vertex arrays of the whole graph on each of the {} trustees of a rank and the gathered answers do not shrink with ranks",
         show_bytes(least),
         show_bytes(edge_list_bytes(shape, 0)),
-        show_bytes(construction_bytes(shape, 0).0),
         shape.threads_per_rank.max(1),
     )
 }

@@ -26,12 +26,29 @@ pub enum Workload {
 }
 
 impl Workload {
-    /// Whether the command builds its shards with the distributed
-    /// construction ([`crate::construct`]): every trustee generates or reads
-    /// only its slice, so no rank holds the edge list. `generate`, `cc` and
-    /// `pagerank` still load the whole list on every rank.
+    /// Whether no rank holds the edge list while the shards are built and
+    /// the kernel runs: every trustee generates or reads only its slice
+    /// ([`crate::construct`]). `generate` holds the whole list, and so does
+    /// `bc` when it chooses its sources among the vertices with edges (it
+    /// then builds its shards from the list it holds). The other whole-graph
+    /// commands (`cc`, `pagerank`, `tc`, `kcore`) read the list again to
+    /// verify, after the shards are gone.
     pub fn streams(self) -> bool {
+        !matches!(self, Workload::Generate | Workload::Bc)
+    }
+
+    /// Whether the command's answer is verified on the shards (the
+    /// searches) rather than against the edge list after the shards are
+    /// dropped (the whole-graph commands).
+    pub fn validates_on_shards(self) -> bool {
         matches!(self, Workload::Sssp | Workload::Bfs | Workload::Graph500)
+    }
+
+    /// Whether the command's shards keep a weight per entry: SSSP reads
+    /// them (`graph500` runs it); the other commands build their shards
+    /// without weights (4 B per entry less).
+    pub fn weighted(self) -> bool {
+        matches!(self, Workload::Sssp | Workload::Graph500)
     }
 
     /// Every workload, in the CLI's order.

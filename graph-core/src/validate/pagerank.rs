@@ -20,7 +20,10 @@ impl Simple {
     /// The simple graph of `list`, its records read as arcs when `directed`.
     pub(super) fn new(list: &EdgeList<'_>, directed: bool) -> Result<Self, CsrError> {
         let p = Partition::single(list.num_vertices());
-        let g = build_trustees_with(list, &p, 0..1, directed)?.remove(0);
+        // The weights are never read: freed before the simple rows are made.
+        let g = build_trustees_with(list, &p, 0..1, directed)?
+            .remove(0)
+            .without_weights();
         let (out_starts, out_targets) = simple(&g, |v| g.adjacency(v).0);
         let degree = out_starts.windows(2).map(|w| w[1] - w[0]).collect();
         let (starts, targets) = if directed {

@@ -187,6 +187,26 @@ impl Adjacency {
         })
     }
 
+    /// Makes the unweighted rows the shard's own array where the shard
+    /// allows it ([`Shard::share_rows`]: unweighted, in memory, stored by
+    /// this adjacency's positions): its targets renamed to flat ids and
+    /// each row ordered in place, so the process keeps one copy of every
+    /// entry. Otherwise (or when the rows exist already) nothing: the rows
+    /// are copied on first use ([`rows`](Self::rows)).
+    pub(super) fn share_rows(&self, shard: &mut Shard) {
+        if self.rows.get().is_some() || shard.row_slots() != self.tables.rank[self.me as usize] {
+            return;
+        }
+        let names = self.tables.global_of.clone();
+        let mut bounds = None;
+        let shared = shard.share_rows(names, |offsets, targets| {
+            bounds = Some(Rows::order_in_place(offsets, targets, |v| self.flat_of(v)));
+        });
+        if let (Some(targets), Some(bounds)) = (shared, bounds) {
+            let _ = self.rows.set(Rows::shared(targets, bounds));
+        }
+    }
+
     /// The unweighted rows if a kernel built them already (see
     /// [`rows`](Self::rows)).
     #[inline]

@@ -16,7 +16,8 @@ impl Adjacency {
     /// reordered, nothing dropped), which saves the copy's 8 B per entry;
     /// the graph must have been marked first
     /// ([`ShardedGraph::mark_rows_rewritten`](graph_core::sharded::ShardedGraph::mark_rows_rewritten)). A mapped shard (a
-    /// prepared-shard file) cannot be rewritten and gets the copy.
+    /// prepared-shard file) cannot be rewritten and gets the copy, and so
+    /// does an unweighted shard (its weights read as 1.0).
     pub fn light_heavy(&self, shard: &mut Shard, delta: f32, in_place: bool) -> LightHeavy {
         let names = self.tables.global_of.clone();
         let mut spans = Vec::new();
@@ -26,7 +27,8 @@ impl Adjacency {
         let rename = shard.renamed().is_none();
         if in_place
             && shard.rewrite_rows(names.clone(), |off, t, w| {
-                self.split_rows(off, t, w, delta, rename, &mut spans)
+                let row = |l: usize| off[l] as usize..off[l + 1] as usize;
+                self.split_rows(&row, t, w, delta, rename, &mut spans)
             })
         {
             return LightHeavy {
@@ -53,8 +55,14 @@ impl Adjacency {
                 true
             }
         };
-        w.extend_from_slice(shard.weights());
-        self.split_rows(shard.offsets(), &mut t, &mut w, delta, rename, &mut spans);
+        if shard.is_weighted() {
+            w.extend_from_slice(shard.weights());
+        } else {
+            // An unweighted shard's entries weigh 1.0 (`Shard::neighbors`).
+            w.resize(t.len(), 1.0);
+        }
+        let row = |l: usize| shard.entry_range(l as u64);
+        self.split_rows(&row, &mut t, &mut w, delta, rename, &mut spans);
         LightHeavy {
             delta,
             spans,
@@ -62,14 +70,14 @@ impl Adjacency {
         }
     }
 
-    /// Orders each own vertex's row (`offsets` by local index) as
+    /// Orders each own vertex's row (`row(l)`: its entries, by local index) as
     /// [`LightHeavy`] wants it: unique targets light first, then heavy, both
     /// ascending by flat id, then the heavier parallel entries. Renames the
     /// targets from global to flat ids first when `rename`. Pushes one span
     /// per position.
     fn split_rows(
         &self,
-        offsets: &[u64],
+        row_of: &dyn Fn(usize) -> Range<usize>,
         targets: &mut [u32],
         weights: &mut [f32],
         delta: f32,
@@ -79,7 +87,7 @@ impl Adjacency {
         let mut row: Vec<(u32, f32)> = Vec::new();
         let mut rest: Vec<(u32, f32)> = Vec::new();
         for &l in &self.order {
-            let r = offsets[l as usize] as usize..offsets[l as usize + 1] as usize;
+            let r = row_of(l as usize);
             row.clear();
             rest.clear();
             let (t, w) = (&mut targets[r.clone()], &mut weights[r.clone()]);

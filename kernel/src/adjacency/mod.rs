@@ -1,4 +1,4 @@
-//! [`Adjacency`]: a kernel-ready copy of one trustee's adjacency, renumbered
+//! [`Adjacency`]: a kernel-ready view of one trustee's adjacency, renumbered
 //! by degree, prepared once per graph and shared by every kernel that runs on
 //! it; [`LightHeavy`], the weighted rows split at a bucket width for
 //! delta-stepping.
@@ -28,8 +28,14 @@
 //! [`Rows`] are in position order, their targets are flat ids sorted
 //! ascending with parallel edges merged (the count merged stays available for
 //! statistics: [`entries_merged`](Rows::entries_merged); TEPS count the
-//! input edges, through the validator, not these rows). They are built the
-//! first time a kernel asks ([`Adjacency::rows`]), so a kernel that uses only
+//! input edges, through the validator, not these rows). On a shard built
+//! without weights, whose rows are stored by degree already
+//! ([`Shard::row_slots`](graph_core::Shard::row_slots)), they are the
+//! shard's own array, renamed to flat ids and ordered in place when the
+//! graph is prepared ([`Shard::share_rows`](graph_core::Shard::share_rows):
+//! each row's targets, then its parallel entries), so the process keeps one
+//! copy of every entry; otherwise they are a copy, built the first time a
+//! kernel asks ([`Adjacency::rows`]), so a kernel that uses only
 //! its weighted rows ([`LightHeavy`], split inside the shard or in a copy)
 //! does not pay their memory. Hubs come first in every row and their
 //! per-vertex state shares a few cache lines, which is where most edges of a
@@ -83,7 +89,7 @@
 //! | --- | --- |
 //! | `renumber.rs` | positions by degree, flat-id bases, the tables a process's trustees share |
 //! | `flat.rs` | [`Adjacency`]: flat ids, owner lookup, positions, global ids; [`NO_FLAT`] |
-//! | `rows.rs` | [`Rows`]: the unweighted rows, merged; [`simple_lists`] |
+//! | `rows.rs` | [`Rows`]: the unweighted rows, merged, copied or in the shard; [`simple_lists`] |
 //! | `prepare.rs` | the collective renumbering, once per graph |
 //! | `light_heavy.rs` | [`LightHeavy`]: the weighted rows split at Δ |
 
@@ -96,4 +102,5 @@ mod rows;
 pub use flat::{Adjacency, NO_FLAT};
 pub use light_heavy::LightHeavy;
 pub(crate) use prepare::{prepare, shared};
+pub(crate) use rows::RowsView;
 pub use rows::{simple_lists, Rows};

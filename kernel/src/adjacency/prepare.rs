@@ -80,6 +80,8 @@ pub(crate) fn prepare(ctx: &mut TrusteeCtx) {
         let tables = take_tables(key, s.shard().partition())
             .expect("graph_kernel::adjacency::prepare: the positions of this graph were not filed in this process");
         let adj = Adjacency::build(s.shard(), tables, key);
+        // The rows in the shard itself when it allows it (no second copy).
+        adj.share_rows(s.shard_mut());
         s.kernel::<Prepared>(|_| Prepared::default()).1 .0 = Some(Arc::new(adj));
     });
 }

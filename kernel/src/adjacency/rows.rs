@@ -3,17 +3,26 @@
 //! merging for plain neighbour lists.
 
 use std::ops::Range;
+use std::sync::Arc;
 
-use graph_core::alloc::reserve_or_exit;
+use graph_core::alloc::{reserve_or_exit, vec_or_exit};
 
 /// The unweighted rows of an [`Adjacency`](super::Adjacency): position `v`'s targets are
-/// `targets[start[v]..start[v + 1]]`, flat ids ascending, parallel edges
+/// `targets[start[v]..start[v] + len[v]]`, flat ids ascending, parallel edges
 /// merged.
+///
+/// The targets are either the rows' own (copied from the shard) or the
+/// shard's own array, renamed and ordered in place
+/// ([`Shard::share_rows`](graph_core::Shard::share_rows)), in which each
+/// stored row holds the merged parallel entries after its targets.
 #[derive(Debug)]
 pub struct Rows {
     start: Vec<u64>,
-    targets: Vec<u32>,
+    len: Vec<u32>,
+    targets: Arc<Vec<u32>>,
+    entries: u64,
     merged: u64,
+    shared: bool,
 }
 
 impl Rows {
@@ -26,8 +35,9 @@ impl Rows {
         to_flat: impl Fn(u32) -> u32,
     ) -> Rows {
         let n = order.len();
-        let (mut start, mut targets, mut merged) = (Vec::new(), Vec::new(), 0);
+        let (mut start, mut len, mut targets, mut merged) = (Vec::new(), Vec::new(), Vec::new(), 0);
         reserve_or_exit(&mut start, n + 1, "row offsets");
+        reserve_or_exit(&mut len, n, "row lengths");
         let total: usize = order.iter().map(|&l| source(u64::from(l)).len()).sum();
         // At most one entry per shard entry: reserved once, not grown by doubling.
         reserve_or_exit(&mut targets, total, "adjacency rows");
@@ -40,33 +50,91 @@ impl Rows {
             let before = row.len();
             row.dedup();
             merged += (before - row.len()) as u64;
+            len.push(row.len() as u32);
             targets.extend_from_slice(&row);
             start.push(targets.len() as u64);
         }
         Rows {
             start,
-            targets,
+            len,
+            entries: targets.len() as u64,
+            targets: Arc::new(targets),
             merged,
+            shared: false,
         }
     }
 
-    /// Entries of position `v` as a range of [`targets`](Self::targets).
+    /// The rows in a shard's own `targets`, stored by position (`offsets`:
+    /// one per position, plus one), renamed to flat ids by `to_flat` and
+    /// ordered in place: each row's targets ascending, then the entries
+    /// that repeat one of them (parallel edges) in any order. Returns the
+    /// rows' bounds; [`Rows::shared`] puts them over the array.
+    pub(super) fn order_in_place(
+        offsets: &[u64],
+        targets: &mut [u32],
+        to_flat: impl Fn(u32) -> u32,
+    ) -> (Vec<u64>, Vec<u32>, u64) {
+        let n = offsets.len().saturating_sub(1);
+        let mut start = vec_or_exit(n + 1, 0u64, "row offsets");
+        let mut len = vec_or_exit(n, 0u32, "row lengths");
+        let (mut merged, mut repeats) = (0, Vec::new());
+        for v in 0..n {
+            let (a, b) = (offsets[v] as usize, offsets[v + 1] as usize);
+            let row = &mut targets[a..b];
+            row.iter_mut().for_each(|x| *x = to_flat(*x));
+            row.sort_unstable();
+            repeats.clear();
+            let mut unique = 0;
+            for i in 0..row.len() {
+                if unique > 0 && row[i] == row[unique - 1] {
+                    repeats.push(row[i]);
+                } else {
+                    row[unique] = row[i];
+                    unique += 1;
+                }
+            }
+            row[unique..].copy_from_slice(&repeats);
+            merged += repeats.len() as u64;
+            start[v] = a as u64;
+            len[v] = unique as u32;
+        }
+        start[n] = offsets.get(n).copied().unwrap_or(0);
+        (start, len, merged)
+    }
+
+    /// Rows over `targets` (a shard's, shared) with the bounds
+    /// [`order_in_place`](Self::order_in_place) returned.
+    pub(super) fn shared(
+        targets: Arc<Vec<u32>>,
+        (start, len, merged): (Vec<u64>, Vec<u32>, u64),
+    ) -> Rows {
+        let entries = len.iter().map(|&l| u64::from(l)).sum();
+        Rows {
+            start,
+            len,
+            targets,
+            entries,
+            merged,
+            shared: true,
+        }
+    }
+
+    /// The rows' arrays as plain slices, for a sweep to hold (one
+    /// indirection fewer per row than through the shared array).
+    #[inline(always)]
+    pub(crate) fn view(&self) -> RowsView<'_> {
+        RowsView {
+            start: &self.start,
+            len: &self.len,
+            targets: &self.targets,
+        }
+    }
+
+    /// Entries of position `v` as a range of the rows' array.
     #[inline(always)]
     pub fn range(&self, v: u32) -> Range<usize> {
-        self.start[v as usize] as usize..self.start[v as usize + 1] as usize
-    }
-
-    /// Where each row starts in [`targets`](Self::targets) (`num_own() + 1`
-    /// offsets).
-    #[inline(always)]
-    pub fn starts(&self) -> &[u64] {
-        &self.start
-    }
-
-    /// Every row's targets (flat ids), row after row.
-    #[inline(always)]
-    pub fn targets(&self) -> &[u32] {
-        &self.targets
+        let a = self.start[v as usize] as usize;
+        a..a + self.len[v as usize] as usize
     }
 
     /// Targets of position `v` (flat ids, ascending, no repeats).
@@ -78,17 +146,47 @@ impl Rows {
     /// Degree of position `v` after merging parallel edges.
     #[inline(always)]
     pub fn degree(&self, v: u32) -> u64 {
-        self.start[v as usize + 1] - self.start[v as usize]
+        u64::from(self.len[v as usize])
     }
 
     /// Entries of all own rows (after merging).
     pub fn num_entries(&self) -> u64 {
-        self.targets.len() as u64
+        self.entries
+    }
+
+    /// Whether the rows are the shard's own array (renamed and ordered in
+    /// place, [`Shard::share_rows`](graph_core::Shard::share_rows)) rather
+    /// than a copy.
+    pub fn is_shared(&self) -> bool {
+        self.shared
     }
 
     /// Shard entries merged away as parallel edges (statistics).
     pub fn entries_merged(&self) -> u64 {
         self.merged
+    }
+}
+
+/// [`Rows`] borrowed as plain slices ([`Rows::view`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RowsView<'a> {
+    start: &'a [u64],
+    len: &'a [u32],
+    targets: &'a [u32],
+}
+
+impl<'a> RowsView<'a> {
+    /// [`Rows::row`].
+    #[inline(always)]
+    pub(crate) fn row(&self, v: u32) -> &'a [u32] {
+        let a = self.start[v as usize] as usize;
+        &self.targets[a..a + self.len[v as usize] as usize]
+    }
+
+    /// [`Rows::degree`].
+    #[inline(always)]
+    pub(crate) fn degree(&self, v: u32) -> u64 {
+        u64::from(self.len[v as usize])
     }
 }
 
