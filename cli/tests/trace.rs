@@ -210,7 +210,8 @@ fn two_ranks_trace_into_one_file_on_one_clock() {
 }
 
 #[test]
-fn text_reports_end_with_the_imbalance_and_whole_graph_kernels_profile_too() {
+fn text_reports_end_with_the_imbalance_and_the_wall_time_and_whole_graph_kernels_profile_too() {
+    // The imbalance line, then only the wall-time accounting.
     let out = ok(&run(&[
         "bfs",
         "--scale",
@@ -220,11 +221,15 @@ fn text_reports_end_with_the_imbalance_and_whole_graph_kernels_profile_too() {
         "--threads",
         "2",
     ]));
-    let last = out.lines().last().unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    let [.., imbalance, wall] = lines[..] else {
+        panic!("{out}")
+    };
     assert!(
-        last.starts_with("trustee imbalance ") && last.contains("% busy"),
+        imbalance.starts_with("trustee imbalance ") && imbalance.contains("% busy"),
         "{out}"
     );
+    assert!(wall.starts_with("wall "), "{out}");
     let out = ok(&run(&["cc", "--scale", "10", "--threads", "2"]));
     assert!(out.contains("trustee imbalance "), "{out}");
     let out = ok(&run(&["cc", "--scale", "10", "--threads", "2", "--json"]));

@@ -45,7 +45,8 @@ pub(super) struct Building {
     pub(super) in_sources: Vec<u32>,
     /// Pass 2: where the next entry of each row goes.
     pub(super) cursor: Vec<u64>,
-    /// Rows stored by degree (an unweighted build): each local vertex's
+    /// Rows stored in the kernels' position order (an unweighted build,
+    /// [`crate::csr::positions`]): each local vertex's
     /// stored row and where it ends; both empty when rows are stored by
     /// local index (then `offsets[l + 1]` is the end).
     pub(super) slots: Vec<u32>,

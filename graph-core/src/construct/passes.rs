@@ -264,9 +264,9 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
             b.cursor.copy_from_slice(&b.offsets[..n]);
             acc as usize
         } else {
-            // Rows stored by decreasing degree, ties by local index (the
-            // kernels' order: `Shard::row_slots`), each row's end kept for
-            // the fill.
+            // Rows stored in the kernels' position order (by decreasing
+            // degree where degrees are skewed: `Shard::row_slots`), each
+            // row's end kept for the fill.
             lay_out_by_degree(b).map_err(|e| e.to_string())?
         };
         // Zeroed allocations stay untouched until written; the writes land
@@ -391,27 +391,22 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
     Ok(read_s)
 }
 
-/// Stores the rows of `b` (degrees at `offsets[l + 1]`) by decreasing
-/// degree, ties by local index: `slots[l]` the stored row of local vertex
-/// `l`, `offsets` over the stored rows, `cursor[l]` and `end[l]` the start
-/// and end of `l`'s row. Returns the number of entries.
+/// Stores the rows of `b` (degrees at `offsets[l + 1]`) in the kernels'
+/// position order ([`crate::csr::positions`]: by decreasing degree, ties by
+/// local index, when the degrees are skewed; local order otherwise):
+/// `slots[l]` the stored row of local vertex `l`, `offsets` over the stored
+/// rows, `cursor[l]` and `end[l]` the start and end of `l`'s row. Returns
+/// the number of entries.
 fn lay_out_by_degree(b: &mut Building) -> Result<usize, crate::alloc::OutOfMemory> {
     let n = b.offsets.len() - 1;
-    let degree = |l: u32| b.offsets[l as usize + 1];
-    let mut order = try_vec(n, 0u32, "rows by degree")?;
-    order
-        .iter_mut()
-        .enumerate()
-        .for_each(|(k, l)| *l = k as u32);
-    order.sort_by_key(|&l| std::cmp::Reverse(degree(l)));
+    b.slots = crate::csr::positions(n as u32, |l| b.offsets[l as usize + 1]);
     let mut offsets = try_vec(n + 1, 0u64, "CSR offsets")?;
-    b.slots = try_vec(n, 0u32, "row slots")?;
-    for (slot, &l) in order.iter().enumerate() {
-        b.slots[l as usize] = slot as u32;
-        offsets[slot + 1] = offsets[slot] + b.offsets[l as usize + 1];
+    for (l, &slot) in b.slots.iter().enumerate() {
+        offsets[slot as usize + 1] = b.offsets[l + 1];
     }
-    // The degrees and the order are done with before the cursors come.
-    drop(order);
+    for k in 0..n {
+        offsets[k + 1] += offsets[k];
+    }
     b.offsets = offsets;
     b.cursor = try_vec(n, 0u64, "CSR cursors")?;
     b.end = try_vec(n, 0u64, "row ends")?;

@@ -36,8 +36,9 @@
 //! raw global ids refuse such a graph
 //! (`ShardedGraph::check_global_ids`).
 //!
-//! A shard built without weights stores its rows by decreasing degree
-//! ([`Shard::row_slots`]: the order in which graph-kernel numbers a
+//! A shard built without weights stores its rows in position order (by
+//! decreasing degree where degrees are skewed, [`positions`];
+//! [`Shard::row_slots`]: the order in which graph-kernel numbers a
 //! trustee's vertices), so that the kernels' unweighted rows can be the
 //! shard's own targets, renamed and ordered in place
 //! ([`Shard::share_rows`]) instead of a second copy.

@@ -212,8 +212,9 @@ impl Shard {
     /// Where each local vertex's row is stored, when not at its local index:
     /// `slots[l]` is the stored row of local vertex `l`, and
     /// [`offsets`](Self::offsets) runs over the stored rows. An unweighted
-    /// build stores the rows by decreasing degree (ties by local index),
-    /// the order in which graph-kernel's adjacency numbers a trustee's
+    /// build stores the rows in position order ([`positions`](crate::csr::positions):
+    /// by decreasing degree where degrees are skewed), the order in which
+    /// graph-kernel's adjacency numbers a trustee's
     /// vertices, so that the kernels' rows can be the shard's own
     /// ([`share_rows`](Self::share_rows)). Empty: by local index.
     #[inline]

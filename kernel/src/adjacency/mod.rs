@@ -29,7 +29,7 @@
 //! ascending with parallel edges merged (the count merged stays available for
 //! statistics: [`entries_merged`](Rows::entries_merged); TEPS count the
 //! input edges, through the validator, not these rows). On a shard built
-//! without weights, whose rows are stored by degree already
+//! without weights, whose rows are stored in position order already
 //! ([`Shard::row_slots`](graph_core::Shard::row_slots)), they are the
 //! shard's own array, renamed to flat ids and ordered in place when the
 //! graph is prepared ([`Shard::share_rows`](graph_core::Shard::share_rows):
