@@ -10,7 +10,7 @@
 //! | input graph: packed 12-byte edge records, owned or zero-copy | [`edge_list`] | [`EdgeList`], [`PackedEdge`], [`Graph500Params`] |
 //! | what the records mean: directed, weighted, the input file's vertex ids | [`meta`] | [`GraphMeta`], [`IdMap`] |
 //! | who owns which vertex: (rank, trustee, local index) | [`partition`] | [`Partition`], [`PartitionKind`], [`Owner`] |
-//! | per-trustee adjacency (undirected, or out-edges plus an in-edge index when directed; no self-loops, duplicates kept) and its parallel build from an edge list | [`csr`] | [`Shard`], [`build_rank`], [`build_whole`] |
+//! | per-trustee adjacency (undirected, or out-edges plus an in-edge index when directed; no self-loops, duplicates kept), its parallel build from an edge list, and the kernels' vertex order (by degree where degrees are skewed) | [`csr`] | [`Shard`], [`build_rank`], [`build_whole`], [`csr::positions`] |
 //! | the shards entrusted to their trustees, and what every kernel shares (fibers per trustee, a reduction group, gathering) | [`sharded`] | [`ShardedGraph`](sharded::ShardedGraph), [`TrusteeState`](sharded::TrusteeState), [`TrusteeCtx`](sharded::TrusteeCtx), [`KernelError`](sharded::KernelError) |
 //! | distributed construction: each trustee reads its slice, entries sent to their owners | [`construct`] | [`construct::EdgeSource`], [`construct::LocalSource`], [`ShardedGraph::build_from`](sharded::ShardedGraph::build_from) |
 //! | a built graph saved per trustee and memory-mapped by later runs | [`io::prepared`] (the file), [`construct`] (on the trustees) | [`ShardedGraph::save_prepared`](sharded::ShardedGraph::save_prepared), [`ShardedGraph::open_prepared`](sharded::ShardedGraph::open_prepared), [`io::prepared::GraphIdentity`] |
