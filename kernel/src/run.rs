@@ -174,23 +174,37 @@ where
 {
     let p = *graph.partition();
     let mut out = vec![fill; p.num_vertices() as usize];
-    // A fiber on each trustee's own worker reads its part: in this process
-    // the part comes back moved (from another process, serialized).
-    let parts = graph.on_trustees(move |ctx| {
-        ctx.local.apply_returning(move |s| {
-            slot::<P>(s)
-                .1
-                .as_ref()
-                .map(|c| c.adj.by_local(|v| get(&c.prog, v)))
-        })
-    });
-    for (t, part) in parts.into_iter().enumerate() {
-        let part = part.ok_or_else(|| not_run::<P>())?;
+    for (t, part) in parts(graph, move |c: &Core<P>| {
+        c.adj.by_local(|v| get(&c.prog, v))
+    })?
+    .into_iter()
+    .enumerate()
+    {
         for (l, x) in part.into_iter().enumerate() {
             out[p.global(t as u32, l as u64) as usize] = x;
         }
     }
     Ok(out)
+}
+
+/// Every trustee's part, `read` from its state by a fiber on the trustee's
+/// own worker: in this process the parts come back moved (from another
+/// process, serialized). [`KernelError::Runtime`] if `P` never ran.
+fn parts<P: Program, T>(
+    graph: &ShardedGraph,
+    read: impl Fn(&Core<P>) -> Vec<T> + Delegable + Sync,
+) -> Result<Vec<Vec<T>>, KernelError>
+where
+    T: Send + Serialize + DeserializeOwned + 'static,
+{
+    graph
+        .on_trustees(move |ctx| {
+            ctx.local
+                .apply_returning(move |s| slot::<P>(s).1.as_ref().map(read))
+        })
+        .into_iter()
+        .map(|part| part.ok_or_else(|| not_run::<P>()))
+        .collect()
 }
 
 /// [`gather`] for values that are flat ids (a parent tree), returned as
@@ -201,20 +215,14 @@ pub fn gather_flat<P: Program>(
 ) -> Result<Vec<u64>, KernelError> {
     let p = *graph.partition();
     let mut out = vec![NO_PARENT; p.num_vertices() as usize];
-    // As in `gather`: each part read on its own trustee's worker.
-    let parts = graph.on_trustees(move |ctx| {
-        ctx.local.apply_returning(move |s| {
-            slot::<P>(s).1.as_ref().map(|c| {
-                let v = get(&c.prog);
-                c.adj.by_local(|r| match v[r as usize] {
-                    NO_FLAT => NO_FLAT,
-                    f => c.adj.global_of(f),
-                })
-            })
+    let read = move |c: &Core<P>| {
+        let v = get(&c.prog);
+        c.adj.by_local(|r| match v[r as usize] {
+            NO_FLAT => NO_FLAT,
+            f => c.adj.global_of(f),
         })
-    });
-    for (t, part) in parts.into_iter().enumerate() {
-        let part = part.ok_or_else(|| not_run::<P>())?;
+    };
+    for (t, part) in parts(graph, read)?.into_iter().enumerate() {
         for (l, x) in part.into_iter().enumerate() {
             if x != NO_FLAT {
                 out[p.global(t as u32, l as u64) as usize] = u64::from(x);
