@@ -167,6 +167,9 @@ pub struct CcOutput {
     /// Linking passes run: each phase's pass over the rows and the passes
     /// over pairs left pending between trustees.
     pub sweeps: u64,
+    /// Sampling rounds run: `neighbor_rounds` and any extra ones
+    /// ([`CcConfig::extra_rounds`]).
+    pub sampling_rounds: u32,
     /// Records sent between trustees (hooks).
     pub records: u64,
     /// Time of the kernel (excludes preparing the adjacency and gathering).
@@ -313,11 +316,7 @@ fn link_pass(l: &mut Local<'_, Cc>, pass: Pass) {
 }
 
 /// Flattens every own vertex's path to its root; returns how many parents
-/// changed. The own vertices met on the way are pointed at the root too
-/// (path compression): the vertices are visited in position order, not
-/// from the roots down, so without it every vertex of a deep tree (a
-/// road grid's first-neighbour links make chains) would walk its whole
-/// path again.
+/// changed.
 fn compress(a: &Adjacency, comp: &Replica) -> u64 {
     let mut changed = 0;
     for f in a.own_flat() {
@@ -333,15 +332,6 @@ fn compress(a: &Adjacency, comp: &Replica) -> u64 {
         if r != p {
             comp.set(f, r);
             changed += 1;
-            let mut x = p;
-            while x != r {
-                let next = parent(comp, x);
-                if next != r && a.own(x as u32).is_some() {
-                    comp.set(x as u32 as usize, r);
-                    changed += 1;
-                }
-                x = next;
-            }
         }
     }
     changed
@@ -472,7 +462,7 @@ pub fn cc(graph: &ShardedGraph, cfg: &CcConfig) -> Result<CcOutput, KernelError>
                 let comp = &l.state().comp;
                 own.filter(|&f| comp.get(f) as u32 == f as u32).count() as u64
             });
-            (k.sum(roots), passes, k.stats().sent)
+            (k.sum(roots), passes, k.stats().sent, r)
         },
     );
     let kernel_time = t0.elapsed();
@@ -484,6 +474,7 @@ pub fn cc(graph: &ShardedGraph, cfg: &CcConfig) -> Result<CcOutput, KernelError>
         labels,
         components: per[0].0,
         sweeps: per[0].1,
+        sampling_rounds: per[0].3,
         records: per.iter().map(|p| p.2).sum(),
         kernel_time,
     })
