@@ -12,7 +12,8 @@ GRAPHDIR holds, for each NAME (made by prepare.sh): NAME.ggraph (ours),
 NAME.sg and NAME-f32.wsg (GAPBS's serialized graph, unweighted and with f32
 weights, from GAPBS's converter reading NAME.gr) and NAME.roots (the
 graph file's roots; both programs search from the first ROOTS of them:
-GAPBS through the GAPBS_ROOTS patch of ../../../../shared/anchors). GAPBS
+GAPBS through its GAPBS_ROOTS patch, built by hand outside the repository
+as results/kernels/road.md describes; only such scripts use it). GAPBS
 runs with OMP_NUM_THREADS=2; ours as every shape of --shapes (ranks x
 threads).
 
