@@ -104,9 +104,7 @@ impl Engine {
                 derived_from: None,
             },
             None => {
-                let p = *self
-                    .profile
-                    .get_or_init(|| WeightProfile::of_graph(&self.graph));
+                let p = *self.profile.get_or_init(|| self.graph.weight_profile());
                 DeltaChoice {
                     value: sssp::derived_delta(&p),
                     derived_from: Some(p),

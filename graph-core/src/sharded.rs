@@ -550,6 +550,80 @@ pub(crate) fn in_fiber(what: &str) -> Result<usize, KernelError> {
     }
 }
 
+/// The range of a graph's entry weights and its entries per vertex, over
+/// every trustee: what SSSP derives its default Δ from
+/// (`sssp::derived_delta`). Computed by [`ShardedGraph::weight_profile`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WeightProfile {
+    /// The smallest entry weight (`+inf` without entries).
+    pub min: f32,
+    /// The largest entry weight (`-inf` without entries).
+    pub max: f32,
+    /// Adjacency entries, all trustees (self-loops are not entries).
+    pub entries: u64,
+    /// Vertices of the graph.
+    pub vertices: u64,
+}
+
+impl WeightProfile {
+    /// Entries per vertex, at least 1.
+    pub fn average_degree(&self) -> f64 {
+        (self.entries as f64 / self.vertices.max(1) as f64).max(1.0)
+    }
+}
+
+impl ShardedGraph {
+    /// The profile of the graph's adjacency: each trustee scans its shard's
+    /// weights once. Call from a fiber of the graph's runtime.
+    ///
+    /// ```
+    /// use graph_core::sharded::{ShardedGraph, WeightProfile};
+    /// use graph_core::{EdgeList, PackedEdge, PartitionKind};
+    /// // A path 0-1-...-9 with weights 1..=9 and a self-loop of weight 100,
+    /// // which is no entry.
+    /// let mut edges: Vec<PackedEdge> =
+    ///     (0..9).map(|v| PackedEdge::new(v, v + 1, (v + 1) as f32)).collect();
+    /// edges.push(PackedEdge::new(4, 4, 100.0));
+    /// let list = EdgeList::from_edges(10, edges).unwrap();
+    /// for threads in [1, 3] {
+    ///     let list = list.clone();
+    ///     let p = gossamer::main(threads, move || {
+    ///         ShardedGraph::build(&list, PartitionKind::Cyclic).unwrap().weight_profile()
+    ///     });
+    ///     let want = WeightProfile { min: 1.0, max: 9.0, entries: 18, vertices: 10 };
+    ///     assert_eq!(p, want, "{threads} trustees");
+    ///     assert_eq!(p.average_degree(), 1.8);
+    /// }
+    /// ```
+    pub fn weight_profile(&self) -> WeightProfile {
+        let parts = self.on_trustees(|ctx| {
+            ctx.local.apply_returning(|s| {
+                let sh = s.shard();
+                let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
+                for &w in sh.weights() {
+                    lo = lo.min(w);
+                    hi = hi.max(w);
+                }
+                (lo, hi, sh.num_entries())
+            })
+        });
+        let empty = WeightProfile {
+            min: f32::INFINITY,
+            max: f32::NEG_INFINITY,
+            entries: 0,
+            vertices: self.num_vertices(),
+        };
+        parts
+            .into_iter()
+            .fold(empty, |p, (lo, hi, n)| WeightProfile {
+                min: p.min.min(lo),
+                max: p.max.max(hi),
+                entries: p.entries + n,
+                ..p
+            })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -236,6 +236,7 @@ impl<'a, P: Program> Local<'a, P> {
     pub fn split(&mut self) -> (&mut P, Sender<'_, P>) {
         let out = Sender {
             adj: self.adj,
+            shard: self.shard,
             net: self.net,
         };
         (self.prog, out)
@@ -308,6 +309,7 @@ impl<'a, P: Program> Local<'a, P> {
 /// [`Local::split`]).
 pub struct Sender<'l, P: Program> {
     adj: &'l Adjacency,
+    shard: &'l Shard,
     net: &'l mut Net<P>,
 }
 
@@ -316,6 +318,13 @@ impl<'l, P: Program> Sender<'l, P> {
     #[inline(always)]
     pub fn adjacency(&self) -> &'l Adjacency {
         self.adj
+    }
+
+    /// This trustee's shard as built ([`Local::shard`]): its weights, or
+    /// rows a kernel rewrote in place.
+    #[inline(always)]
+    pub fn shard(&self) -> &'l Shard {
+        self.shard
     }
 
     /// [`Local::send_remote`]: queues `msg` for the owner of flat id `f`,

@@ -1,4 +1,5 @@
-//! The bucket queue of delta-stepping, with memory independent of Δ.
+//! The bucket queue of delta-stepping, with memory independent of Δ, and
+//! the window of buckets an epoch spans ([`Window`]).
 //!
 //! Bucket `b` holds the vertices whose tentative distance `d` has
 //! `⌊d/Δ⌋ = b`. A vector indexed by `b` needs `max distance / Δ` slots: with a
@@ -229,6 +230,44 @@ impl Buckets {
     #[cfg(test)]
     pub(crate) fn far_len(&self) -> usize {
         self.far.len()
+    }
+}
+
+/// How many buckets the next epoch spans: 1 (one agreement per bucket)
+/// while the work per bucket grows; in the long tail, where buckets hold
+/// few entries, as many as hold about `epoch_work` entries, at most
+/// doubling from one epoch to the next. Every trustee computes the same
+/// widths from the same agreed sums.
+pub(crate) struct Window {
+    /// Buckets of the current epoch.
+    pub(crate) width: u64,
+    epoch_work: u64,
+    /// Entries scanned (all trustees) when the epoch started.
+    pub(crate) at_start: u64,
+    last_per_bucket: u64,
+}
+
+impl Window {
+    pub(crate) fn new(epoch_work: u64) -> Window {
+        Window {
+            width: 1,
+            epoch_work,
+            at_start: 0,
+            last_per_bucket: 0,
+        }
+    }
+
+    /// The epoch ended with `scanned` entries scanned since the search
+    /// began: sets the next epoch's width.
+    pub(crate) fn end_epoch(&mut self, scanned: u64) {
+        let per_bucket = (scanned - self.at_start) / self.width;
+        self.at_start = scanned;
+        self.width = if per_bucket <= self.last_per_bucket {
+            (self.epoch_work / per_bucket.max(1)).clamp(1, 2 * self.width)
+        } else {
+            1
+        };
+        self.last_per_bucket = per_bucket;
     }
 }
 

@@ -1,5 +1,7 @@
 //! The default Δ, derived from the graph: its weight range and average
-//! degree ([`WeightProfile`], [`derived_delta`]).
+//! degree ([`WeightProfile`], computed by
+//! [`ShardedGraph::weight_profile`](graph_core::sharded::ShardedGraph::weight_profile);
+//! [`derived_delta`]).
 //!
 //! The rule: **Δ = max(w_min, w_max / d²)**, with `w_min` and `w_max` the
 //! smallest and largest weight among the adjacency entries (self-loops
@@ -22,60 +24,9 @@
 //! A graph without entries (or whose weights give no usable width) falls
 //! back to [`DEFAULT_DELTA`](crate::DEFAULT_DELTA).
 
-use graph_core::sharded::ShardedGraph;
+use graph_core::sharded::WeightProfile;
 
 use crate::{check_delta, DEFAULT_DELTA};
-
-/// What the default Δ is derived from, over the whole graph: computed once
-/// per graph, each trustee over its own shard, then combined.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct WeightProfile {
-    /// The smallest entry weight (`+inf` without entries).
-    pub min: f32,
-    /// The largest entry weight (`-inf` without entries).
-    pub max: f32,
-    /// Adjacency entries, all trustees (self-loops are not entries).
-    pub entries: u64,
-    /// Vertices of the graph.
-    pub vertices: u64,
-}
-
-impl WeightProfile {
-    /// The profile of `graph`'s adjacency (each trustee scans its shard's
-    /// weights once). Call from a fiber of the graph's runtime.
-    pub fn of_graph(graph: &ShardedGraph) -> WeightProfile {
-        let parts = graph.on_trustees(|ctx| {
-            ctx.local.apply_returning(|s| {
-                let sh = s.shard();
-                let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
-                for &w in sh.weights() {
-                    lo = lo.min(w);
-                    hi = hi.max(w);
-                }
-                (lo, hi, sh.num_entries())
-            })
-        });
-        parts.into_iter().fold(
-            WeightProfile {
-                min: f32::INFINITY,
-                max: f32::NEG_INFINITY,
-                entries: 0,
-                vertices: graph.num_vertices(),
-            },
-            |p, (lo, hi, n)| WeightProfile {
-                min: p.min.min(lo),
-                max: p.max.max(hi),
-                entries: p.entries + n,
-                ..p
-            },
-        )
-    }
-
-    /// Entries per vertex (`d` of the rule), at least 1.
-    pub fn average_degree(&self) -> f64 {
-        (self.entries as f64 / self.vertices.max(1) as f64).max(1.0)
-    }
-}
 
 /// The default Δ for a graph of profile `p`: `max(w_min, w_max / d²)` (see
 /// the module docs), or [`DEFAULT_DELTA`] when that is no usable width
@@ -106,36 +57,18 @@ pub fn derived_delta(p: &WeightProfile) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use graph_core::{EdgeList, PackedEdge, PartitionKind};
 
     #[test]
-    fn the_profile_covers_every_trustee() {
-        // A path 0-1-...-9 with weights 1..=9 and a self-loop of weight
-        // 100, which is no entry.
-        let mut edges: Vec<PackedEdge> = (0..9)
-            .map(|v| PackedEdge::new(v, v + 1, (v + 1) as f32))
-            .collect();
-        edges.push(PackedEdge::new(4, 4, 100.0));
-        let list = EdgeList::from_edges(10, edges).unwrap();
-        for threads in [1, 3] {
-            let list = list.clone();
-            let p = gossamer::main(threads, move || {
-                let g = ShardedGraph::build(&list, PartitionKind::Cyclic).unwrap();
-                WeightProfile::of_graph(&g)
-            });
-            assert_eq!(
-                p,
-                WeightProfile {
-                    min: 1.0,
-                    max: 9.0,
-                    entries: 18,
-                    vertices: 10
-                },
-                "{threads} trustees"
-            );
-            // d = 1.8: max(1, 9 / 3.24) = 2.78.
-            assert!((derived_delta(&p) - 9.0 / 3.24).abs() < 1e-5);
-        }
+    fn the_rule_on_a_path() {
+        // A path of 10 vertices with weights 1..=9: d = 1.8, so
+        // max(1, 9 / 3.24) = 2.78.
+        let p = WeightProfile {
+            min: 1.0,
+            max: 9.0,
+            entries: 18,
+            vertices: 10,
+        };
+        assert!((derived_delta(&p) - 9.0 / 3.24).abs() < 1e-5);
     }
 
     #[test]

@@ -91,13 +91,13 @@ use std::time::{Duration, Instant};
 use gossamer::Op;
 
 mod buckets;
-use buckets::{Buckets, MAX_BUCKET, NO_BUCKET};
+use buckets::{Buckets, Window, MAX_BUCKET, NO_BUCKET};
 mod delta;
-pub use delta::{derived_delta, WeightProfile};
+pub use delta::derived_delta;
+pub use graph_core::sharded::WeightProfile;
 
 use graph_core::alloc::refill;
 use graph_core::sharded::{KernelError, ShardedGraph};
-use graph_core::Shard;
 use graph_kernel::adjacency::NO_FLAT;
 use graph_kernel::{gather, gather_flat, run, Bounds, LightHeavy, Local};
 use graph_kernel::{Prepare, Program, Sender, Setup};
@@ -217,13 +217,21 @@ gossamer::pod_struct! {
     pub struct Relax { pub dist: f32, pub parent: u32 }
 }
 
-/// One trustee's state: the split rows, the bounds (own tentative
-/// distances, best distances sent) and the search.
+/// One trustee's state: what a pass reads beside the search, and the search.
 struct Sssp {
-    lh: LightHeavy,
-    bounds: Bounds,
+    rows: Rows,
     s: Search,
 }
+
+/// The rows split at Δ and the bounds (own tentative distances, best
+/// distances sent).
+struct Rows {
+    lh: LightHeavy,
+    bounds: Bounds,
+}
+
+/// Where a pass sends its relaxations.
+type Out<'l> = Sender<'l, Sssp>;
 
 /// Per-root state of one trustee, by position.
 #[derive(Default)]
@@ -256,7 +264,7 @@ impl Program for Sssp {
 
     #[inline(always)]
     fn receive(&mut self, v: u32, r: Relax) -> bool {
-        let d = self.bounds.own_mut(v);
+        let d = self.rows.bounds.own_mut(v);
         if r.dist < *d {
             *d = r.dist;
             self.s.parent[v as usize] = r.parent;
@@ -264,15 +272,6 @@ impl Program for Sssp {
         }
         false
     }
-}
-
-/// What a pass reads beside the search: the split rows, the shard that
-/// may hold them, the bounds, and the way out.
-struct Rows<'a, 'l> {
-    lh: &'a LightHeavy,
-    shard: &'a Shard,
-    bounds: &'a mut Bounds,
-    out: Sender<'l, Sssp>,
 }
 
 impl Search {
@@ -303,9 +302,9 @@ impl Search {
     /// Relaxes the light (or heavy) entries of own vertex `v`; returns the
     /// work done (entries, and 4 per record queued for another trustee).
     #[inline(always)]
-    fn relax<const HEAVY: bool>(&mut self, r: &mut Rows<'_, '_>, v: u32, d: f32) -> usize {
+    fn relax<const HEAVY: bool>(&mut self, r: &mut Rows, out: &mut Out, v: u32, d: f32) -> usize {
         let span = if HEAVY { r.lh.heavy(v) } else { r.lh.light(v) };
-        let (a, (targets, weights)) = (r.out.adjacency(), r.lh.arrays(r.shard));
+        let (a, (targets, weights)) = (out.adjacency(), r.lh.arrays(out.shard()));
         let (g, mut work) = (a.flat(v), 1 + span.len());
         self.scanned += span.len() as u64;
         r.bounds
@@ -315,7 +314,7 @@ impl Search {
                     return self.push(u, x);
                 }
                 self.sent_min = self.sent_min.min(self.bucket_of(x));
-                r.out.send_remote(f, Relax { dist: x, parent: g });
+                out.send_remote(f, Relax { dist: x, parent: g });
                 work += RECORD_COST;
             });
         work
@@ -326,7 +325,7 @@ impl Search {
     /// (false): its light phase, in FIFO waves of what lands back in it
     /// (LIFO would chase fresh distances depth-first), then the heavy
     /// phase of the vertices it settled.
-    fn epoch_pass(&mut self, r: &mut Rows<'_, '_>, full: usize) -> bool {
+    fn epoch_pass(&mut self, r: &mut Rows, out: &mut Out, full: usize) -> bool {
         // A bucket in progress, else the epoch's first (none: no work here).
         let first = || (self.buckets.first_from(self.epoch), false);
         let (k, heavy) = self.cur.unwrap_or_else(first);
@@ -353,7 +352,7 @@ impl Search {
             }
             self.settled.push(v);
             self.light_done[v as usize] = d;
-            budget = budget.saturating_sub(self.relax::<false>(r, v, d));
+            budget = budget.saturating_sub(self.relax::<false>(r, out, v, d));
             if budget == 0 {
                 return true;
             }
@@ -363,7 +362,7 @@ impl Search {
             let d = r.bounds.own(v);
             if self.heavy_done[v as usize] != d {
                 self.heavy_done[v as usize] = d;
-                budget = budget.saturating_sub(self.relax::<true>(r, v, d));
+                budget = budget.saturating_sub(self.relax::<true>(r, out, v, d));
                 if budget == 0 {
                     return true;
                 }
@@ -376,17 +375,8 @@ impl Search {
 
 /// One pass of the epoch on this trustee.
 fn pass(l: &mut Local<'_, Sssp>, budget: usize) -> bool {
-    let shard = l.shard();
-    let (Sssp { lh, bounds, s }, out) = l.split();
-    s.epoch_pass(
-        &mut Rows {
-            lh,
-            shard,
-            bounds,
-            out,
-        },
-        budget,
-    )
+    let (Sssp { rows, s }, mut out) = l.split();
+    s.epoch_pass(rows, &mut out, budget)
 }
 
 /// Delta-stepping SSSP from `root` over `graph`, from a fiber of the runtime
@@ -417,11 +407,13 @@ pub fn sssp(graph: &ShardedGraph, root: u64, cfg: &SsspConfig) -> Result<SsspOut
     let make = move |s: &mut Setup<'_>, old: Option<Sssp>| {
         let a = s.adjacency().clone();
         let mut st = old.unwrap_or_else(|| Sssp {
-            bounds: Bounds::for_graph(&a, edges, "sssp.sent"),
+            rows: Rows {
+                bounds: Bounds::for_graph(&a, edges, "sssp.sent"),
+                lh: a.light_heavy(s.shard_mut(), delta, cfg.in_place),
+            },
             s: Search::default(),
-            lh: a.light_heavy(s.shard_mut(), delta, cfg.in_place),
         });
-        st.lh.resplit(s.shard_mut(), delta);
+        st.rows.lh.resplit(s.shard_mut(), delta);
         st
     };
     run(graph, make, |_| ());
@@ -430,10 +422,10 @@ pub fn sssp(graph: &ShardedGraph, root: u64, cfg: &SsspConfig) -> Result<SsspOut
         graph,
         move |s, old: Option<Sssp>| {
             let (a, mut st) = (s.adjacency().clone(), make(s, old));
-            st.bounds.reset(&a);
+            st.rows.bounds.reset(&a);
             st.s.reset(a.num_own() as usize, delta);
             if let Some(r) = s.position_of(root) {
-                *st.bounds.own_mut(r) = 0.0;
+                *st.rows.bounds.own_mut(r) = 0.0;
                 st.s.parent[r as usize] = a.flat(r);
                 st.s.push(r, 0.0);
             }
@@ -441,11 +433,12 @@ pub fn sssp(graph: &ShardedGraph, root: u64, cfg: &SsspConfig) -> Result<SsspOut
         },
         move |k| {
             let mine = k.with(|l| l.state().s.buckets.first_from(0));
-            let (mut b, mut window, mut at_start, mut last_per_bucket) = (k.min(mine), 1, 0, 0);
+            let (mut b, mut window) = (k.min(mine), Window::new(cfg.epoch_work));
             while b != NO_BUCKET {
+                let width = window.width;
                 k.with(move |l| {
                     let s = &mut l.state().s;
-                    (s.epoch, s.epoch_end) = (b, b.saturating_add(window));
+                    (s.epoch, s.epoch_end) = (b, b.saturating_add(width));
                     // Every record of the epoch lands at or after `b`.
                     s.buckets.advance(b);
                 });
@@ -462,24 +455,17 @@ pub fn sssp(graph: &ShardedGraph, root: u64, cfg: &SsspConfig) -> Result<SsspOut
                     let [busy, next, scanned] = k.reduce(report, [Op::Or, Op::Min, Op::Sum]);
                     if busy == 0 {
                         b = next;
-                        let per_bucket = (scanned - at_start) / window;
-                        at_start = scanned;
-                        window = if per_bucket <= last_per_bucket {
-                            (cfg.epoch_work / per_bucket.max(1)).clamp(1, 2 * window)
-                        } else {
-                            1
-                        };
-                        last_per_bucket = per_bucket;
+                        window.end_epoch(scanned);
                         break;
                     }
                 }
             }
-            (k.rounds(), at_start)
+            (k.rounds(), window.at_start)
         },
     );
     let kernel_time = t0.elapsed();
     Ok(SsspOutput {
-        dist: gather(graph, f32::INFINITY, |st: &Sssp, v| st.bounds.own(v))?,
+        dist: gather(graph, f32::INFINITY, |st: &Sssp, v| st.rows.bounds.own(v))?,
         parent: gather_flat(graph, |st: &Sssp| &st.s.parent[..])?,
         kernel_time,
         rounds: per.iter().map(|p| p.0).max().unwrap_or(0),
