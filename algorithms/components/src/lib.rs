@@ -248,8 +248,7 @@ impl Cc {
     /// for that root in this pass: then that root is already being hooked
     /// under `lo`, and `lo` is united here with this walk's vertex instead.
     #[inline]
-    fn unite(&mut self, a: &Adjacency, out: &mut Sender<'_, Cc>, u: u32, v: u32) {
-        let (mut u, mut v) = (u, v);
+    fn unite(&mut self, a: &Adjacency, out: &mut Sender<'_, Cc>, mut u: u32, mut v: u32) {
         while let Some((hi, lo)) = link(a, &self.comp, u, v) {
             let slot = &mut self.sent[hi as usize % CACHE];
             if slot.0 == hi {
@@ -322,12 +321,8 @@ fn compress(a: &Adjacency, comp: &Replica) -> u64 {
     for f in a.own_flat() {
         let p = comp.get(f);
         let mut r = p;
-        loop {
-            let q = parent(comp, r);
-            if q == r {
-                break;
-            }
-            r = q;
+        while parent(comp, r) != r {
+            r = parent(comp, r);
         }
         if r != p {
             comp.set(f, r);
