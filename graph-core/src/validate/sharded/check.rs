@@ -3,7 +3,6 @@
 //! reports into one verdict.
 
 use super::scan::{pack, scan, EdgeProblem, Weights};
-use crate::csr::Shard;
 use crate::per_rank;
 use crate::sharded::ShardedGraph;
 use crate::validate::problems::{
@@ -86,12 +85,19 @@ pub fn validate_bfs_sharded(
 
 /// Without validating: `(reached, traversed)`, the number of entries of
 /// `parent` that are not `NO_PARENT` and the number of non-loop input edges
-/// (duplicates included) whose ends are both reached, i.e. half the shard
-/// entries between reached vertices; on a directed graph, the number of
-/// non-loop arcs whose tail is reached (the module docs of
+/// (duplicates included) whose ends are both reached; on a directed graph,
+/// the number of non-loop arcs whose tail is reached (the module docs of
 /// [`validate`](crate::validate)). Vertices beyond `parent`'s end count
-/// as unreached. The trustees read a reached bitmap (1 bit per vertex,
-/// one copy per process).
+/// as unreached.
+///
+/// On an undirected graph this is half the degree sum of the reached
+/// vertices, read from the shards' offsets (a pass over the vertices, not
+/// the entries), which is exact when every neighbour of a reached vertex
+/// is reached: true of every search answer that validates (its reached
+/// set is the root's component). An unchecked answer that breaks it gets
+/// the count of the edges it touches instead, with a half for each edge
+/// with one reached end (rounded down overall). The validators count the
+/// traversed edges themselves, entry by entry.
 pub fn count_traversed_sharded(g: &ShardedGraph, parent: &[u64]) -> (u64, u64) {
     let reached = parent.iter().filter(|&&p| p != NO_PARENT).count() as u64;
     let n = g.num_vertices() as usize;
@@ -108,33 +114,16 @@ pub fn count_traversed_sharded(g: &ShardedGraph, parent: &[u64]) -> (u64, u64) {
     let id = published.id();
     let per_trustee = g.on_trustees(move |ctx| {
         ctx.local.apply(move |s| {
-            let bits = per_rank::get(id);
-            count_reached_edges(s.shard(), &bits)
+            let (shard, bits) = (s.shard(), per_rank::get(id));
+            let is = |v: u64| bits[(v / 64) as usize] >> (v % 64) & 1 == 1;
+            let reached = shard.vertices().filter(|&(_, u)| is(u));
+            reached.map(|(l, _)| shard.degree(l)).sum::<u64>()
         })
     });
     drop(published);
-    (reached, per_trustee.iter().sum())
-}
-
-/// Entries `(u -> v)` with `u < v` between two reached vertices; on a
-/// directed shard, the entries (arcs) of reached vertices.
-fn count_reached_edges(shard: &Shard, bits: &[u64]) -> u64 {
-    let is = |v: u64| bits[(v / 64) as usize] >> (v % 64) & 1 == 1;
-    let mut count = 0;
-    for (l, u) in shard.vertices() {
-        if !is(u) {
-            continue;
-        }
-        if shard.is_directed() {
-            count += shard.degree(l);
-            continue;
-        }
-        count += shard
-            .neighbors(l)
-            .filter(|&(v, _)| u64::from(v) > u && is(u64::from(v)))
-            .count() as u64;
-    }
-    count
+    let degrees: u64 = per_trustee.iter().sum();
+    let halves = if g.is_directed() { 1 } else { 2 };
+    (reached, degrees / halves)
 }
 
 /// Rules 4-6 on every trustee, merged with the caller's `problems`.

@@ -84,16 +84,20 @@ fn bfs(list: &EdgeList<'_>, root: u64) -> (Vec<u64>, Vec<i64>) {
 }
 
 /// The CLI's count over the edge list: reached entries, and non-loop
-/// edges with both ends reached.
+/// edges with both ends reached (plus half of each with one end reached,
+/// which only a broken answer has).
 fn count_list(list: &EdgeList<'_>, parent: &[u64]) -> (u64, u64) {
     let is = |v: u32| parent.get(v as usize).is_some_and(|&p| p != NO_PARENT);
     let reached = parent.iter().filter(|&&p| p != NO_PARENT).count() as u64;
-    let traversed = list
+    // Both ends reached: the edge; one end (a broken answer's reached set
+    // that is not closed): half of it, as the sharded count documents.
+    let halves: u64 = list
         .edges()
         .iter()
-        .filter(|e| e.u != e.v && is(e.u) && is(e.v))
-        .count() as u64;
-    (reached, traversed)
+        .filter(|e| e.u != e.v)
+        .map(|e| u64::from(is(e.u)) + u64::from(is(e.v)))
+        .sum();
+    (reached, halves / 2)
 }
 
 fn non_isolated_list(list: &EdgeList<'_>) -> Vec<u64> {
