@@ -83,8 +83,12 @@ pub enum Command {
     /// tolerance 1e-4; pull, a graph-kernel Program).
     Pagerank(PageRankArgs),
     /// Convert a graph from another tool's format (.el, .wel, .mtx, .gr,
-    /// GAPBS .sg/.wsg) into a gossamer-graph file.
+    /// GAPBS .sg/.wsg) into a gossamer-graph file, or (--built) any graph
+    /// file into a built graph file that runs map instead of building.
     Convert(ConvertArgs),
+    /// Check a built graph file whole (every section's checksum, its rows'
+    /// offsets and ids); runs check only the rows they read.
+    Verify(VerifyArgs),
     /// Betweenness centrality (Brandes from 4 distinct sources, as GAPBS's
     /// bc: the source's own dependency counts; scores divided by the
     /// largest; a graph-kernel example).
@@ -171,9 +175,10 @@ pub struct Input {
     #[arg(long, value_name = "S")]
     pub scale: Option<u32>,
     /// Read a graph file written by `gossamer-graph generate -o FILE` or
-    /// `convert` (memory-mapped, checksums verified), or a text or GAPBS
-    /// file directly by its extension (.el .wel .mtx .gr .sg .wsg; slower
-    /// than converting it once).
+    /// `convert` (memory-mapped, checksums verified), a built graph file
+    /// (`convert --built`: recognised by its header and mapped, no
+    /// construction), or a text or GAPBS file directly by its extension
+    /// (.el .wel .mtx .gr .sg .wsg; slower than converting it once).
     #[arg(long, value_name = "FILE")]
     pub graph: Option<PathBuf>,
     #[command(flatten)]
@@ -385,6 +390,11 @@ pub struct GenerateArgs {
     /// Write the graph (with its 64 search roots) to this gossamer-graph file.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Write -o FILE as a built graph file: the graph's rows as the kernels
+    /// hold them, which every later run (any --ranks, --threads,
+    /// --partition) maps instead of building (see `convert --help`).
+    #[arg(long, requires = "output")]
+    pub built: bool,
     /// Grid: write the graph as a DIMACS shortest-path file (`p sp N M`,
     /// `a u v w`, 1-based ids), as GAPBS and `--graph FILE.gr` read it.
     #[arg(long, value_name = "FILE")]
@@ -569,9 +579,26 @@ pub struct ConvertArgs {
     /// values are negative or are not distances).
     #[arg(long)]
     pub ignore_weights: bool,
+    /// Write a built graph file: the whole graph's rows as the kernels hold
+    /// them (each vertex's neighbours, weights in a section of their own),
+    /// checksummed by chunk. Every later run with --graph OUT, whatever
+    /// its --ranks, --threads and --partition, maps it instead of building
+    /// the graph (a block partition's trustees read their rows in place,
+    /// a cyclic one's copy theirs); unweighted kernels never read the
+    /// weights. IN may also be a gossamer-graph file (.ggraph, its roots
+    /// kept). `gossamer-graph verify OUT` checks the whole file.
+    #[arg(long)]
+    pub built: bool,
     /// Parser threads. Default: all cores.
     #[arg(long, value_name = "T")]
     pub threads: Option<usize>,
+}
+
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// The built graph file (`convert --built`, `generate --built`).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
 }
 
 #[derive(Args, Debug)]

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use bfs::{BfsConfig, BfsMode};
 use graph_core::construct::{BuildTimes, Unweighted};
+use graph_core::io::built::Weights;
 use graph_core::sharded::ShardedGraph;
 use graph_core::{EdgeList, PartitionKind};
 use sssp::{SsspConfig, WeightProfile};
@@ -58,7 +59,9 @@ impl Engine {
     /// reads its own slice; see [`graph_core::construct`]), without their
     /// weights unless `weighted` (only SSSP reads them, and a prepared-shard
     /// file keeps them), or has every trustee map its saved shard
-    /// ([`graph_core::io::prepared`]).
+    /// ([`graph_core::io::prepared`]), or take its shard from a built graph
+    /// file ([`graph_core::io::built`]: the weight section untouched
+    /// unless `weighted`).
     pub fn build_from(
         source: BuildSource,
         kind: PartitionKind,
@@ -69,6 +72,14 @@ impl Engine {
             BuildSource::Graph500(s) => ShardedGraph::build_from(Unweighted(s), kind)?,
             BuildSource::Local(s) if weighted => ShardedGraph::build_from(s, kind)?,
             BuildSource::Local(s) => ShardedGraph::build_from(Unweighted(s), kind)?,
+            BuildSource::Built { path, unit } => {
+                let weights = match (weighted, unit) {
+                    (false, _) => Weights::Skip,
+                    (true, false) => Weights::Stored,
+                    (true, true) => Weights::Unit,
+                };
+                ShardedGraph::open_built(&path, kind, weights)?
+            }
             BuildSource::Prepared { dir, graph } => {
                 ShardedGraph::open_prepared(&dir, &graph, kind)?
             }

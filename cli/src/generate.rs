@@ -19,6 +19,11 @@ use crate::runtime;
 /// Runs the `generate` command.
 pub fn run(args: &GenerateArgs) -> Result<()> {
     if args.kind == GraphKind::Grid {
+        if args.built {
+            return Err(CliError::new(
+                "--built writes the Kronecker graph; write the grid with -o FILE.ggraph, then `gossamer-graph convert FILE.ggraph --built -o OUT`",
+            ));
+        }
         return crate::grid::run(args);
     }
     let only_grid = [
@@ -83,7 +88,19 @@ pub fn run(args: &GenerateArgs) -> Result<()> {
     let roots_time = start.elapsed().as_secs_f64();
     if let Some(path) = &args.output {
         let bar = Progress::spinner("writing");
-        let written = file::write_with_roots(path, &list, &roots);
+        let written = if args.built {
+            graph_core::io::built::write(
+                path,
+                &list,
+                &graph_core::GraphMeta::default(),
+                &roots,
+                None,
+            )
+            .map(|_| ())
+            .map_err(|e| CliError::new(e.to_string()))
+        } else {
+            file::write_with_roots(path, &list, &roots).map_err(CliError::from)
+        };
         bar.finish();
         written?;
     }

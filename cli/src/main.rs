@@ -117,6 +117,7 @@ fn command_name(command: &Command) -> &'static str {
     match command {
         Command::Generate(_) => "generate",
         Command::Convert(_) => "convert",
+        Command::Verify(_) => "verify",
         Command::Plan(_) => "plan",
         Command::Sssp(_) => "sssp",
         Command::Bfs(_) => "bfs",
@@ -154,7 +155,7 @@ fn run_options(command: &Command) -> Option<&args::RunOptions> {
         Command::Bc(a) => Some(&a.whole.run),
         Command::Tc(a) => Some(&a.whole.run),
         Command::Kcore(a) => Some(&a.whole.run),
-        Command::Generate(_) | Command::Convert(_) | Command::Plan(_) => None,
+        Command::Generate(_) | Command::Convert(_) | Command::Verify(_) | Command::Plan(_) => None,
     }
 }
 
@@ -174,7 +175,7 @@ fn workload(command: &Command) -> graph_core::memory::Workload {
         Command::Cc(_) => Workload::Cc,
         Command::Pagerank(_) => Workload::PageRank,
         // Converting holds what generating does.
-        Command::Convert(_) => Workload::Generate,
+        Command::Convert(_) | Command::Verify(_) => Workload::Generate,
         Command::Bc(_) => Workload::Bc,
         Command::Tc(_) => Workload::Tc,
         Command::Kcore(_) => Workload::Kcore,
@@ -273,6 +274,7 @@ fn main() {
         Command::Cc(a) => whole::run_cc(a),
         Command::Pagerank(a) => whole::run_pagerank(a),
         Command::Convert(a) => convert::run(a),
+        Command::Verify(a) => convert::verify(a),
         Command::Bc(a) => whole::run_bc(a),
         Command::Tc(a) => whole::run_tc(a),
         Command::Kcore(a) => whole::run_kcore(a),

@@ -175,18 +175,18 @@ fn run_inside(
     specs: &[KernelSpec],
     plan: &Plan,
 ) -> Result<Outcome> {
-    let loading = matches!(source, BuildSource::Prepared { .. });
-    let (spinner, watch) = if loading {
-        (Some(Progress::spinner("mapping prepared shards")), None)
-    } else {
-        (None, Some(BuildWatch::start(graph.is_streamed())))
+    let mapping = match source {
+        BuildSource::Prepared { .. } => Some("mapping prepared shards"),
+        BuildSource::Built { .. } => Some("mapping the built graph"),
+        _ => None,
+    };
+    let loading = mapping.is_some();
+    let (spinner, watch) = match mapping {
+        Some(what) => (Some(Progress::spinner(what)), None),
+        None => (None, Some(BuildWatch::start(graph.is_streamed()))),
     };
     crate::memtrace::start();
-    let phase = if loading {
-        "mapping prepared shards"
-    } else {
-        "construction"
-    };
+    let phase = mapping.unwrap_or("construction");
     // Only SSSP reads weights; saved shards keep them for any later run.
     let weighted = specs
         .iter()

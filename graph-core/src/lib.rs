@@ -13,6 +13,7 @@
 //! | per-trustee adjacency (undirected, or out-edges plus an in-edge index when directed; no self-loops, duplicates kept), its parallel build from an edge list, and the kernels' vertex order (by degree where degrees are skewed) | [`csr`] | [`Shard`], [`build_rank`], [`build_whole`], [`csr::positions`] |
 //! | the shards entrusted to their trustees, and what every kernel shares (fibers per trustee, a reduction group, gathering) | [`sharded`] | [`ShardedGraph`](sharded::ShardedGraph), [`TrusteeState`](sharded::TrusteeState), [`TrusteeCtx`](sharded::TrusteeCtx), [`KernelError`](sharded::KernelError) |
 //! | distributed construction: each trustee reads its slice, entries sent to their owners | [`construct`] | [`construct::EdgeSource`], [`construct::LocalSource`], [`ShardedGraph::build_from`](sharded::ShardedGraph::build_from) |
+//! | the graph as built, one file for any run: the whole CSR (weights in a section of their own), each trustee's shard taken from the mapping (views under a block partition, its rows copied under a cyclic one), checked lazily by chunk | [`io::built`] (the file), [`construct`] (on the trustees) | [`io::built::write`](fn@io::built::write), [`io::built::open`](fn@io::built::open), [`io::built::BuiltGraph::shard`], [`ShardedGraph::open_built`](sharded::ShardedGraph::open_built) |
 //! | a built graph saved per trustee and memory-mapped by later runs | [`io::prepared`] (the file), [`construct`] (on the trustees) | [`ShardedGraph::save_prepared`](sharded::ShardedGraph::save_prepared), [`ShardedGraph::open_prepared`](sharded::ShardedGraph::open_prepared), [`io::prepared::GraphIdentity`] |
 //! | versioned, checksummed binary graph file, memory-mapped | [`io::file`] | [`io::file::write`], [`io::file::write_graph`], [`io::file::open`](fn@io::file::open), [`io::file::open_in_slices`], [`MappedGraph`], [`io::file::parse`] |
 //! | outputs other than graph files (dumps, sidecars): a file replaced whole, a stream written in place, a link refused | [`io::output`] | [`io::output::write`](fn@io::output::write), [`io::output::Output`] |
@@ -65,7 +66,7 @@
 //!
 //! `unsafe` lives in five small private modules, each block with a `SAFETY`
 //! comment: `mapped.rs` (the mappings of graph files, of [`io::formats`]'
-//! inputs and of [`io::prepared`] shards, the byte <-> record and byte <->
+//! inputs, of [`io::prepared`] shards and of [`io::built`] files, the byte <-> record and byte <->
 //! number casts, and the slices that keep a mapping alive), `oom.rs` (the
 //! global allocator [`alloc::ExitOnOom`], passing through to the system's)
 //! and, in

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use generators::{Graph500Config, Kronecker};
+use graph_core::io::built;
 use graph_core::io::file;
 use graph_core::io::formats::{self, Format};
 use graph_core::{memory, EdgeList, Graph500Params, MappedGraph, PackedEdge};
@@ -41,6 +42,7 @@ fn check_generated_memory(kron: &Kronecker, threads: usize, force: bool) -> Resu
 /// or a file that cannot be read (the run itself then says why).
 pub fn graph500_file_params(input: &Input) -> Option<Graph500Params> {
     match (&input.scale, &input.graph) {
+        (None, Some(path)) if is_built_file(path) => built::open(path).ok()?.header().params,
         (None, Some(path)) if text_format(path, &input.text).is_none() => {
             file::open_header(path).ok()?.0.params
         }
@@ -159,6 +161,50 @@ fn load_file(path: &Path, threads: usize, force: bool, in_slices: bool) -> Resul
     })
 }
 
+/// Whether `path` names a built graph file (`convert --built`), by its
+/// first bytes; false for anything that is not a regular file.
+pub fn is_built_file(path: &Path) -> bool {
+    let mut magic = [0u8; 8];
+    std::fs::metadata(path).is_ok_and(|m| m.is_file())
+        && std::fs::File::open(path)
+            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
+            .is_ok()
+        && built::is_built(&magic)
+}
+
+/// A built graph file as the input of a run: mapped, its header, digests
+/// and ids checked (each trustee checks the rows it takes). With `list`
+/// the edges are also read back from the rows (the whole file checked
+/// first), for the commands that check their answer against a list.
+fn load_built(path: &Path, threads: usize, force: bool, list: bool) -> Result<LoadedGraph> {
+    let start = Instant::now();
+    let g = built::open(path).map_err(|e| CliError::new(e.to_string()))?;
+    let h = g.header();
+    match h.params {
+        Some(p) => {
+            let (kron, _) = generator(p.scale, p.edgefactor, p.seed1, p.seed2)?;
+            check_generated_memory(&kron, threads, force)?;
+        }
+        None => check_graph_memory(h.num_vertices, h.num_edges, threads, force)?,
+    }
+    let list = if list {
+        let bar = Progress::spinner("reading");
+        let l = g.edge_list();
+        bar.finish();
+        Some(Arc::new(l.map_err(|e| CliError::new(e.to_string()))?))
+    } else {
+        None
+    };
+    Ok(LoadedGraph {
+        storage: Storage::Built {
+            graph: Arc::new(g),
+            list,
+            unit_meta: None,
+        },
+        generation_time: start.elapsed().as_secs_f64(),
+    })
+}
+
 /// The format of a `--graph` file that is not a gossamer-graph file: from
 /// `--format`, else from its extension (a `.ggraph` or unknown extension
 /// is read as a graph file).
@@ -206,6 +252,8 @@ pub fn load_streamed(
 ) -> Result<LoadedGraph> {
     let (Some(scale), None) = (input.scale, &input.graph) else {
         return match (&input.scale, &input.graph) {
+            // A built file: every trustee takes its rows from it.
+            (None, Some(path)) if is_built_file(path) => load_built(path, threads, force, false),
             // A graph file: every trustee checks and reads its own slice.
             (None, Some(path)) if text_format(path, &input.text).is_none() => {
                 load_file(path, threads, force, true)
@@ -261,6 +309,10 @@ pub fn load_described(
         (None, Some(path)) => path,
         _ => return load_streamed(input, gen, threads, force),
     };
+    if is_built_file(path) {
+        // Refused with what to do by the run's identity.
+        return load_built(path, threads, force, false);
+    }
     if text_format(path, &input.text).is_some() {
         return Err(CliError::new(format!(
             "--prepared needs a generated graph (--scale) or a graph file, not the text file {}: convert it once with `gossamer-graph convert`, then save and reuse the prepared graph of --graph GRAPH.ggraph",
@@ -319,6 +371,7 @@ pub fn load(input: &Input, gen: &GenParams, threads: usize, force: bool) -> Resu
                 generation_time,
             })
         }
+        (None, Some(path)) if is_built_file(path) => load_built(path, threads, force, true),
         (None, Some(path)) => load_file(path, threads, force, false),
         // clap's argument group makes these unreachable; keep a clear message anyway.
         _ => Err(CliError::new(

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use generators::Kronecker;
 use graph_core::construct::LocalSource;
+use graph_core::io::built::BuiltGraph;
 use graph_core::io::file;
 use graph_core::io::prepared::GraphIdentity;
 use graph_core::{EdgeList, Graph500Params, GraphMeta, MappedGraph, PackedEdge};
@@ -53,6 +54,17 @@ pub(super) enum Storage {
         header: file::GraphHeader,
         meta: GraphMeta,
     },
+    /// A built graph file ([`graph_core::io::built`]), mapped: the
+    /// trustees take their shards from it instead of building them.
+    Built {
+        graph: Arc<BuiltGraph>,
+        /// The edges read back from the rows, for the commands that check
+        /// their answer against a list ([`load`](super::load)).
+        list: Option<Arc<EdgeList<'static>>>,
+        /// `--unit-weights` on a weighted file: the meta that says
+        /// unweighted (the trustees read every weight as 1.0).
+        unit_meta: Option<GraphMeta>,
+    },
     /// Read from another tool's format (or re-weighted by `--unit-weights`).
     Parsed {
         list: Arc<EdgeList<'static>>,
@@ -68,6 +80,13 @@ pub enum BuildSource {
     /// Every process holds the records (mapped or parsed); each trustee
     /// reads its slice.
     Local(LocalSource),
+    /// Every trustee takes its shard from a built graph file.
+    Built {
+        /// The file (absolute).
+        path: std::path::PathBuf,
+        /// Every weight 1.0 (`--unit-weights`).
+        unit: bool,
+    },
     /// Every trustee maps its shard saved in `dir` (`--prepared`).
     Prepared {
         /// The directory of the shard files.
@@ -113,6 +132,10 @@ impl LoadedGraph {
                 panic!("a graph run from prepared shards has no edge list")
             }
             Storage::Parsed { list, .. } => list.clone_view(),
+            Storage::Built { list: Some(l), .. } => l.clone_view(),
+            Storage::Built { list: None, .. } => {
+                panic!("a built graph file mapped for its shards has no edge list: load it with graph::load")
+            }
         }
     }
 
@@ -123,6 +146,7 @@ impl LoadedGraph {
         match &self.storage {
             Storage::Generated { .. } | Storage::Parsed { .. } => true,
             Storage::Mapped { graph, .. } => graph.is_verified(),
+            Storage::Built { list, .. } => list.is_some(),
             Storage::Streamed { .. } | Storage::Described { .. } => false,
         }
     }
@@ -152,6 +176,12 @@ impl LoadedGraph {
             Storage::Parsed { list, meta } => {
                 BuildSource::Local(LocalSource::publish(list.clone()).with_direction(meta.directed))
             }
+            Storage::Built {
+                graph, unit_meta, ..
+            } => BuildSource::Built {
+                path: std::path::absolute(graph.path()).unwrap_or_else(|_| graph.path().into()),
+                unit: unit_meta.is_some(),
+            },
         }
     }
 
@@ -162,6 +192,9 @@ impl LoadedGraph {
             Storage::Mapped { graph, unit_meta } => unit_meta.as_ref().unwrap_or(graph.meta()),
             Storage::Described { meta, .. } => meta,
             Storage::Parsed { meta, .. } => meta,
+            Storage::Built {
+                graph, unit_meta, ..
+            } => unit_meta.as_ref().unwrap_or(graph.meta()),
         }
     }
 
@@ -206,6 +239,30 @@ impl LoadedGraph {
         }
         if !self.meta().weighted {
             return self;
+        }
+        if let Storage::Built { graph, list, .. } = self.storage {
+            // The trustees read every weight as 1.0; a list read back for
+            // the checks carries 1.0 too.
+            let list = list.map(|l| {
+                let edges = l
+                    .edges()
+                    .par_iter()
+                    .map(|e| PackedEdge::new(e.u, e.v, 1.0))
+                    .collect();
+                Arc::new(EdgeList::from_edges(l.num_vertices(), edges).expect("the same counts"))
+            });
+            let unit_meta = Some(GraphMeta {
+                weighted: false,
+                ..graph.meta().clone()
+            });
+            return LoadedGraph {
+                storage: Storage::Built {
+                    graph,
+                    list,
+                    unit_meta,
+                },
+                generation_time: self.generation_time,
+            };
         }
         if let Storage::Mapped {
             graph,
@@ -273,6 +330,7 @@ impl LoadedGraph {
             Storage::Mapped { graph: m, .. } => m.header().num_vertices,
             Storage::Described { header, .. } => header.num_vertices,
             Storage::Parsed { list, .. } => list.num_vertices(),
+            Storage::Built { graph, .. } => graph.header().num_vertices,
         }
     }
 
@@ -284,6 +342,7 @@ impl LoadedGraph {
             Storage::Mapped { graph: m, .. } => m.header().num_edges,
             Storage::Described { header, .. } => header.num_edges,
             Storage::Parsed { list, .. } => list.num_edges(),
+            Storage::Built { graph, .. } => graph.header().num_edges,
         }
     }
 
@@ -303,6 +362,7 @@ impl LoadedGraph {
             Storage::Mapped { graph: m, .. } => m.header().params,
             Storage::Described { header, .. } => header.params,
             Storage::Parsed { list, .. } => list.params(),
+            Storage::Built { graph, .. } => graph.header().params,
         }
     }
 
@@ -342,6 +402,11 @@ impl LoadedGraph {
             Storage::Mapped { graph: m, .. } => Some(m.header().data_checksum),
             Storage::Described { header, .. } => Some(header.data_checksum),
             Storage::Generated { .. } | Storage::Streamed { .. } => None,
+            Storage::Built { .. } => {
+                return Err(CliError::new(
+                    "--save-prepared and --prepared are for graph files and generated graphs: a built graph file is mapped by every run, whatever its --ranks, --threads and --partition, so drop the option",
+                ))
+            }
             Storage::Parsed { .. } => {
                 return Err(CliError::new(
                     "--save-prepared and --prepared need a generated graph (--scale) or a graph file: convert the text file once with `gossamer-graph convert`, then pass --graph GRAPH.ggraph",

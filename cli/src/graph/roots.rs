@@ -126,6 +126,7 @@ impl LoadedGraph {
         let stored = match &self.storage {
             Storage::Mapped { graph, .. } => graph.roots(),
             Storage::Described { header, .. } => &header.roots,
+            Storage::Built { graph, .. } => graph.roots(),
             _ => &[],
         };
         let generated = matches!(

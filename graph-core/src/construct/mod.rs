@@ -87,8 +87,10 @@
 //! | `passes.rs` | [`ShardedGraph::build_from`](crate::sharded::ShardedGraph::build_from): the check and the two passes on every trustee |
 //! | `exchange.rs` | what the trustees send each other: entries to their owners, and whether a step failed |
 //! | `progress.rs` | how far this process's trustees are, for a progress display ([`build_progress`]) |
+//! | `built.rs` | [`open_built`](crate::sharded::ShardedGraph::open_built): every trustee takes its shard from a built graph file ([`crate::io::built`]) |
 //! | `prepared.rs` | [`save_prepared`](crate::sharded::ShardedGraph::save_prepared) and [`open_prepared`](crate::sharded::ShardedGraph::open_prepared) on every trustee (the file is [`crate::io::prepared`]) |
 
+mod built;
 mod exchange;
 mod passes;
 mod prepared;

@@ -191,6 +191,32 @@ impl Shard {
         }
     }
 
+    /// A shard without weights from its arrays (`offsets`: one per owned
+    /// vertex plus one, rising to `targets.len()`; rows by local index),
+    /// for kernels that never read weights.
+    pub(crate) fn unweighted_from_arrays(
+        partition: Partition,
+        trustee: u32,
+        offsets: Array<u64>,
+        targets: Array<u32>,
+    ) -> Shard {
+        debug_assert_eq!(offsets.len() as u64, partition.local_count(trustee) + 1);
+        debug_assert_eq!(offsets.last().copied(), Some(targets.len() as u64));
+        Shard {
+            partition,
+            trustee,
+            offsets,
+            targets,
+            weights: Vec::new().into(),
+            weighted: false,
+            slots: Vec::new().into(),
+            directed: false,
+            in_offsets: Vec::new().into(),
+            in_sources: Vec::new().into(),
+            renamed: None,
+        }
+    }
+
     /// The shard without its weights, their memory freed: for kernels and
     /// checks that never read them ([`is_weighted`](Self::is_weighted) is
     /// then false; the rows stay where they are).

@@ -83,6 +83,7 @@ mod testing;
 mod write;
 
 pub use checksum::checksum64;
+pub(crate) use checksum::{chunk_digest, fold as fold_digests, CHUNK as CHECKSUM_CHUNK};
 pub use error::GraphFileError;
 pub use header::{parse_header, GraphHeader};
 pub use layout::{FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_ROOTS, OLDEST_READABLE_VERSION};

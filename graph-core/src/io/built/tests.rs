@@ -1,0 +1,262 @@
+//! The built file against the build: every partition's shards, field by
+//! field; what is refused and when; the whole check and the list.
+
+use std::path::PathBuf;
+
+use super::header::CHUNK;
+use super::*;
+use crate::csr::{build_trustees_with, Shard};
+use crate::edge_list::{EdgeList, PackedEdge};
+use crate::meta::{GraphMeta, IdMap};
+use crate::partition::{Partition, PartitionKind};
+
+pub(crate) fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("gg-built-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A pseudo-random multigraph with self-loops, duplicates, a hub and
+/// isolated vertices; weights 1.0 when `weighted` is false (as an
+/// unweighted graph's records carry).
+pub(crate) fn graph(n: u32, m: usize, seed: u64, weighted: bool) -> EdgeList<'static> {
+    let mut x = seed | 1;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let edges = (0..m)
+        .map(|i| {
+            let u = if i % 9 == 0 {
+                2
+            } else {
+                (next() % u64::from(n - n / 8)) as u32
+            };
+            let v = if i % 13 == 0 {
+                u
+            } else {
+                (next() % u64::from(n - n / 8)) as u32
+            };
+            let w = if weighted {
+                (next() % 1000) as f32 / 1000.0
+            } else {
+                1.0
+            };
+            PackedEdge::new(u, v, w)
+        })
+        .collect();
+    EdgeList::from_edges(u64::from(n), edges).unwrap()
+}
+
+fn meta(directed: bool, weighted: bool) -> GraphMeta {
+    GraphMeta {
+        directed,
+        weighted,
+        ids: IdMap::Offset(0),
+    }
+}
+
+#[test]
+fn every_partition_takes_the_shards_the_build_makes() {
+    let d = scratch("partitions");
+    for directed in [false, true] {
+        for weighted in [true, false] {
+            let list = graph(97, 3000, 5 + u64::from(directed), weighted);
+            let path = d.join(format!("g-{directed}-{weighted}"));
+            let h = write(&path, &list, &meta(directed, weighted), &[3, 4], None).unwrap();
+            assert_eq!((h.directed, h.weighted), (directed, weighted));
+            let g = open(&path).unwrap();
+            assert_eq!(g.roots(), [3, 4]);
+            for kind in [PartitionKind::Block, PartitionKind::Cyclic] {
+                for (ranks, threads) in [(1, 1), (1, 3), (2, 1), (2, 3)] {
+                    let p = Partition::new(kind, 97, ranks, threads).unwrap();
+                    for t in 0..p.num_trustees() {
+                        let want: Shard = build_trustees_with(&list, &p, t..t + 1, directed)
+                            .unwrap()
+                            .remove(0);
+                        let what = format!("{kind:?} {ranks}x{threads} trustee {t}, directed {directed}, weighted {weighted}");
+                        let stored = g.shard(&p, t, Weights::Stored).unwrap();
+                        assert_eq!(stored, want, "{what}");
+                        assert_eq!(stored.is_directed(), directed);
+                        let unit = g.shard(&p, t, Weights::Unit).unwrap();
+                        assert!(unit.weights().iter().all(|&w| w == 1.0));
+                        assert_eq!(unit.targets(), want.targets());
+                        let skip = g.shard(&p, t, Weights::Skip).unwrap();
+                        assert_eq!(skip, want.clone().without_weights(), "{what}");
+                        // A block trustee's rows are views of the mapping.
+                        let block = kind == PartitionKind::Block || p.num_trustees() == 1;
+                        assert_eq!(stored.heap_bytes() < want.heap_bytes(), block, "{what}");
+                        if block && weighted {
+                            // Offsets alone: 8 B per owned vertex plus one.
+                            let owned = 8 * (stored.num_local_vertices() + 1);
+                            let in_owned = if directed { owned } else { 0 };
+                            assert_eq!(stored.heap_bytes(), owned + in_owned, "{what}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn ids_and_the_list_come_back() {
+    let d = scratch("ids");
+    let list = graph(50, 400, 9, true);
+    let table: Vec<u64> = (0..50).map(|v| 1000 + 7 * v).collect();
+    let m = GraphMeta {
+        directed: false,
+        weighted: true,
+        ids: IdMap::Table(table.clone()),
+    };
+    let path = d.join("g");
+    write(&path, &list, &m, &[], Some(0xfeed)).unwrap();
+    let g = open(&path).unwrap();
+    assert_eq!(g.meta(), &m);
+    assert_eq!(g.header().source_checksum, Some(0xfeed));
+    assert_eq!(g.header().num_edges, 400);
+    g.verify().unwrap();
+    // The list read back builds the same rows, up to their order.
+    let back = g.edge_list().unwrap();
+    let sorted = |l: &EdgeList<'_>| {
+        let s = crate::build_whole(l).unwrap();
+        (0..50)
+            .map(|v| {
+                let mut r: Vec<(u32, u32)> =
+                    s.neighbors(v).map(|(x, w)| (x, w.to_bits())).collect();
+                r.sort_unstable();
+                r
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(sorted(&back), sorted(&list));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn damage_is_refused_with_what_to_do_never_a_panic() {
+    let d = scratch("damage");
+    // Enough entries for several checksum chunks: 2 x 300 000 x 4 B.
+    let list = graph(20_000, 300_000, 3, true);
+    let path = d.join("g");
+    let h = write(&path, &list, &meta(false, true), &[], None).unwrap();
+    assert!(h.chunks(Section::Targets) >= 2);
+    let bytes = std::fs::read(&path).unwrap();
+    let p = Partition::new(PartitionKind::Block, 20_000, 1, 2).unwrap();
+    let bad = d.join("bad");
+    let refused = |b: &[u8]| -> String {
+        std::fs::write(&bad, b).unwrap();
+        match open(&bad) {
+            Err(e) => e.to_string(),
+            Ok(g) => {
+                let mut first = None;
+                for t in 0..2 {
+                    if let Err(e) = g.shard(&p, t, Weights::Stored) {
+                        first.get_or_insert(e.to_string());
+                    }
+                }
+                first.unwrap_or_else(|| "accepted".into())
+            }
+        }
+    };
+    let rebuild = "write it again with `gossamer-graph convert GRAPH --built -o FILE`";
+    let e = refused(&bytes[..bytes.len() - 10]);
+    assert!(
+        e.contains("is truncated: its header promises") && e.contains(rebuild),
+        "{e}"
+    );
+    let e = refused(&bytes[..600]);
+    assert!(e.contains("fewer than the 1024-byte header"), "{e}");
+    let mut v = bytes.clone();
+    v.extend_from_slice(&[0; 3]);
+    assert!(refused(&v).contains("but its header implies"));
+    let mut v = bytes.clone();
+    v[header::OFF_VERSION] = 9;
+    assert!(refused(&v).contains("format v9, this build reads v1"));
+    let mut v = bytes.clone();
+    v[header::OFF_VERTICES] ^= 1;
+    assert!(refused(&v).contains("corrupt header"));
+    assert!(refused(b"GOSGRAPH and more").contains("not a built graph file"));
+    // A flipped bit in the second chunk of the neighbour ids: refused by
+    // the trustee that reads it.
+    let t = h.sections[Section::Targets as usize].start as usize;
+    let mut v = bytes.clone();
+    v[t + CHUNK as usize + 5] ^= 4;
+    let e = refused(&v);
+    assert!(
+        e.contains("its neighbour ids do not match their checksum"),
+        "{e}"
+    );
+    // In the weights: refused when they are read, not otherwise (an
+    // unweighted run never reads them); the whole check finds it.
+    let w = h.sections[Section::Weights as usize].start as usize;
+    let mut v = bytes.clone();
+    v[w + 17] ^= 1;
+    assert!(refused(&v).contains("its weights do not match"));
+    std::fs::write(&bad, &v).unwrap();
+    let g = open(&bad).unwrap();
+    for t in 0..2 {
+        g.shard(&p, t, Weights::Skip).unwrap();
+    }
+    assert!(g
+        .verify()
+        .unwrap_err()
+        .to_string()
+        .contains("weights do not match"));
+    // Digests in order but a neighbour id out of range: still refused.
+    let mut v = bytes.clone();
+    v[t..t + 4].copy_from_slice(&20_000u32.to_le_bytes());
+    let digests = &h.sections[Section::Digests as usize];
+    let chunk0 = crate::io::file::chunk_digest(&v[t..t + CHUNK as usize], 0);
+    let first = h.first_digest(Section::Targets) as usize;
+    let at = digests.start as usize + 8 * first;
+    v[at..at + 8].copy_from_slice(&chunk0.to_le_bytes());
+    let sum = crate::io::file::checksum64(&v[digests.start as usize..digests.end as usize]);
+    let mut hh = h.clone();
+    hh.sums[Section::Digests as usize] = sum;
+    hh.sums[Section::Targets as usize] =
+        crate::io::file::checksum64(&v[t..h.sections[Section::Targets as usize].end as usize]);
+    v[..HEADER_LEN].copy_from_slice(&header::encode(&hh));
+    let e = refused(&v);
+    assert!(
+        e.contains("is 20000, not a vertex (the graph has 20000)"),
+        "{e}"
+    );
+    // Offsets that fall: refused.
+    let o = h.sections[Section::Offsets as usize].start as usize;
+    let mut v = bytes.clone();
+    v[o + 8 * 3..o + 8 * 4].copy_from_slice(&u64::MAX.to_le_bytes());
+    assert!(refused(&v).contains("do not match their checksum"));
+    assert!(matches!(
+        open(d.join("missing")).unwrap_err().problem,
+        Problem::NotFound
+    ));
+    assert!(open(&d)
+        .unwrap_err()
+        .to_string()
+        .contains("not a regular file"));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn the_header_says_what_the_file_holds() {
+    let d = scratch("header");
+    let list = graph(64, 500, 1, false);
+    let path = d.join("g");
+    let h = write(&path, &list, &meta(true, false), &[], None).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    assert!(is_built(&bytes));
+    assert_eq!(parse_header(&bytes).unwrap(), h);
+    assert_eq!(bytes.len() as u64, h.file_len());
+    // No weight section; the sections are page-aligned.
+    assert!(h.sections[Section::Weights as usize].is_empty());
+    for s in &h.sections {
+        assert!(s.is_empty() || s.start % ALIGN == 0);
+    }
+    assert_eq!(h.in_entries, h.entries);
+    let _ = std::fs::remove_dir_all(&d);
+}
