@@ -33,6 +33,9 @@ pub struct Local<'a, P: Program> {
     rows: Option<&'a Rows>,
     /// The same rows as plain slices, for [`row`](Self::row).
     view: Option<RowsView<'a>>,
+    /// The in-rows as plain slices, for [`in_row`](Self::in_row) (the
+    /// rows themselves on an undirected graph).
+    in_view: Option<RowsView<'a>>,
     prog: &'a mut P,
     net: &'a mut Net<P>,
     cur: &'a Frontier,
@@ -55,9 +58,15 @@ impl<'a, P: Program> Local<'a, P> {
         supersteps: u32,
     ) -> Self {
         let rows = adj.rows_if_built();
+        let in_view = if shard.is_directed() {
+            adj.in_rows_if_built().map(Rows::view)
+        } else {
+            rows.map(Rows::view)
+        };
         Local {
             rows,
             view: rows.map(Rows::view),
+            in_view,
             shard,
             adj,
             prog,
@@ -147,10 +156,9 @@ impl<'a, P: Program> Local<'a, P> {
     /// Own vertex `v`'s in-neighbours (the row on an undirected graph).
     #[inline(always)]
     pub fn in_row(&self, v: u32) -> &'a [u32] {
-        if self.shard.is_directed() {
-            self.in_rows().row(v)
-        } else {
-            self.row(v)
+        match &self.in_view {
+            Some(r) => r.row(v),
+            None => self.in_rows().row(v),
         }
     }
 

@@ -214,6 +214,12 @@ impl Adjacency {
         self.rows.get()
     }
 
+    /// The in-edge rows of a directed graph if built (`None` on an
+    /// undirected graph: its in-rows are the [`rows`](Self::rows)).
+    pub(crate) fn in_rows_if_built(&self) -> Option<&Rows> {
+        self.in_rows.get()
+    }
+
     /// The in-edge rows: for each own position, the flat ids of the tails
     /// of the arcs into it (ascending, parallel arcs merged), from the
     /// shard's in-edge index, built the first time a kernel asks. On an
