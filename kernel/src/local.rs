@@ -40,7 +40,8 @@ pub struct Local<'a, P: Program> {
     net: &'a mut Net<P>,
     cur: &'a Frontier,
     next: &'a mut Frontier,
-    bits: Option<&'a Replica>,
+    /// The frontier bitmap of a pull step, else an empty one.
+    bits: &'a Replica,
     supersteps: u32,
 }
 
@@ -73,7 +74,7 @@ impl<'a, P: Program> Local<'a, P> {
             net,
             cur,
             next,
-            bits,
+            bits: bits.unwrap_or_else(|| Replica::empty()),
             supersteps,
         }
     }
@@ -307,10 +308,19 @@ impl<'a, P: Program> Local<'a, P> {
     /// Outside a pull step (the frontier of other trustees is not here).
     #[inline(always)]
     pub fn was_active(&self, f: u32) -> bool {
-        self.bits
-            .expect("graph-kernel: Local::was_active is for pull steps (Kernel::step)")
-            .bit(f)
+        // One bounds check, no Option to test per entry: a pull step's
+        // search along a row stays a tight loop (10% of a SCALE 20 BFS).
+        match self.bits.word((f >> 6) as usize) {
+            Some(w) => w & (1u64 << (f & 63)) != 0,
+            None => not_in_a_pull_step(f),
+        }
     }
+}
+
+#[cold]
+#[inline(never)]
+fn not_in_a_pull_step(f: u32) -> ! {
+    panic!("graph-kernel: Local::was_active({f}) outside a pull step (Kernel::step), or {f} is no flat id")
 }
 
 /// Sending to other trustees' vertices beside a borrowed state (see

@@ -48,7 +48,7 @@
 use std::any::Any;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use gossamer::Delegable;
 use graph_core::sharded::{TrusteeCtx, TrusteeState};
@@ -129,6 +129,21 @@ impl Replica {
     /// One word per flat id (e.g. an `f64`'s bits per vertex).
     pub fn per_vertex(adj: &Adjacency, name: &'static str) -> Arc<Replica> {
         Self::shared(adj, name, adj.num_flat() as usize)
+    }
+
+    /// A replica without words (a [`Local`](crate::Local) outside a pull
+    /// step reads this one as its frontier bitmap).
+    pub(crate) fn empty() -> &'static Replica {
+        static EMPTY: OnceLock<Replica> = OnceLock::new();
+        EMPTY.get_or_init(|| Replica {
+            words: Box::new([]),
+        })
+    }
+
+    /// Word `i`, or `None` beyond the end.
+    #[inline(always)]
+    pub(crate) fn word(&self, i: usize) -> Option<u64> {
+        self.words.get(i).map(|w| w.load(Relaxed))
     }
 
     /// Number of words.
