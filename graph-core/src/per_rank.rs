@@ -18,7 +18,7 @@
 //! registry (also when validation failed).
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use gossamer::{Trust, WorkerId};
 
@@ -174,8 +174,39 @@ pub(crate) fn get(id: u64) -> Arc<Vec<u64>> {
     }
 }
 
+/// A cell of [`derived`]: published array id, key, the array once made.
+type Derived = (u64, usize, Arc<OnceLock<Arc<Vec<u64>>>>);
+
+/// This process's arrays made from published ones, freed with them.
+static DERIVED: Mutex<Vec<Derived>> = Mutex::new(Vec::new());
+
+fn derived_cells() -> std::sync::MutexGuard<'static, Vec<Derived>> {
+    DERIVED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// An array made from this process's copy of published array `id` by
+/// `make`, once per process and `key` (the first trustee to ask makes
+/// it, the others of the process wait for it and share it); freed with
+/// the published array. E.g. the answer re-indexed by the ids a kernel
+/// renamed the shards' targets to, keyed by the address of the names.
+pub(crate) fn derived(id: u64, key: usize, make: impl FnOnce(&[u64]) -> Vec<u64>) -> Arc<Vec<u64>> {
+    let cell = {
+        let mut cells = derived_cells();
+        match cells.iter().find(|(i, k, _)| *i == id && *k == key) {
+            Some((_, _, c)) => c.clone(),
+            None => {
+                let c = Arc::new(OnceLock::new());
+                cells.push((id, key, c.clone()));
+                c
+            }
+        }
+    };
+    cell.get_or_init(|| Arc::new(make(&get(id)))).clone()
+}
+
 fn remove(id: u64) {
     registry().retain(|(k, _)| *k != id);
+    derived_cells().retain(|(i, _, _)| *i != id);
 }
 
 /// Whether this process holds array `id` (for tests: freed after use).
@@ -191,7 +222,8 @@ mod tests {
 
     #[test]
     fn every_trustee_reads_the_array_and_it_is_freed_on_drop() {
-        let (sums, held, gone) = gossamer::main(3, || {
+        static MADE: AtomicU64 = AtomicU64::new(0);
+        let (sums, doubled, held, gone) = gossamer::main(3, || {
             let list = EdgeList::from_edges(5, vec![PackedEdge::new(0, 1, 1.0)]).unwrap();
             let g = ShardedGraph::build(&list, PartitionKind::Cyclic).unwrap();
             // More words than one request slot carries.
@@ -199,11 +231,23 @@ mod tests {
             let p = publish(&g, words);
             let id = p.id();
             let sums = g.on_trustees(move |_| get(id).iter().sum::<u64>());
-            let held = holds(id);
+            // A derived array is made once per process and key, by
+            // whichever trustee asks first, and shared.
+            let doubled = g.on_trustees(move |_| {
+                let d = derived(id, 7, |w| {
+                    MADE.fetch_add(1, Ordering::Relaxed);
+                    w.iter().map(|x| 2 * x).collect()
+                });
+                d.iter().sum::<u64>()
+            });
+            let derived_held = |id| derived_cells().iter().any(|(i, _, _)| *i == id);
+            let held = holds(id) && derived_held(id);
             drop(p);
-            (sums, held, !holds(id))
+            (sums, doubled, held, !holds(id) && !derived_held(id))
         });
         assert_eq!(sums, vec![49_995_000; 3]);
+        assert_eq!(doubled, vec![99_990_000; 3]);
+        assert_eq!(MADE.load(Ordering::Relaxed), 1);
         assert!(held && gone);
     }
 }

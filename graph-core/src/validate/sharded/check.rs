@@ -2,7 +2,9 @@
 //! answer, the trustees' scans of their shards, and the merge of their
 //! reports into one verdict.
 
-use super::scan::{pack, scan, EdgeProblem, Weights};
+use std::sync::Arc;
+
+use super::scan::{by_names, pack, scan, EdgeProblem, Ids, Weights};
 use crate::per_rank;
 use crate::sharded::ShardedGraph;
 use crate::validate::problems::{
@@ -141,8 +143,27 @@ fn check_shards(
     let id = published.id();
     let reports = g.on_trustees(move |ctx| {
         ctx.local.apply_returning(move |s| {
-            let words = per_rank::get(id);
-            scan(s.shard(), &words, root, weights)
+            let (shard, words) = (s.shard(), per_rank::get(id));
+            match shard.renamed() {
+                None => {
+                    let ids = Ids {
+                        words: &words,
+                        names: None,
+                    };
+                    scan(shard, &words, &ids, root, weights)
+                }
+                // Rows a kernel renamed: the answer by renamed id, made
+                // once per process for the names its trustees share.
+                Some(names) => {
+                    let key = Arc::as_ptr(names) as *const u32 as usize;
+                    let by_name = per_rank::derived(id, key, |w| by_names(w, names));
+                    let ids = Ids {
+                        words: &by_name,
+                        names: Some(names),
+                    };
+                    scan(shard, &words, &ids, root, weights)
+                }
+            }
         })
     });
     drop(published);

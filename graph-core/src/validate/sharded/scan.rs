@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::csr::Shard;
+use crate::csr::{prefetch, Shard};
 use crate::validate::problems::{
     arc_split_message, arc_triangle_message, overflow_message, overflows, split_message,
     triangle_message, MAX_LISTED,
@@ -161,78 +161,145 @@ impl ShardReport {
     }
 }
 
-/// Calls `f(rep, v, w)` for each entry `u -> v` of local vertex `l` (vertex
-/// `u`) whose head is another vertex of the graph, `w` being the weight as
-/// `weights` reads it; a head outside the graph is reported in `rep` and
-/// skipped, and so is a self-loop.
+/// How a trustee reads the answer along its rows: `words` indexed by the
+/// ids its rows store (global ids, or the ids a kernel renamed them to),
+/// and the global id of a stored one.
+pub(super) struct Ids<'a> {
+    /// The answer word of every stored id.
+    pub(super) words: &'a [u64],
+    /// Global id of each renamed id (`None`: stored ids are global).
+    pub(super) names: Option<&'a [u32]>,
+}
+
+impl Ids<'_> {
+    /// Global id of stored id `t` (a random read of the names when
+    /// renamed: only where a rule needs it, not per entry).
+    #[inline]
+    fn global(&self, t: u64) -> u64 {
+        self.names.map_or(t, |n| u64::from(n[t as usize]))
+    }
+}
+
+/// The answer re-indexed by renamed id (`names[t]` is the global id of
+/// renamed id `t`), so that a scan reads one word per entry instead of
+/// the name and then the word.
+pub(super) fn by_names(words: &[u64], names: &[u32]) -> Vec<u64> {
+    names.iter().map(|&g| words[g as usize]).collect()
+}
+
+/// Entries ahead whose answer word [`entries`] asks the cache for.
+const PREFETCH: usize = 8;
+
+/// Calls `f(rep, t, w)` for each entry of local vertex `l` (vertex `u`)
+/// whose stored id `t` is in `ids`, `w` being the weight as `weights`
+/// reads it; an id outside is reported in `rep` and skipped.
 fn entries(
     shard: &Shard,
     l: u64,
     u: u64,
-    n: u64,
+    ids: &Ids<'_>,
     weights: Weights,
     rep: &mut ShardReport,
     mut f: impl FnMut(&mut ShardReport, u64, f32),
 ) {
-    // By global id, also when a kernel renamed the stored ones.
-    for (v, w) in shard.neighbors(l) {
-        let v = u64::from(v);
+    let (targets, ws) = shard.adjacency(l);
+    let n = ids.words.len() as u64;
+    for (i, &t) in targets.iter().enumerate() {
+        // The words are read at random: ask for the ones a few entries on.
+        if let Some(w) = targets.get(i + PREFETCH).and_then(|&a| ids.words.get(a as usize)) {
+            prefetch::line(w);
+        }
+        let t = u64::from(t);
         let w = match weights {
-            Weights::Shard => w,
+            Weights::Shard => ws.get(i).copied().unwrap_or(1.0),
             Weights::Unit => 1.0,
         };
-        if v >= n {
-            rep.edge(EdgeProblem::Outside { u, v });
-        } else if v != u {
-            f(rep, v, w);
+        if t >= n {
+            rep.edge(EdgeProblem::Outside { u, v: t });
+        } else {
+            f(rep, t, w);
         }
     }
 }
 
-/// Rules 4-6 and the traversed-edge count on one shard, reading the packed
-/// answer `words` of every vertex.
-pub(super) fn scan(shard: &Shard, words: &[u64], root: u64, weights: Weights) -> ShardReport {
+/// Rules 4-6 and the traversed-edge count on one shard: `own` is the
+/// answer by global id (for the shard's own vertices), `ids` along the
+/// rows.
+///
+/// Each edge is in two rows; its rules run in one of them: where its
+/// reached end is (one end reached), or where the smaller answer word is
+/// (both reached; equal words, the smaller global id), so most entries
+/// need no global id at all.
+pub(super) fn scan(
+    shard: &Shard,
+    own: &[u64],
+    ids: &Ids<'_>,
+    root: u64,
+    weights: Weights,
+) -> ShardReport {
     if shard.is_directed() {
-        return scan_arcs(shard, words, weights);
+        return scan_arcs(shard, own, ids, weights);
     }
-    let n = words.len() as u64;
     let mut rep = ShardReport::default();
     for (l, u) in shard.vertices() {
-        let mine = unpack(words[u as usize]);
+        let wu = own[u as usize];
+        let mine = unpack(wu);
         let mut confirmed = mine.is_none() || u == root;
-        entries(shard, l, u, n, weights, &mut rep, |rep, v, w| {
-            let other = unpack(words[v as usize]);
-            // Rule 6 for u, on any entry (both directions of an edge are here).
-            if let (Some((pu, du)), Some((_, dv))) = (mine, other) {
-                if !confirmed && pu == v && du == dv + w {
-                    confirmed = true;
-                }
-            }
-            if v < u {
-                return;
-            }
-            match (mine, other) {
-                (None, None) => {}
-                (Some((_, d)), None) | (None, Some((_, d))) => {
-                    let reached = if mine.is_some() { u } else { v };
+        entries(shard, l, u, ids, weights, &mut rep, |rep, t, w| {
+            let wv = ids.words[t as usize];
+            let other = unpack(wv);
+            let (Some((pu, du)), Some((_, dv))) = (mine, other) else {
+                if let (Some((_, d)), None) = (mine, other) {
+                    // Rule 4, from the reached end.
+                    let v = ids.global(t);
+                    let (a, b) = (u.min(v), u.max(v));
                     rep.edge(if overflows(d, w) {
                         EdgeProblem::Overflow {
-                            u,
-                            v,
-                            reached,
+                            u: a,
+                            v: b,
+                            reached: u,
                             d,
                             w,
                             arc: false,
                         }
                     } else {
-                        EdgeProblem::Split { u, v, reached }
-                    })
+                        EdgeProblem::Split {
+                            u: a,
+                            v: b,
+                            reached: u,
+                        }
+                    });
                 }
-                (Some((_, du)), Some((_, dv))) => {
-                    rep.traversed += 1;
-                    if dv > du + w || du > dv + w {
-                        rep.edge(EdgeProblem::Triangle { u, v, w, du, dv });
-                    }
+                return;
+            };
+            // Rule 6 for u, on any entry (both directions of an edge are here).
+            if !confirmed && du == dv + w {
+                let v = ids.global(t);
+                confirmed = pu == v && v != u;
+            }
+            let here = match wu.cmp(&wv) {
+                std::cmp::Ordering::Less => true,
+                std::cmp::Ordering::Greater => false,
+                std::cmp::Ordering::Equal => {
+                    let v = ids.global(t);
+                    v != u && u < v
+                }
+            };
+            if here {
+                rep.traversed += 1;
+                if dv > du + w || du > dv + w {
+                    let v = ids.global(t);
+                    rep.edge(if u < v {
+                        EdgeProblem::Triangle { u, v, w, du, dv }
+                    } else {
+                        EdgeProblem::Triangle {
+                            u: v,
+                            v: u,
+                            w,
+                            du: dv,
+                            dv: du,
+                        }
+                    });
                 }
             }
         });
@@ -250,19 +317,32 @@ pub(super) fn scan(shard: &Shard, words: &[u64], root: u64, weights: Weights) ->
 /// [`scan`] on a directed shard: rules 4 and 5 along the arcs of its rows,
 /// the arcs of reached tails counted, and rule 6's confirmations returned
 /// as a bitmap (the caller finds the unconfirmed vertices).
-fn scan_arcs(shard: &Shard, words: &[u64], weights: Weights) -> ShardReport {
-    let n = words.len() as u64;
+fn scan_arcs(shard: &Shard, own: &[u64], ids: &Ids<'_>, weights: Weights) -> ShardReport {
     let mut rep = ShardReport {
-        confirmed: vec![0; n.div_ceil(64) as usize],
+        confirmed: vec![0; (own.len() as u64).div_ceil(64) as usize],
         ..ShardReport::default()
     };
     for (l, u) in shard.vertices() {
-        let Some((_, du)) = unpack(words[u as usize]) else {
+        let Some((_, du)) = unpack(own[u as usize]) else {
             continue;
         };
-        entries(shard, l, u, n, weights, &mut rep, |rep, v, w| {
+        entries(shard, l, u, ids, weights, &mut rep, |rep, t, w| {
+            let other = unpack(ids.words[t as usize]);
+            // Most arcs: the head reached, no rule broken and not the
+            // parent's arc, so no global id is needed (no shard holds a
+            // self-loop: the CSR drops them).
+            if let Some((pv, dv)) = other {
+                if dv <= du + w && (pv != u || dv != du + w) {
+                    rep.traversed += 1;
+                    return;
+                }
+            }
+            let v = ids.global(t);
+            if v == u {
+                return;
+            }
             rep.traversed += 1;
-            match unpack(words[v as usize]) {
+            match other {
                 None if overflows(du, w) => rep.edge(EdgeProblem::Overflow {
                     u,
                     v,
