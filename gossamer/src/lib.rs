@@ -134,9 +134,9 @@ pub use latch::Latch;
 pub use pod::Pod;
 pub use runtime::{
     check_slot_memory, current_worker, is_local_worker, main, num_workers, on_every_worker,
-    on_every_worker_with, rack_slot_size, slot_memory_bytes, spawn, spawn_on, spawn_on_with,
-    spawn_spread, stats, trustee_stats, wait_outstanding, yield_now, Builder, Error, JoinHandle,
-    Runtime, WorkerId, MAX_THREADS, RACK_MAX_SLOT_BYTES, RACK_MIN_SLOT_BYTES,
+    on_every_worker_with, process_of, rack_slot_size, slot_memory_bytes, spawn, spawn_on,
+    spawn_on_with, spawn_spread, stats, trustee_stats, wait_outstanding, yield_now, Builder, Error,
+    JoinHandle, Runtime, WorkerId, MAX_THREADS, RACK_MAX_SLOT_BYTES, RACK_MIN_SLOT_BYTES,
     RACK_SLOT_BUDGET_BYTES,
 };
 pub use stats::TrusteeStats;

@@ -18,6 +18,15 @@ pub fn is_local_worker(w: WorkerId) -> bool {
     worker("is_local_worker").shared.is_local(w.0)
 }
 
+/// The process (rank) worker `w` runs in: every rank of a rack run has the
+/// same number of workers, numbered rank by rank (0 outside a rack run).
+/// Workers of one process share its memory: e.g. one copy of a replicated
+/// array per process serves them all.
+pub fn process_of(w: WorkerId) -> usize {
+    let local = worker("process_of").shared.local_workers().len();
+    w.0 / local.max(1)
+}
+
 /// The worker the caller runs on.
 pub fn current_worker() -> WorkerId {
     WorkerId(worker("current_worker").id)

@@ -26,7 +26,9 @@ mod stats;
 
 pub(crate) use affinity::crowded;
 pub use builder::{main, Builder, Runtime};
-pub use context::{current_worker, is_local_worker, num_workers, wait_outstanding, yield_now};
+pub use context::{
+    current_worker, is_local_worker, num_workers, process_of, wait_outstanding, yield_now,
+};
 pub use ids::{Error, WorkerId};
 pub use join::JoinHandle;
 pub use slot_budget::{
