@@ -203,26 +203,55 @@ impl Replica {
 }
 
 /// Copies words `range` of the replica `home` finds in a trustee's state
-/// to the trustees of the other processes (where the same `home` finds
-/// theirs), in POD slices of slot-sized pieces; returns the requests
-/// sent. Within a process the trustees share the replica already.
+/// to one trustee of every other process (where the same `home` finds
+/// that process's replica, which all its trustees share), in POD slices
+/// of slot-sized pieces; returns the requests sent. Within a process the
+/// trustees share the replica already.
 pub(crate) fn publish_by<H>(ctx: &TrusteeCtx, range: Range<usize>, home: H) -> u64
 where
     H: Fn(&mut TrusteeState) -> &Replica + Delegable,
 {
-    let elsewhere = |p: &&gossamer::Trust<TrusteeState>| !gossamer::is_local_worker(p.trustee());
-    if !ctx.peers.iter().any(|p| elsewhere(&p)) {
+    // One trustee of every other process (its trustees share one replica),
+    // the one at this trustee's place among its own process's, so that the
+    // stores spread over the receiving process's workers.
+    let me = ctx.local.trustee();
+    let mut by_process: Vec<(usize, Vec<&gossamer::Trust<TrusteeState>>)> = Vec::new();
+    for p in &ctx.peers {
+        let process = gossamer::process_of(p.trustee());
+        match by_process.iter_mut().find(|(q, _)| *q == process) {
+            Some((_, ps)) => ps.push(p),
+            None => by_process.push((process, vec![p])),
+        }
+    }
+    let here = gossamer::process_of(me);
+    let place = by_process
+        .iter()
+        .find(|(q, _)| *q == here)
+        .and_then(|(_, ps)| ps.iter().position(|p| p.trustee() == me))
+        .unwrap_or(0);
+    let others = by_process.iter().filter(|(q, _)| *q != here);
+    let contacts: Vec<_> = others.clone().map(|(_, ps)| ps[place % ps.len()]).collect();
+    let shared = others.clone().any(|(_, ps)| ps.len() > 1);
+    if contacts.is_empty() {
         return 0;
     }
     let (a, b) = (range.start, range.end);
     let words = ctx.local.apply_returning(move |s| home(s).load(a..b));
     let mut sent = 0;
-    for peer in ctx.peers.iter().filter(elsewhere) {
+    for peer in contacts {
         for (i, piece) in words.chunks(WORDS_PIECE).enumerate() {
             let at = range.start + i * WORDS_PIECE;
             peer.apply_slice_then(move |s, w: &[u64]| home(s).store(at, w), piece, |()| {});
             sent += 1;
         }
+    }
+    // The contact's stores are read by every trustee of its process after
+    // the next collective round, but only the contact's requests from here
+    // are ordered before that round's messages from here: where a process
+    // has other trustees, wait until they are applied (one round trip per
+    // publish, not per piece).
+    if shared && sent > 0 {
+        gossamer::wait_outstanding();
     }
     sent
 }
