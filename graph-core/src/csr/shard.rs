@@ -58,6 +58,11 @@ pub struct Shard {
     renamed: Option<Arc<[u32]>>,
 }
 
+/// A shard's rows as [`Shard::share_rows`] lends them to a kernel: the
+/// targets and the offsets (the row at position `v` is
+/// `targets[offsets[v]..offsets[v + 1]]`).
+pub type SharedRows = (Arc<Vec<u32>>, Arc<Vec<u64>>);
+
 /// One array of a shard: owned, viewed in place in a mapped file, or
 /// shared with a kernel's rows ([`Shard::share_rows`]).
 pub(crate) enum Array<T: Plain> {
@@ -530,8 +535,8 @@ impl Shard {
     /// reorders its entries, under the same rules as
     /// [`rewrite_rows`](Self::rewrite_rows). The shard then keeps `names`
     /// ([`renamed`](Self::renamed)) and shares its targets, read-only from
-    /// then on, with the kernel (the returned array; the row at position
-    /// `v` is `offsets[v]..offsets[v + 1]` of it, [`offsets`](Self::offsets)).
+    /// then on, with the kernel, and its offsets too (the returned arrays:
+    /// the row at position `v` is `targets[offsets[v]..offsets[v + 1]]`).
     ///
     /// A shard built in memory in that order already (an unweighted build,
     /// [`positions`](crate::csr::positions)) is ordered in place. Any other
@@ -552,7 +557,7 @@ impl Shard {
         names: Arc<[u32]>,
         slots: &[u32],
         mut order: impl FnMut(usize, &mut [u32]),
-    ) -> Option<Arc<Vec<u32>>> {
+    ) -> Option<SharedRows> {
         if self.weighted
             || self.renamed.is_some()
             || slots.len() as u64 != self.num_local_vertices()
@@ -573,11 +578,17 @@ impl Shard {
             }
             _ => self.lay_out_rows(slots, &mut order),
         }
-        let Array::Owned(targets) = &mut self.targets else {
+        self.offsets.own("row offsets");
+        let (Array::Owned(targets), Array::Owned(offsets)) = (&mut self.targets, &mut self.offsets)
+        else {
             unreachable!("in memory: ordered in place or laid out above");
         };
-        let shared = Arc::new(std::mem::take(targets));
-        self.targets = Array::Shared(shared.clone());
+        let shared = (
+            Arc::new(std::mem::take(targets)),
+            Arc::new(std::mem::take(offsets)),
+        );
+        self.targets = Array::Shared(shared.0.clone());
+        self.offsets = Array::Shared(shared.1.clone());
         self.renamed = Some(names);
         Some(shared)
     }
@@ -598,18 +609,18 @@ impl Shard {
         let mut targets = crate::alloc::vec_or_exit(self.targets.len(), 0u32, "adjacency rows");
         super::huge_pages::advise(&mut targets);
         // The position of the row stored at each index.
-        let position: Vec<u32> = if self.slots.is_empty() {
-            slots.to_vec()
+        let position: std::borrow::Cow<'_, [u32]> = if self.slots.is_empty() {
+            slots.into()
         } else {
             let mut at = crate::alloc::vec_or_exit(n, 0u32, "row positions");
             for (l, &s) in self.slots.iter().enumerate() {
                 at[s as usize] = slots[l];
             }
-            at
+            at.into()
         };
         let step = RELEASE_STEP / std::mem::size_of::<u32>();
         let mut released = 0;
-        for (r, &v) in self.offsets.windows(2).zip(&position) {
+        for (r, &v) in self.offsets.windows(2).zip(position.iter()) {
             let (a, b, v) = (r[0] as usize, r[1] as usize, v as usize);
             let row = &mut targets[offsets[v] as usize..offsets[v + 1] as usize];
             row.copy_from_slice(&self.targets[a..b]);

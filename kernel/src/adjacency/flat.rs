@@ -204,10 +204,8 @@ impl Adjacency {
         let shared = shard.share_rows(names, &self.tables.rank[self.me as usize], |v, row| {
             ordered.order(v, row, |x| self.flat_of(x))
         });
-        if let Some(targets) = shared {
-            let _ = self
-                .rows
-                .set(Rows::shared(targets, shard.offsets(), ordered));
+        if let Some(arrays) = shared {
+            let _ = self.rows.set(Rows::shared(arrays, ordered));
         }
     }
 

@@ -17,7 +17,8 @@ use graph_core::alloc::{reserve_or_exit, vec_or_exit};
 /// stored row holds the merged parallel entries after its targets.
 #[derive(Debug)]
 pub struct Rows {
-    start: Vec<u64>,
+    /// Shared with the shard when the targets are.
+    start: Arc<Vec<u64>>,
     len: Vec<u32>,
     targets: Arc<Vec<u32>>,
     entries: u64,
@@ -55,7 +56,7 @@ impl Rows {
             start.push(targets.len() as u64);
         }
         Rows {
-            start,
+            start: Arc::new(start),
             len,
             entries: targets.len() as u64,
             targets: Arc::new(targets),
@@ -64,12 +65,9 @@ impl Rows {
         }
     }
 
-    /// Rows over `targets` (a shard's, shared: position `v`'s row at
-    /// `offsets[v]..offsets[v + 1]`) that `ordered` ordered row by row.
-    pub(super) fn shared(targets: Arc<Vec<u32>>, offsets: &[u64], ordered: InPlace) -> Rows {
-        let mut start = Vec::new();
-        reserve_or_exit(&mut start, offsets.len(), "row offsets");
-        start.extend_from_slice(offsets);
+    /// Rows over `targets` and `start` (a shard's, shared: position `v`'s
+    /// row at `start[v]..start[v + 1]`) that `ordered` ordered row by row.
+    pub(super) fn shared((targets, start): graph_core::csr::SharedRows, ordered: InPlace) -> Rows {
         let entries = ordered.len.iter().map(|&l| u64::from(l)).sum();
         Rows {
             start,
