@@ -226,6 +226,21 @@ impl<T: Plain> MappedSlice<T> {
     }
 }
 
+impl<T: Plain> MappedSlice<T> {
+    /// Drops the pages of values `elems` (of this slice) from this
+    /// process's resident set, as [`release`] does for bytes: for an owner
+    /// that copied those values and reads them here no more. The values
+    /// stay readable (a later read faults them back in from the file), so
+    /// this is safe whoever else still views them; it only costs a reader
+    /// that does a fault.
+    pub(crate) fn release(&self, elems: std::ops::Range<usize>) {
+        let size = std::mem::size_of::<T>();
+        let at = self.ptr as usize - self.map.as_ptr() as usize;
+        let (a, b) = (elems.start.min(self.len), elems.end.min(self.len));
+        release(&self.map, at + a * size..at + b * size);
+    }
+}
+
 impl<T: Plain> Clone for MappedSlice<T> {
     fn clone(&self) -> Self {
         MappedSlice {

@@ -1,11 +1,13 @@
 //! The unweighted rows kept in the shard itself: a graph built without
 //! weights (its rows stored by degree) gives the kernels rows that are the
 //! shard's own array, equal to the rows copied from the same graph built
-//! with weights, while the shard still reads every entry by global id.
+//! with weights, while the shard still reads every entry by global id; a
+//! built graph file's mapped rows end the same, taken into memory.
 
 use graph_core::construct::{LocalSource, Unweighted};
+use graph_core::io::built::Weights;
 use graph_core::sharded::ShardedGraph;
-use graph_core::{EdgeList, PackedEdge, PartitionKind};
+use graph_core::{EdgeList, GraphMeta, IdMap, PackedEdge, PartitionKind};
 use graph_kernel::{run, Program};
 
 /// A small multigraph with parallel edges, self-loops and isolated vertices.
@@ -28,8 +30,8 @@ fn graph() -> EdgeList<'static> {
 
 /// Per trustee: whether the rows are the shard's, each position's row as
 /// global ids, each own vertex's entries by global id (sorted), the merged
-/// count.
-type Seen = (bool, Vec<Vec<u32>>, Vec<Vec<u32>>, u64);
+/// count, whether the shard still views a mapped file.
+type Seen = (bool, Vec<Vec<u32>>, Vec<Vec<u32>>, u64, bool);
 
 struct Looked(Option<Seen>);
 
@@ -40,14 +42,27 @@ impl Program for Looked {
     }
 }
 
-fn look(source: LocalSource, weighted: bool, kind: PartitionKind, threads: usize) -> Vec<Seen> {
+/// Where a run takes its graph from.
+#[derive(Clone)]
+enum From {
+    Built(LocalSource, bool),
+    File(std::path::PathBuf),
+}
+
+fn look(from: From, kind: PartitionKind, threads: usize) -> Vec<Seen> {
     gossamer::main(threads, move || {
-        let g = if weighted {
-            ShardedGraph::build_from(source, kind).unwrap().0
-        } else {
-            ShardedGraph::build_from(Unweighted(source), kind)
-                .unwrap()
-                .0
+        let g = match from {
+            From::Built(source, true) => ShardedGraph::build_from(source, kind).unwrap().0,
+            From::Built(source, false) => {
+                ShardedGraph::build_from(Unweighted(source), kind)
+                    .unwrap()
+                    .0
+            }
+            From::File(path) => {
+                ShardedGraph::open_built(&path, kind, Weights::Skip)
+                    .unwrap()
+                    .0
+            }
         };
         let init = |s: &mut graph_kernel::Setup<'_>, _: Option<Looked>| {
             let a = s.adjacency().clone();
@@ -69,6 +84,7 @@ fn look(source: LocalSource, weighted: bool, kind: PartitionKind, threads: usize
                 by_position,
                 entries,
                 rows.entries_merged(),
+                sh.is_mapped(),
             )))
         };
         run(&g, init, |k| {
@@ -88,11 +104,29 @@ fn unweighted_shards_lend_their_rows_to_the_kernels() {
     }
     all.iter_mut()
         .for_each(|r: &mut Vec<u32>| r.sort_unstable());
+    // The same graph as a built graph file, which the runs below map.
+    let dir = std::env::temp_dir().join(format!("gg-shared-rows-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("g.gbuilt");
+    let meta = GraphMeta {
+        directed: false,
+        weighted: true,
+        ids: IdMap::Offset(0),
+    };
+    graph_core::io::built::write(&file, &list, &meta, &[], None).unwrap();
     let source = LocalSource::publish_list(list);
     for threads in [1, 2, 3] {
         for kind in [PartitionKind::Block, PartitionKind::Cyclic] {
-            let copied = look(source, true, kind, threads);
-            let shared = look(source, false, kind, threads);
+            let copied = look(From::Built(source, true), kind, threads);
+            let shared = look(From::Built(source, false), kind, threads);
+            // Mapped rows are taken into memory, renamed and ordered as
+            // the built ones, and the shard gives up its view.
+            let mapped = look(From::File(file.clone()), kind, threads);
+            assert_eq!(
+                mapped, shared,
+                "{threads} threads, {kind:?}: from the built file"
+            );
+            assert!(shared.iter().all(|s| !s.4));
             let mut merged = 0;
             for (t, (c, s)) in copied.iter().zip(&shared).enumerate() {
                 assert!(!c.0, "weighted shards keep their rows: the kernels copy");
@@ -117,4 +151,5 @@ fn unweighted_shards_lend_their_rows_to_the_kernels() {
         }
     }
     source.withdraw();
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -94,4 +94,4 @@ pub use build::{build_rank, build_rank_with, build_trustees, build_trustees_with
 pub use error::CsrError;
 pub use order::{positions, SKEW};
 pub(crate) use shard::Array;
-pub use shard::Shard;
+pub use shard::{Shard, SharedRows};

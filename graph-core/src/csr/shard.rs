@@ -58,6 +58,11 @@ pub struct Shard {
     renamed: Option<Arc<[u32]>>,
 }
 
+/// A shard's rows as [`Shard::share_rows`] lends them to a kernel: the
+/// targets and the offsets (the row at position `v` is
+/// `targets[offsets[v]..offsets[v + 1]]`).
+pub type SharedRows = (Arc<Vec<u32>>, Arc<Vec<u64>>);
+
 /// One array of a shard: owned, viewed in place in a mapped file, or
 /// shared with a kernel's rows ([`Shard::share_rows`]).
 pub(crate) enum Array<T: Plain> {
@@ -89,6 +94,42 @@ impl<T: Plain> Array<T> {
             Array::Mapped(m) => m.as_slice().to_vec(),
             Array::Shared(v) => Arc::unwrap_or_clone(v),
         }
+    }
+}
+
+/// How many bytes a copy out of a mapping reads before it gives the pages
+/// behind it back ([`Array::release`]): the copy and the mapped pages not
+/// yet copied together hold about one copy's memory.
+const RELEASE_STEP: usize = 2 << 20;
+
+impl<T: Plain> Array<T> {
+    /// Gives the mapped pages of values `elems` back (see
+    /// [`MappedSlice::release`]); nothing for an array in memory.
+    pub(crate) fn release(&self, elems: Range<usize>) {
+        if let Array::Mapped(m) = self {
+            m.release(elems);
+        }
+    }
+
+    /// Makes a mapped array one of its own in memory: copied in one
+    /// sequential pass that gives the mapped pages back behind it, so
+    /// the copy never sits beside the whole mapped array in this
+    /// process's memory. Nothing for an array in memory already.
+    pub(crate) fn own(&mut self, what: &'static str) {
+        let Array::Mapped(m) = self else {
+            return;
+        };
+        let from = m.as_slice();
+        let mut v = Vec::new();
+        crate::alloc::reserve_or_exit(&mut v, from.len(), what);
+        super::huge_pages::advise(v.spare_capacity_mut());
+        let step = (RELEASE_STEP / std::mem::size_of::<T>()).max(1);
+        for at in (0..from.len()).step_by(step) {
+            let end = (at + step).min(from.len());
+            v.extend_from_slice(&from[at..end]);
+            m.release(at..end);
+        }
+        *self = Array::Owned(v);
     }
 }
 
@@ -310,9 +351,21 @@ impl Shard {
         self.in_neighbors(local).len() as u64
     }
 
-    /// Whether the arrays are views of a mapped prepared-shard file.
+    /// Whether any of its arrays is a view of a mapped file (a
+    /// prepared-shard file, or a built graph file's rows): false once a
+    /// kernel took the rows into memory ([`share_rows`](Self::share_rows),
+    /// [`rewrite_rows`](Self::rewrite_rows)) and the shard holds no
+    /// view of them any more.
     pub fn is_mapped(&self) -> bool {
-        matches!(self.offsets, Array::Mapped(_))
+        fn mapped<T: Plain>(a: &Array<T>) -> bool {
+            matches!(a, Array::Mapped(_))
+        }
+        mapped(&self.offsets)
+            || mapped(&self.targets)
+            || mapped(&self.weights)
+            || mapped(&self.slots)
+            || mapped(&self.in_offsets)
+            || mapped(&self.in_sources)
     }
 
     /// Number of vertices this shard owns.
@@ -412,9 +465,14 @@ impl Shard {
     /// nothing dropped), so that degrees, validation and the TEPS count stay
     /// right. The shard keeps `names` ([`renamed`](Self::renamed)).
     ///
-    /// Returns false, calling nothing, when the arrays are mapped from a
-    /// prepared-shard file (read-only: the kernel copies them instead),
-    /// when the shard is [unweighted](Self::is_weighted) (no weights to
+    /// Arrays viewed in a mapped file (a built graph file, a prepared-shard
+    /// file) are read-only: they are first copied into the shard's own
+    /// memory, in one sequential pass that gives the mapped pages back
+    /// behind it, so the process holds one copy of the rows, not the copy
+    /// beside the mapped pages.
+    ///
+    /// Returns false, calling nothing, when the shard is
+    /// [unweighted](Self::is_weighted) (no weights to
     /// reorder with the targets) or when they were renamed with another
     /// table. A shard renamed with the same table
     /// (the same `Arc`) may be rewritten again (e.g. reordered for a new
@@ -452,6 +510,9 @@ impl Shard {
         {
             return false;
         }
+        self.offsets.own("row offsets");
+        self.targets.own("weighted adjacency");
+        self.weights.own("weighted adjacency");
         let (Array::Owned(offsets), Array::Owned(targets), Array::Owned(weights)) =
             (&self.offsets, &mut self.targets, &mut self.weights)
         else {
@@ -467,31 +528,112 @@ impl Shard {
     }
 
     /// Lets a kernel take an unweighted shard's rows as its own, to keep one
-    /// copy of every entry: `rewrite(offsets, targets)` renames the targets
-    /// and reorders the entries of each stored row in place, under the same
-    /// rules as [`rewrite_rows`](Self::rewrite_rows) (`offsets` runs over the
-    /// stored rows, see [`row_slots`](Self::row_slots)); the shard then keeps
-    /// `names` ([`renamed`](Self::renamed)) and shares its targets, read-only
-    /// from then on, with the kernel (the returned array).
+    /// copy of every entry. `slots` are the kernel's positions (`slots[l]`:
+    /// the position of local vertex `l`, a permutation); the rows come to
+    /// be stored in that order ([`row_slots`](Self::row_slots)), and
+    /// `order(v, row)` renames the targets of the row at position `v` and
+    /// reorders its entries, under the same rules as
+    /// [`rewrite_rows`](Self::rewrite_rows). The shard then keeps `names`
+    /// ([`renamed`](Self::renamed)) and shares its targets, read-only from
+    /// then on, with the kernel, and its offsets too (the returned arrays:
+    /// the row at position `v` is `targets[offsets[v]..offsets[v + 1]]`).
     ///
-    /// Returns `None`, calling nothing, unless the shard is unweighted,
-    /// built in memory, not renamed yet and stored by row slots.
+    /// A shard built in memory in that order already (an unweighted build,
+    /// [`positions`](crate::csr::positions)) is ordered in place. Any other
+    /// (rows viewed in a mapped file, or stored in another order) has its
+    /// rows copied into a new array in `slots` order first, each row
+    /// ordered as it lands, in one pass over the rows in the order they
+    /// are stored that gives mapped pages back behind it; the old targets
+    /// are dropped. The process then holds one copy of the rows (a built
+    /// graph file's pages stay in the page cache for the next run), and
+    /// never much more while copying if the mapped pages were not resident
+    /// before (a built file's trustee gives them back once it checked them,
+    /// [`BuiltGraph::shard`](crate::io::built::BuiltGraph::shard)).
+    ///
+    /// Returns `None`, calling nothing, unless the shard is unweighted and
+    /// not renamed yet, and `slots` has one entry per owned vertex.
     pub fn share_rows(
         &mut self,
         names: Arc<[u32]>,
-        rewrite: impl FnOnce(&[u64], &mut [u32]),
-    ) -> Option<Arc<Vec<u32>>> {
-        if self.weighted || self.renamed.is_some() || self.slots.is_empty() {
+        slots: &[u32],
+        mut order: impl FnMut(usize, &mut [u32]),
+    ) -> Option<SharedRows> {
+        if self.weighted
+            || self.renamed.is_some()
+            || slots.len() as u64 != self.num_local_vertices()
+            || matches!(self.targets, Array::Shared(_))
+        {
             return None;
         }
-        let Array::Owned(targets) = &mut self.targets else {
-            return None;
+        let same_order = if self.slots.is_empty() {
+            slots.iter().enumerate().all(|(l, &s)| s as usize == l)
+        } else {
+            *self.slots == *slots
         };
-        rewrite(&self.offsets, targets);
-        let shared = Arc::new(std::mem::take(targets));
-        self.targets = Array::Shared(shared.clone());
+        match &mut self.targets {
+            Array::Owned(targets) if same_order => {
+                for (v, r) in self.offsets.windows(2).enumerate() {
+                    order(v, &mut targets[r[0] as usize..r[1] as usize]);
+                }
+            }
+            _ => self.lay_out_rows(slots, &mut order),
+        }
+        self.offsets.own("row offsets");
+        let (Array::Owned(targets), Array::Owned(offsets)) = (&mut self.targets, &mut self.offsets)
+        else {
+            unreachable!("in memory: ordered in place or laid out above");
+        };
+        let shared = (
+            Arc::new(std::mem::take(targets)),
+            Arc::new(std::mem::take(offsets)),
+        );
+        self.targets = Array::Shared(shared.0.clone());
+        self.offsets = Array::Shared(shared.1.clone());
         self.renamed = Some(names);
         Some(shared)
+    }
+
+    /// Copies the rows into a new array stored by `slots` (see
+    /// [`share_rows`](Self::share_rows)), calling `order` on each as it
+    /// lands, reading the old rows in their stored order and giving mapped
+    /// pages back behind the copy.
+    fn lay_out_rows(&mut self, slots: &[u32], order: &mut dyn FnMut(usize, &mut [u32])) {
+        let n = slots.len();
+        let mut offsets = crate::alloc::vec_or_exit(n + 1, 0u64, "row offsets");
+        for (l, &s) in slots.iter().enumerate() {
+            offsets[s as usize + 1] = self.degree(l as u64);
+        }
+        for v in 0..n {
+            offsets[v + 1] += offsets[v];
+        }
+        let mut targets = crate::alloc::vec_or_exit(self.targets.len(), 0u32, "adjacency rows");
+        super::huge_pages::advise(&mut targets);
+        // The position of the row stored at each index.
+        let position: std::borrow::Cow<'_, [u32]> = if self.slots.is_empty() {
+            slots.into()
+        } else {
+            let mut at = crate::alloc::vec_or_exit(n, 0u32, "row positions");
+            for (l, &s) in self.slots.iter().enumerate() {
+                at[s as usize] = slots[l];
+            }
+            at.into()
+        };
+        let step = RELEASE_STEP / std::mem::size_of::<u32>();
+        let mut released = 0;
+        for (r, &v) in self.offsets.windows(2).zip(position.iter()) {
+            let (a, b, v) = (r[0] as usize, r[1] as usize, v as usize);
+            let row = &mut targets[offsets[v] as usize..offsets[v + 1] as usize];
+            row.copy_from_slice(&self.targets[a..b]);
+            order(v, row);
+            if b - released >= step {
+                self.targets.release(released..b);
+                released = b;
+            }
+        }
+        self.targets.release(released..self.targets.len());
+        self.targets = Array::Owned(targets);
+        self.offsets = Array::Owned(offsets);
+        self.slots = Array::Owned(slots.to_vec());
     }
 
     /// `(local index, global id)` of every owned vertex.

@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 use graph_core::{Partition, Shard};
 
 use super::renumber::{bases, Tables};
-use super::rows::Rows;
+use super::rows::{InPlace, Rows};
 
 /// "No vertex" in an array of flat ids (e.g. the parent of an unreached
 /// vertex).
@@ -188,22 +188,24 @@ impl Adjacency {
     }
 
     /// Makes the unweighted rows the shard's own array where the shard
-    /// allows it ([`Shard::share_rows`]: unweighted, in memory, stored by
-    /// this adjacency's positions): its targets renamed to flat ids and
-    /// each row ordered in place, so the process keeps one copy of every
-    /// entry. Otherwise (or when the rows exist already) nothing: the rows
-    /// are copied on first use ([`rows`](Self::rows)).
+    /// allows it ([`Shard::share_rows`]: unweighted, not renamed): its
+    /// targets renamed to flat ids, each row ordered and the rows stored
+    /// by position (in place when the shard was built that way; otherwise
+    /// copied row by row out of a mapped built file or another order,
+    /// which the shard then drops), so the process keeps one copy of every
+    /// entry. Otherwise (or when the rows exist already) nothing:
+    /// the rows are copied on first use ([`rows`](Self::rows)).
     pub(super) fn share_rows(&self, shard: &mut Shard) {
-        if self.rows.get().is_some() || shard.row_slots() != self.tables.rank[self.me as usize] {
+        if self.rows.get().is_some() {
             return;
         }
         let names = self.tables.global_of.clone();
-        let mut bounds = None;
-        let shared = shard.share_rows(names, |offsets, targets| {
-            bounds = Some(Rows::order_in_place(offsets, targets, |v| self.flat_of(v)));
+        let mut ordered = InPlace::new(self.n as usize);
+        let shared = shard.share_rows(names, &self.tables.rank[self.me as usize], |v, row| {
+            ordered.order(v, row, |x| self.flat_of(x))
         });
-        if let (Some(targets), Some(bounds)) = (shared, bounds) {
-            let _ = self.rows.set(Rows::shared(targets, bounds));
+        if let Some(arrays) = shared {
+            let _ = self.rows.set(Rows::shared(arrays, ordered));
         }
     }
 

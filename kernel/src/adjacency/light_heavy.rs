@@ -16,8 +16,10 @@ impl Adjacency {
     /// reordered, nothing dropped), which saves the copy's 8 B per entry;
     /// the graph must have been marked first
     /// ([`ShardedGraph::mark_rows_rewritten`](graph_core::sharded::ShardedGraph::mark_rows_rewritten)). A mapped shard (a
-    /// prepared-shard file) cannot be rewritten and gets the copy, and so
-    /// does an unweighted shard (its weights read as 1.0).
+    /// built graph file, a prepared-shard file) is first taken into the
+    /// shard's memory, giving the mapped pages back behind the copy, so the
+    /// split never sits beside them. An unweighted shard gets the copy (its
+    /// weights read as 1.0).
     pub fn light_heavy(&self, shard: &mut Shard, delta: f32, in_place: bool) -> LightHeavy {
         let names = self.tables.global_of.clone();
         let mut spans = Vec::new();

@@ -28,13 +28,15 @@
 //! [`Rows`] are in position order, their targets are flat ids sorted
 //! ascending with parallel edges merged (the count merged stays available for
 //! statistics: [`entries_merged`](Rows::entries_merged); TEPS count the
-//! input edges, through the validator, not these rows). On a shard built
-//! without weights, whose rows are stored in position order already
-//! ([`Shard::row_slots`](graph_core::Shard::row_slots)), they are the
-//! shard's own array, renamed to flat ids and ordered in place when the
-//! graph is prepared ([`Shard::share_rows`](graph_core::Shard::share_rows):
-//! each row's targets, then its parallel entries), so the process keeps one
-//! copy of every entry; otherwise they are a copy, built the first time a
+//! input edges, through the validator, not these rows). On a shard without
+//! weights they are the shard's own array, renamed to flat ids and ordered
+//! when the graph is prepared ([`Shard::share_rows`](graph_core::Shard::share_rows):
+//! each row's targets, then its parallel entries): in place when the build
+//! stored the rows in position order already
+//! ([`Shard::row_slots`](graph_core::Shard::row_slots)), else copied into
+//! position order in one pass (rows viewed in a mapped built graph file,
+//! whose pages the shard gives back behind the copy), so the process keeps
+//! one copy of every entry; otherwise they are a copy, built the first time a
 //! kernel asks ([`Adjacency::rows`]), so a kernel that uses only
 //! its weighted rows ([`LightHeavy`], split inside the shard or in a copy)
 //! does not pay their memory. Hubs come first in every row and their

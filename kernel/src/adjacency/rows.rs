@@ -17,7 +17,8 @@ use graph_core::alloc::{reserve_or_exit, vec_or_exit};
 /// stored row holds the merged parallel entries after its targets.
 #[derive(Debug)]
 pub struct Rows {
-    start: Vec<u64>,
+    /// Shared with the shard when the targets are.
+    start: Arc<Vec<u64>>,
     len: Vec<u32>,
     targets: Arc<Vec<u32>>,
     entries: u64,
@@ -55,7 +56,7 @@ impl Rows {
             start.push(targets.len() as u64);
         }
         Rows {
-            start,
+            start: Arc::new(start),
             len,
             entries: targets.len() as u64,
             targets: Arc::new(targets),
@@ -64,57 +65,16 @@ impl Rows {
         }
     }
 
-    /// The rows in a shard's own `targets`, stored by position (`offsets`:
-    /// one per position, plus one), renamed to flat ids by `to_flat` and
-    /// ordered in place: each row's targets ascending, then the entries
-    /// that repeat one of them (parallel edges) in any order. Returns the
-    /// rows' bounds; [`Rows::shared`] puts them over the array.
-    pub(super) fn order_in_place(
-        offsets: &[u64],
-        targets: &mut [u32],
-        to_flat: impl Fn(u32) -> u32,
-    ) -> (Vec<u64>, Vec<u32>, u64) {
-        let n = offsets.len().saturating_sub(1);
-        let mut start = vec_or_exit(n + 1, 0u64, "row offsets");
-        let mut len = vec_or_exit(n, 0u32, "row lengths");
-        let (mut merged, mut repeats) = (0, Vec::new());
-        for v in 0..n {
-            let (a, b) = (offsets[v] as usize, offsets[v + 1] as usize);
-            let row = &mut targets[a..b];
-            row.iter_mut().for_each(|x| *x = to_flat(*x));
-            row.sort_unstable();
-            repeats.clear();
-            let mut unique = 0;
-            for i in 0..row.len() {
-                if unique > 0 && row[i] == row[unique - 1] {
-                    repeats.push(row[i]);
-                } else {
-                    row[unique] = row[i];
-                    unique += 1;
-                }
-            }
-            row[unique..].copy_from_slice(&repeats);
-            merged += repeats.len() as u64;
-            start[v] = a as u64;
-            len[v] = unique as u32;
-        }
-        start[n] = offsets.get(n).copied().unwrap_or(0);
-        (start, len, merged)
-    }
-
-    /// Rows over `targets` (a shard's, shared) with the bounds
-    /// [`order_in_place`](Self::order_in_place) returned.
-    pub(super) fn shared(
-        targets: Arc<Vec<u32>>,
-        (start, len, merged): (Vec<u64>, Vec<u32>, u64),
-    ) -> Rows {
-        let entries = len.iter().map(|&l| u64::from(l)).sum();
+    /// Rows over `targets` and `start` (a shard's, shared: position `v`'s
+    /// row at `start[v]..start[v + 1]`) that `ordered` ordered row by row.
+    pub(super) fn shared((targets, start): graph_core::csr::SharedRows, ordered: InPlace) -> Rows {
+        let entries = ordered.len.iter().map(|&l| u64::from(l)).sum();
         Rows {
             start,
-            len,
+            len: ordered.len,
             targets,
             entries,
-            merged,
+            merged: ordered.merged,
             shared: true,
         }
     }
@@ -164,6 +124,48 @@ impl Rows {
     /// Shard entries merged away as parallel edges (statistics).
     pub fn entries_merged(&self) -> u64 {
         self.merged
+    }
+}
+
+/// Orders the rows of a shard's own targets in place, one row at a time
+/// ([`Shard::share_rows`](graph_core::Shard::share_rows)): each row's
+/// targets renamed to flat ids and ascending, then the entries that repeat
+/// one of them (parallel edges) in any order; keeps each position's count
+/// of distinct targets for [`Rows::shared`].
+pub(super) struct InPlace {
+    len: Vec<u32>,
+    merged: u64,
+    repeats: Vec<u32>,
+}
+
+impl InPlace {
+    /// For `n` positions.
+    pub(super) fn new(n: usize) -> InPlace {
+        InPlace {
+            len: vec_or_exit(n, 0u32, "row lengths"),
+            merged: 0,
+            repeats: Vec::new(),
+        }
+    }
+
+    /// Renames `row` (position `v`'s) by `to_flat` and orders it.
+    #[inline]
+    pub(super) fn order(&mut self, v: usize, row: &mut [u32], to_flat: impl Fn(u32) -> u32) {
+        row.iter_mut().for_each(|x| *x = to_flat(*x));
+        row.sort_unstable();
+        self.repeats.clear();
+        let mut unique = 0;
+        for i in 0..row.len() {
+            if unique > 0 && row[i] == row[unique - 1] {
+                self.repeats.push(row[i]);
+            } else {
+                row[unique] = row[i];
+                unique += 1;
+            }
+        }
+        row[unique..].copy_from_slice(&self.repeats);
+        self.merged += self.repeats.len() as u64;
+        self.len[v] = unique as u32;
     }
 }
 

@@ -31,6 +31,19 @@
 //!   sequential read with no sort and no exchange), so it reads every
 //!   page of the sections it takes.
 //!
+//! # Memory
+//!
+//! Pages of the mapping a process touched count in its resident set.
+//! A trustee gives back the pages it read once it has checked (or copied)
+//! them ([`BuiltGraph::shard`]); the kernels that take the rows into
+//! memory of their own (graph-kernel's unweighted rows,
+//! [`Shard::share_rows`](crate::Shard::share_rows), renamed and stored by
+//! position; SSSP's split, [`Shard::rewrite_rows`](crate::Shard::rewrite_rows))
+//! copy them in one sequential pass that gives each page back behind it
+//! and then drop the view, so a run holds one copy of the rows at a time,
+//! as a run that built them does. The pages stay in the page cache: the
+//! next run maps them without reading the disk.
+//!
 //! # Checksums
 //!
 //! Every section is hashed in 1 MiB chunks ([`checksum64`](crate::io::file::checksum64)'s);

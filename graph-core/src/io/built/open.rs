@@ -243,6 +243,13 @@ impl BuiltGraph {
     /// Checks what it reads: the digests of the chunks that hold its rows
     /// (each chunk once per process), that its offsets rise within the
     /// entries, and that its neighbour ids are vertices.
+    ///
+    /// Then gives the pages it read back (they stay in the page cache): a
+    /// view's pages come back as a kernel reads them, and a kernel that
+    /// copies the rows out of the view gives them back behind its copy
+    /// ([`Shard::share_rows`], [`Shard::rewrite_rows`]), so a run from a
+    /// built file holds about one copy of the rows at any time, not the
+    /// mapped pages beside the kernel's copy.
     pub fn shard(
         &self,
         partition: &Partition,
@@ -268,10 +275,14 @@ impl BuiltGraph {
         )?;
         let targets: Array<u32> = rows.take(self, Section::Targets, rotate)?;
         self.check_ids(&targets, Section::Targets)?;
+        // Checked: the pages go until a kernel reads them (see above).
+        targets.release(0..targets.len());
         let weights = match weights {
             Weights::Skip => None,
             Weights::Stored if self.header.weighted => {
-                Some(rows.take(self, Section::Weights, rotate)?)
+                let w: Array<f32> = rows.take(self, Section::Weights, rotate)?;
+                w.release(0..w.len());
+                Some(w)
             }
             Weights::Stored | Weights::Unit => Some(Array::Owned(crate::alloc::vec_or_exit(
                 targets.len(),
@@ -296,6 +307,7 @@ impl BuiltGraph {
         )?;
         let sources: Array<u32> = rows.take(self, Section::InSources, rotate)?;
         self.check_ids(&sources, Section::InSources)?;
+        sources.release(0..sources.len());
         Ok(shard.with_in_edges(rows.offsets, sources))
     }
 
@@ -429,6 +441,8 @@ impl Rows {
             for (o, &x) in offsets.iter_mut().zip(view.iter()) {
                 *o = x - a;
             }
+            // Copied: the mapped pages are not read again.
+            view.release(0..view.len());
             return Ok(Rows {
                 offsets: Array::Owned(offsets),
                 span: Ok(a..b),
@@ -449,6 +463,7 @@ impl Rows {
             offsets[l as usize + 1] = offsets[l as usize] + (b - a);
             ranges.push(a..b);
         }
+        all.release(0..all.len());
         Ok(Rows {
             offsets: Array::Owned(offsets),
             span: Err(ranges),
@@ -480,6 +495,10 @@ impl Rows {
                 for r in ranges {
                     out.extend_from_slice(&all[(r.start - lo) as usize..(r.end - lo) as usize]);
                 }
+                // Copied: the mapped pages are not read again here (other
+                // trustees of this process read them on, faulting back
+                // in what they still need).
+                all.release(0..all.len());
                 Ok(Array::Owned(out))
             }
         }

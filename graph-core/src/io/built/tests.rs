@@ -260,3 +260,79 @@ fn the_header_says_what_the_file_holds() {
     assert_eq!(h.in_entries, h.entries);
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Each local vertex's entries by global id (weights as bits), sorted.
+fn entries(s: &Shard) -> Vec<Vec<(u32, u32)>> {
+    (0..s.num_local_vertices())
+        .map(|l| {
+            let mut r: Vec<(u32, u32)> = s.neighbors(l).map(|(v, w)| (v, w.to_bits())).collect();
+            r.sort_unstable();
+            r
+        })
+        .collect()
+}
+
+#[test]
+fn a_kernel_takes_the_rows_into_memory_and_the_shard_drops_its_view() {
+    let d = scratch("release");
+    let n = 120u32;
+    let list = graph(n, 4000, 21, true);
+    let path = d.join("g");
+    write(&path, &list, &meta(false, true), &[], None).unwrap();
+    let g = open(&path).unwrap();
+    // Stored id x names global vertex n - 1 - x.
+    let names: std::sync::Arc<[u32]> = (0..n).rev().collect();
+    for (kind, threads) in [
+        (PartitionKind::Block, 1),
+        (PartitionKind::Block, 3),
+        (PartitionKind::Cyclic, 3),
+    ] {
+        let p = Partition::new(kind, u64::from(n), 1, threads).unwrap();
+        for t in 0..threads {
+            let what = format!("{kind:?} x{threads}, trustee {t}");
+            let block = kind == PartitionKind::Block;
+            // Unweighted rows, shared with a kernel in its order.
+            let mut s = g.shard(&p, t, Weights::Skip).unwrap();
+            assert_eq!(
+                s.is_mapped(),
+                block,
+                "{what}: a block trustee views its rows"
+            );
+            let want = entries(&s);
+            let local = s.num_local_vertices() as u32;
+            let slots: Vec<u32> = (0..local).rev().collect();
+            let mut seen = vec![0; local as usize];
+            let shared = s
+                .share_rows(names.clone(), &slots, |v, row| {
+                    row.iter_mut().for_each(|x| *x = n - 1 - *x);
+                    row.sort_unstable();
+                    seen[v] += 1;
+                })
+                .expect("an unweighted shard lends its rows");
+            assert!(!s.is_mapped(), "{what}: no view of the mapping is left");
+            assert!(seen.iter().all(|&c| c == 1), "{what}: every row once");
+            assert_eq!(s.row_slots(), slots, "{what}");
+            assert_eq!(shared.0.as_slice(), s.targets(), "{what}");
+            assert_eq!(shared.1.as_slice(), s.offsets(), "{what}");
+            assert_eq!(entries(&s), want, "{what}: the same entries by global id");
+            for l in 0..u64::from(local) {
+                assert!(s.adjacency(l).0.is_sorted(), "{what}: row {l} ordered");
+            }
+            assert!(s.share_rows(names.clone(), &slots, |_, _| {}).is_none());
+            // Weighted rows, rewritten in place by a kernel.
+            let mut s = g.shard(&p, t, Weights::Stored).unwrap();
+            assert_eq!(s.is_mapped(), block, "{what}");
+            let want = entries(&s);
+            assert!(s.rewrite_rows(names.clone(), |off, t, w| {
+                t.iter_mut().for_each(|x| *x = n - 1 - *x);
+                for r in off.windows(2) {
+                    t[r[0] as usize..r[1] as usize].reverse();
+                    w[r[0] as usize..r[1] as usize].reverse();
+                }
+            }));
+            assert!(!s.is_mapped(), "{what}: rewritten in memory of its own");
+            assert_eq!(entries(&s), want, "{what}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
