@@ -206,7 +206,10 @@ fn entries(
     let n = ids.words.len() as u64;
     for (i, &t) in targets.iter().enumerate() {
         // The words are read at random: ask for the ones a few entries on.
-        if let Some(w) = targets.get(i + PREFETCH).and_then(|&a| ids.words.get(a as usize)) {
+        if let Some(w) = targets
+            .get(i + PREFETCH)
+            .and_then(|&a| ids.words.get(a as usize))
+        {
             prefetch::line(w);
         }
         let t = u64::from(t);
