@@ -59,7 +59,7 @@ pub(super) enum Storage {
     Built {
         graph: Arc<BuiltGraph>,
         /// The edges read back from the rows, for the commands that check
-        /// their answer against a list ([`load`](super::load)).
+        /// their answer against a list ([`load`](fn@super::load)).
         list: Option<Arc<EdgeList<'static>>>,
         /// `--unit-weights` on a weighted file: the meta that says
         /// unweighted (the trustees read every weight as 1.0).
