@@ -140,4 +140,4 @@ pub use runtime::{
     RACK_SLOT_BUDGET_BYTES,
 };
 pub use stats::TrusteeStats;
-pub use trust::{entrust, entrust_on, entrust_with, Trust};
+pub use trust::{entrust, entrust_near, entrust_on, entrust_with, spawn_near, Trust};
