@@ -73,14 +73,23 @@ fn no_increment_lost_or_doubled_while_the_value_moves() {
                                     0 => c.apply(move |x| x.n += add),
                                     1 => c.apply_then(move |x| x.n += add, |()| {}),
                                     2 => {
+                                        // Every 40th payload is bigger than a slot
+                                        // (a chunked request, bounced whole).
+                                        let mut v = vec![0u64; if i % 40 == 2 { 3000 } else { 0 }];
+                                        v.push(add);
                                         let got = c.apply_with(
                                             |x, v: Vec<u64>| {
                                                 x.n += v.iter().sum::<u64>();
                                                 x.n
                                             },
-                                            vec![add],
+                                            v,
                                         );
                                         assert!(got >= add);
+                                        if i % 40 == 7 {
+                                            // An answer bigger than a slot.
+                                            let back = c.apply_returning(|x| vec![x.n; 1000]);
+                                            assert_eq!(back.len(), 1000);
+                                        }
                                     }
                                     3 => c.apply_slice_then(
                                         |x, a: &[u64]| x.n += a[0],

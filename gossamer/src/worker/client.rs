@@ -355,7 +355,6 @@ impl Worker {
                         }
                         Cont::Inline(f) => f.run(&mut r),
                         Cont::Then(f) => f(&mut r),
-                        c @ Cont::Moved(_) => self.complete(c, &mut r),
                     }
                 }
             });

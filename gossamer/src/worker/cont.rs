@@ -29,9 +29,6 @@ pub(crate) enum Cont {
     Inline(InlineThen),
     /// Run a continuation (in delegated context).
     Then(Box<dyn FnOnce(&mut Reader)>),
-    /// The continuation of a request that bounced off a moved property and was
-    /// sent again to its new address (counted in `Worker::rerouted` until done).
-    Moved(Box<Cont>),
 }
 
 impl Cont {

@@ -132,6 +132,8 @@ pub(crate) struct Worker {
     /// Bounced requests sent again and not yet answered (`wait_outstanding`
     /// waits for them too).
     rerouted: Cell<u64>,
+    /// The batch being served has bounced records (`moves.rs`).
+    bounced: Cell<bool>,
 }
 
 impl Worker {
@@ -167,6 +169,7 @@ impl Worker {
             moves: RefCell::new(moves::Moves::default()),
             any_fwd: Cell::new(false),
             rerouted: Cell::new(0),
+            bounced: Cell::new(false),
             shared,
         }
     }

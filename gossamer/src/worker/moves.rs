@@ -156,6 +156,8 @@ impl Worker {
 
     /// Trustee side: record `index` of the batch being served, for the tombstone
     /// `prop`, with code word `code` and body `body..end`, was not run.
+    #[cold]
+    #[inline(never)]
     pub(super) fn note_bounce(
         &self,
         index: u32,
@@ -182,15 +184,21 @@ impl Worker {
         }
         m.bounces.extend(body, len);
         m.n_bounces += 1;
+        self.bounced.set(true);
     }
 
     /// Trustee side: appends the batch's bounced records and the trailer to its
     /// answers `out`; true when there were any.
+    #[inline(always)]
     pub(super) fn take_bounces(&self, out: &mut AlignedBuf) -> bool {
+        self.bounced.get() && self.append_bounces(out)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn append_bounces(&self, out: &mut AlignedBuf) -> bool {
+        self.bounced.set(false);
         let mut m = self.moves.borrow_mut();
-        if m.n_bounces == 0 {
-            return false;
-        }
         let answers = out.len() as u64;
         out.extend(m.bounces.as_ptr(), m.bounces.len());
         for v in [answers, m.n_bounces] {
@@ -204,6 +212,8 @@ impl Worker {
     /// Client side: runs the continuations of a response from trustee `t` that
     /// holds bounced records (`data..data+len`): first sends every bounced record
     /// again, in order, then runs the other continuations in order.
+    #[cold]
+    #[inline(never)]
     pub(super) fn finish_bounced(
         &self,
         t: usize,
@@ -247,13 +257,14 @@ impl Worker {
     ) {
         self.learn(from, to, false);
         let (t, p) = self.resolve(to.0, to.1);
-        let cont = match cont {
-            c @ Cont::Moved(_) => c,
-            c => {
-                self.rerouted.set(self.rerouted.get() + 1);
-                Cont::Moved(Box::new(c))
-            }
-        };
+        // Counted until answered (each time it is sent again: the wrappers
+        // nest, and each takes its count back).
+        self.rerouted.set(self.rerouted.get() + 1);
+        let cont = Cont::Then(Box::new(move |r: &mut Reader| {
+            let w = super::worker("a moved request");
+            w.rerouted.set(w.rerouted.get() - 1);
+            w.complete(cont, r)
+        }));
         if t == self.id {
             // The value lives here now: run the record as a local job.
             let mut own = AlignedBuf::with_capacity(len);
@@ -293,7 +304,10 @@ impl Worker {
         }
     }
 
-    /// Runs one continuation with its answer at `r`.
+    /// Runs one continuation with its answer at `r` (off the common path: the
+    /// continuations of bounced requests).
+    #[cold]
+    #[inline(never)]
     pub(super) fn complete(&self, cont: Cont, r: &mut Reader) {
         match cont {
             Cont::Skip => {}
@@ -305,10 +319,6 @@ impl Worker {
             }
             Cont::Inline(f) => f.run(r),
             Cont::Then(f) => f(r),
-            Cont::Moved(c) => {
-                self.rerouted.set(self.rerouted.get() - 1);
-                self.complete(*c, r)
-            }
         }
     }
 }
