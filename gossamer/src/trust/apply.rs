@@ -84,9 +84,10 @@ impl<T> Trust<T> {
     pub(super) fn at(&self, w: &Worker, blocking: bool) -> (usize, u64) {
         let (t, p) = self.loc(w);
         if t == w.id && (blocking || (w.delegated.get() == 0 && fiber::in_fiber())) {
-            w.run_deferred();
+            // Only a deferred job can have moved the value since `loc` (a moved
+            // request run here), so the header is read only when one ran.
             // SAFETY: `p` is a property header of this worker (the trust holds weight).
-            if unsafe { PropHeader::moved(p) } {
+            if w.run_deferred() && unsafe { PropHeader::moved(p) } {
                 return self.loc(w);
             }
         }
