@@ -76,22 +76,27 @@ impl<T> Trust<T> {
         }
     }
 
-    /// [`loc`](Self::loc), and when the property is local and the request will
-    /// run inline (`blocking`, or from a fiber outside delegated context), the
-    /// local requests deferred so far run first (so they keep their order);
-    /// should one of them have moved the value, where it went.
+    /// [`loc`](Self::loc), and whether a request for a local property runs
+    /// inline (`blocking`, or from a fiber outside delegated context; false for
+    /// a remote one). Before a local request runs inline, the local requests
+    /// deferred so far run first (so they keep their order); should one of them
+    /// have moved the value, where it went.
     #[inline(always)]
-    pub(super) fn at(&self, w: &Worker, blocking: bool) -> (usize, u64) {
+    pub(super) fn at(&self, w: &Worker, blocking: bool) -> (usize, u64, bool) {
         let (t, p) = self.loc(w);
-        if t == w.id && (blocking || (w.delegated.get() == 0 && fiber::in_fiber())) {
-            // Only a deferred job can have moved the value since `loc` (a moved
-            // request run here), so the header is read only when one ran.
-            // SAFETY: `p` is a property header of this worker (the trust holds weight).
-            if w.run_deferred() && unsafe { PropHeader::moved(p) } {
-                return self.loc(w);
-            }
+        if t != w.id {
+            return (t, p, false);
         }
-        (t, p)
+        let inline = blocking || (w.delegated.get() == 0 && fiber::in_fiber());
+        // Only a deferred job can have moved the value since `loc` (a moved
+        // request run here), so the header is read only when one ran; the
+        // common case (none deferred) costs one compare, no call.
+        // SAFETY: `p` is a property header of this worker (the trust holds weight).
+        if inline && w.has_deferred() && w.run_deferred() && unsafe { PropHeader::moved(p) } {
+            let (t, p) = self.loc(w);
+            return (t, p, inline);
+        }
+        (t, p, inline)
     }
 
     /// Where requests from the calling worker go (where the property was
@@ -158,12 +163,12 @@ impl<T: 'static> Trust<T> {
         job(unsafe { value_mut::<T>(p) })
     }
 
-    /// Runs `job` inline for the local property at `p` from a fiber, or defers it
-    /// (delegated context) so it never runs while another closure holds the
-    /// property.
+    /// Runs `job` on the local property at `p`: inline (from a fiber outside
+    /// delegated context, as `at` found), or deferred (delegated context) so it
+    /// never runs while another closure holds the property.
     #[inline(always)]
-    fn local(&self, w: &'static Worker, p: u64, job: impl FnOnce(&mut T) + 'static) {
-        if w.delegated.get() > 0 || !fiber::in_fiber() {
+    fn local(&self, w: &'static Worker, p: u64, inline: bool, job: impl FnOnce(&mut T) + 'static) {
+        if !inline {
             // SAFETY: (in the job) deferred jobs run one at a time from the worker
             // loop, before this trust's release (deferred after it, or drained
             // first), and before any move of the value (`migrate_here` drains them).
@@ -210,10 +215,11 @@ impl<T: 'static> Trust<T> {
     ) -> U {
         let w = blocking_point(what);
         self.check(w);
-        let at = self.at(w, true);
-        if w.id == at.0 {
-            return self.here(w, at.1, |t| here(t, arg));
+        let (t, p, _) = self.at(w, true);
+        if w.id == t {
+            return self.here(w, p, |t| here(t, arg));
         }
+        let at = (t, p);
         let mut out = MaybeUninit::<U>::uninit();
         let cont = Cont::Wake {
             fid: w.current_fiber(),
@@ -239,10 +245,11 @@ impl<T: 'static> Trust<T> {
         send: impl FnOnce(&Worker, (usize, u64), A, Cont) -> usize,
     ) {
         let w = self.my_worker(what);
-        let at = self.at(w, false);
-        if w.id == at.0 {
-            return self.local(w, at.1, move |t| then(here(t, arg)));
+        let (t, p, inline) = self.at(w, false);
+        if w.id == t {
+            return self.local(w, p, inline, move |t| then(here(t, arg)));
         }
+        let at = (t, p);
         self.send_then::<A, U, D>(w, at, arg, then, send);
     }
 
@@ -415,15 +422,16 @@ impl<T: 'static> Trust<T> {
             )
         };
         let w = self.my_worker("apply_slice_then");
-        let at = self.at(w, false);
-        if w.id == at.0 {
-            if w.delegated.get() > 0 || !fiber::in_fiber() {
+        let (t, p, inline) = self.at(w, false);
+        if w.id == t {
+            if !inline {
                 // Deferred: the job outlives the borrow of `data`.
                 let owned = data.to_vec();
-                return self.local(w, at.1, move |t| then(f(t, &owned)));
+                return self.local(w, p, false, move |t| then(f(t, &owned)));
             }
-            return then(self.here(w, at.1, |t| f(t, data)));
+            return then(self.here(w, p, |t| f(t, data)));
         }
+        let at = (t, p);
         let code = code_slice::<T, _, R, U>(&f);
         self.send_then::<_, U, Plain>(w, at, data, then, |w, at, d, c| {
             self.record(w, at, code, f, Some(bytes_of(d)), c)

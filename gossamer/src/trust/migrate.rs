@@ -52,7 +52,7 @@ impl<T: Send + 'static> Trust<T> {
             "gossamer: migrate_to({to}) but there are only {} workers",
             w.n()
         );
-        let (t, p) = self.at(w, true);
+        let (t, p, _) = self.at(w, true);
         let ans = if t == w.id {
             // SAFETY: `p` is a live property of this worker (`at` resolved the
             // routes after the deferred jobs ran), and we are in a fiber outside

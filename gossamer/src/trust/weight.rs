@@ -159,9 +159,9 @@ impl<T> Drop for Trust<T> {
             return;
         }
         // The deferred local requests run first when the release is inline.
-        let (t, p) = self.at(w, false);
+        let (t, p, inline) = self.at(w, false);
         if w.id == t {
-            if w.delegated.get() > 0 || !fiber::in_fiber() {
+            if !inline {
                 // SAFETY: (in the job) this trust's weight is returned exactly once.
                 w.defer(Box::new(move || unsafe {
                     worker("release").release_local(p as *mut PropHeader, wgt)
