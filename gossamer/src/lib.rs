@@ -6,8 +6,8 @@
 //!
 //! # Concepts
 //!
-//! - **Property**: a value that has been entrusted. It never moves again and is only
-//!   ever touched by its trustee.
+//! - **Property**: a value that has been entrusted. It is only ever touched by its
+//!   trustee; it stays there unless moved with [`Trust::migrate_to`].
 //! - **Trustee**: the worker that owns a property and runs every closure applied to
 //!   it. Every worker is a trustee (and a client) — see [`WorkerId`], [`num_workers`].
 //! - **Trust** ([`Trust<T>`]): a cloneable, `Send` reference to a property, through
@@ -18,6 +18,15 @@
 //!   (variable-size results). Create one with [`entrust`], [`entrust_on`] or
 //!   [`entrust_with`]. The property is dropped on its trustee when the last trust
 //!   is dropped (weighted reference counting, see `src/trust/weight.rs`).
+//! - **Migration**: [`Trust::migrate_to`] moves a property's value to another
+//!   trustee of the same process while requests keep coming. The old trustee
+//!   keeps a *forwarding address* (a tombstone): a request that reaches it is not
+//!   run but bounced to its client, which sends it again to the new address, so it
+//!   runs exactly once; every trust stays valid. Each worker remembers the moves
+//!   it learnt, so only its first requests after a move pay the extra round trip
+//!   (a worker that knows of no move pays one branch per request, one that does
+//!   a hash lookup). See `src/worker/moves.rs`. Affinity: [`entrust_near`] and
+//!   [`spawn_near`] place a new property or a fiber on an existing trust's trustee.
 //! - **Fiber**: a light user thread with its own stack ([`spawn`], [`spawn_on`],
 //!   [`spawn_spread`], [`on_every_worker`], [`JoinHandle::join`], [`yield_now`]).
 //!   Each worker runs its fibers in FIFO order; fibers never migrate. Blocking calls
@@ -56,12 +65,12 @@
 //!
 //! | module | concept |
 //! | --- | --- |
-//! | `trust/` | [`Trust`], entrusting, the apply family, launch, weighted reference counting, trampolines (map in `trust/mod.rs`) |
+//! | `trust/` | [`Trust`], entrusting, the apply family, launch, migration and affinity, weighted reference counting, trampolines (map in `trust/mod.rs`) |
 //! | `latch` | [`Latch`] for [`Trust::launch`] |
 //! | `delegable`, `pod` | what may cross the channel: [`Delegable`], [`Pod`], [`pod_struct!`] |
 //! | `config` | [`Config`]: every tunable, its unit and its default |
 //! | `runtime/` | [`Builder`], [`main`], the slot budget, CPU pinning, spawning fibers (also across ranks: [`spawn_on_with`]) and [`JoinHandle`], [`wait_outstanding`] (map in `runtime/mod.rs`) |
-//! | `worker/` | one worker thread: scheduling loop, client side, trustee side, registry, mail, termination (map in `worker/mod.rs`) |
+//! | `worker/` | one worker thread: scheduling loop, client side, trustee side, registry, moved properties' forwarding, mail, termination (map in `worker/mod.rs`) |
 //! | `scheduler`, `fiber` | FIFO fiber scheduler; the only stack-switching code |
 //! | `slot` | the request/response slot format (one encoder and decoder) |
 //! | `transport` | the one primitive needed from a transport, in-process version |
@@ -86,6 +95,17 @@
 //!   not release its weight; its property is dropped at shutdown.
 //! - Cloning a remote trust whose weight is exhausted inside delegated context
 //!   panics (see `src/trust/weight.rs`); ordinary code never gets near that.
+//! - [`Trust::migrate_to`] moves a value within one process only (through memory,
+//!   `T: Send`); clients on any rank reach it after the move. Moving it into
+//!   another rank panics: that needs the value serialized (`T: Serialize +
+//!   DeserializeOwned`, like [`Trust::apply_with`]'s payloads) and a tombstone that
+//!   knows the new address before it forwards (e.g. the new trustee reserves the
+//!   box first, and requests that arrive before the value wait there, answered
+//!   later by token as launches are), which is not built. A value whose launched
+//!   closure is running does not move (`migrate_to` returns false). Tombstones are
+//!   kept until shutdown (one property header plus the value's inline size per
+//!   move). A request chases a moving value: a value moved again and again
+//!   without pause can keep requests waiting.
 //!
 //! # Example
 //!
@@ -140,4 +160,4 @@ pub use runtime::{
     RACK_SLOT_BUDGET_BYTES,
 };
 pub use stats::TrusteeStats;
-pub use trust::{entrust, entrust_on, entrust_with, Trust};
+pub use trust::{entrust, entrust_near, entrust_on, entrust_with, spawn_near, Trust};

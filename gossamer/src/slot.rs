@@ -58,6 +58,10 @@ pub(crate) mod flags {
     pub const MORE: u32 = 4;
     /// A request asking for the next response chunk.
     pub const CONTINUE: u32 = 8;
+    /// A response (its last chunk) in which some records were not run because
+    /// their property had moved: the data ends with the bounced records and a
+    /// trailer (`worker/moves.rs`).
+    pub const BOUNCED: u32 = 16;
 }
 
 const OFF_CACHE: usize = 64;
@@ -347,6 +351,12 @@ impl Reader {
     #[cfg(test)]
     pub(crate) fn position(&self) -> usize {
         self.pos
+    }
+    /// The address of the cursor (where the next field starts).
+    #[inline(always)]
+    pub(crate) fn cursor(&self) -> *const u8 {
+        // SAFETY: `pos <= len`, so this stays within (or one past) the region.
+        unsafe { self.ptr.add(self.pos) }
     }
 }
 

@@ -301,6 +301,54 @@ fn quiet(t: TransportKind) {
     println!("rank 0 result woke {} times in {} ms", out.0, out.1);
 }
 
+/// Trusts that move, seen from every rank: a counter entrusted to rank 1 moves
+/// back and forth between rank 1's two workers (moved by a fiber on rank 0)
+/// while every worker of every rank increments it; no increment is lost or
+/// doubled, and a move into another rank is refused without moving.
+fn moving(t: TransportKind) {
+    let out = builder(t)
+        .run(move || {
+            let n = num_workers();
+            let c: Trust<u64> = entrust_with(WorkerId(THREADS), || 0u64);
+            let m = c.clone();
+            let mover = gossamer::spawn(move || {
+                for k in 0..100 {
+                    assert!(m.migrate_to(WorkerId(THREADS + 1 - k % 2)));
+                    gossamer::yield_now();
+                }
+                m.trustee()
+            });
+            let per = 400u64;
+            on_every_worker_with(
+                |(c, per): (Trust<u64>, u64)| {
+                    let me = gossamer::current_worker().index() as u64;
+                    for i in 0..per {
+                        if i % 3 == 0 {
+                            c.apply(move |x| *x += me + i);
+                        } else {
+                            c.apply_then(move |x| *x += me + i, |()| {});
+                        }
+                    }
+                    gossamer::wait_outstanding();
+                },
+                (c.clone(), per),
+            );
+            let last = mover.join();
+            assert_eq!(last, WorkerId(THREADS));
+            let want: u64 = (0..n as u64).map(|w| per * w + per * (per - 1) / 2).sum();
+            assert_eq!(c.apply(|x| *x), want);
+            let refused = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                c.migrate_to(WorkerId(0))
+            }));
+            assert!(refused.is_err(), "a move into another rank panics");
+            assert_eq!(c.trustee(), WorkerId(THREADS));
+            assert_eq!(c.apply(|x| *x), want);
+            want
+        })
+        .expect("rack run");
+    println!("rank 0 result {out}");
+}
+
 macro_rules! rank_tests {
     ($($name:ident => $body:expr;)*) => {$(
         #[test]
@@ -328,6 +376,8 @@ rank_tests! {
     rank_slow_join_shm => slow_join(TransportKind::Shm);
     rank_quiet_shm => quiet(TransportKind::Shm);
     rank_fanout_shm => fanout(TransportKind::Shm);
+    rank_moving_shm => moving(TransportKind::Shm);
+    rank_moving_tcp => moving(TransportKind::Tcp);
 }
 
 #[test]
@@ -427,6 +477,18 @@ fn counter_and_collective_across_ranks_over_shm_and_tcp() {
         assert_eq!(code, 0, "{test} x{ranks} failed:\n{text}");
         assert!(text.contains("rank 0 result"), "{text}");
         assert!(shm_files_of(pid).is_empty());
+    }
+}
+
+#[test]
+fn a_value_moving_within_a_rank_is_reached_from_every_rank() {
+    if is_rank() {
+        return;
+    }
+    for (ranks, test) in [(2, "rank_moving_shm"), (2, "rank_moving_tcp")] {
+        let (code, text, _) = launch(ranks, test);
+        assert_eq!(code, 0, "{test} x{ranks} failed:\n{text}");
+        assert!(text.contains("rank 0 result"), "{text}");
     }
 }
 

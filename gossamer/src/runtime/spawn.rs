@@ -102,7 +102,7 @@ pub fn on_every_worker<R: Send + 'static>(f: impl Fn() -> R + Send + Sync + 'sta
 /// written by `put_value`, then the client's worker id and the completion token as
 /// `u64`s, then the payload (by `send_spawn` for these `F, V, R`; a malformed
 /// payload only panics); the property word is unused.
-unsafe fn tr_spawn_with<F, V, R>(_: u64, r: &mut Reader, _: &mut AlignedBuf)
+unsafe fn tr_spawn_with<F, V, R>(_: u64, r: &mut Reader, _: &mut AlignedBuf) -> bool
 where
     F: FnOnce(V) -> R + Copy + 'static,
     V: DeserializeOwned + 'static,
@@ -139,6 +139,7 @@ where
             }
         }
     }));
+    false
 }
 
 /// Spawns a fiber running `f(payload)` on worker `target`, which may be in another

@@ -20,7 +20,7 @@ use crate::fiber;
 use crate::pod::Pod;
 use crate::runtime::WorkerId;
 use crate::slot::{pad8, Reader, RECORD_HEADER};
-use crate::worker::{blocking_point, try_worker, worker, Cont, Delegated, Worker};
+use crate::worker::{blocking_point, try_worker, worker, Cont, Delegated, PropHeader, Worker};
 use serde::{de::DeserializeOwned, Serialize};
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
@@ -63,15 +63,76 @@ impl<T> std::fmt::Debug for Trust<T> {
     }
 }
 
+impl<T> Trust<T> {
+    /// Where the property lives as far as `w` knows: trustee and address. A
+    /// trust keeps the address it was made with; only a worker that learnt of
+    /// a move looks it up (`worker/moves.rs`).
+    #[inline(always)]
+    pub(super) fn loc(&self, w: &Worker) -> (usize, u64) {
+        if w.any_fwd.get() {
+            w.resolve(self.trustee, self.ptr)
+        } else {
+            (self.trustee, self.ptr)
+        }
+    }
+
+    /// [`loc`](Self::loc), and whether a request for a local property runs
+    /// inline (`blocking`, or from a fiber outside delegated context; false for
+    /// a remote one). Before a local request runs inline, the local requests
+    /// deferred so far run first (so they keep their order); should one of them
+    /// have moved the value, where it went.
+    #[inline(always)]
+    pub(super) fn at(&self, w: &Worker, blocking: bool) -> (usize, u64, bool) {
+        let (t, p) = self.loc(w);
+        if t != w.id {
+            return (t, p, false);
+        }
+        let inline = blocking || (w.delegated.get() == 0 && fiber::in_fiber());
+        // Only a deferred job can have moved the value since `loc` (a moved
+        // request run here), so the header is read only when one ran; the
+        // common case (none deferred) costs one compare, no call.
+        // SAFETY: `p` is a property header of this worker (the trust holds weight).
+        if inline && w.has_deferred() && w.run_deferred() && unsafe { PropHeader::moved(p) } {
+            let (t, p) = self.loc(w);
+            return (t, p, inline);
+        }
+        (t, p, inline)
+    }
+
+    /// Where requests from the calling worker go (where the property was
+    /// entrusted, outside this trust's runtime).
+    pub(super) fn current(&self) -> (usize, u64) {
+        match try_worker() {
+            Some(w) if w.shared.rt == self.rt => self.loc(w),
+            _ => (self.trustee, self.ptr),
+        }
+    }
+
+    /// Where the property lives as far as the calling worker knows: like
+    /// [`current`](Self::current), but along routes learnt and not yet used
+    /// for requests (`worker/moves.rs`) too.
+    pub(super) fn latest(&self) -> (usize, u64) {
+        match try_worker() {
+            Some(w) if w.shared.rt == self.rt && w.any_fwd.get() => {
+                w.latest(self.trustee, self.ptr)
+            }
+            _ => (self.trustee, self.ptr),
+        }
+    }
+}
+
 impl<T: 'static> Trust<T> {
-    /// The worker that owns the property.
+    /// The worker that owns the property, as far as the calling worker knows:
+    /// after the property moved ([`migrate_to`](Self::migrate_to)), a worker
+    /// learns its new trustee from its next request through any trust of it
+    /// (from the move itself on the worker that moved it).
     pub fn trustee(&self) -> WorkerId {
-        WorkerId(self.trustee)
+        WorkerId(self.latest().0)
     }
 
     /// True when the property belongs to the calling worker.
     pub fn is_local(&self) -> bool {
-        try_worker().is_some_and(|w| w.id == self.trustee && w.shared.rt == self.rt)
+        try_worker().is_some_and(|w| w.shared.rt == self.rt && self.loc(w).0 == w.id)
     }
 
     pub(super) fn my_worker(&self, what: &str) -> &'static Worker {
@@ -90,42 +151,42 @@ impl<T: 'static> Trust<T> {
         );
     }
 
-    /// The local-trustee shortcut: runs `job` on the property right here, after
-    /// the local requests deferred so far (so they keep their order).
+    /// The local-trustee shortcut: runs `job` on the property at `p` right here.
     ///
-    /// Callers make sure this is the trustee, in a fiber, outside delegated
-    /// context (blocking forms by `blocking_point`, the others by `local`).
+    /// Callers make sure this is the trustee of `p`, in a fiber, outside delegated
+    /// context, after the deferred local requests (`at`).
     #[inline(always)]
-    fn here<U>(&self, w: &Worker, job: impl FnOnce(&mut T) -> U) -> U {
-        w.run_deferred();
+    fn here<U>(&self, w: &Worker, p: u64, job: impl FnOnce(&mut T) -> U) -> U {
         let _d = Delegated::enter(w);
         // SAFETY: we are on the trustee, in a fiber, and no delegated closure is
         // running (caller contract), so nothing else references the value.
-        job(unsafe { value_mut::<T>(self.ptr) })
+        job(unsafe { value_mut::<T>(p) })
     }
 
-    /// Runs `job` inline for a local property from a fiber, or defers it (delegated
-    /// context) so it never runs while another closure holds the property.
+    /// Runs `job` on the local property at `p`: inline (from a fiber outside
+    /// delegated context, as `at` found), or deferred (delegated context) so it
+    /// never runs while another closure holds the property.
     #[inline(always)]
-    fn local(&self, w: &'static Worker, job: impl FnOnce(&mut T) + 'static) {
-        let p = self.ptr;
-        if w.delegated.get() > 0 || !fiber::in_fiber() {
+    fn local(&self, w: &'static Worker, p: u64, inline: bool, job: impl FnOnce(&mut T) + 'static) {
+        if !inline {
             // SAFETY: (in the job) deferred jobs run one at a time from the worker
-            // loop, before this trust's release (deferred after it, or drained first).
+            // loop, before this trust's release (deferred after it, or drained
+            // first), and before any move of the value (`migrate_here` drains them).
             w.defer(Box::new(move || job(unsafe { value_mut::<T>(p) })));
         } else {
-            self.here(w, job);
+            self.here(w, p, job);
         }
     }
 
-    /// Writes the request record for a remote property: trampoline `code`, the
-    /// closure `f`, then `bytes` (length-prefixed) when the request carries a
-    /// payload; `cont` takes the answer. Returns how many sealed batches wait on
-    /// the pair (for backpressure).
+    /// Writes the request record for the remote property at `at`: trampoline
+    /// `code`, the closure `f`, then `bytes` (length-prefixed) when the request
+    /// carries a payload; `cont` takes the answer. Returns how many sealed
+    /// batches wait on the pair (for backpressure).
     #[inline(always)]
     fn record<F: Copy>(
         &self,
         w: &Worker,
+        at: (usize, u64),
         code: u64,
         f: F,
         bytes: Option<&[u8]>,
@@ -133,7 +194,7 @@ impl<T: 'static> Trust<T> {
     ) -> usize {
         let extra = bytes.map_or(0, |b| 8 + pad8(b.len()));
         let len = RECORD_HEADER + pad8(size_of::<F>()) + extra;
-        w.enqueue(self.trustee, code, self.ptr, len, cont, |wr| {
+        w.enqueue(at.0, code, at.1, len, cont, |wr| {
             wr.put_value(f);
             if let Some(b) = bytes {
                 wr.put_bytes(b.as_ptr(), b.len());
@@ -150,20 +211,22 @@ impl<T: 'static> Trust<T> {
         what: &str,
         arg: A,
         here: impl FnOnce(&mut T, A) -> U,
-        send: impl FnOnce(&Worker, A, Cont) -> usize,
+        send: impl FnOnce(&Worker, (usize, u64), A, Cont) -> usize,
     ) -> U {
         let w = blocking_point(what);
         self.check(w);
-        if w.id == self.trustee {
-            return self.here(w, |t| here(t, arg));
+        let (t, p, _) = self.at(w, true);
+        if w.id == t {
+            return self.here(w, p, |t| here(t, arg));
         }
+        let at = (t, p);
         let mut out = MaybeUninit::<U>::uninit();
         let cont = Cont::Wake {
             fid: w.current_fiber(),
             out: out.as_mut_ptr() as *mut u8,
             read: D::read_into,
         };
-        send(w, arg, cont);
+        send(w, at, arg, cont);
         w.park();
         // SAFETY: the continuation wrote the value before waking us.
         unsafe { out.assume_init() }
@@ -179,13 +242,15 @@ impl<T: 'static> Trust<T> {
         arg: A,
         here: impl FnOnce(&mut T, A) -> U + 'static,
         then: impl FnOnce(U) + 'static,
-        send: impl FnOnce(&Worker, A, Cont) -> usize,
+        send: impl FnOnce(&Worker, (usize, u64), A, Cont) -> usize,
     ) {
         let w = self.my_worker(what);
-        if w.id == self.trustee {
-            return self.local(w, move |t| then(here(t, arg)));
+        let (t, p, inline) = self.at(w, false);
+        if w.id == t {
+            return self.local(w, p, inline, move |t| then(here(t, arg)));
         }
-        self.send_then::<A, U, D>(w, arg, then, send);
+        let at = (t, p);
+        self.send_then::<A, U, D>(w, at, arg, then, send);
     }
 
     /// The remote half of [`call_then`](Self::call_then).
@@ -193,14 +258,15 @@ impl<T: 'static> Trust<T> {
     fn send_then<A, U: 'static, D: Decode<U>>(
         &self,
         w: &Worker,
+        at: (usize, u64),
         arg: A,
         then: impl FnOnce(U) + 'static,
-        send: impl FnOnce(&Worker, A, Cont) -> usize,
+        send: impl FnOnce(&Worker, (usize, u64), A, Cont) -> usize,
     ) {
         // SAFETY: (in the continuation) the answer to this record is the U that its
         // trampoline wrote the way `D` reads it, at the cursor.
         let cont = Cont::then(move |r: &mut Reader| then(unsafe { D::read(r) }));
-        let q = send(w, arg, cont);
+        let q = send(w, at, arg, cont);
         w.backpressure(q);
     }
 
@@ -215,7 +281,7 @@ impl<T: 'static> Trust<T> {
             "apply",
             (),
             move |t, ()| f(t),
-            |w, (), c| self.record(w, code, f, None, c),
+            |w, at, (), c| self.record(w, at, code, f, None, c),
         )
     }
 
@@ -233,7 +299,7 @@ impl<T: 'static> Trust<T> {
             (),
             move |t, ()| f(t),
             then,
-            |w, (), c| self.record(w, code, f, None, c),
+            |w, at, (), c| self.record(w, at, code, f, None, c),
         )
     }
 
@@ -251,8 +317,8 @@ impl<T: 'static> Trust<T> {
         U: Delegable,
     {
         let code = code_with::<T, _, V, U>(&f);
-        self.call::<_, U, Plain>("apply_with", payload, f, |w, v, c| {
-            encoded(w, &v, |b| self.record(w, code, f, Some(b), c))
+        self.call::<_, U, Plain>("apply_with", payload, f, |w, at, v, c| {
+            encoded(w, &v, |b| self.record(w, at, code, f, Some(b), c))
         })
     }
 
@@ -267,8 +333,8 @@ impl<T: 'static> Trust<T> {
         U: Delegable,
     {
         let code = code_with::<T, _, V, U>(&f);
-        self.call_then::<_, U, Plain>("apply_with_then", payload, f, then, |w, v, c| {
-            encoded(w, &v, |b| self.record(w, code, f, Some(b), c))
+        self.call_then::<_, U, Plain>("apply_with_then", payload, f, then, |w, at, v, c| {
+            encoded(w, &v, |b| self.record(w, at, code, f, Some(b), c))
         })
     }
 
@@ -288,8 +354,8 @@ impl<T: 'static> Trust<T> {
             )
         };
         let code = code_slice::<T, _, R, U>(&f);
-        self.call::<_, U, Plain>("apply_slice", data, f, |w, d, c| {
-            self.record(w, code, f, Some(bytes_of(d)), c)
+        self.call::<_, U, Plain>("apply_slice", data, f, |w, at, d, c| {
+            self.record(w, at, code, f, Some(bytes_of(d)), c)
         })
     }
 
@@ -327,7 +393,7 @@ impl<T: 'static> Trust<T> {
         let mut rest = data;
         let mut pieces = 0;
         while !rest.is_empty() || pieces == 0 {
-            let (room, cap) = w.room(self.trustee);
+            let (room, cap) = w.room(self.loc(w).0);
             let fit = |bytes: usize| bytes.saturating_sub(overhead) / size_of::<R>();
             let n = if fit(room) > 0 {
                 fit(room)
@@ -356,17 +422,19 @@ impl<T: 'static> Trust<T> {
             )
         };
         let w = self.my_worker("apply_slice_then");
-        if w.id == self.trustee {
-            if w.delegated.get() > 0 || !fiber::in_fiber() {
+        let (t, p, inline) = self.at(w, false);
+        if w.id == t {
+            if !inline {
                 // Deferred: the job outlives the borrow of `data`.
                 let owned = data.to_vec();
-                return self.local(w, move |t| then(f(t, &owned)));
+                return self.local(w, p, false, move |t| then(f(t, &owned)));
             }
-            return then(self.here(w, |t| f(t, data)));
+            return then(self.here(w, p, |t| f(t, data)));
         }
+        let at = (t, p);
         let code = code_slice::<T, _, R, U>(&f);
-        self.send_then::<_, U, Plain>(w, data, then, |w, d, c| {
-            self.record(w, code, f, Some(bytes_of(d)), c)
+        self.send_then::<_, U, Plain>(w, at, data, then, |w, at, d, c| {
+            self.record(w, at, code, f, Some(bytes_of(d)), c)
         })
     }
 
@@ -381,7 +449,7 @@ impl<T: 'static> Trust<T> {
             "apply_returning",
             (),
             move |t, ()| f(t),
-            |w, (), c| self.record(w, code, f, None, c),
+            |w, at, (), c| self.record(w, at, code, f, None, c),
         )
     }
 
@@ -399,7 +467,7 @@ impl<T: 'static> Trust<T> {
             (),
             move |t, ()| f(t),
             then,
-            |w, (), c| self.record(w, code, f, None, c),
+            |w, at, (), c| self.record(w, at, code, f, None, c),
         )
     }
 }

@@ -52,22 +52,16 @@ impl<T: 'static> Trust<Latch<T>> {
             // `start_launch` wrote with `put_value`, at the cursor.
             then(unsafe { r.value::<U>() })
         }));
-        if w.id == self.trustee {
-            start_launch::<T, F, U>(w, self.ptr, f, w.id, token);
+        let (t, p) = self.loc(w);
+        if w.id == t {
+            start_launch::<T, F, U>(w, p, f, w.id, token);
         } else {
             let len = RECORD_HEADER + pad8(size_of::<F>()) + 16;
-            let q = w.enqueue(
-                self.trustee,
-                tramp!(tr_launch::<T, F, U>),
-                self.ptr,
-                len,
-                Cont::Skip,
-                |wr| {
-                    wr.put_value(f);
-                    wr.put_u64(w.id as u64);
-                    wr.put_u64(token);
-                },
-            );
+            let q = w.enqueue(t, tramp!(tr_launch::<T, F, U>), p, len, Cont::Skip, |wr| {
+                wr.put_value(f);
+                wr.put_u64(w.id as u64);
+                wr.put_u64(token);
+            });
             w.backpressure(q);
         }
     }

@@ -11,12 +11,12 @@
 //! with `p` the property word that client put in the record header. Each `# Safety`
 //! section below says what that record and that word must be.
 
-use super::property::{new_prop, value_mut, PropBox};
+use super::property::{move_out, new_prop, value_mut, PropBox};
 use super::values::{put_serde, put_value, read_serde};
 use crate::latch::Latch;
 use crate::pod::Pod;
 use crate::slot::{pad8, AlignedBuf, Reader, RECORD_HEADER};
-use crate::worker::{panic_message, worker, Cont, PropHeader, Worker};
+use crate::worker::{panic_message, worker, Cont, PropHeader, Worker, UNREGISTERED};
 use serde::{de::DeserializeOwned, Serialize};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -48,12 +48,17 @@ pub(super) unsafe fn tr_apply<T, F: FnOnce(&mut T) -> U + Copy, U: Copy>(
     p: u64,
     r: &mut Reader,
     out: &mut AlignedBuf,
-) {
+) -> bool {
     // SAFETY: the client wrote an F here with `put_value` (caller contract).
     let f: F = unsafe { r.value() };
+    // SAFETY: `p` is a property header of this worker (caller contract).
+    if unsafe { PropHeader::moved(p) } {
+        return true;
+    }
     // SAFETY: `p` is a live, unborrowed PropBox<T> of this worker (caller contract).
     let u = f(unsafe { value_mut::<T>(p) });
     put_value(out, u);
+    false
 }
 
 /// Runs an `apply_returning` closure; appends its result, serialized.
@@ -66,12 +71,17 @@ pub(super) unsafe fn tr_returning<T, F: FnOnce(&mut T) -> U + Copy, U: Serialize
     p: u64,
     r: &mut Reader,
     out: &mut AlignedBuf,
-) {
+) -> bool {
     // SAFETY: the client wrote an F here with `put_value` (caller contract).
     let f: F = unsafe { r.value() };
+    // SAFETY: `p` is a property header of this worker (caller contract).
+    if unsafe { PropHeader::moved(p) } {
+        return true;
+    }
     // SAFETY: `p` is a live, unborrowed PropBox<T> of this worker (caller contract).
     let u = f(unsafe { value_mut::<T>(p) });
     put_serde(out, &u);
+    false
 }
 
 /// Runs an `apply_with` closure with its deserialized payload; appends its result.
@@ -84,13 +94,19 @@ pub(super) unsafe fn tr_with<T, F: FnOnce(&mut T, V) -> U + Copy, V: Deserialize
     p: u64,
     r: &mut Reader,
     out: &mut AlignedBuf,
-) {
+) -> bool {
     // SAFETY: the client wrote an F here with `put_value`; the payload follows it.
     let f: F = unsafe { r.value() };
+    // SAFETY: `p` is a property header of this worker (caller contract).
+    if unsafe { PropHeader::moved(p) } {
+        r.bytes();
+        return true;
+    }
     let v: V = read_serde(r);
     // SAFETY: `p` is a live, unborrowed PropBox<T> of this worker (caller contract).
     let u = f(unsafe { value_mut::<T>(p) }, v);
     put_value(out, u);
+    false
 }
 
 /// Runs an `apply_slice` closure on the records in the request; appends its result.
@@ -104,10 +120,14 @@ pub(super) unsafe fn tr_slice<T, F: FnOnce(&mut T, &[R]) -> U + Copy, R: Pod, U:
     p: u64,
     r: &mut Reader,
     out: &mut AlignedBuf,
-) {
+) -> bool {
     // SAFETY: the client wrote an F here with `put_value` (caller contract).
     let f: F = unsafe { r.value() };
     let (d, n) = r.bytes();
+    // SAFETY: `p` is a property header of this worker (caller contract).
+    if unsafe { PropHeader::moved(p) } {
+        return true;
+    }
     // SAFETY: the client copied `n / size_of R` Pod records here; slot and
     // reassembly memory are 8-aligned and records start at 8-aligned offsets, and
     // `align_of::<R>() <= 8` is checked at compile time by the client method.
@@ -115,6 +135,7 @@ pub(super) unsafe fn tr_slice<T, F: FnOnce(&mut T, &[R]) -> U + Copy, R: Pod, U:
     // SAFETY: `p` is a live, unborrowed PropBox<T> of this worker (caller contract).
     let u = f(unsafe { value_mut::<T>(p) }, data);
     put_value(out, u);
+    false
 }
 
 /// Builds a property from an `entrust_with` closure; appends its address.
@@ -126,11 +147,12 @@ pub(super) unsafe fn tr_entrust_with<T: 'static, F: FnOnce() -> T + Copy>(
     _: u64,
     r: &mut Reader,
     out: &mut AlignedBuf,
-) {
+) -> bool {
     // SAFETY: the client wrote an F here with `put_value` (caller contract).
     let f: F = unsafe { r.value() };
     let addr = new_prop(worker("entrust_with"), f());
     put_value(out, addr);
+    false
 }
 
 /// Makes a property of the value `entrust_on` moved here; appends its address.
@@ -139,12 +161,17 @@ pub(super) unsafe fn tr_entrust_with<T: 'static, F: FnOnce() -> T + Copy>(
 /// `p` must be the address of a `Box<T>` that `entrust_on` leaked with
 /// `Box::into_raw` in this process and handed over in this record only, so it is
 /// taken back exactly once; `r` is unused.
-pub(super) unsafe fn tr_entrust_boxed<T: 'static>(p: u64, _: &mut Reader, out: &mut AlignedBuf) {
+pub(super) unsafe fn tr_entrust_boxed<T: 'static>(
+    p: u64,
+    _: &mut Reader,
+    out: &mut AlignedBuf,
+) -> bool {
     // SAFETY: `p` is a `Box<T>` leaked by `entrust_on` in this process, sent once
     // (caller contract).
     let b = unsafe { Box::from_raw(p as *mut T) };
     let addr = new_prop(worker("entrust_on"), *b);
     put_value(out, addr);
+    false
 }
 
 /// Adds the weight in the record to a property's total (a trust's refill).
@@ -152,12 +179,17 @@ pub(super) unsafe fn tr_entrust_boxed<T: 'static>(p: u64, _: &mut Reader, out: &
 /// # Safety
 /// `p` must be the address of a live property (its `PropHeader`) of the current
 /// worker, and `r` must be positioned at the `u64` weight `refill` wrote.
-pub(super) unsafe fn tr_top_up(p: u64, r: &mut Reader, _: &mut AlignedBuf) {
+pub(super) unsafe fn tr_top_up(p: u64, r: &mut Reader, _: &mut AlignedBuf) -> bool {
     let add = r.u64();
+    // SAFETY: `p` is a property header of this worker (caller contract).
+    if unsafe { PropHeader::moved(p) } {
+        return true;
+    }
     // SAFETY: `p` is a live property of this trustee (caller contract: the requesting
     // trust holds weight, so the property cannot have been dropped).
     let h = unsafe { &*(p as *const PropHeader) };
     h.weight.set(h.weight.get() + add as u128);
+    false
 }
 
 /// Returns a dropped trust's weight to its property (dropping it at zero).
@@ -166,11 +198,16 @@ pub(super) unsafe fn tr_top_up(p: u64, r: &mut Reader, _: &mut AlignedBuf) {
 /// `p` must be the address of a live property of the current worker, and `r` must
 /// be positioned at the `u64` weight of a trust of it, owned by that trust and
 /// returned only by this record.
-pub(super) unsafe fn tr_release(p: u64, r: &mut Reader, _: &mut AlignedBuf) {
+pub(super) unsafe fn tr_release(p: u64, r: &mut Reader, _: &mut AlignedBuf) -> bool {
     let w = r.u64();
+    // SAFETY: `p` is a property header of this worker (caller contract).
+    if unsafe { PropHeader::moved(p) } {
+        return true;
+    }
     // SAFETY: a live property of this worker, and weight its dropped trust owned
     // (caller contract), which is `release_local`'s contract.
     unsafe { worker("release").release_local(p as *mut PropHeader, w) };
+    false
 }
 
 /// Starts a launched closure in a new fiber on this trustee.
@@ -188,13 +225,18 @@ pub(super) unsafe fn tr_launch<
     p: u64,
     r: &mut Reader,
     _: &mut AlignedBuf,
-) {
+) -> bool {
     // SAFETY: the client wrote F with `put_value`, then its worker id and the launch
     // token (caller contract).
     let f: F = unsafe { r.value() };
     let client = r.u64() as usize;
     let token = r.u64();
+    // SAFETY: `p` is a property header of this worker (caller contract).
+    if unsafe { PropHeader::moved(p) } {
+        return true;
+    }
     start_launch::<T, F, U>(worker("launch"), p, f, client, token);
+    false
 }
 
 /// Delivers a launch's (or a `spawn_on_with` fiber's) result to the continuation
@@ -205,8 +247,9 @@ pub(super) unsafe fn tr_launch<
 /// the current worker, and `r` must be positioned at the result bytes that token's
 /// continuation reads: a `U` written by `put_value` for a launch of `U`, or a
 /// length-prefixed encoding for `spawn_on_with`.
-pub(crate) unsafe fn tr_launch_done(token: u64, r: &mut Reader, _: &mut AlignedBuf) {
+pub(crate) unsafe fn tr_launch_done(token: u64, r: &mut Reader, _: &mut AlignedBuf) -> bool {
     worker("launch").finish_launch(token, r);
+    false
 }
 
 /// Delivers a launch's (or a `spawn_on_with` fiber's) answer, the bytes of
@@ -248,6 +291,8 @@ pub(super) fn start_launch<
     // SAFETY: `p` is a live property of this worker (the launching trust holds weight).
     let h = unsafe { &*(p as *const PropHeader) };
     h.weight.set(h.weight.get() + 1);
+    // The value must not move while the fiber may hold it (`migrate_to` checks).
+    h.pins.set(h.pins.get() + 1);
     w.spawn_local(Box::new(move || {
         let w = worker("launch");
         let lp = p as *mut PropBox<Latch<T>> as *const PropBox<Latch<T>>;
@@ -266,6 +311,9 @@ pub(super) fn start_launch<
             Ok(u) => {
                 let mut answer = AlignedBuf::default();
                 put_value(&mut answer, u);
+                // SAFETY: the property is pinned (weight), so its header is live.
+                let h = unsafe { &*(p as *const PropHeader) };
+                h.pins.set(h.pins.get() - 1);
                 answer_launch(w, client, token, &answer);
                 // SAFETY: releases the pin taken above.
                 unsafe { w.release_local(p as *mut PropHeader, 1) };
@@ -279,4 +327,102 @@ pub(super) fn start_launch<
             }
         }
     }));
+}
+
+/// `tr_migrate`'s answer, word 0: the value moved (words 1-4: old trustee and
+/// address, new trustee and address).
+pub(super) const MOVED: u64 = 0;
+/// The value already lives on the target.
+pub(super) const STAYED: u64 = 1;
+/// A launched closure holds the value; it did not move.
+pub(super) const PINNED: u64 = 2;
+/// The target runs in another process (rank); the value did not move.
+pub(super) const OTHER_RANK: u64 = 3;
+
+/// Moves a property's value to the worker named in the record (`migrate_to`).
+///
+/// # Safety
+/// `r` must be positioned at the target worker id (`u64`) that `migrate_to`
+/// wrote, and `p` must be a live `PropBox<T>` (or tombstone) of the current
+/// worker whose value nothing borrows.
+pub(super) unsafe fn tr_migrate<T: Send + 'static>(
+    p: u64,
+    r: &mut Reader,
+    out: &mut AlignedBuf,
+) -> bool {
+    let to = r.u64() as usize;
+    // SAFETY: `p` is a property header of this worker (caller contract).
+    if unsafe { PropHeader::moved(p) } {
+        return true;
+    }
+    // SAFETY: a live PropBox<T> of this worker, between records (caller contract).
+    let ans = unsafe { migrate_here::<T>(worker("migrate_to"), p, to) };
+    put_value(out, ans);
+    false
+}
+
+/// Moves the value of property `p` of `w` (the current worker) to worker `to`
+/// of this process, unless it is there already, a launch holds it, or `to` is
+/// in another process; returns `tr_migrate`'s answer.
+///
+/// # Safety
+/// `p` must be a live (not moved) `PropBox<T>` of `w`, and no closure may be
+/// running on its value (a trampoline between records, or a fiber outside
+/// delegated context).
+pub(super) unsafe fn migrate_here<T: Send + 'static>(w: &Worker, p: u64, to: usize) -> [u64; 5] {
+    let me = w.id as u64;
+    let stay = |why| [why, me, p, me, p];
+    if to == w.id {
+        return stay(STAYED);
+    }
+    if !w.shared.is_local(to) {
+        return stay(OTHER_RANK);
+    }
+    // Local jobs deferred before this request hold the value's address: they
+    // run first (none can move it: moving blocks, and only fibers block).
+    w.run_deferred();
+    // SAFETY: `p` is live (caller contract; the requesting trust holds weight).
+    if unsafe { (*(p as *const PropHeader)).pins.get() } > 0 {
+        return stay(PINNED);
+    }
+    // SAFETY: live, unborrowed (caller contract), not pinned (checked), and `to`
+    // is a worker of this process (checked).
+    let q = unsafe { move_out::<T>(w, p, to) };
+    w.enqueue(
+        to,
+        tramp!(tr_adopt),
+        q,
+        RECORD_HEADER + 16,
+        Cont::Skip,
+        |wr| {
+            wr.put_u64(me);
+            wr.put_u64(p);
+        },
+    );
+    [MOVED, me, p, to as u64, q]
+}
+
+/// Registers a value that moved here, learns the route from its old address,
+/// and returns the unit of weight that kept it alive until now (see `move_out`).
+///
+/// # Safety
+/// `p` must be a box `move_out` made for this worker (or its tombstone, if the
+/// value moved on before this record arrived), and the record (old trustee and
+/// address, as `u64`s) the one adoption record `migrate_here` sent for it.
+pub(super) unsafe fn tr_adopt(p: u64, r: &mut Reader, _: &mut AlignedBuf) -> bool {
+    let from = (r.u64() as usize, r.u64());
+    // SAFETY: a header of this worker (caller contract).
+    if unsafe { PropHeader::moved(p) } {
+        return true;
+    }
+    let w = worker("migrate_to");
+    // This worker's own requests to the old address may now come here.
+    w.learn(from, (w.id, p), false);
+    // SAFETY: as above; the box stays alive until the unit of weight below is back.
+    if unsafe { (*(p as *const PropHeader)).reg.get() } == UNREGISTERED {
+        w.register(p as *mut PropHeader);
+    }
+    // SAFETY: a live property of this worker; the unit is the adoption's own.
+    unsafe { w.release_local(p as *mut PropHeader, 1) };
+    false
 }

@@ -66,9 +66,12 @@ impl<T> Clone for Trust<T> {
     fn clone(&self) -> Self {
         loop {
             let w = self.weight.load(Ordering::Acquire);
-            if w < LOW_WATER && can_refill(self.trustee, self.rt) {
-                refill(self.ptr, self.trustee, self.rt, &self.weight);
-                continue;
+            if w < LOW_WATER {
+                let (t, p) = self.current();
+                if can_refill(t, self.rt) {
+                    refill(p, t, self.rt, &self.weight);
+                    continue;
+                }
             }
             if w >= 2 {
                 let give = (w >> SHARE_SHIFT).max(1);
@@ -86,7 +89,8 @@ impl<T> Clone for Trust<T> {
                     };
                 }
             } else {
-                refill(self.ptr, self.trustee, self.rt, &self.weight);
+                let (t, p) = self.current();
+                refill(p, t, self.rt, &self.weight);
             }
         }
     }
@@ -154,21 +158,21 @@ impl<T> Drop for Trust<T> {
         if w.shared.rt != self.rt || w.stopping.get() {
             return;
         }
-        let p = self.ptr;
-        if w.id == self.trustee {
-            if w.delegated.get() > 0 || !fiber::in_fiber() {
+        // The deferred local requests run first when the release is inline.
+        let (t, p, inline) = self.at(w, false);
+        if w.id == t {
+            if !inline {
                 // SAFETY: (in the job) this trust's weight is returned exactly once.
                 w.defer(Box::new(move || unsafe {
                     worker("release").release_local(p as *mut PropHeader, wgt)
                 }));
             } else {
-                w.run_deferred();
                 // SAFETY: as above; no delegated closure is running.
                 unsafe { w.release_local(p as *mut PropHeader, wgt) };
             }
         } else {
             w.enqueue(
-                self.trustee,
+                t,
                 tramp!(tr_release),
                 p,
                 RECORD_HEADER + 8,
@@ -186,9 +190,11 @@ impl<T> Serialize for Trust<T> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeTuple;
         let c = std::mem::ManuallyDrop::new(self.clone());
+        // Where this worker knows the property to be (saves the receiver a bounce).
+        let (trustee, ptr) = c.current();
         let mut t = s.serialize_tuple(4)?;
-        t.serialize_element(&c.ptr)?;
-        t.serialize_element(&(c.trustee as u64))?;
+        t.serialize_element(&ptr)?;
+        t.serialize_element(&(trustee as u64))?;
         t.serialize_element(&c.rt)?;
         t.serialize_element(&c.weight.load(Ordering::Acquire))?;
         t.end()

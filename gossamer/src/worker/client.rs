@@ -337,6 +337,13 @@ impl Worker {
         {
             let _d = Delegated::enter(self);
             self.guard("an `apply_then` continuation", || {
+                if h.flags & flags::BOUNCED != 0 {
+                    let (p, n) = match &owned {
+                        Some(b) => (b.as_ptr(), b.len()),
+                        None => (data, len),
+                    };
+                    return self.finish_bounced(t, &mut conts, p, n);
+                }
                 for cont in conts.drain(..) {
                     match cont {
                         Cont::Skip => {}

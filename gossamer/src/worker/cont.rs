@@ -6,8 +6,11 @@ use crate::slot::{AlignedBuf, Reader};
 use std::mem::MaybeUninit;
 
 /// A monomorphised request handler: reads its closure (and payload) from the record
-/// and appends its return value to the response.
-pub(crate) type Trampoline = unsafe fn(prop: u64, r: &mut Reader, out: &mut AlignedBuf);
+/// and appends its return value to the response. Returns true when it did not run
+/// the record because its property has moved away (the record is then bounced to
+/// the client with the new address, see `moves.rs`); it has read the whole record
+/// either way.
+pub(crate) type Trampoline = unsafe fn(prop: u64, r: &mut Reader, out: &mut AlignedBuf) -> bool;
 
 /// The continuation of a launch, keyed by token on the launching worker.
 pub(crate) type LaunchCont = Box<dyn FnOnce(&mut Reader)>;

@@ -14,6 +14,14 @@ impl Worker {
         self.outstanding.set(self.outstanding.get() + 1);
     }
 
+    /// Whether some deferred local job has not finished yet: one compare, so
+    /// that an inline local request calls `run_deferred` only when there is
+    /// something to run.
+    #[inline(always)]
+    pub(crate) fn has_deferred(&self) -> bool {
+        self.deferred_issued.get() != self.deferred_done.get()
+    }
+
     /// Runs every deferred local job (also called before inline local requests, to
     /// keep per-pair order).
     pub(crate) fn run_deferred(&self) -> bool {

@@ -31,6 +31,7 @@
 //! | `registry.rs` | `PropHeader` and the trustee's registry of live properties |
 //! | `deferred.rs` | local-trustee jobs deferred from delegated context |
 //! | `launches.rs` | continuations of launches and `spawn_on_with` fibers, by token |
+//! | `moves.rs` | properties that moved: tombstones, bounced records sent again to the new address, the routes this worker learnt |
 //! | `outstanding.rs` | what `wait_outstanding` waits for: issue marks, waiting fibers |
 //! | `client.rs` | the client side: per-trustee channels, batching, sending, responses |
 //! | `trustee.rs` | the trustee side: serving request slots, running records, answering |
@@ -46,6 +47,7 @@ mod fate;
 mod fibers;
 mod inbox;
 mod launches;
+mod moves;
 mod outstanding;
 mod placement;
 mod registry;
@@ -59,7 +61,7 @@ pub(crate) use delegated::{blocking_point, panic_message, Delegated};
 pub(crate) use fate::Fate;
 pub(crate) use inbox::Inbox;
 pub(crate) use placement::Placement;
-pub(crate) use registry::PropHeader;
+pub(crate) use registry::{PropHeader, UNREGISTERED};
 pub(crate) use shared::Shared;
 
 use crate::scheduler::Scheduler;
@@ -122,6 +124,16 @@ pub(crate) struct Worker {
     backpressure_batches: usize,
     /// What this worker is doing, since when, and its timeline (`activity.rs`).
     rec: activity::Recorder,
+    /// Routes to moved properties, tombstones, bounced records (`moves.rs`).
+    moves: RefCell<moves::Moves>,
+    /// This worker knows a route to a moved property: trusts then look their
+    /// address up (`moves.rs`); false in a run without moves.
+    pub any_fwd: Cell<bool>,
+    /// Bounced requests sent again and not yet answered (`wait_outstanding`
+    /// waits for them too).
+    rerouted: Cell<u64>,
+    /// The batch being served has bounced records (`moves.rs`).
+    bounced: Cell<bool>,
 }
 
 impl Worker {
@@ -154,6 +166,10 @@ impl Worker {
                 shared.epoch,
                 shared.config.trace.then_some(shared.config.trace_events),
             ),
+            moves: RefCell::new(moves::Moves::default()),
+            any_fwd: Cell::new(false),
+            rerouted: Cell::new(0),
+            bounced: Cell::new(false),
             shared,
         }
     }

@@ -30,7 +30,10 @@ impl Worker {
     }
 
     /// Suspends the running fiber until every request this worker issued so
-    /// far has been served and answered (launched fibers need not have
+    /// far has been served and answered (a request that bounced off a moved
+    /// property counts as completed on its first pair, so this also waits until
+    /// no bounced request is on its way: perhaps longer than needed, never
+    /// shorter) (launched fibers need not have
     /// finished: a launch is served when its fiber starts).
     pub(crate) fn wait_served(&self) {
         let (marks, deferred, _) = self.issued_marks();
@@ -40,6 +43,7 @@ impl Worker {
                 .zip(&marks)
                 .all(|(c, &m)| c.borrow().completed >= m)
                 && self.deferred_done.get() >= deferred
+                && self.rerouted.get() == 0
         };
         while !served() {
             self.wait_for_completion();
@@ -53,6 +57,7 @@ impl Worker {
             .zip(&marks.0)
             .all(|(c, &m)| c.borrow().completed >= m)
             && self.deferred_done.get() >= marks.1
+            && self.rerouted.get() == 0
             && self
                 .launches
                 .borrow()

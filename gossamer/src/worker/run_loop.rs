@@ -102,6 +102,7 @@ impl Worker {
             // (`stopping`).
             let _ = catch_unwind(AssertUnwindSafe(|| unsafe { ((*p).drop_fn)(p) }));
         }
+        self.free_tombs();
         self.deferred.borrow_mut().clear();
         self.launches.borrow_mut().clear();
         for c in &self.channels {

@@ -14,7 +14,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 pub(super) struct Serve {
     pub(super) seen: u64,
     reasm: AlignedBuf,
-    pending: Option<(AlignedBuf, usize)>,
+    /// A response being sent in chunks: bytes, bytes sent, flags of its last chunk.
+    pending: Option<(AlignedBuf, usize, u32)>,
 }
 
 impl Worker {
@@ -86,6 +87,11 @@ impl Worker {
             self.run_records(&h, data, len, h.count, &mut out);
             count = h.count;
         }
+        let bounced = if self.take_bounces(&mut out) {
+            flags::BOUNCED
+        } else {
+            0
+        };
         let st = &self.shared.stats[self.id];
         StatsCell::add(&st.requests, count as u64);
         StatsCell::add(&st.batches, 1);
@@ -97,6 +103,7 @@ impl Worker {
             let rh = Header {
                 data_len: out.len() as u32,
                 count,
+                flags: bounced,
                 ..Header::default()
             };
             self.write(
@@ -111,7 +118,7 @@ impl Worker {
             );
             *self.resp.borrow_mut() = out;
         } else {
-            self.serve.borrow_mut()[c].pending = Some((out, 0));
+            self.serve.borrow_mut()[c].pending = Some((out, 0, bounced));
             *self.resp.borrow_mut() = AlignedBuf::with_capacity(self.shared.slot_size);
             self.send_response_chunk(c, seq);
         }
@@ -120,7 +127,7 @@ impl Worker {
     fn send_response_chunk(&self, c: usize, seq: u64) {
         let cap = slot::data_capacity(self.shared.slot_size) & !7;
         let mut sv = self.serve.borrow_mut();
-        let Some((buf, sent)) = sv[c].pending.as_mut() else {
+        let Some((buf, sent, last_flags)) = sv[c].pending.as_mut() else {
             drop(sv);
             return self.shared.poison(format!(
                 "gossamer: worker {c} asked for a response chunk that does not exist"
@@ -130,7 +137,7 @@ impl Worker {
         let more = *sent + chunk < buf.len();
         let h = Header {
             data_len: chunk as u32,
-            flags: if more { flags::MORE } else { 0 },
+            flags: if more { flags::MORE } else { *last_flags },
             aux: buf.len() as u64,
             ..Header::default()
         };
@@ -156,7 +163,7 @@ impl Worker {
             // SAFETY: `data..data+len` is the batch in local slot memory (or our
             // reassembly buffer), 8-aligned, not written until we answer.
             let mut r = unsafe { Reader::new(data, len) };
-            for _ in 0..count {
+            for i in 0..count {
                 let code = h.resolve(r.u64());
                 let prop = r.u64();
                 let (lo, hi) = self.shared.place.code_bounds;
@@ -166,12 +173,16 @@ impl Worker {
                          binary's text ({lo:#x}..{hi:#x}); was the peer built from the same binary?"
                     );
                 }
+                let body = r.cursor();
                 // SAFETY: code words are addresses of `Trampoline`s written by a
                 // gossamer client of this same binary (see `trust/trampolines.rs`); the trampoline
                 // reads exactly the record its client wrote.
-                unsafe {
+                let bounced = unsafe {
                     let f: Trampoline = std::mem::transmute::<usize, Trampoline>(code as usize);
-                    f(prop, &mut r, out);
+                    f(prop, &mut r, out)
+                };
+                if bounced {
+                    self.note_bounce(i, prop, code, body, r.cursor());
                 }
             }
         }));
