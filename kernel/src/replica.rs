@@ -215,12 +215,14 @@ where
     // the one at this trustee's place among its own process's, so that the
     // stores spread over the receiving process's workers.
     let me = ctx.local.trustee();
+    // The peers come by worker, and workers rank by rank: one pass groups
+    // them (were they not in order, a process would only get two copies).
     let mut by_process: Vec<(usize, Vec<&gossamer::Trust<TrusteeState>>)> = Vec::new();
     for p in &ctx.peers {
         let process = gossamer::process_of(p.trustee());
-        match by_process.iter_mut().find(|(q, _)| *q == process) {
-            Some((_, ps)) => ps.push(p),
-            None => by_process.push((process, vec![p])),
+        match by_process.last_mut() {
+            Some((q, ps)) if *q == process => ps.push(p),
+            _ => by_process.push((process, vec![p])),
         }
     }
     let here = gossamer::process_of(me);
