@@ -14,7 +14,7 @@ use super::error::{BuiltError, Problem};
 use super::header::{parse_header, BuiltHeader, Section, CHUNK, HEADER_LEN};
 use crate::csr::{Array, Shard};
 use crate::edge_list::{EdgeList, PackedEdge};
-use crate::io::file::{checksum64, chunk_digest, kind_of};
+use crate::io::file::{checksum64, chunk_digest, open_regular, OpenRegular};
 use crate::mapped::{self, MappedSlice, Plain};
 use crate::meta::{GraphMeta, IdMap};
 use crate::partition::{Partition, PartitionKind};
@@ -73,23 +73,10 @@ pub fn open(path: impl AsRef<Path>) -> Result<BuiltGraph, BuiltError> {
             })
         }
     };
-    let meta = std::fs::metadata(path).map_err(io_err("inspect"))?;
-    if !meta.is_file() {
-        return Err(err(Problem::NotARegularFile(kind_of(meta.file_type()))));
-    }
-    let file = {
-        use std::os::unix::fs::OpenOptionsExt;
-        std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NONBLOCK)
-            .open(path)
-            .map_err(io_err("open"))?
-    };
-    let meta = file.metadata().map_err(io_err("inspect"))?;
-    if !meta.is_file() {
-        return Err(err(Problem::NotARegularFile(kind_of(meta.file_type()))));
-    }
-    let actual = meta.len();
+    let (file, actual) = open_regular(path).map_err(|e| match e {
+        OpenRegular::Io(action, e) => io_err(action)(e),
+        OpenRegular::NotRegular(kind) => err(Problem::NotARegularFile(kind)),
+    })?;
     if actual < HEADER_LEN as u64 {
         let mut bytes = Vec::new();
         io::Read::read_to_end(&mut io::Read::take(&file, HEADER_LEN as u64), &mut bytes)

@@ -90,5 +90,5 @@ pub use layout::{FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_ROOTS, OLDEST_READABLE_V
 pub use open::{open, open_header, open_in_slices, open_with, MappedGraph};
 pub use parse::{parse, parse_with, ParsedGraph, ReadOptions};
 pub use stage::check_write_target;
-pub(crate) use stage::{kind_of, CommitError, Staged};
+pub(crate) use stage::{kind_of, open_regular, CommitError, OpenRegular, Staged};
 pub use write::{to_bytes, to_bytes_with_meta, write, write_graph, write_with_roots};

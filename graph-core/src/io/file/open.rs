@@ -12,7 +12,7 @@ use super::error::GraphFileError;
 use super::header::{parse_header, GraphHeader};
 use super::layout::HEADER_LEN;
 use super::parse::{meta_of, parse_layout, parse_with, ReadOptions};
-use super::stage::kind_of;
+use super::stage::{kind_of, open_regular, OpenRegular};
 use crate::edge_list::{EdgeList, PackedEdge};
 use crate::mapped;
 use crate::meta::GraphMeta;
@@ -292,31 +292,13 @@ pub fn open_in_slices(path: impl AsRef<Path>) -> Result<MappedGraph, GraphFileEr
 /// [`open_with`] (`full`), or [`open_in_slices`] (`None`).
 fn open_mapping(path: &Path, full: Option<ReadOptions>) -> Result<MappedGraph, GraphFileError> {
     let io_err = |action: &'static str| read_err(path, action);
-    // Only a regular file can be a graph file. Look before opening (a FIFO
-    // would block `open` until a writer comes, a device or /proc file may
-    // never end), and again on the opened file (the path may have changed
-    // in between; O_NONBLOCK keeps even that `open` from blocking).
-    let not_regular = |t: std::fs::FileType| GraphFileError::NotARegularFile {
-        path: path.to_path_buf(),
-        kind: kind_of(t),
-    };
-    let meta = std::fs::metadata(path).map_err(io_err("inspect"))?;
-    if !meta.file_type().is_file() {
-        return Err(not_regular(meta.file_type()));
-    }
-    let file = {
-        use std::os::unix::fs::OpenOptionsExt;
-        std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NONBLOCK)
-            .open(path)
-            .map_err(io_err("open"))?
-    };
-    let meta = file.metadata().map_err(io_err("inspect"))?;
-    if !meta.file_type().is_file() {
-        return Err(not_regular(meta.file_type()));
-    }
-    let len = meta.len();
+    let (file, len) = open_regular(path).map_err(|e| match e {
+        OpenRegular::Io(action, e) => io_err(action)(e),
+        OpenRegular::NotRegular(kind) => GraphFileError::NotARegularFile {
+            path: path.to_path_buf(),
+            kind,
+        },
+    })?;
     if len == 0 {
         // Empty, or a file that reports no length (/proc, /sys): nothing to read.
         return Err(GraphFileError::TruncatedHeader { len: 0 });

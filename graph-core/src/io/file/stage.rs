@@ -9,6 +9,38 @@ use std::path::{Path, PathBuf};
 
 use super::error::GraphFileError;
 
+/// Why [`open_regular`] did not open a file.
+pub(crate) enum OpenRegular {
+    /// An I/O failure while doing `action` (`"inspect"`, `"open"`).
+    Io(&'static str, io::Error),
+    /// Not a regular file: what it is, in words ([`kind_of`]).
+    NotRegular(&'static str),
+}
+
+/// Opens `path` for reading if it is a regular file, and returns it with
+/// its length. Only a regular file can be a graph file: it looks before
+/// opening (a FIFO would block `open` until a writer comes, a device or
+/// /proc file may never end) and again on the opened file (the path may
+/// have changed in between; `O_NONBLOCK` keeps even that `open` from
+/// blocking).
+pub(crate) fn open_regular(path: &Path) -> Result<(File, u64), OpenRegular> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let meta = std::fs::metadata(path).map_err(|e| OpenRegular::Io("inspect", e))?;
+    if !meta.file_type().is_file() {
+        return Err(OpenRegular::NotRegular(kind_of(meta.file_type())));
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| OpenRegular::Io("open", e))?;
+    let meta = file.metadata().map_err(|e| OpenRegular::Io("inspect", e))?;
+    if !meta.file_type().is_file() {
+        return Err(OpenRegular::NotRegular(kind_of(meta.file_type())));
+    }
+    Ok((file, meta.len()))
+}
+
 /// What a file type is, in words, for messages.
 pub(crate) fn kind_of(t: std::fs::FileType) -> &'static str {
     use std::os::unix::fs::FileTypeExt;
