@@ -9,8 +9,10 @@
 //!
 //! * rules 4 and 5 and the traversed-edge count look at each input edge
 //!   once: a shard has two entries per non-loop input edge, `(u -> v)` in
-//!   `u`'s row and `(v -> u)` in `v`'s, and only the one with `u < v` is
-//!   checked;
+//!   `u`'s row and `(v -> u)` in `v`'s, and only one is checked: the one in
+//!   the row of the reached end (one end reached), or of the smaller answer
+//!   word (both reached; equal words, the smaller id), so that most entries
+//!   need no global id of their neighbour;
 //! * rule 6 is per vertex: the owner of `v` looks in `v`'s row for an entry
 //!   to `parent(v)` with `d(v) == d(parent) + w`.
 //!
@@ -36,7 +38,10 @@
 //! (`crate::per_rank`): 8 bytes per vertex (parent as `u32`, distance as
 //! `f32` bits; the traversed-edge count needs only a reached bitmap, 1 bit
 //! per vertex), sent once to each other process of a rack run and freed
-//! when the check ends.
+//! when the check ends. On shards whose rows a kernel renamed, each
+//! process also re-indexes that copy by renamed id once (8 bytes per
+//! vertex more), so a trustee reads one word per entry, not the name and
+//! then the word.
 //!
 //! | file | what |
 //! |---|---|
