@@ -7,7 +7,7 @@ use std::sync::Arc;
 use gossamer::Delegable;
 use graph_core::sharded::{KernelError, ShardedGraph};
 use graph_core::validate::NO_PARENT;
-use graph_core::Shard;
+use graph_core::{Partition, PartitionKind, Shard};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -172,19 +172,61 @@ where
     P: Program,
     T: Copy + Send + Serialize + DeserializeOwned + 'static,
 {
-    let p = *graph.partition();
-    let mut out = vec![fill; p.num_vertices() as usize];
-    for (t, part) in parts(graph, move |c: &Core<P>| {
+    let parts = parts(graph, move |c: &Core<P>| {
         c.adj.by_local(|v| get(&c.prog, v))
-    })?
-    .into_iter()
-    .enumerate()
-    {
-        for (l, x) in part.into_iter().enumerate() {
-            out[p.global(t as u32, l as u64) as usize] = x;
+    })?;
+    Ok(by_global(graph.partition(), parts, fill, |x| x))
+}
+
+/// The trustees' parts (each by local index) as one array by global id,
+/// `map` applied to each value, written front to back in one pass (no
+/// fill first, no scattered writes). A missing value becomes `fill`.
+fn by_global<T, U: Copy>(
+    p: &Partition,
+    parts: Vec<Vec<T>>,
+    fill: U,
+    map: impl Fn(T) -> U,
+) -> Vec<U> {
+    let mut out = Vec::with_capacity(p.num_vertices() as usize);
+    in_global_order(p, parts, |x| out.push(x.map_or(fill, &map)));
+    out
+}
+
+/// Calls `emit` with the value of every global id in increasing order,
+/// taken from the trustees' parts (each by local index; `None` where a
+/// part is shorter than its trustee's vertices): a block partition's parts
+/// follow each other, a cyclic one's interleave (global id
+/// `l * trustees + t` is part `t`'s entry `l`).
+fn in_global_order<T>(p: &Partition, parts: Vec<Vec<T>>, mut emit: impl FnMut(Option<T>)) {
+    let n = p.num_vertices() as usize;
+    let mut done = 0;
+    match p.kind() {
+        PartitionKind::Block => {
+            for (t, part) in parts.into_iter().enumerate() {
+                let count = p.local_count(t as u32) as usize;
+                let mut it = part.into_iter();
+                for _ in 0..count {
+                    emit(it.next());
+                }
+                done += count;
+            }
+        }
+        PartitionKind::Cyclic => {
+            let mut iters: Vec<_> = parts.into_iter().map(|part| part.into_iter()).collect();
+            while done < n && !iters.is_empty() {
+                for it in &mut iters {
+                    if done == n {
+                        break;
+                    }
+                    emit(it.next());
+                    done += 1;
+                }
+            }
         }
     }
-    Ok(out)
+    for _ in done..n {
+        emit(None);
+    }
 }
 
 /// Every trustee's part, `read` from its state by a fiber on the trustee's
@@ -213,8 +255,6 @@ pub fn gather_flat<P: Program>(
     graph: &ShardedGraph,
     get: impl Fn(&P) -> &[u32] + Delegable + Sync,
 ) -> Result<Vec<u64>, KernelError> {
-    let p = *graph.partition();
-    let mut out = vec![NO_PARENT; p.num_vertices() as usize];
     let read = move |c: &Core<P>| {
         let v = get(&c.prog);
         c.adj.by_local(|r| match v[r as usize] {
@@ -222,14 +262,16 @@ pub fn gather_flat<P: Program>(
             f => c.adj.global_of(f),
         })
     };
-    for (t, part) in parts(graph, read)?.into_iter().enumerate() {
-        for (l, x) in part.into_iter().enumerate() {
-            if x != NO_FLAT {
-                out[p.global(t as u32, l as u64) as usize] = u64::from(x);
-            }
-        }
-    }
-    Ok(out)
+    let parts = parts(graph, read)?;
+    Ok(by_global(
+        graph.partition(),
+        parts,
+        NO_PARENT,
+        |x| match x {
+            NO_FLAT => NO_PARENT,
+            x => u64::from(x),
+        },
+    ))
 }
 
 /// What a kernel reads of the graph, for [`prepare`].
@@ -270,4 +312,44 @@ fn not_run<P>() -> KernelError {
         "gather: kernel `{}` has not run on this graph (call graph_kernel::run first)",
         std::any::type_name::<P>()
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each trustee's part holds the global ids of its vertices, so the
+    /// gathered array must read 0, 1, 2, ... whatever the partition.
+    #[test]
+    fn parts_land_on_their_global_ids() {
+        for kind in [PartitionKind::Block, PartitionKind::Cyclic] {
+            for (n, ranks, threads) in [(7, 1, 3), (10, 2, 2), (3, 1, 4), (64, 1, 1), (0, 1, 2)] {
+                let p = Partition::new(kind, n, ranks, threads).unwrap();
+                let parts: Vec<Vec<u64>> = (0..p.num_trustees())
+                    .map(|t| p.vertices_of(t).collect())
+                    .collect();
+                let ids: Vec<u64> = (0..n).collect();
+                assert_eq!(
+                    by_global(&p, parts, u64::MAX, |x| x),
+                    ids,
+                    "{kind:?} {n} {ranks}x{threads}"
+                );
+            }
+        }
+    }
+
+    /// A part shorter than its trustee's vertices leaves `fill` for the
+    /// rest, at the right global ids, and the result has every vertex.
+    #[test]
+    fn short_parts_leave_the_fill() {
+        let block = Partition::new(PartitionKind::Block, 7, 1, 3).unwrap(); // 3, 2, 2
+        let parts = vec![vec![0u64], vec![3, 4], vec![]];
+        assert_eq!(by_global(&block, parts, 9, |x| x), [0, 9, 9, 3, 4, 9, 9]);
+        let cyclic = Partition::new(PartitionKind::Cyclic, 7, 1, 3).unwrap(); // 0 3 6 | 1 4 | 2 5
+        let parts = vec![vec![0u64, 3], vec![1, 4], vec![2]];
+        assert_eq!(
+            by_global(&cyclic, parts, 9, |x| x + 100),
+            [100, 101, 102, 103, 104, 9, 9]
+        );
+    }
 }
