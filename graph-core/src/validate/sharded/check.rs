@@ -101,17 +101,20 @@ pub fn validate_bfs_sharded(
 /// with one reached end (rounded down overall). The validators count the
 /// traversed edges themselves, entry by entry.
 pub fn count_traversed_sharded(g: &ShardedGraph, parent: &[u64]) -> (u64, u64) {
-    let reached = parent.iter().filter(|&&p| p != NO_PARENT).count() as u64;
     let n = g.num_vertices() as usize;
-    let mut bits = vec![0u64; n.div_ceil(64)];
-    for (v, _) in parent
-        .iter()
-        .take(n)
-        .enumerate()
-        .filter(|&(_, &p)| p != NO_PARENT)
-    {
-        bits[v / 64] |= 1 << (v % 64);
-    }
+    let (within, beyond) = parent.split_at(n.min(parent.len()));
+    // One pass: a word of the reached bitmap per 64 entries, counted as made.
+    let bits: Vec<u64> = within
+        .chunks(64)
+        .map(|chunk| {
+            let reached = chunk.iter().map(|&p| u64::from(p != NO_PARENT));
+            reached.enumerate().fold(0, |w, (i, r)| w | r << i)
+        })
+        .chain(std::iter::repeat(0))
+        .take(n.div_ceil(64))
+        .collect();
+    let reached = bits.iter().map(|w| u64::from(w.count_ones())).sum::<u64>()
+        + beyond.iter().filter(|&&p| p != NO_PARENT).count() as u64;
     let published = per_rank::publish(g, bits);
     let id = published.id();
     let per_trustee = g.on_trustees(move |ctx| {
