@@ -41,9 +41,13 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 /// run in issue order and their continuations are called in issue order.
 ///
 /// Dropping a trust returns its reference weight to the trustee (asynchronously
-/// when remote); the property is dropped there once all weight is back. A trust
-/// dropped on a thread that is not a worker of its runtime does nothing; its
-/// property is then dropped when the runtime shuts down.
+/// when remote); the property is dropped there once all weight is back, and
+/// after the non-blocking requests sent through the trust have run: dropped on
+/// another worker than the ones that sent them, the trust is released behind
+/// a fence through each of those (two small records each; see
+/// `trust/weight.rs`). A trust dropped on a thread that is not a worker of its
+/// runtime does nothing; its property is then dropped when the runtime shuts
+/// down.
 pub struct Trust<T> {
     pub(super) ptr: u64,
     pub(super) rt: u64,
