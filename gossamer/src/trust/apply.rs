@@ -50,13 +50,13 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 /// down.
 pub struct Trust<T> {
     pub(super) ptr: u64,
-    pub(super) rt: u64,
-    pub(super) weight: AtomicU64,
     pub(super) trustee: u32,
     /// The workers that sent non-blocking requests through this trust, one bit
     /// per worker id modulo 32 (`weight.rs`: such a request holds no weight,
     /// so dropping the trust elsewhere fences those workers first).
     pub(super) users: AtomicU32,
+    pub(super) rt: u64,
+    pub(super) weight: AtomicU64,
     pub(super) _p: PhantomData<fn() -> T>,
 }
 
