@@ -349,6 +349,57 @@ fn moving(t: TransportKind) {
     println!("rank 0 result {out}");
 }
 
+/// Set (in the trustee's process) when its [`RackProbe`] is dropped.
+static PROBE_DROPPED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// A value that says (in its own process) when it is dropped.
+struct RackProbe;
+
+impl Drop for RackProbe {
+    fn drop(&mut self) {
+        PROBE_DROPPED.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+fn probe_dropped() -> bool {
+    PROBE_DROPPED.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+/// Requests in flight outlive their trust across ranks: worker 0 (rank 0)
+/// sends `apply_then`s to a value on rank 1 and keeps them unsent while the
+/// trust moves to worker 1 (rank 0) and is dropped there, so that its release
+/// could overtake them on its own way to rank 1. Every request must run on
+/// the live value, and the value must be dropped afterwards.
+fn inflight(t: TransportKind) {
+    let out = builder(t)
+        .run(move || {
+            let p: Trust<RackProbe> = entrust_with(WorkerId(THREADS), || RackProbe);
+            let bad = Rc::new(Cell::new(0u32));
+            for _ in 0..10 {
+                let b = bad.clone();
+                p.apply_then(|_| probe_dropped(), move |d| b.set(b.get() + d as u32));
+            }
+            let h = gossamer::spawn_on(WorkerId(1), move || drop(p));
+            let until = Instant::now() + Duration::from_millis(300);
+            while Instant::now() < until {
+                std::hint::spin_loop();
+            }
+            h.join();
+            gossamer::wait_outstanding();
+            assert_eq!(bad.get(), 0, "requests ran on a dropped value");
+            // The value goes once the fences are back.
+            let ask: Trust<u8> = entrust_with(WorkerId(THREADS), || 0u8);
+            let t0 = Instant::now();
+            while !ask.apply(|_| probe_dropped()) {
+                assert!(t0.elapsed() < GUARD, "the value was never dropped");
+                gossamer::yield_now();
+            }
+            10
+        })
+        .expect("rack run");
+    println!("rank 0 result {out}");
+}
+
 macro_rules! rank_tests {
     ($($name:ident => $body:expr;)*) => {$(
         #[test]
@@ -378,6 +429,8 @@ rank_tests! {
     rank_fanout_shm => fanout(TransportKind::Shm);
     rank_moving_shm => moving(TransportKind::Shm);
     rank_moving_tcp => moving(TransportKind::Tcp);
+    rank_inflight_shm => inflight(TransportKind::Shm);
+    rank_inflight_tcp => inflight(TransportKind::Tcp);
 }
 
 #[test]
@@ -486,6 +539,18 @@ fn a_value_moving_within_a_rank_is_reached_from_every_rank() {
         return;
     }
     for (ranks, test) in [(2, "rank_moving_shm"), (2, "rank_moving_tcp")] {
+        let (code, text, _) = launch(ranks, test);
+        assert_eq!(code, 0, "{test} x{ranks} failed:\n{text}");
+        assert!(text.contains("rank 0 result"), "{text}");
+    }
+}
+
+#[test]
+fn requests_in_flight_outlive_their_trust_dropped_on_another_worker_across_ranks() {
+    if is_rank() {
+        return;
+    }
+    for (ranks, test) in [(2, "rank_inflight_shm"), (2, "rank_inflight_tcp")] {
         let (code, text, _) = launch(ranks, test);
         assert_eq!(code, 0, "{test} x{ranks} failed:\n{text}");
         assert!(text.contains("rank 0 result"), "{text}");

@@ -14,6 +14,7 @@
 use super::property::value_mut;
 use super::trampolines::{tr_apply, tr_returning, tr_slice, tr_with, tramp};
 use super::values::{Decode, Plain, Serde};
+use super::weight::user_bit;
 use crate::codec;
 use crate::delegable::Delegable;
 use crate::fiber;
@@ -24,7 +25,7 @@ use crate::worker::{blocking_point, try_worker, worker, Cont, Delegated, PropHea
 use serde::{de::DeserializeOwned, Serialize};
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 /// A reference to a property owned by a trustee. Apply closures to it; clone it to
 /// share it; the property is dropped on its trustee when the last trust goes.
@@ -40,12 +41,20 @@ use std::sync::atomic::AtomicU64;
 /// run in issue order and their continuations are called in issue order.
 ///
 /// Dropping a trust returns its reference weight to the trustee (asynchronously
-/// when remote); the property is dropped there once all weight is back. A trust
-/// dropped on a thread that is not a worker of its runtime does nothing; its
-/// property is then dropped when the runtime shuts down.
+/// when remote); the property is dropped there once all weight is back, and
+/// after the non-blocking requests sent through the trust have run: dropped on
+/// another worker than the ones that sent them, the trust is released behind
+/// a fence through each of those (two small records each; see
+/// `trust/weight.rs`). A trust dropped on a thread that is not a worker of its
+/// runtime does nothing; its property is then dropped when the runtime shuts
+/// down.
 pub struct Trust<T> {
     pub(super) ptr: u64,
-    pub(super) trustee: usize,
+    pub(super) trustee: u32,
+    /// The workers that sent non-blocking requests through this trust, one bit
+    /// per worker id modulo 32 (`weight.rs`: such a request holds no weight,
+    /// so dropping the trust elsewhere fences those workers first).
+    pub(super) users: AtomicU32,
     pub(super) rt: u64,
     pub(super) weight: AtomicU64,
     pub(super) _p: PhantomData<fn() -> T>,
@@ -70,9 +79,9 @@ impl<T> Trust<T> {
     #[inline(always)]
     pub(super) fn loc(&self, w: &Worker) -> (usize, u64) {
         if w.any_fwd.get() {
-            w.resolve(self.trustee, self.ptr)
+            w.resolve(self.trustee as usize, self.ptr)
         } else {
-            (self.trustee, self.ptr)
+            (self.trustee as usize, self.ptr)
         }
     }
 
@@ -104,7 +113,7 @@ impl<T> Trust<T> {
     pub(super) fn current(&self) -> (usize, u64) {
         match try_worker() {
             Some(w) if w.shared.rt == self.rt => self.loc(w),
-            _ => (self.trustee, self.ptr),
+            _ => (self.trustee as usize, self.ptr),
         }
     }
 
@@ -114,9 +123,9 @@ impl<T> Trust<T> {
     pub(super) fn latest(&self) -> (usize, u64) {
         match try_worker() {
             Some(w) if w.shared.rt == self.rt && w.any_fwd.get() => {
-                w.latest(self.trustee, self.ptr)
+                w.latest(self.trustee as usize, self.ptr)
             }
-            _ => (self.trustee, self.ptr),
+            _ => (self.trustee as usize, self.ptr),
         }
     }
 }
@@ -151,6 +160,18 @@ impl<T: 'static> Trust<T> {
         );
     }
 
+    /// Notes that worker `w` sent a non-blocking request through this trust
+    /// that may not have run yet; dropping the trust on another worker then
+    /// fences `w` first (`weight.rs`). Once the bit is set (from the first
+    /// request on), one load and a compare.
+    #[inline(always)]
+    pub(super) fn note_user(&self, w: &Worker) {
+        let bit = user_bit(w.id);
+        if self.users.load(Ordering::Relaxed) & bit == 0 {
+            self.users.fetch_or(bit, Ordering::Relaxed);
+        }
+    }
+
     /// The local-trustee shortcut: runs `job` on the property at `p` right here.
     ///
     /// Callers make sure this is the trustee of `p`, in a fiber, outside delegated
@@ -169,9 +190,11 @@ impl<T: 'static> Trust<T> {
     #[inline(always)]
     fn local(&self, w: &'static Worker, p: u64, inline: bool, job: impl FnOnce(&mut T) + 'static) {
         if !inline {
+            self.note_user(w);
             // SAFETY: (in the job) deferred jobs run one at a time from the worker
             // loop, before this trust's release (deferred after it, or drained
-            // first), and before any move of the value (`migrate_here` drains them).
+            // first, or fenced when dropped elsewhere), and before any move of
+            // the value (`migrate_here` drains them).
             w.defer(Box::new(move || job(unsafe { value_mut::<T>(p) })));
         } else {
             self.here(w, p, job);
@@ -263,6 +286,7 @@ impl<T: 'static> Trust<T> {
         then: impl FnOnce(U) + 'static,
         send: impl FnOnce(&Worker, (usize, u64), A, Cont) -> usize,
     ) {
+        self.note_user(w);
         // SAFETY: (in the continuation) the answer to this record is the U that its
         // trampoline wrote the way `D` reads it, at the cursor.
         let cont = Cont::then(move |r: &mut Reader| then(unsafe { D::read(r) }));

@@ -13,7 +13,7 @@ use crate::slot::{pad8, RECORD_HEADER};
 use crate::worker::{blocking_point, worker, Cont, Worker};
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU32, AtomicU64};
 
 /// Entrusts `value` to the current worker's trustee.
 pub fn entrust<T: 'static>(value: T) -> Trust<T> {
@@ -26,9 +26,10 @@ pub fn entrust<T: 'static>(value: T) -> Trust<T> {
 fn fresh<T>(ptr: u64, trustee: usize, w: &Worker) -> Trust<T> {
     Trust {
         ptr,
-        trustee,
+        trustee: u32::try_from(trustee).expect("worker ids fit u32"),
         rt: w.shared.rt,
         weight: AtomicU64::new(INITIAL_WEIGHT),
+        users: AtomicU32::new(0),
         _p: PhantomData,
     }
 }

@@ -56,6 +56,8 @@ impl<T: 'static> Trust<Latch<T>> {
         if w.id == t {
             start_launch::<T, F, U>(w, p, f, w.id, token);
         } else {
+            // The launch holds no weight until it has started (`weight.rs`).
+            self.note_user(w);
             let len = RECORD_HEADER + pad8(size_of::<F>()) + 16;
             let q = w.enqueue(t, tramp!(tr_launch::<T, F, U>), p, len, Cont::Skip, |wr| {
                 wr.put_value(f);

@@ -9,7 +9,7 @@
 //! | `apply.rs` | the [`Trust`] type and its apply family: `apply`, `apply_then`, `apply_with`, `apply_slice`, `apply_returning` (+ `_then`s) |
 //! | `launch.rs` | `launch` on a [`Latch`](crate::Latch)ed property: the closure runs in a trustee-side fiber |
 //! | `migrate.rs` | moving a property: [`Trust::migrate_to`]; affinity: [`entrust_near`], [`spawn_near`] (forwarding and routes: `worker/moves.rs`) |
-//! | `weight.rs` | weighted reference counting: clone, drop, refill, serde (the design is explained there) |
+//! | `weight.rs` | weighted reference counting: clone, drop, refill, serde, and fenced releases of trusts whose non-blocking requests may still be on their way (the design is explained there) |
 //! | `values.rs` | codec helpers: writing return values and payloads into records, reading them back |
 //! | `trampolines.rs` | the trustee-side handlers (`tr_*`) named by each record's code word, and starting a launched closure's fiber |
 //!

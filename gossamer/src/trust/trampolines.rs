@@ -210,6 +210,118 @@ pub(super) unsafe fn tr_release(p: u64, r: &mut Reader, _: &mut AlignedBuf) -> b
     false
 }
 
+/// Returns a dropped trust's weight like [`tr_release`], after fencing the
+/// other workers that sent non-blocking requests through it ([`fence_users`]).
+///
+/// # Safety
+/// As for [`tr_release`]; `r` must be positioned at the weight, the trust's
+/// `users`, its own trustee and address, and the dropping worker (`u64`s), as
+/// `Trust::drop` wrote them.
+pub(super) unsafe fn tr_release_fenced(p: u64, r: &mut Reader, _: &mut AlignedBuf) -> bool {
+    let (wgt, users) = (r.u64(), r.u64() as u32);
+    let origin = (r.u64() as usize, r.u64());
+    let dropper = r.u64() as usize;
+    // SAFETY: `p` is a property header of this worker (caller contract).
+    if unsafe { PropHeader::moved(p) } {
+        return true;
+    }
+    let w = worker("release");
+    // SAFETY: a live property of this worker, kept alive by the weight in
+    // this record (caller contract).
+    unsafe {
+        fence_users(w, p, users, origin, dropper);
+        w.release_local(p as *mut PropHeader, wgt);
+    }
+    false
+}
+
+/// Before a dropped trust's weight is returned to the property at `p` of `w`
+/// (the current worker, its trustee): for each worker in `users` but
+/// `dropper`, adds a unit of weight to the property and sends that worker a
+/// fence ([`tr_fence`]), which returns the unit behind the requests it sent
+/// through the trust before (see `weight.rs`). `origin` is the trust's own
+/// trustee and address, from which each user finds the address its own
+/// requests take.
+///
+/// # Safety
+/// `p` must be a live (not moved) property of `w`, kept alive by weight the
+/// caller is returning after this call.
+pub(super) unsafe fn fence_users(
+    w: &Worker,
+    p: u64,
+    users: u32,
+    origin: (usize, u64),
+    dropper: usize,
+) {
+    // SAFETY: live (caller contract); the header fields are Cells.
+    let h = unsafe { &*(p as *const PropHeader) };
+    let mut bits = users;
+    while bits != 0 {
+        let mut s = bits.trailing_zeros() as usize;
+        bits &= bits - 1;
+        // Bit b stands for workers b, b + 32, ...
+        while s < w.n() {
+            if s != dropper {
+                h.weight.set(h.weight.get() + 1);
+                if s == w.id {
+                    return_fence_unit(w, origin);
+                } else {
+                    w.enqueue(
+                        s,
+                        tramp!(tr_fence),
+                        origin.1,
+                        RECORD_HEADER + 8,
+                        Cont::Skip,
+                        |wr| wr.put_u64(origin.0 as u64),
+                    );
+                }
+            }
+            s += 32;
+        }
+    }
+}
+
+/// A user's side of a fence: returns one unit of weight to the property a
+/// trust made at `origin` (trustee, address) refers to, the way this worker's
+/// own requests through it go, so it arrives behind them: on the same pair,
+/// or as a deferred job when they run here.
+fn return_fence_unit(w: &Worker, origin: (usize, u64)) {
+    let (t, p) = if w.any_fwd.get() {
+        w.resolve(origin.0, origin.1)
+    } else {
+        origin
+    };
+    if t == w.id {
+        // SAFETY: (in the job) the property is live: its trustee added this
+        // unit for us; deferred jobs run before any move of the value.
+        w.defer(Box::new(move || unsafe {
+            worker("release").release_local(p as *mut PropHeader, 1)
+        }));
+    } else {
+        w.enqueue(
+            t,
+            tramp!(tr_release),
+            p,
+            RECORD_HEADER + 8,
+            Cont::Skip,
+            |wr| wr.put_u64(1),
+        );
+    }
+}
+
+/// A fence from a trustee whose trust was dropped on another worker: returns
+/// its unit of weight behind this worker's requests ([`fence_users`]).
+///
+/// # Safety
+/// `p` must be a trust's own address and `r` positioned at its own trustee
+/// (`u64`), as `fence_users` wrote them, for a unit of weight the trustee
+/// added for this worker; `p` is not read here.
+pub(super) unsafe fn tr_fence(p: u64, r: &mut Reader, _: &mut AlignedBuf) -> bool {
+    let t = r.u64() as usize;
+    return_fence_unit(worker("release"), (t, p));
+    false
+}
+
 /// Starts a launched closure in a new fiber on this trustee.
 ///
 /// # Safety

@@ -34,19 +34,50 @@
 //!   would need its releases ordered after the refill, e.g. relayed through the
 //!   refilling worker, which is not built).
 //!
+//! # Requests in flight hold no weight: fences
+//!
+//! A non-blocking request (`apply_then` and the other `_then`s, `launch_then`,
+//! a local request deferred from delegated context) leaves its worker without
+//! taking weight from the trust: splitting a unit off per request would be an
+//! atomic write to the trust, and trusts shared by every worker (an
+//! `Arc<Vec<Trust>>`) would bounce their cache lines between cores on every
+//! request. Per (client worker, trustee) pair, requests and releases run in
+//! issue order, so a trust dropped on the worker that used it returns its
+//! weight behind its requests. But the trust may leave that worker before its
+//! requests have run (moved into a fiber elsewhere, or the last `Arc` of a
+//! shared trust dropped elsewhere); its release then travels on another pair
+//! and could overtake them, and the property would be dropped under a request
+//! still on its way (a use after free; `tests/inflight_weight.rs` stages it).
+//!
+//! So a trust records which workers sent non-blocking requests through it
+//! (`users`: bit `id % 32`, set once per worker: one load and a compare per
+//! request afterwards). A trust dropped on a worker other than its users (or
+//! on any worker, with more than 32 workers, when bits stand for several) is
+//! released *fenced*: its trustee adds one unit of weight per other user and
+//! sends each a fence (`tr_fence`), which that user returns as a release of
+//! one unit on its own pair to the property (behind the requests it sent
+//! before; locally, as a deferred job behind its deferred ones), to the
+//! address its own requests take, so a request that meets a tombstone and is
+//! sent on is followed by the unit. Only then does the property's weight
+//! reach 0. Those units are held by fences in flight, so the invariant becomes
+//! `W` = live trusts + release messages + pinned launches + fence units. A
+//! fenced drop costs two records per other user; a trust used only where it is
+//! dropped is released as before. A request issued after the trust moved away
+//! needs none of this: the trust holds weight while it is used.
+//!
 //! Shutdown drops every still-registered property on its trustee; trusts dropped
 //! after that (or outside any runtime) do nothing.
 
-use super::trampolines::{tr_release, tr_top_up, tramp};
+use super::trampolines::{fence_users, tr_release, tr_release_fenced, tr_top_up, tramp};
 use super::values::read_into;
 use super::Trust;
 use crate::fiber;
 use crate::slot::RECORD_HEADER;
-use crate::worker::{blocking_point, try_worker, worker, Cont, PropHeader};
+use crate::worker::{blocking_point, try_worker, worker, Cont, PropHeader, Worker};
 use serde::Serialize;
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 /// A clone takes `weight >> SHARE_SHIFT` (at least 1): a trust can be cloned about
 /// 4096 x 43 times before it runs dry, and clones of clones still carry plenty.
@@ -85,6 +116,7 @@ impl<T> Clone for Trust<T> {
                         trustee: self.trustee,
                         rt: self.rt,
                         weight: AtomicU64::new(give),
+                        users: AtomicU32::new(0),
                         _p: PhantomData,
                     };
                 }
@@ -94,6 +126,19 @@ impl<T> Clone for Trust<T> {
             }
         }
     }
+}
+
+/// A worker's bit in a trust's `users` (see the module docs).
+#[inline(always)]
+pub(crate) fn user_bit(worker: usize) -> u32 {
+    1 << (worker % 32)
+}
+
+/// True when a trust with `users` dropped on `w` must be released fenced:
+/// some other worker may have requests through it on their way.
+fn others_used(users: u32, w: &Worker) -> bool {
+    let mine = user_bit(w.id);
+    users & !mine != 0 || (users & mine != 0 && w.n() > 32)
 }
 
 /// True when a refill can happen right here without breaking delegated-context
@@ -158,9 +203,17 @@ impl<T> Drop for Trust<T> {
         if w.shared.rt != self.rt || w.stopping.get() {
             return;
         }
+        let users = *self.users.get_mut();
+        let fenced = others_used(users, w);
+        let origin = (self.trustee as usize, self.ptr);
         // The deferred local requests run first when the release is inline.
         let (t, p, inline) = self.at(w, false);
         if w.id == t {
+            if fenced {
+                // SAFETY: a live property of this worker (`at` resolved the
+                // routes), kept alive by this trust's weight.
+                unsafe { fence_users(w, p, users, origin, w.id) };
+            }
             if !inline {
                 // SAFETY: (in the job) this trust's weight is returned exactly once.
                 w.defer(Box::new(move || unsafe {
@@ -170,7 +223,7 @@ impl<T> Drop for Trust<T> {
                 // SAFETY: as above; no delegated closure is running.
                 unsafe { w.release_local(p as *mut PropHeader, wgt) };
             }
-        } else {
+        } else if !fenced {
             w.enqueue(
                 t,
                 tramp!(tr_release),
@@ -178,6 +231,19 @@ impl<T> Drop for Trust<T> {
                 RECORD_HEADER + 8,
                 Cont::Skip,
                 |wr| wr.put_u64(wgt),
+            );
+        } else {
+            w.enqueue(
+                t,
+                tramp!(tr_release_fenced),
+                p,
+                RECORD_HEADER + 40,
+                Cont::Skip,
+                |wr| {
+                    for v in [wgt, users as u64, origin.0 as u64, origin.1, w.id as u64] {
+                        wr.put_u64(v);
+                    }
+                },
             );
         }
     }
@@ -204,11 +270,14 @@ impl<T> Serialize for Trust<T> {
 impl<'de, T> serde::Deserialize<'de> for Trust<T> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let (ptr, trustee, rt, weight) = <(u64, u64, u64, u64)>::deserialize(d)?;
+        let trustee = u32::try_from(trustee)
+            .map_err(|_| serde::de::Error::custom("a trust's trustee id does not fit 32 bits"))?;
         Ok(Trust {
             ptr,
-            trustee: trustee as usize,
+            trustee,
             rt,
             weight: AtomicU64::new(weight),
+            users: AtomicU32::new(0),
             _p: PhantomData,
         })
     }
