@@ -44,14 +44,15 @@ impl Adjacency {
         let me = shard.trustee();
         let (base, _) = bases(&p);
         let n = shard.num_local_vertices() as usize;
+        let lo = base[me as usize];
         let mut order = graph_core::alloc::vec_or_exit(n, 0u32, "vertex order by degree");
-        for (l, &r) in tables.rank[me as usize].iter().enumerate() {
-            order[r as usize] = l as u32;
+        for (l, &f) in tables.own(me as usize).iter().enumerate() {
+            order[(f - lo) as usize] = l as u32;
         }
         Adjacency {
             partition: p,
             me,
-            lo: base[me as usize],
+            lo,
             n: n as u32,
             base,
             order,
@@ -147,7 +148,7 @@ impl Adjacency {
     /// Position of own local vertex `l` (original local index).
     #[inline]
     pub fn position(&self, l: u32) -> u32 {
-        self.tables.rank[self.me as usize][l as usize]
+        self.tables.own(self.me as usize)[l as usize] - self.lo
     }
 
     /// Original local index of own position `v`.
@@ -157,10 +158,9 @@ impl Adjacency {
     }
 
     /// Flat id of global vertex `g`.
-    #[inline]
+    #[inline(always)]
     pub fn flat_of(&self, g: u32) -> u32 {
-        let o = self.partition.owner(u64::from(g));
-        self.base[o.trustee as usize] + self.tables.rank[o.trustee as usize][o.local as usize]
+        self.tables.flat_of(&self.partition, g)
     }
 
     /// Global id of flat id `f`.
@@ -201,7 +201,14 @@ impl Adjacency {
         }
         let names = self.tables.global_of.clone();
         let mut ordered = InPlace::new(self.n as usize);
-        let shared = shard.share_rows(names, &self.tables.rank[self.me as usize], |v, row| {
+        let lo = self.lo;
+        let slots: Vec<u32> = self
+            .tables
+            .own(self.me as usize)
+            .iter()
+            .map(|&f| f - lo)
+            .collect();
+        let shared = shard.share_rows(names, &slots, |v, row| {
             ordered.order(v, row, |x| self.flat_of(x))
         });
         if let Some(arrays) = shared {
@@ -239,9 +246,10 @@ impl Adjacency {
     /// its position: the order [`ShardedGraph::gather`](graph_core::sharded::ShardedGraph::gather)
     /// expects.
     pub fn by_local<T>(&self, at: impl Fn(u32) -> T) -> Vec<T> {
-        self.tables.rank[self.me as usize]
+        self.tables
+            .own(self.me as usize)
             .iter()
-            .map(|&r| at(r))
+            .map(|&f| at(f - self.lo))
             .collect()
     }
 }
