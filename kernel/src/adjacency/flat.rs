@@ -174,15 +174,24 @@ impl Adjacency {
     /// ([`Shard::is_directed`]) these are the out-edges.
     pub fn rows(&self, shard: &Shard) -> &Rows {
         self.rows.get_or_init(|| match shard.renamed() {
-            None => Rows::build(&self.order, |l| shard.adjacency(l).0, |v| self.flat_of(v)),
+            None => Rows::build(
+                &self.order,
+                |l| shard.adjacency(l).0,
+                |v| self.flat_of(v),
+                self.num_flat(),
+            ),
             // Split in place by this adjacency: flat ids already.
-            Some(n) if Arc::ptr_eq(n, &self.tables.global_of) => {
-                Rows::build(&self.order, |l| shard.adjacency(l).0, |f| f)
-            }
+            Some(n) if Arc::ptr_eq(n, &self.tables.global_of) => Rows::build(
+                &self.order,
+                |l| shard.adjacency(l).0,
+                |f| f,
+                self.num_flat(),
+            ),
             Some(n) => Rows::build(
                 &self.order,
                 |l| shard.adjacency(l).0,
                 |v| self.flat_of(n[v as usize]),
+                self.num_flat(),
             ),
         })
     }
@@ -200,7 +209,7 @@ impl Adjacency {
             return;
         }
         let names = self.tables.global_of.clone();
-        let mut ordered = InPlace::new(self.n as usize);
+        let mut ordered = InPlace::new(self.n as usize, self.num_flat());
         let lo = self.lo;
         let slots: Vec<u32> = self
             .tables
@@ -238,7 +247,12 @@ impl Adjacency {
             return self.rows(shard);
         }
         self.in_rows.get_or_init(|| {
-            Rows::build(&self.order, |l| shard.in_neighbors(l), |v| self.flat_of(v))
+            Rows::build(
+                &self.order,
+                |l| shard.in_neighbors(l),
+                |v| self.flat_of(v),
+                self.num_flat(),
+            )
         })
     }
 

@@ -93,11 +93,13 @@
 //! | `flat.rs` | [`Adjacency`]: flat ids, owner lookup, positions, global ids; [`NO_FLAT`] |
 //! | `rows.rs` | [`Rows`]: the unweighted rows, merged, copied or in the shard; [`simple_lists`] |
 //! | `prepare.rs` | the collective renumbering, once per graph |
+//! | `radix.rs` | sorting a row while preparing: radix sort for long rows |
 //! | `light_heavy.rs` | [`LightHeavy`]: the weighted rows split at Δ |
 
 mod flat;
 mod light_heavy;
 mod prepare;
+mod radix;
 mod renumber;
 mod rows;
 
