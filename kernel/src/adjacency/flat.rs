@@ -202,7 +202,9 @@ impl Adjacency {
     /// by position (in place when the shard was built that way; otherwise
     /// copied row by row out of a mapped built file or another order,
     /// which the shard then drops), so the process keeps one copy of every
-    /// entry. Otherwise (or when the rows exist already) nothing:
+    /// entry; the table the entries are renamed by is prefetched a few
+    /// dozen entries ahead ([`Shard::share_rows_ahead`]). Otherwise (or
+    /// when the rows exist already) nothing:
     /// the rows are copied on first use ([`rows`](Self::rows)).
     pub(super) fn share_rows(&self, shard: &mut Shard) {
         if self.rows.get().is_some() {
@@ -217,9 +219,12 @@ impl Adjacency {
             .iter()
             .map(|&f| f - lo)
             .collect();
-        let shared = shard.share_rows(names, &slots, |v, row| {
-            ordered.order(v, row, |x| self.flat_of(x))
-        });
+        let shared = shard.share_rows_ahead(
+            names,
+            &slots,
+            |ids| self.tables.prefetch(&self.partition, ids),
+            |v, row| ordered.order(v, row, |x| self.flat_of(x)),
+        );
         if let Some(arrays) = shared {
             let _ = self.rows.set(Rows::shared(arrays, ordered));
         }

@@ -30,7 +30,10 @@ impl Adjacency {
         if in_place
             && shard.rewrite_rows(names.clone(), |off, t, w| {
                 let row = |l: usize| off[l] as usize..off[l + 1] as usize;
-                self.split_rows(&row, t, w, delta, rename, &mut spans)
+                if rename {
+                    self.tables.rename_all(self.partition(), t);
+                }
+                self.split_rows(&row, t, w, delta, &mut spans)
             })
         {
             return LightHeavy {
@@ -63,8 +66,11 @@ impl Adjacency {
             // An unweighted shard's entries weigh 1.0 (`Shard::neighbors`).
             w.resize(t.len(), 1.0);
         }
+        if rename {
+            self.tables.rename_all(self.partition(), &mut t);
+        }
         let row = |l: usize| shard.entry_range(l as u64);
-        self.split_rows(&row, &mut t, &mut w, delta, rename, &mut spans);
+        self.split_rows(&row, &mut t, &mut w, delta, &mut spans);
         LightHeavy {
             delta,
             spans,
@@ -74,16 +80,14 @@ impl Adjacency {
 
     /// Orders each own vertex's row (`row(l)`: its entries, by local index) as
     /// [`LightHeavy`] wants it: unique targets light first, then heavy, both
-    /// ascending by flat id, then the heavier parallel entries. Renames the
-    /// targets from global to flat ids first when `rename`. Pushes one span
-    /// per position.
+    /// ascending by flat id, then the heavier parallel entries (the
+    /// targets are flat ids already). Pushes one span per position.
     fn split_rows(
         &self,
         row_of: &dyn Fn(usize) -> Range<usize>,
         targets: &mut [u32],
         weights: &mut [f32],
         delta: f32,
-        rename: bool,
         spans: &mut Vec<Span>,
     ) {
         let bits = super::radix::bits_below(self.num_flat());
@@ -97,10 +101,11 @@ impl Adjacency {
             rest.clear();
             heavy.clear();
             let (t, w) = (&mut targets[r.clone()], &mut weights[r.clone()]);
-            row.extend(t.iter().zip(w.iter()).map(|(&v, &x)| {
-                let f = if rename { self.flat_of(v) } else { v };
-                (u64::from(f) << 32) | u64::from(order_bits(x))
-            }));
+            row.extend(
+                t.iter()
+                    .zip(w.iter())
+                    .map(|(&f, &x)| (u64::from(f) << 32) | u64::from(order_bits(x))),
+            );
             // By flat id, lightest parallel entry first (the one relaxed).
             super::radix::sort_wide(&mut row, &mut scratch, bits);
             let mut unique = 0;
