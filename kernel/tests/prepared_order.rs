@@ -70,7 +70,8 @@ impl Program for Seen {
 /// The split of one position's entries `(flat id, weight)` as it should be.
 fn reference_split(mut entries: Vec<(u32, f32)>) -> Split {
     entries.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
-    let (mut unique, mut rest): (Vec<(u32, f32)>, Vec<(u32, f32)>) = (Vec::new(), Vec::new());
+    let mut unique: Vec<(u32, f32)> = Vec::new();
+    let mut rest = Vec::new();
     for e in entries {
         if unique.last().is_some_and(|u| u.0 == e.0) {
             rest.push(e);
