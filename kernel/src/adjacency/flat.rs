@@ -24,7 +24,7 @@ pub struct Adjacency {
     /// Own vertices: flat ids `lo..lo + n`.
     lo: u32,
     pub(super) n: u32,
-    /// Every trustee's positions and the flat-id map (one copy per
+    /// Every vertex's flat id and the flat-id map (one copy per
     /// process, shared by its trustees).
     pub(super) tables: Arc<Tables>,
     /// `order[v]`: original local index of own position `v`.
