@@ -109,6 +109,41 @@ fn a_built_file_answers_as_its_graph_file() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A graph whose hubs have rows of thousands of entries (the rows the
+/// kernels radix sort while preparing): the built file still answers as
+/// the graph file, on every shape.
+#[test]
+fn a_built_file_with_long_rows_answers_as_its_graph_file() {
+    let dir = scratch("built-long");
+    let g = dir.join("g.ggraph");
+    ok(&run(&["generate", "--scale", "13", "-o", arg(&g)]));
+    let b = dir.join("g.gbuilt");
+    ok(&run(&["convert", arg(&g), "--built", "-o", arg(&b)]));
+    let shapes: [(&[&str], &str, &str); 4] = [
+        (&[], "1", "block"),
+        (&[], "2", "block"),
+        (&[], "3", "cyclic"),
+        (&["--ranks", "2"], "2", "block"),
+    ];
+    for kernel in ["sssp", "bfs"] {
+        for (i, (shape, threads, partition)) in shapes.iter().enumerate() {
+            let tag = format!("{kernel}-{i}");
+            let run_on = |graph: &Path, name: &str| {
+                let dump = dir.join(format!("{tag}.{name}"));
+                let out = search(graph, shape, kernel, threads, partition, &dump);
+                (roots(&out), std::fs::read(&dump).unwrap())
+            };
+            let want = run_on(&g, "file");
+            assert_eq!(want.0.len(), 3);
+            assert!(
+                run_on(&b, "built") == want,
+                "{tag}: the built file answers otherwise"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_damaged_built_file_is_refused_with_what_to_do() {
     let dir = scratch("built-damaged");

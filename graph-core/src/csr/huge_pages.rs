@@ -7,8 +7,11 @@
 //! 2 MiB pages instead. Elsewhere this does nothing.
 
 /// Advises huge pages for the whole 2 MiB pages inside `xs` (if any).
-/// Best called before the memory is first touched.
-pub(crate) fn advise<T>(xs: &mut [T]) {
+/// Best called before the memory is first touched (e.g. right after
+/// [`vec_or_exit`](crate::alloc::vec_or_exit) of zeros, whose pages stay
+/// untouched until written). Also for tables other crates read at random
+/// (graph-kernel's renumbering, read once per adjacency entry).
+pub fn advise<T>(xs: &mut [T]) {
     #[cfg(target_os = "linux")]
     {
         const HUGE: usize = 2 << 20;

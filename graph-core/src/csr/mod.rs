@@ -92,6 +92,8 @@ mod sort;
 
 pub use build::{build_rank, build_rank_with, build_trustees, build_trustees_with, build_whole};
 pub use error::CsrError;
+pub use huge_pages::advise as advise_huge_pages;
 pub use order::{positions, SKEW};
+pub use prefetch::line as prefetch_line;
 pub(crate) use shard::Array;
-pub use shard::{Shard, SharedRows};
+pub use shard::{Shard, SharedRows, AHEAD};

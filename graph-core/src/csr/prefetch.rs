@@ -5,9 +5,10 @@
 //! list tells which lines the next few dozen edges need.
 
 /// Starts loading the cache line holding `x` (a hint: no effect on
-/// results).
+/// results). Also for graph-kernel's renaming of adjacency entries, which
+/// reads a table at the places the entries a few dozen ahead name.
 #[inline(always)]
-pub(crate) fn line<T>(x: &T) {
+pub fn line<T>(x: &T) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};

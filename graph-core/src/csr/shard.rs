@@ -102,6 +102,10 @@ impl<T: Plain> Array<T> {
 /// yet copied together hold about one copy's memory.
 const RELEASE_STEP: usize = 2 << 20;
 
+/// How many entries ahead of the row being ordered
+/// [`Shard::share_rows_ahead`] shows the stored targets.
+pub const AHEAD: usize = 64;
+
 impl<T: Plain> Array<T> {
     /// Gives the mapped pages of values `elems` back (see
     /// [`MappedSlice::release`]); nothing for an array in memory.
@@ -556,6 +560,22 @@ impl Shard {
         &mut self,
         names: Arc<[u32]>,
         slots: &[u32],
+        order: impl FnMut(usize, &mut [u32]),
+    ) -> Option<SharedRows> {
+        self.share_rows_ahead(names, slots, |_| {}, order)
+    }
+
+    /// [`share_rows`](Self::share_rows), telling `ahead` the stored
+    /// targets (as they were before any `order`) about [`AHEAD`] entries
+    /// before `order` gets their rows, each entry once, in the order the
+    /// rows are taken: a kernel that renames by a table prefetches the
+    /// places it will read (a hint: what `ahead` does cannot change the
+    /// rows).
+    pub fn share_rows_ahead(
+        &mut self,
+        names: Arc<[u32]>,
+        slots: &[u32],
+        mut ahead: impl FnMut(&[u32]),
         mut order: impl FnMut(usize, &mut [u32]),
     ) -> Option<SharedRows> {
         if self.weighted
@@ -572,11 +592,18 @@ impl Shard {
         };
         match &mut self.targets {
             Array::Owned(targets) if same_order => {
+                let mut hinted = 0;
                 for (v, r) in self.offsets.windows(2).enumerate() {
-                    order(v, &mut targets[r[0] as usize..r[1] as usize]);
+                    let (a, b) = (r[0] as usize, r[1] as usize);
+                    let to = (b + AHEAD).min(targets.len());
+                    if to > hinted {
+                        ahead(&targets[hinted.max(b)..to]);
+                        hinted = to;
+                    }
+                    order(v, &mut targets[a..b]);
                 }
             }
-            _ => self.lay_out_rows(slots, &mut order),
+            _ => self.lay_out_rows(slots, &mut ahead, &mut order),
         }
         self.offsets.own("row offsets");
         let (Array::Owned(targets), Array::Owned(offsets)) = (&mut self.targets, &mut self.offsets)
@@ -597,7 +624,12 @@ impl Shard {
     /// [`share_rows`](Self::share_rows)), calling `order` on each as it
     /// lands, reading the old rows in their stored order and giving mapped
     /// pages back behind the copy.
-    fn lay_out_rows(&mut self, slots: &[u32], order: &mut dyn FnMut(usize, &mut [u32])) {
+    fn lay_out_rows(
+        &mut self,
+        slots: &[u32],
+        ahead: &mut dyn FnMut(&[u32]),
+        order: &mut dyn FnMut(usize, &mut [u32]),
+    ) {
         let n = slots.len();
         let mut offsets = crate::alloc::vec_or_exit(n + 1, 0u64, "row offsets");
         for (l, &s) in slots.iter().enumerate() {
@@ -619,9 +651,14 @@ impl Shard {
             at.into()
         };
         let step = RELEASE_STEP / std::mem::size_of::<u32>();
-        let mut released = 0;
+        let (mut released, mut hinted) = (0, 0);
         for (r, &v) in self.offsets.windows(2).zip(position.iter()) {
             let (a, b, v) = (r[0] as usize, r[1] as usize, v as usize);
+            let to = (b + AHEAD).min(self.targets.len());
+            if to > hinted {
+                ahead(&self.targets[hinted.max(b)..to]);
+                hinted = to;
+            }
             let row = &mut targets[offsets[v] as usize..offsets[v + 1] as usize];
             row.copy_from_slice(&self.targets[a..b]);
             order(v, row);

@@ -24,7 +24,7 @@ pub struct Adjacency {
     /// Own vertices: flat ids `lo..lo + n`.
     lo: u32,
     pub(super) n: u32,
-    /// Every trustee's positions and the flat-id map (one copy per
+    /// Every vertex's flat id and the flat-id map (one copy per
     /// process, shared by its trustees).
     pub(super) tables: Arc<Tables>,
     /// `order[v]`: original local index of own position `v`.
@@ -44,14 +44,15 @@ impl Adjacency {
         let me = shard.trustee();
         let (base, _) = bases(&p);
         let n = shard.num_local_vertices() as usize;
+        let lo = base[me as usize];
         let mut order = graph_core::alloc::vec_or_exit(n, 0u32, "vertex order by degree");
-        for (l, &r) in tables.rank[me as usize].iter().enumerate() {
-            order[r as usize] = l as u32;
+        for (l, &f) in tables.own(me as usize).iter().enumerate() {
+            order[(f - lo) as usize] = l as u32;
         }
         Adjacency {
             partition: p,
             me,
-            lo: base[me as usize],
+            lo,
             n: n as u32,
             base,
             order,
@@ -147,7 +148,7 @@ impl Adjacency {
     /// Position of own local vertex `l` (original local index).
     #[inline]
     pub fn position(&self, l: u32) -> u32 {
-        self.tables.rank[self.me as usize][l as usize]
+        self.tables.own(self.me as usize)[l as usize] - self.lo
     }
 
     /// Original local index of own position `v`.
@@ -157,10 +158,9 @@ impl Adjacency {
     }
 
     /// Flat id of global vertex `g`.
-    #[inline]
+    #[inline(always)]
     pub fn flat_of(&self, g: u32) -> u32 {
-        let o = self.partition.owner(u64::from(g));
-        self.base[o.trustee as usize] + self.tables.rank[o.trustee as usize][o.local as usize]
+        self.tables.flat_of(&self.partition, g)
     }
 
     /// Global id of flat id `f`.
@@ -174,15 +174,24 @@ impl Adjacency {
     /// ([`Shard::is_directed`]) these are the out-edges.
     pub fn rows(&self, shard: &Shard) -> &Rows {
         self.rows.get_or_init(|| match shard.renamed() {
-            None => Rows::build(&self.order, |l| shard.adjacency(l).0, |v| self.flat_of(v)),
+            None => Rows::build(
+                &self.order,
+                |l| shard.adjacency(l).0,
+                |v| self.flat_of(v),
+                self.num_flat(),
+            ),
             // Split in place by this adjacency: flat ids already.
-            Some(n) if Arc::ptr_eq(n, &self.tables.global_of) => {
-                Rows::build(&self.order, |l| shard.adjacency(l).0, |f| f)
-            }
+            Some(n) if Arc::ptr_eq(n, &self.tables.global_of) => Rows::build(
+                &self.order,
+                |l| shard.adjacency(l).0,
+                |f| f,
+                self.num_flat(),
+            ),
             Some(n) => Rows::build(
                 &self.order,
                 |l| shard.adjacency(l).0,
                 |v| self.flat_of(n[v as usize]),
+                self.num_flat(),
             ),
         })
     }
@@ -193,17 +202,29 @@ impl Adjacency {
     /// by position (in place when the shard was built that way; otherwise
     /// copied row by row out of a mapped built file or another order,
     /// which the shard then drops), so the process keeps one copy of every
-    /// entry. Otherwise (or when the rows exist already) nothing:
+    /// entry; the table the entries are renamed by is prefetched a few
+    /// dozen entries ahead ([`Shard::share_rows_ahead`]). Otherwise (or
+    /// when the rows exist already) nothing:
     /// the rows are copied on first use ([`rows`](Self::rows)).
     pub(super) fn share_rows(&self, shard: &mut Shard) {
         if self.rows.get().is_some() {
             return;
         }
         let names = self.tables.global_of.clone();
-        let mut ordered = InPlace::new(self.n as usize);
-        let shared = shard.share_rows(names, &self.tables.rank[self.me as usize], |v, row| {
-            ordered.order(v, row, |x| self.flat_of(x))
-        });
+        let mut ordered = InPlace::new(self.n as usize, self.num_flat());
+        let lo = self.lo;
+        let slots: Vec<u32> = self
+            .tables
+            .own(self.me as usize)
+            .iter()
+            .map(|&f| f - lo)
+            .collect();
+        let shared = shard.share_rows_ahead(
+            names,
+            &slots,
+            |ids| self.tables.prefetch(&self.partition, ids),
+            |v, row| ordered.order(v, row, |x| self.flat_of(x)),
+        );
         if let Some(arrays) = shared {
             let _ = self.rows.set(Rows::shared(arrays, ordered));
         }
@@ -231,7 +252,12 @@ impl Adjacency {
             return self.rows(shard);
         }
         self.in_rows.get_or_init(|| {
-            Rows::build(&self.order, |l| shard.in_neighbors(l), |v| self.flat_of(v))
+            Rows::build(
+                &self.order,
+                |l| shard.in_neighbors(l),
+                |v| self.flat_of(v),
+                self.num_flat(),
+            )
         })
     }
 
@@ -239,9 +265,10 @@ impl Adjacency {
     /// its position: the order [`ShardedGraph::gather`](graph_core::sharded::ShardedGraph::gather)
     /// expects.
     pub fn by_local<T>(&self, at: impl Fn(u32) -> T) -> Vec<T> {
-        self.tables.rank[self.me as usize]
+        self.tables
+            .own(self.me as usize)
             .iter()
-            .map(|&r| at(r))
+            .map(|&f| at(f - self.lo))
             .collect()
     }
 }

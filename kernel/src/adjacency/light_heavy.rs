@@ -30,7 +30,10 @@ impl Adjacency {
         if in_place
             && shard.rewrite_rows(names.clone(), |off, t, w| {
                 let row = |l: usize| off[l] as usize..off[l + 1] as usize;
-                self.split_rows(&row, t, w, delta, rename, &mut spans)
+                if rename {
+                    self.tables.rename_all(self.partition(), t);
+                }
+                self.split_rows(&row, t, w, delta, &mut spans)
             })
         {
             return LightHeavy {
@@ -63,8 +66,11 @@ impl Adjacency {
             // An unweighted shard's entries weigh 1.0 (`Shard::neighbors`).
             w.resize(t.len(), 1.0);
         }
+        if rename {
+            self.tables.rename_all(self.partition(), &mut t);
+        }
         let row = |l: usize| shard.entry_range(l as u64);
-        self.split_rows(&row, &mut t, &mut w, delta, rename, &mut spans);
+        self.split_rows(&row, &mut t, &mut w, delta, &mut spans);
         LightHeavy {
             delta,
             spans,
@@ -74,35 +80,37 @@ impl Adjacency {
 
     /// Orders each own vertex's row (`row(l)`: its entries, by local index) as
     /// [`LightHeavy`] wants it: unique targets light first, then heavy, both
-    /// ascending by flat id, then the heavier parallel entries. Renames the
-    /// targets from global to flat ids first when `rename`. Pushes one span
-    /// per position.
+    /// ascending by flat id, then the heavier parallel entries (the
+    /// targets are flat ids already). Pushes one span per position.
     fn split_rows(
         &self,
         row_of: &dyn Fn(usize) -> Range<usize>,
         targets: &mut [u32],
         weights: &mut [f32],
         delta: f32,
-        rename: bool,
         spans: &mut Vec<Span>,
     ) {
-        let mut row: Vec<(u32, f32)> = Vec::new();
-        let mut rest: Vec<(u32, f32)> = Vec::new();
+        let bits = super::radix::bits_below(self.num_flat());
+        // Each entry as one key, the flat id above its weight's order
+        // bits: sorting the keys sorts by flat id, then lightest first.
+        let (mut row, mut rest, mut heavy, mut scratch) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for &l in &self.order {
             let r = row_of(l as usize);
             row.clear();
             rest.clear();
+            heavy.clear();
             let (t, w) = (&mut targets[r.clone()], &mut weights[r.clone()]);
             row.extend(
                 t.iter()
                     .zip(w.iter())
-                    .map(|(&v, &x)| (if rename { self.flat_of(v) } else { v }, x)),
+                    .map(|(&f, &x)| (u64::from(f) << 32) | u64::from(order_bits(x))),
             );
             // By flat id, lightest parallel entry first (the one relaxed).
-            row.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+            super::radix::sort_wide(&mut row, &mut scratch, bits);
             let mut unique = 0;
             for i in 0..row.len() {
-                if unique > 0 && row[unique - 1].0 == row[i].0 {
+                if unique > 0 && row[unique - 1] >> 32 == row[i] >> 32 {
                     rest.push(row[i]);
                 } else {
                     row[unique] = row[i];
@@ -110,14 +118,51 @@ impl Adjacency {
                 }
             }
             row.truncate(unique);
-            let span = split_one(&mut row, delta, r.start as u64);
-            row.extend_from_slice(&rest);
-            for (k, &(v, x)) in row.iter().enumerate() {
-                (t[k], w[k]) = (v, x);
+            // Light first, both parts keeping their order (as `split_one`).
+            let mut light = 0;
+            for i in 0..row.len() {
+                let k = row[i];
+                if weight_of(k) > delta {
+                    heavy.push(k);
+                } else {
+                    row[light] = k;
+                    light += 1;
+                }
             }
-            spans.push(span);
+            row.truncate(light);
+            row.extend_from_slice(&heavy);
+            let light = row.partition_point(|&k| weight_of(k) <= delta);
+            spans.push(Span {
+                start: r.start as u64,
+                light: light as u32,
+                heavy: (row.len() - light) as u32,
+            });
+            row.extend_from_slice(&rest);
+            for (k, &key) in row.iter().enumerate() {
+                (t[k], w[k]) = ((key >> 32) as u32, weight_of(key));
+            }
         }
     }
+}
+
+/// `w`'s bits, flipped so that they order as [`f32::total_cmp`] orders
+/// the weights (the sign bit set on non-negative weights, every bit
+/// flipped on negative ones).
+#[inline(always)]
+fn order_bits(w: f32) -> u32 {
+    let b = w.to_bits();
+    if b >> 31 == 1 {
+        !b
+    } else {
+        b | 1 << 31
+    }
+}
+
+/// The weight in the low half of a key ([`order_bits`] undone, bit for bit).
+#[inline(always)]
+fn weight_of(key: u64) -> f32 {
+    let k = key as u32;
+    f32::from_bits(if k >> 31 == 1 { k & !(1 << 31) } else { !k })
 }
 
 /// Orders `row` (unique flat ids, ascending) light first for `delta`,
@@ -304,5 +349,41 @@ impl LightHeavy {
             .as_ref()
             .map_or(0, |(t, w)| 4 * (t.capacity() + w.capacity()));
         (self.spans.capacity() * std::mem::size_of::<Span>() + copy) as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The keys' order is `total_cmp`'s, and the weight comes back bit for bit.
+    #[test]
+    fn order_bits_order_as_total_cmp() {
+        let ws = [
+            f32::NEG_INFINITY,
+            -3.5,
+            -f32::MIN_POSITIVE,
+            -0.0,
+            0.0,
+            1e-45,
+            f32::MIN_POSITIVE,
+            0.25,
+            0.5,
+            1.0,
+            f32::MAX,
+            f32::INFINITY,
+            f32::NAN,
+            -f32::NAN,
+        ];
+        for &a in &ws {
+            assert_eq!(weight_of(u64::from(order_bits(a))).to_bits(), a.to_bits());
+            for &b in &ws {
+                assert_eq!(
+                    order_bits(a).cmp(&order_bits(b)),
+                    a.total_cmp(&b),
+                    "{a} {b}"
+                );
+            }
+        }
     }
 }

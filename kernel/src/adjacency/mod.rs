@@ -57,11 +57,16 @@
 //! [`prepare`](crate::prepare) do it, the first time on a graph): each trustee sends its positions to every other one as
 //! POD slices; the first trustee of each process files them, and the
 //! process's trustees then share one copy of the renumbering tables (every
-//! trustee's positions and the flat-id map, 8 B per vertex of the whole
-//! graph: once per rank, not once per trustee). It does the work only the
+//! vertex's flat id, in huge pages, and the flat-id map, 8 B per vertex of
+//! the whole graph: once per rank, not once per trustee). It does the work only the
 //! first time on a graph; later calls (any kernel) find the adjacency in
 //! place. A program's setup gets the shared handle
 //! ([`Setup::adjacency`](crate::Setup::adjacency)).
+//!
+//! Preparing costs O(entries): each entry is renamed (one load from the
+//! flat-id table, prefetched a few dozen entries ahead) and each row
+//! sorted (radix sorted when long, `radix.rs`); from a built graph file
+//! the rows are also copied out of the mapping into their position order.
 //!
 //! ```
 //! use graph_core::sharded::ShardedGraph;
@@ -93,11 +98,13 @@
 //! | `flat.rs` | [`Adjacency`]: flat ids, owner lookup, positions, global ids; [`NO_FLAT`] |
 //! | `rows.rs` | [`Rows`]: the unweighted rows, merged, copied or in the shard; [`simple_lists`] |
 //! | `prepare.rs` | the collective renumbering, once per graph |
+//! | `radix.rs` | sorting a row while preparing: radix sort for long rows |
 //! | `light_heavy.rs` | [`LightHeavy`]: the weighted rows split at Δ |
 
 mod flat;
 mod light_heavy;
 mod prepare;
+mod radix;
 mod renumber;
 mod rows;
 

@@ -56,14 +56,14 @@ pub(crate) fn prepare(ctx: &mut TrusteeCtx) {
     // of other ranks start later than the local ones).
     let draw = NEXT_KEY.fetch_add(1, Ordering::Relaxed);
     let [key] = ctx.party.all_reduce([draw], [Op::Max]);
-    let (trustees, len) = (ctx.peers.len(), ranks.len());
     for peer in &ctx.peers {
         let mut at = 0;
         for piece in ranks.chunks(RANK_PIECE) {
             peer.apply_slice_then(
                 move |s, r: &[u32]| {
                     if s.kernel::<Building>(|_| Building::default()).1.files {
-                        file_positions(key, trustees, me, len, at, r);
+                        let p = *s.shard().partition();
+                        file_positions(key, &p, me, at, r);
                     }
                 },
                 piece,

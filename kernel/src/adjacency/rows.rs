@@ -29,12 +29,14 @@ pub struct Rows {
 impl Rows {
     /// The rows of the own vertices in position order (`order[v]`: the
     /// local index at position `v`) from `source(local)`, renamed to flat ids
-    /// by `to_flat`, sorted and merged.
+    /// by `to_flat` (to flat ids below `num_flat`), sorted and merged.
     pub(super) fn build<'s>(
         order: &[u32],
         source: impl Fn(u64) -> &'s [u32],
         to_flat: impl Fn(u32) -> u32,
+        num_flat: u32,
     ) -> Rows {
+        let (bits, mut scratch) = (super::radix::bits_below(num_flat), Vec::new());
         let n = order.len();
         let (mut start, mut len, mut targets, mut merged) = (Vec::new(), Vec::new(), Vec::new(), 0);
         reserve_or_exit(&mut start, n + 1, "row offsets");
@@ -47,7 +49,7 @@ impl Rows {
         for &l in order {
             row.clear();
             row.extend(source(u64::from(l)).iter().map(|&v| to_flat(v)));
-            row.sort_unstable();
+            super::radix::sort_by_bits(&mut row, &mut scratch, bits, u64::from);
             let before = row.len();
             row.dedup();
             merged += (before - row.len()) as u64;
@@ -136,15 +138,20 @@ pub(super) struct InPlace {
     len: Vec<u32>,
     merged: u64,
     repeats: Vec<u32>,
+    /// Significant bits of a flat id, and room for the radix sort.
+    bits: u32,
+    scratch: Vec<u32>,
 }
 
 impl InPlace {
-    /// For `n` positions.
-    pub(super) fn new(n: usize) -> InPlace {
+    /// For `n` positions, whose targets are flat ids below `num_flat`.
+    pub(super) fn new(n: usize, num_flat: u32) -> InPlace {
         InPlace {
             len: vec_or_exit(n, 0u32, "row lengths"),
             merged: 0,
             repeats: Vec::new(),
+            bits: super::radix::bits_below(num_flat),
+            scratch: Vec::new(),
         }
     }
 
@@ -152,7 +159,7 @@ impl InPlace {
     #[inline]
     pub(super) fn order(&mut self, v: usize, row: &mut [u32], to_flat: impl Fn(u32) -> u32) {
         row.iter_mut().for_each(|x| *x = to_flat(*x));
-        row.sort_unstable();
+        super::radix::sort_by_bits(row, &mut self.scratch, self.bits, u64::from);
         self.repeats.clear();
         let mut unique = 0;
         for i in 0..row.len() {
