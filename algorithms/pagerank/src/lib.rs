@@ -56,7 +56,7 @@
 //! next one's reads. Gauss–Seidel iterations read and write one replica
 //! (another trustee's words, and another process's published ones, may be
 //! read before or after their update: both are allowed), each own word
-//! stored 16 positions late ([`Late`](graph_kernel::Late)).
+//! stored 16 positions late ([`Late`]).
 //!
 //! ```
 //! use graph_core::sharded::ShardedGraph;
