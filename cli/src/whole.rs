@@ -65,6 +65,8 @@ struct PageRankResult {
     max_iterations: u32,
     tolerance: f64,
     iterations: u32,
+    /// Of the iterations, those run Gauss-Seidel (in place).
+    gauss_seidel_iterations: u32,
     residual: f64,
     records: u64,
     /// The ten highest-scoring vertices, best first.
@@ -379,6 +381,11 @@ pub fn run_pagerank(args: &PageRankArgs) -> Result<()> {
         damping: args.damping,
         max_iterations: args.max_iterations,
         tolerance: args.tolerance,
+        sweep: if args.jacobi {
+            ::pagerank::Sweep::Jacobi
+        } else {
+            ::pagerank::Sweep::Auto
+        },
     };
     // Refuse bad settings before generating the graph.
     cfg.check()?;
@@ -432,6 +439,7 @@ impl WholeKernel for PageRank {
             max_iterations: self.0.max_iterations,
             tolerance: self.0.tolerance,
             iterations: answer.iterations,
+            gauss_seidel_iterations: answer.gauss_seidel_iterations,
             residual: answer.residual,
             records: answer.records,
             top: top_ten(&answer.scores, &graph.meta().ids),
@@ -447,8 +455,9 @@ impl WholeKernel for PageRank {
 
     fn summary(&self, answer: &Self::Answer, r: &PageRankResult) -> String {
         let mut human = format!(
-            "{} iterations, last residual {:.3e}{}\ntop vertices:",
+            "{} iterations ({} Gauss-Seidel), last residual {:.3e}{}\ntop vertices:",
             answer.iterations,
+            answer.gauss_seidel_iterations,
             answer.residual,
             if answer.residual < self.0.tolerance {
                 " (converged)"

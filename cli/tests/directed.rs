@@ -235,6 +235,7 @@ fn every_kernel_follows_the_arcs() {
             let a = [
                 &t[..],
                 &[
+                    "--jacobi",
                     "--max-iterations",
                     "40",
                     "--tolerance",

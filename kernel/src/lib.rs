@@ -44,7 +44,7 @@
 //! | [`adjacency`] | [`Adjacency`]: each trustee's vertices renumbered by degree to flat ids (owner lookup, local/remote split), rows with parallel edges merged (in an unweighted shard itself, else a copy), prepared once per graph and shared by every kernel; [`LightHeavy`]: the weighted rows split at a bucket width |
 //! | `bounds` | [`Bounds`]: per-flat-id upper bounds of a push kernel's values, so it sends only improvements (SSSP) |
 //! | [`filter`] | [`Filter`]: those bounds for the other processes' vertices, one per process |
-//! | [`replica`] | [`Replica`]: a dense bitmap or per-vertex array over flat ids, one per process, shared by its trustees and [published](Kernel::publish) to other processes |
+//! | [`replica`] | [`Replica`]: a dense bitmap or per-vertex array over flat ids, one per process, shared by its trustees and [published](Kernel::publish) to other processes; [`Late`] writes a trustee's words a few positions late (a sweep in place) |
 //! | [`runtime`] | starting the runtime configured for graph work (the slot size the kernels were measured with) |
 //! | [`source`] | [`Graph500Source`]: the Graph500 generator read slice by slice, for [`ShardedGraph::build_from`](graph_core::sharded::ShardedGraph::build_from) |
 //! | [`test_hook!`] | an environment variable read only in builds with the `test-hooks` feature (test builds of the command) |
@@ -174,7 +174,7 @@ pub use kernel::{Direction, Kernel, STEP_WORK};
 pub use local::{Local, Sender};
 pub use net::KernelStats;
 pub use program::Program;
-pub use replica::Replica;
+pub use replica::{Late, Replica};
 pub use run::{gather, gather_flat, prepare, run, Prepare, Setup};
 pub use source::Graph500Source;
 

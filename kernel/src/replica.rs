@@ -202,6 +202,49 @@ impl Replica {
     }
 }
 
+/// Stores consecutive words of a [`Replica`] (a trustee's own, in order)
+/// `N` positions late: word `at + k` when word `at + k + N` is pushed, the
+/// last `N` when dropped. For a sweep that reads the replica it writes (in
+/// place) without each word's reader waiting on the word just computed:
+/// pull-style PageRank in place reads its left neighbour on a grid.
+pub struct Late<'a, const N: usize> {
+    replica: &'a Replica,
+    at: usize,
+    pending: [u64; N],
+    pushed: usize,
+}
+
+impl<'a, const N: usize> Late<'a, N> {
+    /// A writer of the words from `at` on.
+    pub fn new(replica: &'a Replica, at: usize) -> Self {
+        Late {
+            replica,
+            at,
+            pending: [0; N],
+            pushed: 0,
+        }
+    }
+
+    /// The next word: stores the one pushed `N` before it.
+    #[inline(always)]
+    pub fn push(&mut self, x: u64) {
+        let (k, slot) = (self.pushed, self.pushed % N);
+        if k >= N {
+            self.replica.set(self.at + k - N, self.pending[slot]);
+        }
+        self.pending[slot] = x;
+        self.pushed += 1;
+    }
+}
+
+impl<const N: usize> Drop for Late<'_, N> {
+    fn drop(&mut self) {
+        for k in self.pushed.saturating_sub(N)..self.pushed {
+            self.replica.set(self.at + k, self.pending[k % N]);
+        }
+    }
+}
+
 /// Copies words `range` of the replica `home` finds in a trustee's state
 /// to one trustee of every other process (where the same `home` finds
 /// that process's replica, which all its trustees share), in POD slices
@@ -256,4 +299,29 @@ where
         gossamer::wait_outstanding();
     }
     sent
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn late_stores_each_word_n_pushes_later_and_the_rest_when_dropped() {
+        let r = Replica {
+            words: (0..16).map(|_| AtomicU64::new(0)).collect(),
+        };
+        let mut late = Late::<2>::new(&r, 10);
+        late.push(7);
+        late.push(8);
+        assert_eq!(r.load(10..13), [0, 0, 0], "both still pending");
+        late.push(9);
+        assert_eq!(r.load(10..13), [7, 0, 0]);
+        drop(late);
+        assert_eq!(r.load(9..14), [0, 7, 8, 9, 0]);
+        // Fewer pushes than N: all stored on drop.
+        let mut late = Late::<4>::new(&r, 0);
+        late.push(5);
+        drop(late);
+        assert_eq!(r.load(0..2), [5, 0]);
+    }
 }

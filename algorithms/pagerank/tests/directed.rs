@@ -4,7 +4,7 @@
 
 use graph_core::sharded::ShardedGraph;
 use graph_core::{EdgeList, PackedEdge, PartitionKind};
-use pagerank::{pagerank, pagerank_sequential, verify_pagerank, PageRankConfig};
+use pagerank::{pagerank, pagerank_sequential, verify_pagerank, PageRankConfig, Sweep};
 
 /// 0 -> 1 -> 2 -> 0 (a cycle), 3 -> 0, 1 -> 4 (4 dangling: no out-arc),
 /// a parallel arc 3 -> 0, a self-loop on 2 and an isolated vertex 5.
@@ -27,6 +27,7 @@ fn directed_pagerank_equals_the_sequential_reference() {
     let cfg = PageRankConfig {
         max_iterations: 120,
         tolerance: 0.0,
+        sweep: Sweep::Jacobi,
         ..Default::default()
     };
     let (d, max) = (cfg.damping, cfg.max_iterations);

@@ -107,8 +107,8 @@ run_answers() {
     echo "$g cc: $($compare cc "$g.cc.ours" "$g.cc.gapbs" "$base")"
     # PageRank with the defaults of both (damping 0.85, 20 iterations,
     # tolerance 1e-4): against GAPBS's pr (Gauss-Seidel, the benchmark) and
-    # pr_spmv (Jacobi, as ours); then both run to convergence.
-    "$GG" pagerank --graph "$ours" --threads "$THREADS" --dump-scores "$g.pr.ours" --json |
+    # pr_spmv (Jacobi, as ours with --jacobi); then both run to convergence.
+    "$GG" pagerank --graph "$ours" --threads "$THREADS" --jacobi --dump-scores "$g.pr.ours" --json |
         grep -o '"iterations":[0-9]*,"residual":[^,]*'
     GAPBS_DUMP="$g.pr.gapbs" "$GAPBS/pr" -f "$gfile" -s -n 1 -l | grep -E '^ +[0-9]+ ' | tail -1
     GAPBS_DUMP="$g.prspmv.gapbs" "$GAPBS/pr_spmv" -f "$gfile" -s -n 1 -l | grep -E '^ +[0-9]+ ' | tail -1
