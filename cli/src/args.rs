@@ -681,6 +681,8 @@ pub enum PartitionArg {
     Block,
     /// Vertex v goes to trustee v mod T.
     Cyclic,
+    /// Stripes of up to 65536 consecutive ids, dealt round-robin (at least 4 per trustee): near ids stay together, as in blocks, and a search from any vertex reaches every trustee soon.
+    Striped,
 }
 
 /// BFS strategy.
@@ -697,6 +699,7 @@ impl PartitionArg {
         match self {
             PartitionArg::Block => graph_core::PartitionKind::Block,
             PartitionArg::Cyclic => graph_core::PartitionKind::Cyclic,
+            PartitionArg::Striped => graph_core::PartitionKind::Striped,
         }
     }
 }

@@ -111,5 +111,6 @@ pub fn partition_name(p: PartitionArg) -> &'static str {
     match p {
         PartitionArg::Block => "block",
         PartitionArg::Cyclic => "cyclic",
+        PartitionArg::Striped => "striped",
     }
 }

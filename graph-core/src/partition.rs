@@ -10,6 +10,13 @@
 //! * [`PartitionKind::Cyclic`]: vertex `v` goes to trustee `v % T` at local
 //!   index `v / T` (spreads Graph500's scrambled hubs and keeps ranges
 //!   balanced without a division by a non-constant block size).
+//! * [`PartitionKind::Striped`]: stripes of `2^k` consecutive ids dealt
+//!   round-robin (stripe `c` to trustee `c % T`), `2^k` at most
+//!   [`MAX_STRIPE`] and small enough that each trustee gets at least 4
+//!   stripes. Neighbours that are near in id (a grid or road network in
+//!   row order) stay on one trustee, as with blocks, but a search that
+//!   starts in one corner of the ids reaches every trustee within a few
+//!   stripes instead of running on one trustee while the others wait.
 //!
 //! More trustees than vertices is allowed: some trustees then own nothing.
 
@@ -22,6 +29,8 @@ pub enum PartitionKind {
     Block,
     /// Round-robin: `v % trustees`.
     Cyclic,
+    /// Stripes of consecutive ids, round-robin (see the module docs).
+    Striped,
 }
 
 /// Where a vertex lives.
@@ -89,8 +98,21 @@ pub struct Partition {
     extra: u64,
     /// log2 of the divisor when `owner` can shift instead of divide:
     /// Cyclic with a power-of-two trustee count, or Block with equal
-    /// power-of-two blocks (Graph500: 2^scale vertices, 2^k trustees).
+    /// power-of-two blocks (Graph500: 2^scale vertices, 2^k trustees);
+    /// Striped: log2 of the stripe size (always set).
     shift: Option<u32>,
+}
+
+/// The largest stripe of [`PartitionKind::Striped`]: 2^16 ids (32 rows of
+/// a grid 2048 wide).
+pub const MAX_STRIPE: u64 = 1 << 16;
+
+/// log2 of the stripe size of a striped partition of `n` ids over `t`
+/// trustees: [`MAX_STRIPE`], or smaller so that each trustee gets at least
+/// 4 stripes (1 for tiny graphs).
+fn stripe_shift(n: u64, t: u64) -> u32 {
+    let per = n / (4 * t).max(1);
+    per.max(1).ilog2().min(MAX_STRIPE.ilog2())
 }
 
 /// `log2(x)` when `x` is a power of two.
@@ -131,6 +153,7 @@ impl Partition {
                     log2_exact(num_vertices / trustees)
                 }
                 PartitionKind::Block => None,
+                PartitionKind::Striped => Some(stripe_shift(num_vertices, trustees)),
             },
         })
     }
@@ -150,7 +173,7 @@ impl Partition {
         }
     }
 
-    /// Block or cyclic.
+    /// Block, cyclic or striped.
     #[inline]
     pub fn kind(&self) -> PartitionKind {
         self.kind
@@ -220,6 +243,12 @@ impl Partition {
             (PartitionKind::Cyclic, Some(k)) => (v & (self.trustees - 1), v >> k),
             (PartitionKind::Block, Some(k)) => (v >> k, v & ((1u64 << k) - 1)),
             (PartitionKind::Cyclic, None) => (v % self.trustees, v / self.trustees),
+            (PartitionKind::Striped, k) => {
+                let k = k.unwrap_or(0);
+                let c = v >> k;
+                let mine = (c / self.trustees) << k;
+                (c % self.trustees, mine | (v & ((1u64 << k) - 1)))
+            }
             (PartitionKind::Block, None) => {
                 let big = self.base + 1;
                 let split = self.extra * big;
@@ -245,6 +274,11 @@ impl Partition {
         match self.kind {
             PartitionKind::Cyclic => local * self.trustees + t,
             PartitionKind::Block => self.first_of_block(t) + local,
+            PartitionKind::Striped => {
+                let k = self.shift.unwrap_or(0);
+                let c = (local >> k) * self.trustees + t;
+                (c << k) | (local & ((1u64 << k) - 1))
+            }
         }
     }
 
@@ -259,6 +293,15 @@ impl Partition {
         let t = u64::from(trustee);
         if t >= self.trustees {
             return 0;
+        }
+        if self.kind == PartitionKind::Striped {
+            let k = self.shift.unwrap_or(0);
+            let (full, rest) = (
+                self.num_vertices >> k,
+                self.num_vertices & ((1u64 << k) - 1),
+            );
+            let mine = full / self.trustees + u64::from(t < full % self.trustees);
+            return (mine << k) + if full % self.trustees == t { rest } else { 0 };
         }
         self.base + u64::from(t < self.extra)
     }
@@ -307,15 +350,23 @@ mod tests {
             assert_eq!(p.global(o.trustee, o.local), v, "{p:?}: round trip of {v}");
             assert!(o.local < p.local_count(o.trustee));
         }
-        // Balance: sizes differ by at most one.
+        // Balance: sizes differ by at most one (striped: one stripe).
         let sizes: Vec<u64> = (0..t).map(|tr| p.local_count(tr)).collect();
         let (lo, hi) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
-        assert!(hi - lo <= 1, "{p:?}: unbalanced {sizes:?}");
+        let slack = match p.kind() {
+            PartitionKind::Striped => 1 << p.shift.unwrap(),
+            _ => 1,
+        };
+        assert!(hi - lo <= slack, "{p:?}: unbalanced {sizes:?}");
     }
 
     #[test]
     fn all_small_partitions_round_trip() {
-        for kind in [PartitionKind::Block, PartitionKind::Cyclic] {
+        for kind in [
+            PartitionKind::Block,
+            PartitionKind::Cyclic,
+            PartitionKind::Striped,
+        ] {
             for n in 0..=40u64 {
                 for ranks in 1..=4 {
                     for threads in 1..=3 {
@@ -346,7 +397,11 @@ mod tests {
 
     #[test]
     fn more_trustees_than_vertices() {
-        for kind in [PartitionKind::Block, PartitionKind::Cyclic] {
+        for kind in [
+            PartitionKind::Block,
+            PartitionKind::Cyclic,
+            PartitionKind::Striped,
+        ] {
             let p = Partition::new(kind, 3, 2, 4).unwrap();
             let counts: Vec<u64> = (0..8).map(|t| p.local_count(t)).collect();
             assert_eq!(counts, [1, 1, 1, 0, 0, 0, 0, 0]);
@@ -357,14 +412,36 @@ mod tests {
     }
 
     #[test]
+    fn striped_deals_stripes_round_robin() {
+        // 2^22 ids (a 2048 x 2048 grid) over 2 trustees: stripes of 2^16.
+        let p = Partition::new(PartitionKind::Striped, 1 << 22, 1, 2).unwrap();
+        assert_eq!(p.shift, Some(16));
+        let owners: Vec<u32> = (0..6).map(|c| p.trustee_of(c << 16)).collect();
+        assert_eq!(owners, [0, 1, 0, 1, 0, 1]);
+        assert_eq!(p.owner((3 << 16) + 5).local, (1 << 16) + 5);
+        assert_eq!([p.local_count(0), p.local_count(1)], [1 << 21, 1 << 21]);
+        // Small graphs get small stripes: 4 per trustee at least.
+        let q = Partition::new(PartitionKind::Striped, 100, 1, 3).unwrap();
+        assert_eq!(q.shift, Some(3));
+        for (n, ranks, threads) in [(1000, 1, 2), (12_345, 2, 3), (70_000, 1, 2)] {
+            check_partition(&Partition::new(PartitionKind::Striped, n, ranks, threads).unwrap());
+        }
+    }
+
+    #[test]
     fn large_ids_do_not_overflow() {
         let n = 1u64 << 32;
-        for kind in [PartitionKind::Block, PartitionKind::Cyclic] {
+        for kind in [
+            PartitionKind::Block,
+            PartitionKind::Cyclic,
+            PartitionKind::Striped,
+        ] {
             // 21 trustees (divisions) and 8 (the shift fast path).
             for (ranks, threads) in [(7, 3), (4, 2)] {
                 let p = Partition::new(kind, n, ranks, threads).unwrap();
                 let t = ranks * threads;
-                assert_eq!(p.shift.is_some(), t == 8);
+                let striped = kind == PartitionKind::Striped;
+                assert_eq!(p.shift.is_some(), t == 8 || striped);
                 for v in [0, 1, n / 2, n / 2 + 12345, n - 2, n - 1] {
                     let o = p.owner(v);
                     assert_eq!(p.global(o.trustee, o.local), v);

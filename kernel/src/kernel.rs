@@ -26,6 +26,16 @@ const RECORD_WORK: usize = 4;
 /// Fixed-point scale of [`Kernel::sum_f64`]: 2^-40 resolution.
 const F64_SCALE: f64 = (1u64 << 40) as f64;
 
+/// [`Direction::Auto`] pulls only when the frontier's row entries reach
+/// `n / PULL_MIN` as well: a pull sweeps every vertex, so a frontier whose
+/// rows hold fewer entries than an eighth of the vertices is cheaper
+/// pushed, however little is left unexplored. At the switch on a Graph500
+/// graph `m_f` is about `2 n` (`m_u / alpha` with `m_u` near `32 n`), far
+/// above; in the tail of a search on a road-like grid (a frontier of a few
+/// thousand of 4 M vertices, little left unexplored) it kept 17-19 levels
+/// of a 2048 x 2048 grid's search from sweeping all 4 M vertices each.
+pub const PULL_MIN: f64 = 8.0;
+
 /// Which way [`Kernel::step`] goes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Direction {
@@ -36,8 +46,9 @@ pub enum Direction {
     /// Beamer, Asanović and Patterson's switch (SC 2012), for kernels in
     /// which a vertex is active at most once per run (a search): pull when
     /// the frontier's row entries `m_f` exceed the entries of the vertices
-    /// never active `m_u` over `alpha`; push again when the frontier
-    /// shrinks below `n / beta` vertices.
+    /// never active `m_u` over `alpha` (and reach `n /` [`PULL_MIN`]:
+    /// see there); push again when the frontier shrinks below `n / beta`
+    /// vertices.
     Auto {
         /// Pull when `m_f > m_u / alpha`.
         alpha: f64,
@@ -389,7 +400,8 @@ impl<P: Program> Kernel<P> {
     fn choose(&mut self, n_f: u64, m_f: u64, m_u: u64) {
         if let Direction::Auto { alpha, beta } = self.direction {
             let n = self.num_vertices() as f64;
-            if !self.pulling && m_f as f64 > m_u as f64 / alpha {
+            let m = m_f as f64;
+            if !self.pulling && m > m_u as f64 / alpha && m >= n / PULL_MIN {
                 self.pulling = true;
             } else if self.pulling && n_f < self.last_active && (n_f as f64) < n / beta {
                 self.pulling = false;

@@ -170,7 +170,7 @@ pub use adjacency::{Adjacency, LightHeavy};
 pub use bounds::Bounds;
 pub use filter::Filter;
 pub use frontier::{Frontier, FrontierMode, Members};
-pub use kernel::{Direction, Kernel, STEP_WORK};
+pub use kernel::{Direction, Kernel, PULL_MIN, STEP_WORK};
 pub use local::{Local, Sender};
 pub use net::KernelStats;
 pub use program::Program;

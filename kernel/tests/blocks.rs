@@ -151,6 +151,9 @@ fn prepared_rows_match_the_shards() {
                     for v in 0..a.num_own() {
                         let (li, he) = (lh.light(v), lh.heavy(v));
                         assert_eq!(li.len() + he.len(), before[v as usize]);
+                        // The whole row: the light part, then the heavy one.
+                        assert_eq!(lh.row(v), li.start..he.end);
+                        assert_eq!(li.end, he.start);
                         assert!(
                             li.clone().all(|i| ws[i] <= 0.6) && he.clone().all(|i| ws[i] > 0.6)
                         );

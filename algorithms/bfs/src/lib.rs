@@ -17,7 +17,13 @@
 //! frontier, `m_u` = edges out of unvisited vertices, `n_f` = frontier size:
 //! go bottom-up when `m_f > m_u / alpha`, and back top-down when `n_f < n / beta`
 //! and the frontier has stopped growing. On Kronecker graphs the middle two or
-//! three levels (which hold most of the edges) then run bottom-up.
+//! three levels (which hold most of the edges) then run bottom-up. One
+//! guard of ours: bottom-up also needs `m_f >= n / 8`
+//! ([`graph_kernel::PULL_MIN`]), since a bottom-up level sweeps every
+//! vertex. Without it the tail of a search, where `m_u` is small, went
+//! bottom-up for a handful of vertices: a level at the end of a Kronecker
+//! search, and 17-19 levels of a road grid's (4 M vertices swept each for
+//! a frontier of a few thousand).
 //!
 //! # In graph-kernel's one shape
 //!

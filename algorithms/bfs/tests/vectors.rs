@@ -1,7 +1,7 @@
 //! BFS against the Graph500 reference vectors (SCALE 10 and 12, 4 roots each):
 //! levels exactly equal the oracle in both modes, the validator accepts the
-//! tree, and BFS and SSSP agree on reachability; 1, 2 and 3 trustees, both
-//! partitions.
+//! tree, and BFS and SSSP agree on reachability; 1, 2 and 3 trustees, every
+//! partition.
 //!
 //! Vectors come from `$GRAPH500_VECTORS` or the bundled `graph-core/vectors`.
 
@@ -35,7 +35,11 @@ fn check_scale(scale: u32) {
     let roots = roots(scale);
     let oracles: Vec<Vec<i64>> = roots.iter().map(|&r| oracle(scale, r)).collect();
     for threads in [1, 2, 3] {
-        for kind in [PartitionKind::Block, PartitionKind::Cyclic] {
+        for kind in [
+            PartitionKind::Block,
+            PartitionKind::Cyclic,
+            PartitionKind::Striped,
+        ] {
             let (l, r) = (list.clone(), roots.clone());
             let outs = gossamer::main(threads, move || {
                 let g = ShardedGraph::build(&l, kind).unwrap();
@@ -97,6 +101,23 @@ fn scale12_matches_oracle_and_goes_bottom_up() {
             .bottom_up_levels
     });
     assert!(bu >= 1, "direction-optimizing BFS never went bottom-up");
+}
+
+#[test]
+fn the_tail_of_a_path_stays_top_down() {
+    // In the last 15 levels of a path m_f (2 entries) exceeds m_u / 15, but
+    // a bottom-up level would sweep all 3000 vertices for one: graph_kernel::PULL_MIN.
+    let n = 3000u32;
+    let edges = (0..n - 1)
+        .map(|v| graph_core::PackedEdge::new(v, v + 1, 1.0))
+        .collect();
+    let list = EdgeList::from_edges(n.into(), edges).unwrap();
+    let out = gossamer::main(2, move || {
+        let g = ShardedGraph::build(&list, PartitionKind::Block).unwrap();
+        bfs(&g, 0, &BfsConfig::default()).unwrap()
+    });
+    assert_eq!(out.bottom_up_levels, 0);
+    assert!(out.level.iter().enumerate().all(|(v, &l)| l == v as i64));
 }
 
 #[test]

@@ -8,7 +8,7 @@
 //!
 //! ```text
 //! cargo run --release -p sssp --example teps -- --scale 16,18 --threads 2 --roots 16 \
-//!     [--delta 0.05] [--kind cyclic|block] [--slot BYTES] [--kernels sssp,bfs] [--mode do|td] [--csv out.csv]
+//!     [--delta 0.05] [--kind cyclic|block|striped] [--slot BYTES] [--kernels sssp,bfs] [--mode do|td] [--csv out.csv]
 //!     [--digest]
 //! cargo run --release -p sssp --example teps -- --graph FILE --threads 2 --roots 8 --kernels sssp \
 //!     --delta 77 --kind block --no-validate
@@ -89,7 +89,8 @@ fn parse() -> Result<Args, String> {
                 a.kind = match v.as_str() {
                     "block" => PartitionKind::Block,
                     "cyclic" => PartitionKind::Cyclic,
-                    _ => return Err(bad(&"expected block or cyclic")),
+                    "striped" => PartitionKind::Striped,
+                    _ => return Err(bad(&"expected block, cyclic or striped")),
                 }
             }
             "--mode" => {
@@ -226,6 +227,13 @@ fn main() {
                                     },
                                 )
                                 .expect("root ok");
+                                let depth = o.level.iter().max().copied().unwrap_or(0);
+                                eprintln!(
+                                    "bfs root {root}: {:.4}s, {} levels, {} bottom-up",
+                                    o.kernel_time.as_secs_f64(),
+                                    depth + 1,
+                                    o.bottom_up_levels
+                                );
                                 per.push((
                                     o.kernel_time.as_secs_f64(),
                                     None,

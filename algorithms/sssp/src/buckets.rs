@@ -13,7 +13,7 @@
 //! the ring as it reaches them.
 //!
 //! Memory: `RING` vector headers (24 B each) and a `RING`-bit occupancy map,
-//! plus 4 B per queued entry and one map node per non-empty far bucket (at
+//! plus 8 B per queued entry (a vertex and its distance) and one map node per non-empty far bucket (at
 //! most one per queued entry): `O(RING + queued entries)`, whatever the
 //! largest weight and Δ. At the default Δ every push of a Graph500 search
 //! (weights at most 1) lands in the ring, and the map is never touched.
@@ -35,24 +35,25 @@ pub(crate) const MAX_BUCKET: u64 = 1 << 62;
 /// "No bucket" (nothing queued at or after the bucket asked about).
 pub(crate) const NO_BUCKET: u64 = u64::MAX;
 
-/// A queue of vertices (`u32` ids) by bucket index; see the module docs.
-pub(crate) struct Buckets {
+/// A queue of entries by bucket index (the kernel's: a vertex and the
+/// distance it was queued at; the tests': bare `u32`s); see the module docs.
+pub(crate) struct Buckets<T = u32> {
     /// A fixed-size array, so that `slot(b)` indexes it without a bounds check.
-    ring: Box<[Vec<u32>; RING]>,
+    ring: Box<[Vec<T>; RING]>,
     /// Bit `s` set: ring slot `s` is non-empty.
     used: [u64; WORDS],
     /// The ring holds buckets `base..base + RING`.
     base: u64,
     /// Non-empty buckets at or beyond `base + RING`.
-    far: BTreeMap<u64, Vec<u32>>,
+    far: BTreeMap<u64, Vec<T>>,
 }
 
-impl Default for Buckets {
+impl<T> Default for Buckets<T> {
     fn default() -> Self {
         Buckets {
             ring: std::iter::repeat_with(Vec::new)
                 .take(RING)
-                .collect::<Box<[Vec<u32>]>>()
+                .collect::<Box<[Vec<T>]>>()
                 .try_into()
                 .unwrap_or_else(|_| unreachable!("RING slots were made")),
             used: [0; WORDS],
@@ -82,7 +83,7 @@ fn first_set(words: &[u64; WORDS], from: usize, to: usize) -> Option<usize> {
     None
 }
 
-impl Buckets {
+impl<T> Buckets<T> {
     /// Empties every bucket and starts again at bucket 0 (the ring keeps its
     /// allocations for the next search).
     pub(crate) fn clear(&mut self) {
@@ -96,9 +97,9 @@ impl Buckets {
         self.base = 0;
     }
 
-    /// Queues vertex `v` in bucket `b` (at most [`MAX_BUCKET`]).
+    /// Queues entry `v` in bucket `b` (at most [`MAX_BUCKET`]).
     #[inline(always)]
-    pub(crate) fn push(&mut self, b: u64, v: u32) {
+    pub(crate) fn push(&mut self, b: u64, v: T) {
         if b.wrapping_sub(self.base) < RING as u64 {
             let s = slot(b);
             self.ring[s].push(v);
@@ -113,10 +114,10 @@ impl Buckets {
         }
     }
 
-    /// Moves bucket `b`'s vertices into `into` (which must be empty; its
+    /// Moves bucket `b`'s entries into `into` (which must be empty; its
     /// allocation goes to the slot for reuse). False when `b` is empty.
     #[inline]
-    pub(crate) fn take(&mut self, b: u64, into: &mut Vec<u32>) -> bool {
+    pub(crate) fn take(&mut self, b: u64, into: &mut Vec<T>) -> bool {
         debug_assert!(into.is_empty());
         if b.wrapping_sub(self.base) < RING as u64 {
             let s = slot(b);
@@ -216,12 +217,12 @@ impl Buckets {
     /// an estimate of its nodes (for the memory-bound tests).
     #[cfg(test)]
     pub(crate) fn heap_bytes(&self) -> usize {
-        let vec = std::mem::size_of::<Vec<u32>>();
-        let ring: usize = self.ring.iter().map(|v| vec + 4 * v.capacity()).sum();
+        let (vec, t) = (std::mem::size_of::<Vec<T>>(), std::mem::size_of::<T>());
+        let ring: usize = self.ring.iter().map(|v| vec + t * v.capacity()).sum();
         let far: usize = self
             .far
             .values()
-            .map(|v| 8 + vec + 4 * v.capacity() + 16)
+            .map(|v| 8 + vec + t * v.capacity() + 16)
             .sum();
         ring + far + std::mem::size_of_val(&self.used)
     }

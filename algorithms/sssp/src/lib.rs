@@ -61,9 +61,19 @@
 //!   when it returns every record of the iteration has been applied;
 //!   senders compute the owner's bucket of every record they send and
 //!   report it, so a record that lands after its owner reported is still
-//!   accounted for. The heavy edges of the settled vertices are relaxed
-//!   right after the light pass, before that agreement (a speculation that
-//!   saves a round per bucket; a late light record re-settles a vertex).
+//!   accounted for.
+//! - **No heavy phase**: a vertex taken from its bucket relaxes its whole
+//!   row at once, light entries and heavy ones (as GAPBS, which has no
+//!   split), instead of the heavy ones after the bucket: a speculation
+//!   that a vertex lowered again within its bucket (by a light edge or a
+//!   late record) pays for with a second scan of its row. The separate
+//!   phase re-read every row of a bucket after the whole bucket, and a
+//!   wide bucket (Δ 500 on a road grid) no longer was in the cache by
+//!   then: one thread's search there took 20 % longer at Δ 500 than at
+//!   Δ 100 for 1 % more entries scanned (`results/kernels/road.md`).
+//!   Buckets hold each vertex with the distance it was queued at, so an
+//!   entry whose vertex has gone lower since is stale, with no mark of
+//!   what was relaxed.
 //!
 //! Every relaxation is computed in `f32` as `d(v) + w`, so the result
 //! satisfies the Graph500 validator's exact check `d(u) == d(parent(u)) + w`.
@@ -239,17 +249,15 @@ struct Search {
     inv_delta: f32,
     /// Flat id of each own vertex's parent.
     parent: Vec<u32>,
-    /// Distance at which each vertex last relaxed its light / heavy edges.
-    light_done: Vec<f32>,
-    heavy_done: Vec<f32>,
-    buckets: Buckets,
-    /// Vertices settled in the current bucket, for the heavy phase.
-    settled: Vec<u32>,
+    /// Own vertices with the distance each was queued at: an entry whose
+    /// vertex has a lower distance since is stale (each distance a vertex
+    /// takes is queued once, so no mark says what was relaxed).
+    buckets: Buckets<(u32, f32)>,
     /// The wave of the bucket being relaxed, and the position in it.
-    wave: Vec<u32>,
+    wave: Vec<(u32, f32)>,
     cursor: usize,
-    /// The bucket being processed, and whether its light phase is done.
-    cur: Option<(u64, bool)>,
+    /// The bucket being processed.
+    cur: Option<u64>,
     /// The epoch's buckets `epoch..epoch_end`, and the least bucket a
     /// record sent since the last agreement lands in.
     epoch: u64,
@@ -277,10 +285,7 @@ impl Program for Sssp {
 impl Search {
     fn reset(&mut self, n: usize, delta: f32) {
         refill(&mut self.parent, n, NO_FLAT, "SSSP parents");
-        refill(&mut self.light_done, n, f32::NAN, "SSSP relaxation marks");
-        refill(&mut self.heavy_done, n, f32::NAN, "SSSP relaxation marks");
         self.buckets.clear();
-        self.settled.clear();
         self.wave.clear();
         (self.inv_delta, self.cursor, self.cur, self.epoch) = (1.0 / delta, 0, None, 0);
         (self.epoch_end, self.sent_min, self.scanned) = (0, NO_BUCKET, 0);
@@ -296,14 +301,14 @@ impl Search {
 
     #[inline(always)]
     fn push(&mut self, v: u32, d: f32) {
-        self.buckets.push(self.bucket_of(d), v);
+        self.buckets.push(self.bucket_of(d), (v, d));
     }
 
-    /// Relaxes the light (or heavy) entries of own vertex `v`; returns the
+    /// Relaxes the entries of own vertex `v`, light and heavy; returns the
     /// work done (entries, and 4 per record queued for another trustee).
     #[inline(always)]
-    fn relax<const HEAVY: bool>(&mut self, r: &mut Rows, out: &mut Out, v: u32, d: f32) -> usize {
-        let span = if HEAVY { r.lh.heavy(v) } else { r.lh.light(v) };
+    fn relax(&mut self, r: &mut Rows, out: &mut Out, v: u32, d: f32) -> usize {
+        let span = r.lh.row(v);
         let (a, (targets, weights)) = (out.adjacency(), r.lh.arrays(out.shard()));
         let (g, mut work) = (a.flat(v), 1 + span.len());
         self.scanned += span.len() as u64;
@@ -322,54 +327,36 @@ impl Search {
 
     /// Works on the smallest non-empty bucket `k` of the epoch until
     /// `budget` is spent (true) or no bucket of the epoch has work here
-    /// (false): its light phase, in FIFO waves of what lands back in it
-    /// (LIFO would chase fresh distances depth-first), then the heavy
-    /// phase of the vertices it settled.
-    fn epoch_pass(&mut self, r: &mut Rows, out: &mut Out, full: usize) -> bool {
-        // A bucket in progress, else the epoch's first (none: no work here).
-        let first = || (self.buckets.first_from(self.epoch), false);
-        let (k, heavy) = self.cur.unwrap_or_else(first);
+    /// (false), in FIFO waves of what lands back in it (LIFO would chase
+    /// fresh distances depth-first); each vertex relaxes its whole row at
+    /// once (see the module docs: no heavy phase).
+    fn epoch_pass(&mut self, r: &mut Rows, out: &mut Out, mut budget: usize) -> bool {
+        let k = self
+            .cur
+            .unwrap_or_else(|| self.buckets.first_from(self.epoch));
         if k >= self.epoch_end {
             return false;
         }
-        self.cur = Some((k, heavy));
-        let mut budget = full;
-        while self.cur == Some((k, false)) {
+        self.cur = Some(k);
+        loop {
             if self.cursor >= self.wave.len() {
-                (self.cursor, self.cur) = (0, Some((k, true)));
+                (self.cursor, self.cur) = (0, None);
                 self.wave.clear();
                 if !self.buckets.take(k, &mut self.wave) {
-                    break;
+                    return true;
                 }
-                self.cur = Some((k, false));
+                self.cur = Some(k);
             }
-            let v = self.wave[self.cursor];
+            let (v, d) = self.wave[self.cursor];
             self.cursor += 1;
-            let d = r.bounds.own(v);
-            // Stale (moved to a lower bucket) or relaxed at this distance.
-            if self.bucket_of(d) != k || self.light_done[v as usize] == d {
-                continue;
-            }
-            self.settled.push(v);
-            self.light_done[v as usize] = d;
-            budget = budget.saturating_sub(self.relax::<false>(r, out, v, d));
-            if budget == 0 {
-                return true;
-            }
-        }
-        let mut budget = full;
-        while let Some(v) = self.settled.pop() {
-            let d = r.bounds.own(v);
-            if self.heavy_done[v as usize] != d {
-                self.heavy_done[v as usize] = d;
-                budget = budget.saturating_sub(self.relax::<true>(r, out, v, d));
+            // Stale: the vertex has a lower distance (queued again).
+            if r.bounds.own(v) == d {
+                budget = budget.saturating_sub(self.relax(r, out, v, d));
                 if budget == 0 {
                     return true;
                 }
             }
         }
-        self.cur = None;
-        true
     }
 }
 
@@ -385,11 +372,11 @@ fn pass(l: &mut Local<'_, Sssp>, budget: usize) -> bool {
 ///
 /// The search runs in *epochs*, windows of buckets `k..k + window`
 /// processed between two agreements: each trustee works through its
-/// non-empty buckets of the window (light edges until its part of a bucket
-/// is empty, then at once the heavy edges of what it settled), then all
-/// meet at one all-reduce of "the window still has work here" (or), "the
-/// next bucket here" (min) and the entries scanned (sum). Both shortcuts
-/// are speculations a late record can undo (the vertex is settled again);
+/// non-empty buckets of the window (whole rows, until its part of a bucket
+/// is empty), then all meet at one all-reduce of "the window still has
+/// work here" (or), "the next bucket here" (min) and the entries scanned
+/// (sum). Relaxing heavy entries at once is a speculation a later record
+/// can undo (the vertex is relaxed again);
 /// the result is exact either way, as the search ends only at the
 /// fixpoint. The window is 1 (one agreement per bucket) while the work per
 /// bucket grows; in the long tail, where most buckets hold a few hundred

@@ -342,6 +342,15 @@ impl LightHeavy {
         a..a + s.heavy as usize
     }
 
+    /// The whole row of position `v`: its light entries, then its heavy
+    /// ones (for a kernel that relaxes both at once).
+    #[inline(always)]
+    pub fn row(&self, v: u32) -> Range<usize> {
+        let s = self.spans[v as usize];
+        let a = s.start as usize;
+        a..a + s.light as usize + s.heavy as usize
+    }
+
     /// Heap bytes of the split (the spans, and the copy when there is one).
     pub fn heap_bytes(&self) -> u64 {
         let copy = self

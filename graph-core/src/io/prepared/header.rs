@@ -93,6 +93,7 @@ fn kind_code(k: PartitionKind) -> u32 {
     match k {
         PartitionKind::Block => 0,
         PartitionKind::Cyclic => 1,
+        PartitionKind::Striped => 2,
     }
 }
 
@@ -100,6 +101,7 @@ pub(super) fn kind_name(k: PartitionKind) -> &'static str {
     match k {
         PartitionKind::Block => "block",
         PartitionKind::Cyclic => "cyclic",
+        PartitionKind::Striped => "striped",
     }
 }
 
@@ -184,6 +186,7 @@ pub fn parse_header(bytes: &[u8]) -> Result<ShardHeader, Problem> {
     let kind = match u32_at(h, OFF_KIND) {
         0 => PartitionKind::Block,
         1 => PartitionKind::Cyclic,
+        2 => PartitionKind::Striped,
         k => return bad(format!("partition kind {k}")),
     };
     let (trustees, trustee) = (u32_at(h, OFF_TRUSTEES), u32_at(h, OFF_TRUSTEE));
