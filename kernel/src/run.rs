@@ -196,7 +196,9 @@ fn by_global<T, U: Copy>(
 /// taken from the trustees' parts (each by local index; `None` where a
 /// part is shorter than its trustee's vertices): a block partition's parts
 /// follow each other, a cyclic one's interleave (global id
-/// `l * trustees + t` is part `t`'s entry `l`).
+/// `l * trustees + t` is part `t`'s entry `l`); a striped one's parts are
+/// taken in turn by owner (each trustee's vertices rise with their global
+/// ids under every partition).
 fn in_global_order<T>(p: &Partition, parts: Vec<Vec<T>>, mut emit: impl FnMut(Option<T>)) {
     let n = p.num_vertices() as usize;
     let mut done = 0;
@@ -222,6 +224,14 @@ fn in_global_order<T>(p: &Partition, parts: Vec<Vec<T>>, mut emit: impl FnMut(Op
                     done += 1;
                 }
             }
+        }
+        PartitionKind::Striped => {
+            let mut iters: Vec<_> = parts.into_iter().map(|part| part.into_iter()).collect();
+            for g in 0..n as u64 {
+                let it = iters.get_mut(p.trustee_of(g) as usize);
+                emit(it.and_then(|it| it.next()));
+            }
+            done = n;
         }
     }
     for _ in done..n {
@@ -322,8 +332,19 @@ mod tests {
     /// gathered array must read 0, 1, 2, ... whatever the partition.
     #[test]
     fn parts_land_on_their_global_ids() {
-        for kind in [PartitionKind::Block, PartitionKind::Cyclic] {
-            for (n, ranks, threads) in [(7, 1, 3), (10, 2, 2), (3, 1, 4), (64, 1, 1), (0, 1, 2)] {
+        for kind in [
+            PartitionKind::Block,
+            PartitionKind::Cyclic,
+            PartitionKind::Striped,
+        ] {
+            for (n, ranks, threads) in [
+                (7, 1, 3),
+                (10, 2, 2),
+                (3, 1, 4),
+                (64, 1, 1),
+                (0, 1, 2),
+                (300_000, 1, 3),
+            ] {
                 let p = Partition::new(kind, n, ranks, threads).unwrap();
                 let parts: Vec<Vec<u64>> = (0..p.num_trustees())
                     .map(|t| p.vertices_of(t).collect())
