@@ -50,6 +50,34 @@ fn search(
     run(&args)
 }
 
+/// A shape to search on: extra leading arguments (`--ranks 2`), threads,
+/// partition.
+type Shape<'a> = (&'a [&'a str], &'a str, &'a str);
+
+/// SSSP and BFS from the graph file `g` and from each of `others` (path,
+/// what it is), on every shape of `shapes`: the roots, counts and dumped
+/// distances or levels must be those of `g`, bit for bit.
+fn same_answers(dir: &Path, g: &Path, others: &[(&Path, &str)], shapes: &[Shape<'_>]) {
+    for kernel in ["sssp", "bfs"] {
+        for (i, (shape, threads, partition)) in shapes.iter().enumerate() {
+            let tag = format!("{kernel}-{i}");
+            let run_on = |graph: &Path, name: &str| {
+                let dump = dir.join(format!("{tag}.{name}"));
+                let out = search(graph, shape, kernel, threads, partition, &dump);
+                (roots(&out), std::fs::read(&dump).unwrap())
+            };
+            let want = run_on(g, "file");
+            assert_eq!(want.0.len(), 3);
+            for (k, (other, what)) in others.iter().enumerate() {
+                assert!(
+                    run_on(other, &format!("other{k}")) == want,
+                    "{tag}: {what} answers otherwise"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn a_built_file_answers_as_its_graph_file() {
     let dir = scratch("built");
@@ -71,29 +99,16 @@ fn a_built_file_answers_as_its_graph_file() {
         v.contains("a sound built graph file: 1024 vertices, 16384 edges"),
         "{v}"
     );
-    let shapes: [(&[&str], &str, &str); 3] = [
+    let shapes: [Shape<'_>; 3] = [
         (&[], "2", "block"),
         (&[], "3", "cyclic"),
         (&["--ranks", "2"], "1", "block"),
     ];
-    for kernel in ["sssp", "bfs"] {
-        for (i, (shape, threads, partition)) in shapes.iter().enumerate() {
-            let tag = format!("{kernel}-{i}");
-            let run_on = |graph: &Path, name: &str| {
-                let dump = dir.join(format!("{tag}.{name}"));
-                let out = search(graph, shape, kernel, threads, partition, &dump);
-                (roots(&out), std::fs::read(&dump).unwrap())
-            };
-            let want = run_on(&g, "file");
-            assert_eq!(want.0.len(), 3);
-            assert_eq!(run_on(&b, "built"), want, "{tag}: the converted built file");
-            assert_eq!(
-                run_on(&generated, "gen"),
-                want,
-                "{tag}: the generated built file"
-            );
-        }
-    }
+    let others = [
+        (b.as_path(), "the converted built file"),
+        (generated.as_path(), "the generated built file"),
+    ];
+    same_answers(&dir, &g, &others, &shapes);
     // The whole-graph commands map it too, and check their answers
     // against its edges.
     for kernel in ["cc", "pagerank", "tc"] {
@@ -119,28 +134,13 @@ fn a_built_file_with_long_rows_answers_as_its_graph_file() {
     ok(&run(&["generate", "--scale", "13", "-o", arg(&g)]));
     let b = dir.join("g.gbuilt");
     ok(&run(&["convert", arg(&g), "--built", "-o", arg(&b)]));
-    let shapes: [(&[&str], &str, &str); 4] = [
+    let shapes: [Shape<'_>; 4] = [
         (&[], "1", "block"),
         (&[], "2", "block"),
         (&[], "3", "cyclic"),
         (&["--ranks", "2"], "2", "block"),
     ];
-    for kernel in ["sssp", "bfs"] {
-        for (i, (shape, threads, partition)) in shapes.iter().enumerate() {
-            let tag = format!("{kernel}-{i}");
-            let run_on = |graph: &Path, name: &str| {
-                let dump = dir.join(format!("{tag}.{name}"));
-                let out = search(graph, shape, kernel, threads, partition, &dump);
-                (roots(&out), std::fs::read(&dump).unwrap())
-            };
-            let want = run_on(&g, "file");
-            assert_eq!(want.0.len(), 3);
-            assert!(
-                run_on(&b, "built") == want,
-                "{tag}: the built file answers otherwise"
-            );
-        }
-    }
+    same_answers(&dir, &g, &[(b.as_path(), "the built file")], &shapes);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
