@@ -81,13 +81,19 @@ fn issue_and_drop(id: usize, dropper: usize, send: Issue) {
     let h = spawn_on(WorkerId(dropper), move || drop(t));
     hold_until_dropped(id);
     h.join();
-    wait_outstanding();
-    assert_eq!(
-        saw.get(),
-        Some(false),
-        "the request ran on a dropped property (use after free)"
+    ran_live_then_dropped(
+        id,
+        &saw,
+        "the request ran on a dropped property (use after free)",
     );
-    // Nothing keeps the property alive any more.
+}
+
+/// After the drop: the request (or launch) has run, on the live probe
+/// (`saw` is what it found, `what` the failure message), and nothing keeps
+/// the probe alive any more.
+fn ran_live_then_dropped(id: usize, saw: &Cell<Option<bool>>, what: &str) {
+    wait_outstanding();
+    assert_eq!(saw.get(), Some(false), "{what}");
     let until = Instant::now() + Duration::from_secs(20);
     while !dropped(id) && Instant::now() < until {
         gossamer::yield_now();
@@ -181,17 +187,7 @@ fn launch_scenario(id: usize, threads: usize, dropper: usize) {
             let h = spawn_on(WorkerId(dropper), move || drop(t));
             hold_until_dropped(id);
             h.join();
-            wait_outstanding();
-            assert_eq!(
-                saw.get(),
-                Some(false),
-                "the launch ran on a dropped property"
-            );
-            let until = Instant::now() + Duration::from_secs(20);
-            while !dropped(id) && Instant::now() < until {
-                gossamer::yield_now();
-            }
-            assert!(dropped(id), "the probe was never dropped");
+            ran_live_then_dropped(id, &saw, "the launch ran on a dropped property");
         })
         .expect("run");
 }
