@@ -3,6 +3,7 @@
 //! flat ids, its state, the frontiers, and sending.
 
 use graph_core::Shard;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use crate::addressed::TRUSTEE;
 use crate::adjacency::{Adjacency, Rows, RowsView};
@@ -40,8 +41,12 @@ pub struct Local<'a, P: Program> {
     net: &'a mut Net<P>,
     cur: &'a Frontier,
     next: &'a mut Frontier,
-    /// The frontier bitmap of a pull step, else an empty one.
-    bits: &'a Replica,
+    /// The words of the frontier bitmap of a pull step, else none. A
+    /// slice, not the `&Replica`: its pointer and length then stay in
+    /// registers through a row's search (the relaxed loads of the words
+    /// keep the compiler from hoisting loads through a reference out of
+    /// the loop).
+    bits: &'a [AtomicU64],
     supersteps: u32,
 }
 
@@ -74,7 +79,7 @@ impl<'a, P: Program> Local<'a, P> {
             net,
             cur,
             next,
-            bits: bits.unwrap_or_else(|| Replica::empty()),
+            bits: bits.map_or(&[], Replica::words),
             supersteps,
         }
     }
@@ -310,8 +315,8 @@ impl<'a, P: Program> Local<'a, P> {
     pub fn was_active(&self, f: u32) -> bool {
         // One bounds check, no Option to test per entry: a pull step's
         // search along a row stays a tight loop (10% of a SCALE 20 BFS).
-        match self.bits.word((f >> 6) as usize) {
-            Some(w) => w & (1u64 << (f & 63)) != 0,
+        match self.bits.get((f >> 6) as usize) {
+            Some(w) => w.load(Relaxed) & (1u64 << (f & 63)) != 0,
             None => not_in_a_pull_step(f),
         }
     }

@@ -48,7 +48,7 @@
 use std::any::Any;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::sync::{Arc, Mutex, Weak};
 
 use gossamer::Delegable;
 use graph_core::sharded::{TrusteeCtx, TrusteeState};
@@ -131,19 +131,11 @@ impl Replica {
         Self::shared(adj, name, adj.num_flat() as usize)
     }
 
-    /// A replica without words (a [`Local`](crate::Local) outside a pull
-    /// step reads this one as its frontier bitmap).
-    pub(crate) fn empty() -> &'static Replica {
-        static EMPTY: OnceLock<Replica> = OnceLock::new();
-        EMPTY.get_or_init(|| Replica {
-            words: Box::new([]),
-        })
-    }
-
-    /// Word `i`, or `None` beyond the end.
+    /// The words themselves (a [`Local`](crate::Local) in a pull step
+    /// reads the frontier bitmap through them).
     #[inline(always)]
-    pub(crate) fn word(&self, i: usize) -> Option<u64> {
-        self.words.get(i).map(|w| w.load(Relaxed))
+    pub(crate) fn words(&self) -> &[AtomicU64] {
+        &self.words
     }
 
     /// Number of words.
