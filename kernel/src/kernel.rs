@@ -479,6 +479,41 @@ impl<P: Program> Kernel<P> {
         })
     }
 
+    /// [`publish`](Self::publish) of a per-vertex replica that the other
+    /// processes read only along in-rows (a pull, as PageRank's): copies
+    /// only the entries of own vertices with an out-neighbour in another
+    /// process ([`Adjacency::boundary`](crate::Adjacency::boundary)), as
+    /// `(index, value)` pairs when they are under a quarter of the own
+    /// entries (the few next to a block's edge on a grid), else all own
+    /// entries as `publish` does (a scrambled Kronecker graph). The other
+    /// processes' copies of the other entries are left as they were, so
+    /// they must not read them.
+    ///
+    /// # Panics
+    ///
+    /// If the replica is not per-vertex (one word per flat id).
+    pub fn publish_to_neighbours(&mut self, replica: impl Fn(&P) -> &Replica + Delegable) -> u64 {
+        let load = move |s: &mut TrusteeState| {
+            let (shard, c) = core::<P>(s);
+            let r = replica(&c.prog);
+            assert_eq!(
+                r.len(),
+                c.adj.num_flat() as usize,
+                "graph-kernel: publish_to_neighbours takes a per-vertex replica"
+            );
+            let own = c.adj.own_flat();
+            let edge = c.adj.boundary(shard);
+            if edge.len() < own.len() / 4 {
+                replica::Words::Pairs(r.load_pairs(edge.iter().map(|&v| own.start + v as usize)))
+            } else {
+                replica::Words::Run(own.start, r.load(own))
+            }
+        };
+        replica::publish_words(&self.ctx, load, move |s: &mut TrusteeState| {
+            replica(&core::<P>(s).1.prog)
+        })
+    }
+
     /// Chooses how this trustee keeps its frontiers from the next
     /// superstep on (default [`FrontierMode::Auto`]).
     pub fn set_frontier_mode(&mut self, mode: FrontierMode) {

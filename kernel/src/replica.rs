@@ -192,6 +192,23 @@ impl Replica {
     pub fn load(&self, range: Range<usize>) -> Vec<u64> {
         self.words[range].iter().map(|w| w.load(Relaxed)).collect()
     }
+
+    /// `(index, word)` pairs of the words at `at`, flattened.
+    pub(crate) fn load_pairs(&self, at: impl ExactSizeIterator<Item = usize>) -> Vec<u64> {
+        let mut pairs = Vec::with_capacity(2 * at.len());
+        for i in at {
+            pairs.extend([i as u64, self.words[i].load(Relaxed)]);
+        }
+        pairs
+    }
+
+    /// Stores flattened `(index, word)` pairs, as [`load_pairs`](Self::load_pairs)
+    /// made them.
+    pub(crate) fn store_pairs(&self, pairs: &[u64]) {
+        for p in pairs.chunks_exact(2) {
+            self.words[p[0] as usize].store(p[1], Relaxed);
+        }
+    }
 }
 
 /// Stores consecutive words of a [`Replica`] (a trustee's own, in order)
@@ -237,6 +254,14 @@ impl<const N: usize> Drop for Late<'_, N> {
     }
 }
 
+/// What a trustee publishes of a replica: a run of its words from an
+/// index, or flattened `(index, word)` pairs.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub(crate) enum Words {
+    Run(usize, Vec<u64>),
+    Pairs(Vec<u64>),
+}
+
 /// Copies words `range` of the replica `home` finds in a trustee's state
 /// to one trustee of every other process (where the same `home` finds
 /// that process's replica, which all its trustees share), in POD slices
@@ -244,6 +269,17 @@ impl<const N: usize> Drop for Late<'_, N> {
 /// trustees share the replica already.
 pub(crate) fn publish_by<H>(ctx: &TrusteeCtx, range: Range<usize>, home: H) -> u64
 where
+    H: Fn(&mut TrusteeState) -> &Replica + Delegable,
+{
+    let (a, b) = (range.start, range.end);
+    publish_words(ctx, move |s| Words::Run(a, home(s).load(a..b)), home)
+}
+
+/// [`publish_by`] of the words `load` picks (called only when there is
+/// another process to send them to).
+pub(crate) fn publish_words<L, H>(ctx: &TrusteeCtx, load: L, home: H) -> u64
+where
+    L: FnOnce(&mut TrusteeState) -> Words + Delegable,
     H: Fn(&mut TrusteeState) -> &Replica + Delegable,
 {
     // One trustee of every other process (its trustees share one replica),
@@ -272,14 +308,27 @@ where
     if contacts.is_empty() {
         return 0;
     }
-    let (a, b) = (range.start, range.end);
-    let words = ctx.local.apply_returning(move |s| home(s).load(a..b));
+    let words = ctx.local.apply_returning(load);
     let mut sent = 0;
     for peer in contacts {
-        for (i, piece) in words.chunks(WORDS_PIECE).enumerate() {
-            let at = range.start + i * WORDS_PIECE;
-            peer.apply_slice_then(move |s, w: &[u64]| home(s).store(at, w), piece, |()| {});
-            sent += 1;
+        match &words {
+            Words::Run(start, words) => {
+                for (i, piece) in words.chunks(WORDS_PIECE).enumerate() {
+                    let at = start + i * WORDS_PIECE;
+                    peer.apply_slice_then(move |s, w: &[u64]| home(s).store(at, w), piece, |()| {});
+                    sent += 1;
+                }
+            }
+            Words::Pairs(pairs) => {
+                for piece in pairs.chunks(WORDS_PIECE) {
+                    peer.apply_slice_then(
+                        move |s, w: &[u64]| home(s).store_pairs(w),
+                        piece,
+                        |()| {},
+                    );
+                    sent += 1;
+                }
+            }
         }
     }
     // The contact's stores are read by every trustee of its process after

@@ -294,6 +294,10 @@ pub enum Prepare {
     Rows,
     /// The rows and, on a directed graph, the in-rows.
     InRows,
+    /// As `InRows`, and the own vertices that other processes read
+    /// ([`Adjacency::boundary`], for
+    /// [`Kernel::publish_to_neighbours`](crate::Kernel::publish_to_neighbours)).
+    Boundary,
 }
 
 /// Prepares the renumbered [`Adjacency`] of `graph` and what else `what`
@@ -310,8 +314,11 @@ pub fn prepare(graph: &ShardedGraph, what: Prepare) {
             if what != Prepare::Renumbering {
                 a.rows(s.shard());
             }
-            if what == Prepare::InRows {
+            if matches!(what, Prepare::InRows | Prepare::Boundary) {
                 a.in_rows(s.shard());
+            }
+            if what == Prepare::Boundary {
+                a.boundary(s.shard());
             }
         });
     });

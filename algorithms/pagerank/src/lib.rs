@@ -43,8 +43,10 @@
 //! degree to flat ids, rows with parallel edges merged). The contributions
 //! of *all* vertices are a [`Replica`] over flat ids, one per process,
 //! shared by its trustees: each trustee writes its own vertices' words and
-//! [`publish`](graph_kernel::Kernel::publish)es them to other processes
-//! (nothing to send in a one-process run). An iteration is then purely
+//! copies to the other processes those they read, its vertices with an
+//! out-neighbour there
+//! ([`publish_to_neighbours`](graph_kernel::Kernel::publish_to_neighbours);
+//! nothing to send in a one-process run). An iteration is then purely
 //! local, one [`with`](graph_kernel::Kernel::with) per trustee and no
 //! message: for each own vertex, sum the contributions of its in-row (flat
 //! ids ascending, hubs first where there are hubs), update the score and
@@ -281,7 +283,7 @@ pub fn pagerank(graph: &ShardedGraph, cfg: &PageRankConfig) -> Result<PageRankOu
     // rows, the state, and the first scores with their contributions in
     // replica 0, made by an iteration with damping 0 (every score
     // (1 - 0)/n exactly: what it reads, finite, counts zero times).
-    graph_kernel::prepare(graph, Prepare::InRows);
+    graph_kernel::prepare(graph, Prepare::Boundary);
     let new = |s: &mut Setup<'_>, old: Option<PageRank>| {
         old.unwrap_or_else(|| PageRank {
             score: vec_or_exit(s.num_own() as usize, 0.0, "PageRank scores"),
@@ -294,14 +296,14 @@ pub fn pagerank(graph: &ShardedGraph, cfg: &PageRankConfig) -> Result<PageRankOu
     });
     let t0 = Instant::now();
     let per = run(graph, new, move |k| {
-        let mut sent = k.publish(|p: &PageRank| &p.contrib[0]);
+        let mut sent = k.publish_to_neighbours(|p: &PageRank| &p.contrib[0]);
         k.sync();
         let (mut iterations, mut residual, mut i) = (0, f64::INFINITY, 0);
         let (mut gs, mut gs_its) = (cfg.sweep == Sweep::GaussSeidel, 0);
         while iterations < cfg.max_iterations && residual >= cfg.tolerance {
             let o = if gs { i } else { 1 - i };
             let err = k.with(move |l| iterate(l, i, o, base, d));
-            sent += k.publish(move |p: &PageRank| &p.contrib[o]);
+            sent += k.publish_to_neighbours(move |p: &PageRank| &p.contrib[o]);
             let r = k.sum_f64(err);
             gs |= cfg.sweep == Sweep::Auto && r > residual / 2.0;
             (residual, i, iterations, gs_its) = (r, o, iterations + 1, gs_its + u32::from(o == i));

@@ -33,6 +33,9 @@ pub struct Adjacency {
     rows: OnceLock<Rows>,
     /// Directed graphs: the in-edge rows, built on first use.
     in_rows: OnceLock<Rows>,
+    /// Own positions with an out-neighbour in another process, built on
+    /// first use ([`boundary`](Self::boundary)).
+    boundary: OnceLock<Vec<u32>>,
     key: u64,
 }
 
@@ -59,6 +62,7 @@ impl Adjacency {
             tables,
             rows: OnceLock::new(),
             in_rows: OnceLock::new(),
+            boundary: OnceLock::new(),
             key,
         }
     }
@@ -241,6 +245,40 @@ impl Adjacency {
     /// undirected graph: its in-rows are the [`rows`](Self::rows)).
     pub(crate) fn in_rows_if_built(&self) -> Option<&Rows> {
         self.in_rows.get()
+    }
+
+    /// Own positions (ascending) whose row (out-edges on a directed graph)
+    /// names a vertex of another process: the own entries of a per-vertex
+    /// array that a pull along in-rows on another process reads. Built the
+    /// first time it is asked for (one pass over the rows, each row left
+    /// at its first such entry). All of them on a scrambled Kronecker graph
+    /// split over processes; on a grid cut into blocks, the vertices next
+    /// to a block's edge. [`prepare`](crate::prepare) with
+    /// [`Prepare::Boundary`](crate::Prepare::Boundary) makes it before a
+    /// kernel's clock.
+    pub fn boundary(&self, shard: &Shard) -> &[u32] {
+        self.boundary.get_or_init(|| {
+            // The flat ids of this process's trustees (trustee t runs on
+            // worker t), as merged ranges: one where they are consecutive.
+            let process = |t: usize| gossamer::process_of(gossamer::WorkerId(t));
+            let mut here: Vec<(u32, u32)> = Vec::new();
+            for t in (0..self.num_trustees()).filter(|&t| process(t) == process(self.me as usize)) {
+                match here.last_mut() {
+                    Some(r) if r.1 == self.base[t] => r.1 = self.base[t + 1],
+                    _ => here.push((self.base[t], self.base[t + 1])),
+                }
+            }
+            if here == [(0, self.num_flat())] {
+                return Vec::new(); // one process: nothing is away
+            }
+            let rows = self.rows(shard);
+            (0..self.n)
+                .filter(|&v| {
+                    let away = |f: u32| !here.iter().any(|&(a, b)| a <= f && f < b);
+                    rows.row(v).iter().any(|&f| away(f))
+                })
+                .collect()
+        })
     }
 
     /// The in-edge rows: for each own position, the flat ids of the tails
