@@ -280,8 +280,7 @@ fn link_pass(l: &mut Local<'_, Cc>, pass: Pass) {
     let (a, rows) = (l.adjacency(), l.rows());
     let in_rows = l.is_directed().then(|| l.in_rows());
     let (c, mut out) = l.split();
-    c.sent.clear();
-    c.sent.resize(CACHE, (NO_FLAT, 0));
+    c.sent.fill((NO_FLAT, 0));
     match pass {
         Pass::Sample(r) => {
             for u in 0..a.num_own() {
@@ -347,9 +346,14 @@ fn settle(k: &mut Kernel<Cc>, pass: Pass) -> u64 {
     // In one process a pass over a quiet forest leaves only roots; across
     // processes a parent read from an older publish may be passed over, so
     // the passes repeat until none changes anything.
+    // A trustee sends its words only when they changed since it sent them
+    // last (at the first turn they did: the pass linked some); nothing
+    // changed anywhere, the last turn's copies stand.
+    let mut linked = true;
     loop {
         let changed = k.with(|l| compress(l.adjacency(), &l.state().comp));
-        let published = k.publish(|c: &Cc| &c.comp);
+        let send = std::mem::take(&mut linked) || changed > 0;
+        let published = if send { k.publish(|c: &Cc| &c.comp) } else { 0 };
         let [changed, published] = k.reduce([changed, published], [Op::Sum; 2]);
         if changed == 0 || published == 0 {
             return passes;
@@ -390,7 +394,7 @@ fn init(a: &Arc<Adjacency>, old: Option<Cc>) -> Cc {
     let mut c = old.unwrap_or_else(|| Cc {
         adj: a.clone(),
         comp: Replica::per_vertex(a, "cc.parents"),
-        sent: Vec::new(),
+        sent: vec![(NO_FLAT, 0); CACHE],
         pending: Vec::new(),
     });
     c.pending.clear();
