@@ -43,6 +43,7 @@
 //! | --- | --- |
 //! | [`adjacency`] | [`Adjacency`]: each trustee's vertices renumbered by degree to flat ids (owner lookup, local/remote split), rows with parallel edges merged (in an unweighted shard itself, else a copy), prepared once per graph and shared by every kernel; [`LightHeavy`]: the weighted rows split at a bucket width |
 //! | `bounds` | [`Bounds`]: per-flat-id upper bounds of a push kernel's values, so it sends only improvements (SSSP) |
+//! | [`paths`] | [`Paths`](paths::Paths): shortest-path counts past `f64`'s range, bit for bit `f64` sums while they fit (betweenness) |
 //! | [`filter`] | [`Filter`]: those bounds for the other processes' vertices, one per process |
 //! | [`replica`] | [`Replica`]: a dense bitmap or per-vertex array over flat ids, one per process, shared by its trustees and [published](Kernel::publish) to other processes; [`Late`] writes a trustee's words a few positions late (a sweep in place) |
 //! | [`runtime`] | starting the runtime configured for graph work (the slot size the kernels were measured with) |
@@ -159,6 +160,7 @@ mod bounds;
 pub mod doc;
 pub mod filter;
 mod outbox;
+pub mod paths;
 pub mod replica;
 pub mod runtime;
 pub mod source;

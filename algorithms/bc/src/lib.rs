@@ -43,7 +43,10 @@
 //!   remote vertex only in the first level it sends to it at all: by the
 //!   next level that vertex is reached, so later records would be ignored
 //!   (this halves the records on Graph500 graphs). Each trustee lists its
-//!   vertices in the order they were reached, level by level.
+//!   vertices in the order they were reached, level by level. A `σ` is a
+//!   [`Paths`] (an `f64` with a carry word): on a grid of a thousand
+//!   levels the counts pass `f64`'s range (2^1024), where a plain `f64`
+//!   gave NaN scores; where they fit, its sums are the `f64` sums.
 //! - **backward** (pull, as GAPBS's), one level per round, deepest first:
 //!   every vertex `v` of the level sums the shares `(1 + δ(w)) / σ(w)` of
 //!   its successors `w` (row entries one level deeper), takes
@@ -85,6 +88,7 @@ use std::time::{Duration, Instant};
 use graph_core::alloc::vec_or_exit;
 use graph_core::sharded::{KernelError, ShardedGraph};
 use graph_core::{build_trustees_with, EdgeList, Partition};
+use graph_kernel::paths::{paths_add, paths_scale, Paths};
 use graph_kernel::{gather, run, Local, Prepare, Program, Replica};
 
 /// Most sources one run takes (the 64 search roots of Graph500).
@@ -158,7 +162,7 @@ pub struct BcOutput {
 struct Brandes {
     depth: Vec<u32>,
     /// Shortest paths from the source.
-    sigma: Vec<f64>,
+    sigma: Vec<Paths>,
     score: Vec<f64>,
     /// Own vertices in the order reached; level `d` is `order[starts[d]..starts[d + 1]]`.
     order: Vec<u32>,
@@ -170,7 +174,8 @@ struct Brandes {
     /// this one.
     sent: Vec<u64>,
     sending: Vec<u64>,
-    /// Every vertex's depth and, once its level `d` is done backward, its
+    /// Every vertex's depth (and above it its `σ`'s carry word) and, once
+    /// its level `d` is done backward, its
     /// share `(1 + δ) / σ` (`f64` bits) in `shares[d % 2]`, by flat id (one
     /// copy per process; see the module docs for the two).
     depths: Arc<Replica>,
@@ -179,11 +184,11 @@ struct Brandes {
 
 impl Program for Brandes {
     /// `σ` of a vertex one level up.
-    type Msg = f64;
+    type Msg = Paths;
     const COMBINE: bool = true;
 
     #[inline(always)]
-    fn receive(&mut self, v: u32, x: f64) -> bool {
+    fn receive(&mut self, v: u32, x: Paths) -> bool {
         let (v, d) = (v as usize, self.depth[v as usize]);
         if d == UNSEEN {
             (self.depth[v], self.sigma[v]) = (self.level, x);
@@ -191,15 +196,15 @@ impl Program for Brandes {
             true
         } else {
             if d == self.level {
-                self.sigma[v] += x;
+                self.sigma[v] = paths_add(self.sigma[v], x);
             }
             false
         }
     }
 
     #[inline]
-    fn combine(acc: &mut f64, x: f64) {
-        *acc += x;
+    fn combine(acc: &mut Paths, x: Paths) {
+        *acc = paths_add(*acc, x);
     }
 
     fn next_superstep(&mut self, _: u32) {
@@ -218,13 +223,18 @@ fn backward(l: &mut Local<'_, Brandes>, d: usize) {
     let (rows, adj) = (l.rows(), l.adjacency());
     let s = l.state();
     for &v in &s.order[s.starts[d]..s.starts[d + 1]] {
-        let mut sum = 0.0;
+        let (mut sum, e) = (0.0, s.sigma[v as usize][1]);
         for &w in rows.row(v) {
-            if s.depths.get(w as usize) == d as u64 + 1 {
+            // The depth, and above it the exponent of the path count.
+            let word = s.depths.get(w as usize);
+            if word == (((e as u64) << 32) | (d as u64 + 1)) {
                 sum += f64::from_bits(s.shares[(d + 1) % 2].get(w as usize));
+            } else if word as u32 == d as u32 + 1 {
+                let share = f64::from_bits(s.shares[(d + 1) % 2].get(w as usize));
+                sum += share * paths_scale(e - (word >> 32) as f64);
             }
         }
-        let (sigma, delta) = (s.sigma[v as usize], s.sigma[v as usize] * sum);
+        let (sigma, delta) = (s.sigma[v as usize][0], s.sigma[v as usize][0] * sum);
         s.score[v as usize] += delta;
         let share = (1.0 + delta) / sigma;
         s.shares[d % 2].set(adj.flat(v) as usize, share.to_bits());
@@ -281,7 +291,7 @@ pub fn bc(graph: &ShardedGraph, sources: &[u64], cfg: &BcConfig) -> Result<BcOut
         let n = s.num_own() as usize;
         let mut b = old.unwrap_or_else(|| Brandes {
             depth: vec_or_exit(n, UNSEEN, "bc depths"),
-            sigma: vec_or_exit(n, 0.0, "bc path counts"),
+            sigma: vec_or_exit(n, [0.0; 2], "bc path counts"),
             score: vec_or_exit(n, 0.0, "bc scores"),
             order: Vec::with_capacity(n),
             starts: Vec::new(),
@@ -301,14 +311,14 @@ pub fn bc(graph: &ShardedGraph, sources: &[u64], cfg: &BcConfig) -> Result<BcOut
             k.with(move |l| {
                 let s = l.state();
                 s.depth.fill(UNSEEN);
-                s.sigma.fill(0.0);
+                s.sigma.fill([0.0; 2]);
                 s.sent.fill(0);
                 s.order.clear();
                 s.starts.clear();
                 s.starts.push(0);
                 s.level = 0;
                 if let Some(r) = l.position_of(root) {
-                    l.receive(r, 1.0);
+                    l.receive(r, [1.0, 0.0]);
                 }
             });
             // Forward: depths, path counts, the order of arrival.
@@ -334,7 +344,8 @@ pub fn bc(graph: &ShardedGraph, sources: &[u64], cfg: &BcConfig) -> Result<BcOut
             k.with(|l| {
                 for v in 0..l.num_own() {
                     let (f, s) = (l.flat(v), l.state());
-                    s.depths.set(f as usize, u64::from(s.depth[v as usize]));
+                    let e = (s.sigma[v as usize][1] as u64) << 32;
+                    s.depths.set(f as usize, e | u64::from(s.depth[v as usize]));
                 }
             });
             k.publish(|b: &Brandes| &b.depths);
@@ -415,10 +426,10 @@ pub fn bc_sequential_as(
     let mut scores = vec![0.0f64; n];
     for &s in sources {
         let mut depth = vec![UNSEEN; n];
-        let mut sigma = vec![0.0f64; n];
+        let mut sigma = vec![[0.0f64; 2]; n];
         let mut queue = vec![s as u32];
         depth[s as usize] = 0;
-        sigma[s as usize] = 1.0;
+        sigma[s as usize] = [1.0, 0.0];
         let mut head = 0;
         while head < queue.len() {
             let u = queue[head] as usize;
@@ -430,7 +441,7 @@ pub fn bc_sequential_as(
                     queue.push(v as u32);
                 }
                 if depth[v] == depth[u] + 1 {
-                    sigma[v] += sigma[u];
+                    sigma[v] = paths_add(sigma[v], sigma[u]);
                 }
             }
         }
@@ -442,7 +453,8 @@ pub fn bc_sequential_as(
             for &v in &nbrs[u] {
                 let v = v as usize;
                 if depth[v] == depth[u] + 1 {
-                    d += sigma[u] / sigma[v] * (1.0 + delta[v]);
+                    let scale = paths_scale(sigma[u][1] - sigma[v][1]);
+                    d += sigma[u][0] / sigma[v][0] * scale * (1.0 + delta[v]);
                 }
             }
             delta[u] = d;
