@@ -106,8 +106,9 @@
 //!   kept until shutdown (one property header plus the value's inline size per
 //!   move). A request chases a moving value: a value moved again and again
 //!   without pause can keep requests waiting. Known bug: under many moves in a
-//!   row, a worker's bounced requests can run after its later ones (2-5% of runs
-//!   of a 200-move test; `src/worker/moves.rs`).
+//!   row, a worker's bounced request can run after its later ones (5-9% of runs
+//!   of a 200-move test: a request chasing the value is sent again behind a later
+//!   one on the same pair; cause and the fix it needs in `src/worker/moves.rs`).
 //!
 //! # Example
 //!

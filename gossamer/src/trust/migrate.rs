@@ -25,11 +25,12 @@ impl<T: Send + 'static> Trust<T> {
     /// the new one (one extra round trip, only until the sending worker has learnt
     /// the new address). Requests already on their way run exactly once, before or
     /// after the move; each worker's requests keep their issue order, except in
-    /// a known bug: under many moves in a row, a batch of one worker's
-    /// non-blocking requests that bounced can run after that worker's later
-    /// requests (seen in 2-5% of runs of the `each_clients_order_is_kept_across_moves`
-    /// test, 200 moves among 3 workers; cause not found yet). Moves of one
-    /// property from several fibers happen one after the other.
+    /// a known bug: under many moves in a row, a non-blocking request of one
+    /// worker that bounced can run after that worker's later requests (seen in
+    /// 5-9% of runs of the `each_clients_order_is_kept_across_moves` test, 200
+    /// moves among 3 workers; the cause and the fix it needs are in
+    /// `worker/moves.rs`). Moves of one property from several fibers happen one
+    /// after the other.
     ///
     /// The value moves through process memory (it must be `Send`): the old and
     /// the new trustee must be workers of one process; the calling fiber may be

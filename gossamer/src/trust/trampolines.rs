@@ -504,32 +504,43 @@ pub(super) unsafe fn migrate_here<T: Send + 'static>(w: &Worker, p: u64, to: usi
         to,
         tramp!(tr_adopt),
         q,
-        RECORD_HEADER + 16,
+        RECORD_HEADER + 24,
         Cont::Skip,
         |wr| {
             wr.put_u64(me);
             wr.put_u64(p);
+            wr.put_u64(q);
         },
     );
     [MOVED, me, p, to as u64, q]
 }
 
-/// Registers a value that moved here, learns the route from its old address,
-/// and returns the unit of weight that kept it alive until now (see `move_out`).
+/// Registers a value that moved here, learns the route from its old address
+/// (when the record reached the box it was made for), and returns the unit of
+/// weight that kept it alive until now (see `move_out`).
 ///
 /// # Safety
 /// `p` must be a box `move_out` made for this worker (or its tombstone, if the
-/// value moved on before this record arrived), and the record (old trustee and
-/// address, as `u64`s) the one adoption record `migrate_here` sent for it.
+/// value moved on before this record arrived; or, for a record bounced and sent
+/// again, the box the value lives in now), and the record (old trustee and
+/// address, and the box it was made for, as `u64`s) the one adoption record
+/// `migrate_here` sent for it.
 pub(super) unsafe fn tr_adopt(p: u64, r: &mut Reader, _: &mut AlignedBuf) -> bool {
     let from = (r.u64() as usize, r.u64());
+    let made_for = r.u64();
     // SAFETY: a header of this worker (caller contract).
     if unsafe { PropHeader::moved(p) } {
         return true;
     }
     let w = worker("migrate_to");
     // This worker's own requests to the old address may now come here.
-    w.learn(from, (w.id, p), false);
+    // Learnt only when this is the box the record was made for: an adoption
+    // that chased the value here (it moved on before the record arrived) would
+    // teach a shortcut past the hops in between, which could let this worker's
+    // new requests overtake its older ones still on their way to a box there.
+    if made_for == p {
+        w.learn(from, (w.id, p), false);
+    }
     // SAFETY: as above; the box stays alive until the unit of weight below is back.
     if unsafe { (*(p as *const PropHeader)).reg.get() } == UNREGISTERED {
         w.register(p as *mut PropHeader);

@@ -21,13 +21,29 @@
 //! request never overtakes an older one that is still on its way to the
 //! tombstone; until then new requests take the old route and bounce, in order.
 //! Bounced records of one response are sent again before any of its
-//! continuations runs. Known bug: this does not hold every time. With a value
-//! moved 200 times among 3 workers while each sends 2000 `apply_then`s, 2-5% of
-//! runs see one batch (8 records) of a worker run after that worker's later
-//! requests (`tests/migrate.rs`, `each_clients_order_is_kept_across_moves`,
-//! ignored until fixed). Deferring a bounced record onto a header this worker
-//! had already left was ruled out (following the tombstone at once did not
-//! change the rate).
+//! continuations runs. A worker learns a route only as one hop, from a
+//! tombstone to the address it forwards to (an adoption record that chased the
+//! value past its box teaches nothing, `tr_adopt`), so that each inactive hop
+//! holds back the requests behind it.
+//!
+//! Known bug: this does not keep a worker's order every time. With a value
+//! moved 200 times among 3 workers while each sends 2000 `apply_then`s, 5-9%
+//! of runs (on a busy 2-core box) see a request of one worker run after its
+//! later ones (`tests/migrate.rs`, `each_clients_order_is_kept_across_moves`,
+//! ignored until fixed). The cause, seen in a trace of every bounce and
+//! re-send: once a request R has bounced and chases the value, a later request
+//! N of the same worker can be staged on the pair R is in flight on (N took
+//! the old route, bounced at the old trustee, and was sent on behind R). When
+//! R bounces again, it is sent again *behind* N on that pair; from then on the
+//! two leapfrog and N can reach the value first. (Responses from different
+//! trustees come back in any order, so two bounced requests of one worker are
+//! sent again in the order their responses arrive, not in issue order.) A fix
+//! needs one queue per worker for requests that chase: while any request of
+//! the worker is on its way again, bounced records (and new requests, and the
+//! weight a dropped trust returns behind them, `weight.rs`) wait in that queue
+//! and are sent in issue order once the chase has landed. Ruled out: deferring
+//! a bounced record onto a header this worker had already left; counting staged
+//! requests in the drained check (they are counted: `issued` includes them).
 //!
 //! Tombstones stay until shutdown (a route may name them on any worker, and the
 //! address must not be reused meanwhile): the cost of a move is one property
