@@ -113,6 +113,24 @@ impl Bounds {
         &mut self.best[self.own_at + v as usize]
     }
 
+    /// Starts loading own position `v`'s value into the cache (a hint; a
+    /// position out of range is ignored).
+    #[inline(always)]
+    pub fn prefetch_own(&self, v: u32) {
+        if let Some(b) = self.best.get(self.own_at + v as usize) {
+            graph_core::csr::prefetch_line(b);
+        }
+    }
+
+    /// Starts loading the bound of flat id `f` when it is in this
+    /// trustee's array (a hint; a shared filter's bounds are not asked for).
+    #[inline(always)]
+    pub fn prefetch(&self, f: u32) {
+        if let Some(b) = self.best.get(f.wrapping_sub(self.lo) as usize) {
+            graph_core::csr::prefetch_line(b);
+        }
+    }
+
     /// Bit `k` set when `d + weights[k]` beats the bound of `targets[k]`
     /// (a min-plus relaxation of up to 64 entries of a row), without a
     /// branch on where a target lives.

@@ -325,6 +325,19 @@ impl Search {
         work
     }
 
+    /// Asks the cache for what the wave's vertices after `i` will read
+    /// ([`LightHeavy::prefetch_ahead`]), and for the parents of the
+    /// first targets of the one 4 ahead.
+    #[inline(always)]
+    fn prefetch(&self, r: &Rows, out: &Out, i: usize) {
+        let next = |k: usize| self.wave.get(i + k).map(|e| e.0);
+        r.lh.prefetch_ahead(out.shard(), &r.bounds, next, |f| {
+            if let Some(u) = out.adjacency().own(f) {
+                graph_core::csr::prefetch_line(&self.parent[u as usize]);
+            }
+        });
+    }
+
     /// Works on the smallest non-empty bucket `k` of the epoch until
     /// `budget` is spent (true) or no bucket of the epoch has work here
     /// (false), in FIFO waves of what lands back in it (LIFO would chase
@@ -348,6 +361,7 @@ impl Search {
                 self.cur = Some(k);
             }
             let (v, d) = self.wave[self.cursor];
+            self.prefetch(r, out, self.cursor);
             self.cursor += 1;
             // Stale: the vertex has a lower distance (queued again).
             if r.bounds.own(v) == d {
