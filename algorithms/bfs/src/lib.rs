@@ -174,6 +174,14 @@ impl Program for Bfs {
         first
     }
 
+    #[inline(always)]
+    fn prefetch(&self, v: u32) {
+        if let (Some(p), Some(d)) = (self.parent.get(v as usize), self.depth.get(v as usize)) {
+            graph_core::csr::prefetch_line(p);
+            graph_core::csr::prefetch_line(d);
+        }
+    }
+
     fn next_superstep(&mut self, level: u32) {
         self.level = level as i32;
     }

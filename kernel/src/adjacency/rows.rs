@@ -192,6 +192,30 @@ impl<'a> RowsView<'a> {
         &self.targets[a..a + self.len[v as usize] as usize]
     }
 
+    /// Starts loading position `v`'s offset and length (a hint; a
+    /// position out of range is ignored).
+    #[inline(always)]
+    pub(crate) fn prefetch_span(&self, v: u32) {
+        if let (Some(a), Some(n)) = (self.start.get(v as usize), self.len.get(v as usize)) {
+            graph_core::csr::prefetch_line(a);
+            graph_core::csr::prefetch_line(n);
+        }
+    }
+
+    /// Starts loading the first targets of position `v`'s row (a hint:
+    /// reads its offset, which [`prefetch_span`](Self::prefetch_span)
+    /// should have asked for some vertices earlier).
+    #[inline(always)]
+    pub(crate) fn prefetch_row(&self, v: u32) {
+        if let Some(t) = self
+            .start
+            .get(v as usize)
+            .and_then(|&a| self.targets.get(a as usize))
+        {
+            graph_core::csr::prefetch_line(t);
+        }
+    }
+
     /// [`Rows::degree`].
     #[inline(always)]
     pub(crate) fn degree(&self, v: u32) -> u64 {
