@@ -42,7 +42,7 @@
 
 use std::sync::Arc;
 
-use graph_core::alloc::vec_or_exit;
+use graph_core::alloc::huge_vec_or_exit;
 
 use crate::adjacency::Adjacency;
 use crate::filter::Filter;
@@ -66,7 +66,7 @@ impl Bounds {
         let filter = shared.map(|name| Filter::shared(adj, name));
         let local = filter.as_ref().map_or(0..adj.num_flat(), |f| f.local());
         Bounds {
-            best: vec_or_exit(local.len(), f32::INFINITY, "bounds"),
+            best: huge_vec_or_exit(local.len(), f32::INFINITY, "bounds"),
             lo: local.start,
             own_at: (adj.flat(0) - local.start) as usize,
             filter,

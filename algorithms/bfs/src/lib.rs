@@ -71,7 +71,7 @@
 
 use std::time::{Duration, Instant};
 
-use graph_core::alloc::vec_or_exit;
+use graph_core::alloc::huge_vec_or_exit;
 use graph_core::sharded::{KernelError, ShardedGraph};
 use graph_kernel::adjacency::NO_FLAT;
 use graph_kernel::{gather, gather_flat, run, Direction, Prepare, Program, Setup};
@@ -213,8 +213,8 @@ pub fn bfs(graph: &ShardedGraph, root: u64, cfg: &BfsConfig) -> Result<BfsOutput
     let make = |s: &mut Setup<'_>, old: Option<Bfs>| {
         let n = s.num_own() as usize;
         old.unwrap_or_else(|| Bfs {
-            parent: vec_or_exit(n, NO_FLAT, "BFS parents"),
-            depth: vec_or_exit(n, -1, "BFS depths"),
+            parent: huge_vec_or_exit(n, NO_FLAT, "BFS parents"),
+            depth: huge_vec_or_exit(n, -1, "BFS depths"),
             level: 0,
         })
     };

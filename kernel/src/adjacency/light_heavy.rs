@@ -25,6 +25,8 @@ impl Adjacency {
         let names = self.tables.global_of.clone();
         let mut spans = Vec::new();
         reserve_or_exit(&mut spans, self.n as usize, "light/heavy rows");
+        // Read at random by a search: huge pages spare it the page walks.
+        graph_core::csr::advise_huge_pages(spans.spare_capacity_mut());
         // Renamed before (by a split of this adjacency) means flat already;
         // another table makes `rewrite_rows` refuse.
         let rename = shard.renamed().is_none();

@@ -5,7 +5,8 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use graph_core::alloc::{reserve_or_exit, vec_or_exit};
+use graph_core::alloc::{huge_vec_or_exit, reserve_or_exit};
+use graph_core::csr::advise_huge_pages;
 
 /// The unweighted rows of an [`Adjacency`](super::Adjacency): position `v`'s targets are
 /// `targets[start[v]..start[v] + len[v]]`, flat ids ascending, parallel edges
@@ -44,6 +45,10 @@ impl Rows {
         let total: usize = order.iter().map(|&l| source(u64::from(l)).len()).sum();
         // At most one entry per shard entry: reserved once, not grown by doubling.
         reserve_or_exit(&mut targets, total, "adjacency rows");
+        // A search reads all three at random: huge pages spare it the page walks.
+        advise_huge_pages(start.spare_capacity_mut());
+        advise_huge_pages(len.spare_capacity_mut());
+        advise_huge_pages(targets.spare_capacity_mut());
         start.push(0);
         let mut row: Vec<u32> = Vec::new();
         for &l in order {
@@ -147,7 +152,7 @@ impl InPlace {
     /// For `n` positions, whose targets are flat ids below `num_flat`.
     pub(super) fn new(n: usize, num_flat: u32) -> InPlace {
         InPlace {
-            len: vec_or_exit(n, 0u32, "row lengths"),
+            len: huge_vec_or_exit(n, 0u32, "row lengths"),
             merged: 0,
             repeats: Vec::new(),
             bits: super::radix::bits_below(num_flat),
