@@ -75,6 +75,13 @@
 //!   entry whose vertex has gone lower since is stale, with no mark of
 //!   what was relaxed.
 //!
+//! - **Prefetching**: a bucket's vertices are scattered (a road grid's
+//!   are a ring around the root), so a pass asks the cache for what the
+//!   wave's next vertices will read (their spans, bounds and rows, their
+//!   first targets' bounds and parents:
+//!   [`LightHeavy::prefetch_ahead`]) while it relaxes the current one; one
+//!   thread on a 2048 x 2048 grid took 0.33 s a search instead of 0.59 s.
+//!
 //! Every relaxation is computed in `f32` as `d(v) + w`, so the result
 //! satisfies the Graph500 validator's exact check `d(u) == d(parent(u)) + w`.
 //! Roots run one after another on the same graph: the split is made once
