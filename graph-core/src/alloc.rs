@@ -101,14 +101,29 @@ pub fn vec_or_exit<T: Clone>(len: usize, value: T, what: &'static str) -> Vec<T>
     try_vec(len, value, what).unwrap_or_else(|e| exit_out_of_memory(&e))
 }
 
+/// [`vec_or_exit`] in huge pages where the system allows them
+/// ([`advise_huge_pages`](crate::csr::advise_huge_pages), asked before the
+/// first write): for a kernel's per-vertex arrays that a search reads and
+/// writes at random (bounds, parents, row offsets), where 4 KiB pages cost
+/// a page walk on nearly every access once the array outgrows the TLB.
+pub fn huge_vec_or_exit<T: Clone>(len: usize, value: T, what: &'static str) -> Vec<T> {
+    let mut v = Vec::new();
+    if let Err(e) = crate::oom::fallible(|| v.try_reserve_exact(len)) {
+        exit_out_of_memory(&oom::<T>(what, len, e))
+    }
+    crate::csr::advise_huge_pages(v.spare_capacity_mut());
+    v.resize(len, value);
+    v
+}
+
 /// Makes `v` hold `len` copies of `value`: filled in place when it has
 /// that length already (a kernel's per-vertex array reset for its next
-/// run, no new pages), allocated as [`vec_or_exit`] does otherwise.
+/// run, no new pages), allocated as [`huge_vec_or_exit`] does otherwise.
 pub fn refill<T: Clone>(v: &mut Vec<T>, len: usize, value: T, what: &'static str) {
     if v.len() == len {
         v.fill(value);
     } else {
-        *v = vec_or_exit(len, value, what);
+        *v = huge_vec_or_exit(len, value, what);
     }
 }
 

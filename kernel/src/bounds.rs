@@ -42,7 +42,7 @@
 
 use std::sync::Arc;
 
-use graph_core::alloc::vec_or_exit;
+use graph_core::alloc::huge_vec_or_exit;
 
 use crate::adjacency::Adjacency;
 use crate::filter::Filter;
@@ -66,7 +66,7 @@ impl Bounds {
         let filter = shared.map(|name| Filter::shared(adj, name));
         let local = filter.as_ref().map_or(0..adj.num_flat(), |f| f.local());
         Bounds {
-            best: vec_or_exit(local.len(), f32::INFINITY, "bounds"),
+            best: huge_vec_or_exit(local.len(), f32::INFINITY, "bounds"),
             lo: local.start,
             own_at: (adj.flat(0) - local.start) as usize,
             filter,
@@ -111,6 +111,24 @@ impl Bounds {
     #[inline(always)]
     pub fn own_mut(&mut self, v: u32) -> &mut f32 {
         &mut self.best[self.own_at + v as usize]
+    }
+
+    /// Starts loading own position `v`'s value into the cache (a hint; a
+    /// position out of range is ignored).
+    #[inline(always)]
+    pub fn prefetch_own(&self, v: u32) {
+        if let Some(b) = self.best.get(self.own_at + v as usize) {
+            graph_core::csr::prefetch_line(b);
+        }
+    }
+
+    /// Starts loading the bound of flat id `f` when it is in this
+    /// trustee's array (a hint; a shared filter's bounds are not asked for).
+    #[inline(always)]
+    pub fn prefetch(&self, f: u32) {
+        if let Some(b) = self.best.get(f.wrapping_sub(self.lo) as usize) {
+            graph_core::csr::prefetch_line(b);
+        }
     }
 
     /// Bit `k` set when `d + weights[k]` beats the bound of `targets[k]`

@@ -215,6 +215,16 @@ impl Frontier {
         None
     }
 
+    /// The vertex at place `i` of the queue while the frontier is sparse
+    /// (what [`at`](Self::at) gives `i` places on), `None` when dense.
+    #[inline(always)]
+    pub(crate) fn queued(&self, i: usize) -> Option<u32> {
+        match self.dense {
+            false => self.queue.get(i).copied(),
+            true => None,
+        }
+    }
+
     /// Empties the frontier (cost: its size while sparse, `n / 64` words when dense).
     ///
     /// ```

@@ -235,6 +235,10 @@ impl<P: Program> Kernel<P> {
                         } else {
                             break false;
                         };
+                        if ACTIVE {
+                            // `pos` is past `v` already.
+                            l.prefetch_ahead(|k| cur.queued(pos + k - 1));
+                        }
                         f(&mut l, v);
                         work += l.work(v);
                         if work + RECORD_WORK * l.queued() >= budget {

@@ -30,7 +30,7 @@
 //!
 //! | item | role |
 //! | --- | --- |
-//! | [`Program`] | the per-trustee state: the message type (`Msg`), [`receive`](Program::receive) (what a message does to a vertex), the optional [`combine`](Program::combine), [`receive_here`](Program::receive_here) (a message to the trustee itself) and [`next_superstep`](Program::next_superstep) |
+//! | [`Program`] | the per-trustee state: the message type (`Msg`), [`receive`](Program::receive) (what a message does to a vertex), the optional [`combine`](Program::combine), [`receive_here`](Program::receive_here) (a message to the trustee itself), [`next_superstep`](Program::next_superstep) and [`prefetch`](Program::prefetch) (a cache hint a push sweep gives for the targets of the rows it reads next) |
 //! | [`run`], [`Setup`] | makes the state on every trustee (from the previous run's, to reset instead of allocate) and runs one driver fiber per trustee |
 //! | [`Kernel`] | the driver: sweeps ([`for_each_vertex`](Kernel::for_each_vertex), [`for_each_active`](Kernel::for_each_active)), [`step`](Kernel::step) in a [`Direction`] (push, pull, or switched by Beamer's heuristic), [`passes`](Kernel::passes) for kernels that order their own work, [`end_superstep`](Kernel::end_superstep), [`sync`](Kernel::sync), reductions, [`publish`](Kernel::publish) |
 //! | [`Local`] | the own trustee inside a sweep: positions, flat ids, rows, state, [`send`](Local::send), [`send_first`](Local::send_first), [`send_to_trustee`](Local::send_to_trustee), [`activate`](Local::activate), [`was_active`](Local::was_active) in a pull |

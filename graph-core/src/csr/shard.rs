@@ -631,7 +631,7 @@ impl Shard {
         order: &mut dyn FnMut(usize, &mut [u32]),
     ) {
         let n = slots.len();
-        let mut offsets = crate::alloc::vec_or_exit(n + 1, 0u64, "row offsets");
+        let mut offsets = crate::alloc::huge_vec_or_exit(n + 1, 0u64, "row offsets");
         for (l, &s) in slots.iter().enumerate() {
             offsets[s as usize + 1] = self.degree(l as u64);
         }

@@ -8,6 +8,7 @@ use graph_core::alloc::reserve_or_exit;
 use graph_core::Shard;
 
 use super::flat::Adjacency;
+use crate::Bounds;
 
 impl Adjacency {
     /// The weighted rows split at `delta` (see [`LightHeavy`]), on this
@@ -24,6 +25,8 @@ impl Adjacency {
         let names = self.tables.global_of.clone();
         let mut spans = Vec::new();
         reserve_or_exit(&mut spans, self.n as usize, "light/heavy rows");
+        // Read at random by a search: huge pages spare it the page walks.
+        graph_core::csr::advise_huge_pages(spans.spare_capacity_mut());
         // Renamed before (by a split of this adjacency) means flat already;
         // another table makes `rewrite_rows` refuse.
         let rename = shard.renamed().is_none();
@@ -349,6 +352,46 @@ impl LightHeavy {
         let s = self.spans[v as usize];
         let a = s.start as usize;
         a..a + s.light as usize + s.heavy as usize
+    }
+
+    /// Asks the cache for what a kernel relaxing rows in a known order
+    /// will read soon (a hint: no effect on results), `next(k)` naming the
+    /// position it relaxes `k` rows from now: 16 rows ahead that
+    /// position's span and its bound in `bounds`, 8 ahead the start of
+    /// its row (targets and weights), 4 ahead the bounds of its first 8
+    /// targets, each of which `target` also gets (for the kernel's own
+    /// per-target state). A search's rows are scattered (a bucket of a
+    /// road grid is a ring around the root), and one thread otherwise
+    /// waits on each of these loads in turn: SSSP on a 2048 x 2048 grid,
+    /// one thread, took 0.33 s a search with this instead of 0.59 s.
+    #[inline(always)]
+    pub fn prefetch_ahead(
+        &self,
+        shard: &Shard,
+        bounds: &Bounds,
+        next: impl Fn(usize) -> Option<u32>,
+        mut target: impl FnMut(u32),
+    ) {
+        use graph_core::csr::prefetch_line;
+        let (targets, weights) = self.arrays(shard);
+        let span = |v: u32| self.spans.get(v as usize);
+        if let Some(v) = next(16) {
+            span(v).map(prefetch_line);
+            bounds.prefetch_own(v);
+        }
+        if let Some(s) = next(8).and_then(span) {
+            let a = s.start as usize;
+            targets.get(a).map(prefetch_line);
+            weights.get(a).map(prefetch_line);
+        }
+        for &f in next(4)
+            .map_or(&[][..], |v| &targets[self.row(v)])
+            .iter()
+            .take(8)
+        {
+            bounds.prefetch(f);
+            target(f);
+        }
     }
 
     /// Heap bytes of the split (the spans, and the copy when there is one).

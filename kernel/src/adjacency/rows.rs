@@ -5,11 +5,15 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use graph_core::alloc::{reserve_or_exit, vec_or_exit};
+use graph_core::alloc::{huge_vec_or_exit, reserve_or_exit};
+use graph_core::csr::advise_huge_pages;
 
 /// The unweighted rows of an [`Adjacency`](super::Adjacency): position `v`'s targets are
 /// `targets[start[v]..start[v] + len[v]]`, flat ids ascending, parallel edges
-/// merged.
+/// merged; where no stored row holds merged entries after its targets (a
+/// copy, or the shard's array of a graph without parallel edges) `len` is
+/// empty and the row ends where the next begins, at `start[v + 1]`: one
+/// array fewer for a search to read per row (4 B per vertex less).
 ///
 /// The targets are either the rows' own (copied from the shard) or the
 /// shard's own array, renamed and ordered in place
@@ -17,8 +21,10 @@ use graph_core::alloc::{reserve_or_exit, vec_or_exit};
 /// stored row holds the merged parallel entries after its targets.
 #[derive(Debug)]
 pub struct Rows {
-    /// Shared with the shard when the targets are.
+    /// Shared with the shard when the targets are; one per position and
+    /// one more.
     start: Arc<Vec<u64>>,
+    /// Empty when every row ends at the next one's start.
     len: Vec<u32>,
     targets: Arc<Vec<u32>>,
     entries: u64,
@@ -38,12 +44,14 @@ impl Rows {
     ) -> Rows {
         let (bits, mut scratch) = (super::radix::bits_below(num_flat), Vec::new());
         let n = order.len();
-        let (mut start, mut len, mut targets, mut merged) = (Vec::new(), Vec::new(), Vec::new(), 0);
+        let (mut start, mut targets, mut merged) = (Vec::new(), Vec::new(), 0);
         reserve_or_exit(&mut start, n + 1, "row offsets");
-        reserve_or_exit(&mut len, n, "row lengths");
         let total: usize = order.iter().map(|&l| source(u64::from(l)).len()).sum();
         // At most one entry per shard entry: reserved once, not grown by doubling.
         reserve_or_exit(&mut targets, total, "adjacency rows");
+        // A search reads both at random: huge pages spare it the page walks.
+        advise_huge_pages(start.spare_capacity_mut());
+        advise_huge_pages(targets.spare_capacity_mut());
         start.push(0);
         let mut row: Vec<u32> = Vec::new();
         for &l in order {
@@ -53,13 +61,12 @@ impl Rows {
             let before = row.len();
             row.dedup();
             merged += (before - row.len()) as u64;
-            len.push(row.len() as u32);
             targets.extend_from_slice(&row);
             start.push(targets.len() as u64);
         }
         Rows {
             start: Arc::new(start),
-            len,
+            len: Vec::new(),
             entries: targets.len() as u64,
             targets: Arc::new(targets),
             merged,
@@ -73,7 +80,12 @@ impl Rows {
         let entries = ordered.len.iter().map(|&l| u64::from(l)).sum();
         Rows {
             start,
-            len: ordered.len,
+            // Without merged entries every stored row is its targets.
+            len: if ordered.merged == 0 {
+                Vec::new()
+            } else {
+                ordered.len
+            },
             targets,
             entries,
             merged: ordered.merged,
@@ -95,8 +107,7 @@ impl Rows {
     /// Entries of position `v` as a range of the rows' array.
     #[inline(always)]
     pub fn range(&self, v: u32) -> Range<usize> {
-        let a = self.start[v as usize] as usize;
-        a..a + self.len[v as usize] as usize
+        row_range(&self.start, &self.len, v)
     }
 
     /// Targets of position `v` (flat ids, ascending, no repeats).
@@ -108,7 +119,7 @@ impl Rows {
     /// Degree of position `v` after merging parallel edges.
     #[inline(always)]
     pub fn degree(&self, v: u32) -> u64 {
-        u64::from(self.len[v as usize])
+        self.range(v).len() as u64
     }
 
     /// Entries of all own rows (after merging).
@@ -147,7 +158,7 @@ impl InPlace {
     /// For `n` positions, whose targets are flat ids below `num_flat`.
     pub(super) fn new(n: usize, num_flat: u32) -> InPlace {
         InPlace {
-            len: vec_or_exit(n, 0u32, "row lengths"),
+            len: huge_vec_or_exit(n, 0u32, "row lengths"),
             merged: 0,
             repeats: Vec::new(),
             bits: super::radix::bits_below(num_flat),
@@ -188,14 +199,50 @@ impl<'a> RowsView<'a> {
     /// [`Rows::row`].
     #[inline(always)]
     pub(crate) fn row(&self, v: u32) -> &'a [u32] {
-        let a = self.start[v as usize] as usize;
-        &self.targets[a..a + self.len[v as usize] as usize]
+        &self.targets[row_range(self.start, self.len, v)]
+    }
+
+    /// Starts loading position `v`'s offset and length (a hint; a
+    /// position out of range is ignored).
+    #[inline(always)]
+    pub(crate) fn prefetch_span(&self, v: u32) {
+        if let Some(a) = self.start.get(v as usize) {
+            graph_core::csr::prefetch_line(a);
+        }
+        if let Some(n) = self.len.get(v as usize) {
+            graph_core::csr::prefetch_line(n);
+        }
+    }
+
+    /// Starts loading the first targets of position `v`'s row (a hint:
+    /// reads its offset, which [`prefetch_span`](Self::prefetch_span)
+    /// should have asked for some vertices earlier).
+    #[inline(always)]
+    pub(crate) fn prefetch_row(&self, v: u32) {
+        if let Some(t) = self
+            .start
+            .get(v as usize)
+            .and_then(|&a| self.targets.get(a as usize))
+        {
+            graph_core::csr::prefetch_line(t);
+        }
     }
 
     /// [`Rows::degree`].
     #[inline(always)]
     pub(crate) fn degree(&self, v: u32) -> u64 {
-        u64::from(self.len[v as usize])
+        row_range(self.start, self.len, v).len() as u64
+    }
+}
+
+/// Position `v`'s entries: from its start, `len[v]` of them, or up to the
+/// next row's start where `len` is empty (see [`Rows`]).
+#[inline(always)]
+fn row_range(start: &[u64], len: &[u32], v: u32) -> Range<usize> {
+    let a = start[v as usize] as usize;
+    match len.get(v as usize) {
+        Some(&n) => a..a + n as usize,
+        None => a..start[v as usize + 1] as usize,
     }
 }
 
