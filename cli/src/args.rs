@@ -683,6 +683,8 @@ pub enum PartitionArg {
     Cyclic,
     /// Stripes of up to 65536 consecutive ids, dealt round-robin (at least 4 per trustee): near ids stay together, as in blocks, and a search from any vertex reaches every trustee soon.
     Striped,
+    /// Contiguous blocks of a power-of-two size, about 8 per trustee (at most 256 blocks, 64 trustees), placed by a block table that a balancer may change (docs/balance.md); at first each trustee's blocks are one range, as with block.
+    Blocks,
 }
 
 /// BFS strategy.
@@ -700,6 +702,7 @@ impl PartitionArg {
             PartitionArg::Block => graph_core::PartitionKind::Block,
             PartitionArg::Cyclic => graph_core::PartitionKind::Cyclic,
             PartitionArg::Striped => graph_core::PartitionKind::Striped,
+            PartitionArg::Blocks => graph_core::PartitionKind::Blocks,
         }
     }
 }

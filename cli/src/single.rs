@@ -112,5 +112,6 @@ pub fn partition_name(p: PartitionArg) -> &'static str {
         PartitionArg::Block => "block",
         PartitionArg::Cyclic => "cyclic",
         PartitionArg::Striped => "striped",
+        PartitionArg::Blocks => "blocks",
     }
 }
