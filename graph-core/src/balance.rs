@@ -7,12 +7,16 @@
 //! edge count). Its seconds per unit of cost are `busy[t] / sum(cost of its
 //! blocks)`, so a slow core (a straggler) shows up as a high rate, and
 //! block `b` on trustee `u` is predicted to take `cost[b] * rate[u]`
-//! seconds. A search takes as long as its busiest trustee. [`plan`] moves,
-//! one block at a time, the block of the busiest trustee that lowers the
-//! predicted maximum most to the least busy trustee, and stops when the
-//! best move gains less than `min_gain` of the current maximum, or when the
-//! gain over the searches still to come does not pay for copying the
-//! block's bytes at `copy_bytes_per_s`.
+//! seconds (for a trustee busy less than the mean, at most the pooled
+//! rate `sum(busy) / sum(cost)`: its own is inflated by what every search
+//! costs whatever a trustee owns). A search takes as long as its busiest
+//! trustee. [`plan`] moves, one block at a time, the block of the busiest
+//! trustee that lowers the predicted maximum most to the least busy
+//! trustee, and stops when no move lowers it or a move's gain over the
+//! searches still to come does not pay for copying the block's bytes at
+//! `copy_bytes_per_s`. The whole plan is dropped when it lowers the
+//! maximum by less than `min_gain` of it, or when its gain over the
+//! searches to come does not pay for its copies plus `fixed_cost_s`.
 //!
 //! ```
 //! use graph_core::balance::{plan, BalanceConfig};
@@ -33,8 +37,8 @@ use crate::partition::Partition;
 /// The balancer's thresholds and cost model.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BalanceConfig {
-    /// A move must lower the predicted busiest time by at least this
-    /// fraction of it (0.02: 2%).
+    /// A plan must lower the predicted busiest time by at least this
+    /// fraction of it (0.02: 2%), or nothing moves.
     pub min_gain: f64,
     /// Bytes per second a block's rows and state are copied at (measured:
     /// docs/balance.md).
@@ -44,6 +48,11 @@ pub struct BalanceConfig {
     pub searches_ahead: f64,
     /// At most this many moves per call.
     pub max_moves: usize,
+    /// Seconds any non-empty plan costs on top of the copies (the
+    /// command's balancer rebuilds the shards: its construction time). The
+    /// whole plan is dropped when its predicted gain over
+    /// `searches_ahead` does not exceed this plus the copies.
+    pub fixed_cost_s: f64,
 }
 
 impl Default for BalanceConfig {
@@ -53,6 +62,7 @@ impl Default for BalanceConfig {
             copy_bytes_per_s: 1e9,
             searches_ahead: 8.0,
             max_moves: 64,
+            fixed_cost_s: 0.0,
         }
     }
 }
@@ -128,6 +138,19 @@ pub fn plan(p: &Partition, busy: &[f64], cost: &[f64], bytes: &[u64], cfg: &Bala
             }
         })
         .collect();
+    // A lightly loaded trustee's rate is inflated by what a search costs
+    // whatever a trustee owns (collectives, sweeps of empty frontiers): a
+    // block coming in is charged at most the pooled rate. A trustee busier
+    // than the mean (a straggler) keeps its own rate.
+    let rate_in: Vec<f64> = (0..t)
+        .map(|i| {
+            if busy[i] <= sb / t as f64 {
+                rate[i].min(mean_rate)
+            } else {
+                rate[i]
+            }
+        })
+        .collect();
     let mut load = busy.to_vec();
     while out.moves.len() < cfg.max_moves {
         let (hi, &max) = load
@@ -146,18 +169,18 @@ pub fn plan(p: &Partition, busy: &[f64], cost: &[f64], bytes: &[u64], cfg: &Bala
             .filter(|&b| owner[b] as usize == hi)
             .map(|b| {
                 let after = (load[hi] - cost[b] * rate[hi])
-                    .max(load[lo] + cost[b] * rate[lo])
+                    .max(load[lo] + cost[b] * rate_in[lo])
                     .max(others);
                 (b, max - after)
             })
             .max_by(|a, b| a.1.total_cmp(&b.1));
         let Some((b, gain)) = best else { break };
         let copy_s = bytes[b] as f64 / cfg.copy_bytes_per_s;
-        if gain <= cfg.min_gain * max || gain * cfg.searches_ahead <= copy_s {
+        if gain <= 1e-9 * max || gain * cfg.searches_ahead <= copy_s {
             break;
         }
         load[hi] -= cost[b] * rate[hi];
-        load[lo] += cost[b] * rate[lo];
+        load[lo] += cost[b] * rate_in[lo];
         owner[b] = lo as u32;
         out.moves.push(Move {
             block: b as u32,
@@ -166,6 +189,18 @@ pub fn plan(p: &Partition, busy: &[f64], cost: &[f64], bytes: &[u64], cfg: &Bala
         });
         out.bytes += bytes[b];
         out.copy_s += copy_s;
+    }
+    let max_after = load.iter().copied().fold(0.0, f64::max);
+    let max_before = busy.iter().copied().fold(0.0, f64::max);
+    let gain = max_before - max_after;
+    if !out.moves.is_empty()
+        && (gain <= cfg.min_gain * max_before
+            || gain * cfg.searches_ahead <= cfg.fixed_cost_s + out.copy_s)
+    {
+        out.moves.clear();
+        out.bytes = 0;
+        out.copy_s = 0.0;
+        return out;
     }
     out.predicted_after = imbalance(&load);
     out
@@ -256,6 +291,22 @@ mod tests {
                 .moves
                 .is_empty()
         );
+        // A plan whose total gain does not pay for the rebuild is dropped:
+        // 3 s vs 1 s on 16 equal blocks: 4 moves even it at 1.5 s, a gain
+        // of 1.5 s a search, 6 s over 4 searches.
+        let rebuild = |fixed_cost_s| BalanceConfig {
+            fixed_cost_s,
+            searches_ahead: 4.0,
+            ..cfg
+        };
+        let costly = plan(&p, &[3.0, 1.0], &vec![1.0; nb], &vec![1; nb], &rebuild(6.5));
+        assert!(costly.moves.is_empty() && costly.bytes == 0);
+        assert_eq!(costly.predicted_after, costly.predicted_before);
+        assert!(
+            !plan(&p, &[3.0, 1.0], &vec![1.0; nb], &vec![1; nb], &rebuild(5.5))
+                .moves
+                .is_empty()
+        );
         // Other kinds, wrong lengths, one trustee: nothing.
         let block = Partition::new(PartitionKind::Block, 1 << 16, 1, 2).unwrap();
         assert!(plan(&block, &[3.0, 1.0], &[], &[], &cfg).moves.is_empty());
@@ -267,6 +318,30 @@ mod tests {
         assert!(plan(&one, &[3.0], &vec![1.0; n1], &vec![1; n1], &cfg)
             .moves
             .is_empty());
+    }
+
+    #[test]
+    fn a_nearly_idle_trustee_is_charged_the_pooled_rate() {
+        // Sorted ids: trustee 0 owns nearly all the edges (about 94 in 8
+        // blocks), trustee 1 little (5) but pays a per-search overhead, so
+        // its own rate (1.0 / 5) is about 2x trustee 0's (10 / 94). At the
+        // pooled rate (11 / 99) the light blocks of trustee 0 move; the
+        // hub block would overshoot and stays.
+        let p = blocks(2);
+        let mut cost = vec![0.625; 16];
+        cost[0] = 90.0;
+        let plan = plan(
+            &p,
+            &[10.0, 1.0],
+            &cost,
+            &vec![1; 16],
+            &BalanceConfig::default(),
+        );
+        assert!(!plan.moves.is_empty());
+        assert!(
+            plan.moves.iter().all(|m| m.from == 0 && m.block != 0),
+            "{plan:?}"
+        );
     }
 
     #[test]

@@ -34,6 +34,23 @@
 //! More trustees than vertices is allowed: some trustees then own nothing.
 
 use std::fmt;
+use std::sync::Mutex;
+
+/// A block table that every [`PartitionKind::Blocks`] partition of this
+/// process made from now on starts from instead of contiguous ranges
+/// ([`set_start_table`]); a partition whose block count or trustees do not
+/// fit it is refused.
+static START_TABLE: Mutex<Option<Vec<u32>>> = Mutex::new(None);
+
+/// Makes every [`PartitionKind::Blocks`] partition this process makes from
+/// now on start from `table` (block -> trustee), or (`None`) from
+/// contiguous ranges again: a placement chosen by
+/// [`crate::balance::plan`], given with `--block-table`, or set by the
+/// between-searches balancer before it rebuilds the shards. Every rank of a
+/// job must set the same table; partitions already made keep theirs.
+pub fn set_start_table(table: Option<Vec<u32>>) {
+    *START_TABLE.lock().unwrap_or_else(|p| p.into_inner()) = table;
+}
 
 /// How vertices are spread over trustees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -79,6 +96,15 @@ pub enum PartitionError {
         /// The trustee it was to move to.
         to: u32,
     },
+    /// The table of [`set_start_table`] does not fit a blocks partition.
+    StartTable {
+        /// The partition's blocks.
+        blocks: u64,
+        /// Its trustees.
+        trustees: u64,
+        /// Entries in the table.
+        len: usize,
+    },
     /// `ranks * threads_per_rank` does not fit a `u32`.
     TooManyTrustees {
         /// Requested ranks.
@@ -98,6 +124,10 @@ impl fmt::Display for PartitionError {
             PartitionError::TooManyTrusteesForBlocks { trustees } => write!(
                 f,
                 "the blocks partition handles at most {MAX_BLOCKS_TRUSTEES} trustees, not {trustees}: use --partition block, cyclic or striped"
+            ),
+            PartitionError::StartTable { blocks, trustees, len } => write!(
+                f,
+                "the block table has {len} entries, but this blocks partition has {blocks} blocks over {trustees} trustees (one entry per block, each below {trustees})"
             ),
             PartitionError::NoSuchBlock { block, to } => write!(
                 f,
@@ -302,8 +332,24 @@ impl Partition {
             blocks: blocks as u32,
             ..BlockTable::EMPTY
         };
+        let start = START_TABLE
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        if let Some(s) = &start {
+            if s.len() as u64 != blocks || s.iter().any(|&o| u64::from(o) >= t) {
+                return Err(PartitionError::StartTable {
+                    blocks,
+                    trustees: t,
+                    len: s.len(),
+                });
+            }
+        }
         for b in 0..blocks {
-            set8(&mut table.owner, b as usize, (b * t / blocks) as u8);
+            let o = start
+                .as_ref()
+                .map_or(b * t / blocks, |s| u64::from(s[b as usize]));
+            set8(&mut table.owner, b as usize, o as u8);
         }
         table.index(t as usize);
         Ok(Partition {
