@@ -700,7 +700,7 @@ pub enum PartitionArg {
     Cyclic,
     /// Stripes of up to 65536 consecutive ids, dealt round-robin (at least 4 per trustee): near ids stay together, as in blocks, and a search from any vertex reaches every trustee soon.
     Striped,
-    /// Contiguous blocks of a power-of-two size, about 8 per trustee (at most 256 blocks, 64 trustees), placed by a block table that a balancer may change (docs/balance.md); at first each trustee's blocks are one range, as with block.
+    /// Contiguous blocks of a power-of-two size, about 64 per trustee (at most 256 blocks, 64 trustees), placed by a block table that a balancer may change (docs/balance.md); at first each trustee's blocks are one range, as with block.
     Blocks,
 }
 

@@ -21,15 +21,17 @@
 //! ```
 //! use graph_core::balance::{plan, BalanceConfig};
 //! use graph_core::{Partition, PartitionKind};
-//! // 2 trustees, 8 blocks each of equal cost; trustee 0 was 3x as busy
-//! // (its core is shared): moving 4 of its blocks evens the load.
+//! // 2 trustees, 64 blocks each of equal cost; trustee 0 was 3x as busy
+//! // (its core is shared): moving 32 of its blocks evens the load.
 //! let p = Partition::new(PartitionKind::Blocks, 1 << 20, 1, 2).unwrap();
-//! let cost = vec![1.0; 16];
-//! let bytes = vec![1 << 20; 16];
+//! assert_eq!(p.num_blocks(), 128);
+//! let cost = vec![1.0; 128];
+//! let bytes = vec![1 << 20; 128];
 //! let cfg = BalanceConfig::default();
 //! let moves = plan(&p, &[3.0, 1.0], &cost, &bytes, &cfg);
 //! assert!(moves.moves.iter().all(|m| m.from == 0 && m.to == 1));
 //! assert!(moves.predicted_after < moves.predicted_before);
+//! assert_eq!(moves.moves.len(), 32);
 //! ```
 
 use crate::partition::Partition;
@@ -219,7 +221,7 @@ mod tests {
     use crate::PartitionKind;
 
     fn blocks(t: u32) -> Partition {
-        Partition::new(PartitionKind::Blocks, 1 << 16, 1, t).unwrap()
+        Partition::blocks_with(1 << 16, 1, t, 8).unwrap()
     }
 
     #[test]

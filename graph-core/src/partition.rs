@@ -180,7 +180,7 @@ pub const MAX_BLOCKS: usize = 256;
 /// Blocks per trustee a [`PartitionKind::Blocks`] partition aims at (fewer
 /// when `trustees * BLOCKS_PER_TRUSTEE` exceeds [`MAX_BLOCKS`], or when the
 /// graph has fewer ids).
-pub const BLOCKS_PER_TRUSTEE: u64 = 8;
+pub const BLOCKS_PER_TRUSTEE: u64 = 64;
 
 /// The most trustees a [`PartitionKind::Blocks`] partition spreads over
 /// (4 blocks each at least).
@@ -315,14 +315,34 @@ impl Partition {
         })
     }
 
-    /// [`PartitionKind::Blocks`]: blocks of `2^k` ids, `k` the smallest
-    /// with at most `min(trustees * BLOCKS_PER_TRUSTEE, MAX_BLOCKS)` blocks;
-    /// block `b` of `B` to trustee `b * T / B`.
+    /// [`PartitionKind::Blocks`] with [`BLOCKS_PER_TRUSTEE`].
     fn blocks(n: u64, ranks: u32, threads_per_rank: u32, t: u64) -> Result<Self, PartitionError> {
+        Self::blocks_with(n, ranks, threads_per_rank, BLOCKS_PER_TRUSTEE).map_err(|e| match e {
+            PartitionError::TooManyTrusteesForBlocks { .. } => {
+                PartitionError::TooManyTrusteesForBlocks { trustees: t }
+            }
+            e => e,
+        })
+    }
+
+    /// A [`PartitionKind::Blocks`] partition aiming at `per_trustee`
+    /// blocks per trustee: blocks of `2^k` ids, `k` the smallest with at
+    /// most `min(trustees * per_trustee, MAX_BLOCKS)` blocks; block `b` of
+    /// `B` to trustee `b * T / B` (or the start table's entry).
+    pub fn blocks_with(
+        n: u64,
+        ranks: u32,
+        threads_per_rank: u32,
+        per_trustee: u64,
+    ) -> Result<Self, PartitionError> {
+        if ranks == 0 || threads_per_rank == 0 {
+            return Err(PartitionError::NoTrustees);
+        }
+        let t = u64::from(ranks) * u64::from(threads_per_rank);
         if t > MAX_BLOCKS_TRUSTEES {
             return Err(PartitionError::TooManyTrusteesForBlocks { trustees: t });
         }
-        let want = (t * BLOCKS_PER_TRUSTEE).min(MAX_BLOCKS as u64);
+        let want = (t * per_trustee.max(1)).min(MAX_BLOCKS as u64);
         let mut k = 0u32;
         while n.div_ceil(1u64 << k) > want {
             k += 1;
@@ -773,7 +793,7 @@ mod tests {
     #[test]
     fn blocks_start_contiguous_and_follow_the_table_after_moves() {
         // 1000 ids over 2 x 2 trustees: 32 blocks of 32 (the last one 8).
-        let mut p = Partition::new(PartitionKind::Blocks, 1000, 2, 2).unwrap();
+        let mut p = Partition::blocks_with(1000, 2, 2, 8).unwrap();
         assert_eq!((p.num_blocks(), p.shift), (32, Some(5)));
         let table = p.block_table();
         assert_eq!(&table[..9], [0, 0, 0, 0, 0, 0, 0, 0, 1]);
@@ -822,9 +842,9 @@ mod tests {
 
     #[test]
     fn blocks_sizes_and_limits() {
-        // 2^20 ids over 2 trustees: 16 blocks of 2^16.
+        // 2^20 ids over 2 trustees: 128 blocks of 2^13.
         let p = Partition::new(PartitionKind::Blocks, 1 << 20, 1, 2).unwrap();
-        assert_eq!((p.num_blocks(), p.shift), (16, Some(16)));
+        assert_eq!((p.num_blocks(), p.shift), (128, Some(13)));
         assert_eq!([p.local_count(0), p.local_count(1)], [1 << 19, 1 << 19]);
         // 64 trustees: 256 blocks, 4 each; 65 are refused.
         let p = Partition::new(PartitionKind::Blocks, 1 << 20, 8, 8).unwrap();
