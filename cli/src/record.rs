@@ -124,6 +124,9 @@ pub struct BalanceReport {
     pub imbalance_after: f64,
     /// Imbalance the balancer predicted after its last rebuild.
     pub predicted_after: f64,
+    /// True when it stopped rebuilding: a rebuild's next search showed less
+    /// than half the imbalance gain it predicted.
+    pub stopped: bool,
     /// The block table after the last rebuild (block -> trustee).
     pub table: Vec<u32>,
 }

@@ -61,6 +61,17 @@ struct Rebuild {
     entries: std::cell::OnceCell<Vec<u64>>,
 }
 
+/// The balancer's memory between searches: what its last rebuild cost and
+/// promised.
+#[derive(Default)]
+struct Damping {
+    /// Seconds of the last rebuild (the next plan's fixed cost), once one ran.
+    last_cost_s: Option<f64>,
+    /// (imbalance measured before, imbalance predicted after) of the last
+    /// rebuild, until the next search measures what it gave.
+    promised: Option<(f64, f64)>,
+}
+
 /// `--save-prepared DIR` or `--prepared DIR`, checked (see [`prepared_run`]).
 #[derive(Clone, Debug)]
 pub enum PreparedRun {
@@ -369,6 +380,7 @@ fn run_kernel(
     rebuild: Option<&Rebuild>,
 ) -> Result<KernelRun> {
     let mut balance = rebuild.map(|_| BalanceReport::default());
+    let mut damping = Damping::default();
     let mut rebuilt = false;
     // SSSP's delta: given, or derived from the graph once.
     let delta = match spec.kernel {
@@ -466,7 +478,7 @@ fn run_kernel(
         rebuilt = false;
         if let (Some(rb), Some(b)) = (rebuild, balance.as_mut()) {
             if i + 1 < roots.len() {
-                rebuilt = balance_step(engine, rb, roots.len() - i - 1, b)?;
+                rebuilt = balance_step(engine, rb, roots.len() - i - 1, b, &mut damping)?;
             }
         }
         bar.tick();
@@ -494,18 +506,33 @@ fn imbalance(busy: &[f64]) -> f64 {
 
 /// After a search: plans moves from its busy times
 /// ([`graph_core::balance::plan`]: each block's cost its edge-list entries,
-/// its bytes those of its rows and row offsets, the first construction's
-/// seconds the fixed cost, paid back over the `searches_left`), and when
-/// there are any, rebuilds the shards with the new block table from the
-/// same source as the first build. Returns whether it rebuilt.
+/// its bytes those of its rows and row offsets, the last rebuild's seconds
+/// (at first the construction's) the fixed cost, paid back over the
+/// `searches_left`), and when there are any, rebuilds the shards with the
+/// new block table from the same source as the first build. Stops for the
+/// rest of the run once a rebuild's next search shows less than half the
+/// imbalance gain it predicted. Returns whether it rebuilt.
 fn balance_step(
     engine: &mut Engine,
     rb: &Rebuild,
     searches_left: usize,
     report: &mut BalanceReport,
+    damping: &mut Damping,
 ) -> Result<bool> {
     use graph_core::balance;
+    if report.stopped {
+        return Ok(false);
+    }
     let busy = crate::hooks::pretend_busy().unwrap_or_else(runtime::last_window_busy);
+    // A rebuild that gave less than half the imbalance it promised means
+    // the model does not fit this run (the searches differ, or the cost of
+    // a block is not its edges): no more rebuilds in it.
+    if let Some((before, predicted)) = damping.promised.take() {
+        if imbalance(&busy) > before - 0.5 * (before - predicted) {
+            report.stopped = true;
+            return Ok(false);
+        }
+    }
     let p = *engine.graph().partition();
     let entries = rb
         .entries
@@ -520,7 +547,7 @@ fn balance_step(
         .collect();
     let cfg = balance::BalanceConfig {
         searches_ahead: searches_left as f64,
-        fixed_cost_s: rb.build_s,
+        fixed_cost_s: damping.last_cost_s.unwrap_or(rb.build_s),
         ..balance::BalanceConfig::default()
     };
     let plan = balance::plan(&p, &busy, &cost, &bytes, &cfg);
@@ -542,6 +569,8 @@ fn balance_step(
             "internal error: the rebuilt shards do not follow the balancer's block table",
         ));
     }
+    damping.last_cost_s = Some(seconds);
+    damping.promised = Some((plan.predicted_before, plan.predicted_after));
     report.rebuilds += 1;
     report.blocks_moved += plan.moves.len();
     report.bytes_moved += plan.bytes;
