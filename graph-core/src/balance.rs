@@ -332,13 +332,7 @@ mod tests {
         let p = blocks(2);
         let mut cost = vec![0.625; 16];
         cost[0] = 90.0;
-        let plan = plan(
-            &p,
-            &[10.0, 1.0],
-            &cost,
-            &vec![1; 16],
-            &BalanceConfig::default(),
-        );
+        let plan = plan(&p, &[10.0, 1.0], &cost, &[1; 16], &BalanceConfig::default());
         assert!(!plan.moves.is_empty());
         assert!(
             plan.moves.iter().all(|m| m.from == 0 && m.block != 0),
