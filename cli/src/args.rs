@@ -247,6 +247,9 @@ pub struct RunOptions {
     /// How vertices are spread over trustees: contiguous blocks or round-robin.
     #[arg(long, value_enum, default_value_t = PartitionArg::Block)]
     pub partition: PartitionArg,
+    /// With --partition blocks: start from this block table instead of contiguous ranges, a comma list of one trustee per block (as printed by graph-core's `plan_blocks` example from an earlier run's busy times; docs/balance.md). Every rank reads the same list; a list of the wrong length is refused.
+    #[arg(long, value_name = "T,T,...", value_delimiter = ',')]
+    pub block_table: Option<Vec<u32>>,
     /// Run even if the memory estimate exceeds the available memory.
     #[arg(long)]
     pub force: bool,
@@ -313,6 +316,20 @@ pub struct SearchOptions {
     /// Print one JSON object on stdout instead of the human-readable report.
     #[arg(long)]
     pub json: bool,
+    /// Move blocks of vertices between trustees by their measured busy time (docs/balance.md): off, or between-searches (needs --partition blocks and one process: after each search, the blocks the balancer picks go to the least busy trustees and the shards are rebuilt, when the predicted gain over the searches left pays for the rebuild). `supersteps` is refused: a rebuild costs more than a superstep.
+    #[arg(long, value_enum, default_value_t = BalanceArg::Off)]
+    pub balance: BalanceArg,
+}
+
+/// When to balance (`--balance`).
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BalanceArg {
+    /// Never move blocks.
+    Off,
+    /// Between searches, from the last search's busy times.
+    BetweenSearches,
+    /// Between supersteps (not offered; see docs/balance.md).
+    Supersteps,
 }
 
 /// Which graph `generate` makes.
@@ -683,6 +700,8 @@ pub enum PartitionArg {
     Cyclic,
     /// Stripes of up to 65536 consecutive ids, dealt round-robin (at least 4 per trustee): near ids stay together, as in blocks, and a search from any vertex reaches every trustee soon.
     Striped,
+    /// Contiguous blocks of a power-of-two size, about 64 per trustee (at most 256 blocks, 64 trustees), placed by a block table that a balancer may change (docs/balance.md); at first each trustee's blocks are one range, as with block.
+    Blocks,
 }
 
 /// BFS strategy.
@@ -700,6 +719,7 @@ impl PartitionArg {
             PartitionArg::Block => graph_core::PartitionKind::Block,
             PartitionArg::Cyclic => graph_core::PartitionKind::Cyclic,
             PartitionArg::Striped => graph_core::PartitionKind::Striped,
+            PartitionArg::Blocks => graph_core::PartitionKind::Blocks,
         }
     }
 }

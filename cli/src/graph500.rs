@@ -65,6 +65,7 @@ pub fn run(args: &Graph500Args) -> Result<()> {
         validate: true,
         warmup: true,
         prepared,
+        balance: false,
     };
     let outcome = search::run(loaded.clone(), roots, specs, plan)?;
     if let Some(run) = outcome.runs.iter().find(|r| r.failure.is_some()) {

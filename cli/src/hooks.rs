@@ -23,6 +23,14 @@ pub fn available_bytes() -> Option<u64> {
     hook!("GOSSAMER_GRAPH_AVAILABLE_BYTES").and_then(|v| v.to_str()?.parse().ok())
 }
 
+/// `GOSSAMER_GRAPH_TEST_BUSY=S,S,...`: the between-searches balancer reads
+/// these busy seconds (one per trustee) instead of the last search's, so
+/// the tests see it move blocks whatever the machine measures.
+pub fn pretend_busy() -> Option<Vec<f64>> {
+    let v = hook!("GOSSAMER_GRAPH_TEST_BUSY")?;
+    v.to_str()?.split(',').map(|x| x.parse().ok()).collect()
+}
+
 /// Refuses a hook's value it could not use (only in test builds, where the
 /// hooks exist), so a test that sets one wrongly fails instead of silently
 /// running without it.
@@ -33,6 +41,9 @@ pub fn check_env() -> Result<(), String> {
                 "GOSSAMER_GRAPH_TEST_CORRUPT_ANSWERS={v:?}: expected 1 or 0"
             ));
         }
+    }
+    if hook!("GOSSAMER_GRAPH_TEST_BUSY").is_some() && pretend_busy().is_none() {
+        return Err("GOSSAMER_GRAPH_TEST_BUSY: expected seconds separated by commas".into());
     }
     let numbers = [
         (

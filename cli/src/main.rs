@@ -266,6 +266,13 @@ fn main() {
         std::process::exit(1);
     }
     trace::set(trace);
+    if let Some(table) = run_options(&cli.command).and_then(|r| r.block_table.clone()) {
+        if partition(&cli.command) != graph_core::PartitionKind::Blocks {
+            eprintln!("error: --block-table needs --partition blocks");
+            std::process::exit(2);
+        }
+        graph_core::partition::set_start_table(Some(table));
+    }
     let result = match &cli.command {
         Command::Generate(a) => generate::run(a),
         Command::Sssp(a) => sssp::run(a),

@@ -159,6 +159,10 @@ pub struct JsonReport {
     /// just before it prints).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wall_time: Option<crate::phases::WallTime>,
+    /// `--balance between-searches`: blocks and bytes moved, migration
+    /// seconds, imbalance before and after.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub balance: Option<crate::record::BalanceReport>,
 }
 
 /// What a derived delta was derived from: `max(w_min, w_max / d^2)`.
@@ -232,6 +236,7 @@ pub fn json_report(info: &RunInfo, run: &KernelRun, mode: Option<&'static str>) 
         peak_rss_kib_per_rank: crate::runtime::peak_rss_kib_per_rank(),
         profile: crate::runtime::kernel_profile(run.kernel.name()),
         wall_time: None,
+        balance: run.balance.clone(),
     }
 }
 
@@ -289,6 +294,24 @@ pub fn human_report(info: &RunInfo, run: &KernelRun, setting: &str) -> String {
     );
     if let Some(p) = crate::runtime::kernel_profile(run.kernel.name()) {
         s += &p.summary_line();
+    }
+    if let Some(b) = &run.balance {
+        let _ = writeln!(
+            s,
+            "balance between searches: {} rebuild(s){}, {} blocks moved ({:.1} MiB of rows), migration {:.3} s (a rebuild of the shards, outside the search times); imbalance {:.2} in the first search, {:.2} in the last (predicted {:.2})",
+            b.rebuilds,
+            if b.stopped {
+                " (then stopped: a rebuild gave less than half its predicted gain)"
+            } else {
+                ""
+            },
+            b.blocks_moved,
+            b.bytes_moved as f64 / (1u64 << 20) as f64,
+            b.migration_s,
+            b.imbalance_before,
+            b.imbalance_after,
+            b.predicted_after
+        );
     }
     s
 }

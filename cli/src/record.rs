@@ -95,4 +95,38 @@ pub struct KernelRun {
     pub results: Vec<RootResult>,
     /// The root whose answer failed validation (searching stopped there).
     pub failure: Option<(u64, ValidationError)>,
+    /// What `--balance between-searches` did (`None` when off).
+    pub balance: Option<BalanceReport>,
+}
+
+/// What the between-searches balancer did over one kernel's searches.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct BalanceReport {
+    /// Times it moved blocks (each one rebuild of the shards).
+    pub rebuilds: usize,
+    /// Blocks moved, over all rebuilds.
+    pub blocks_moved: usize,
+    /// Bytes of the moved blocks' rows (ids, and weights when loaded) and
+    /// row offsets: what an incremental move would copy. The rebuild this
+    /// version does reads every trustee's shard again, so it costs
+    /// `migration_s`, not this.
+    pub bytes_moved: u64,
+    /// Seconds rebuilding the shards (construction), over all rebuilds;
+    /// outside the searches' times.
+    pub migration_s: f64,
+    /// Set-up and gathering seconds of the searches right after a rebuild
+    /// (the kernels prepare their adjacency for the new shards there; the
+    /// figure includes gathering the answer, as every search's does).
+    pub setup_after_rebuild_s: f64,
+    /// Imbalance (busiest / mean busy) of the first search.
+    pub imbalance_before: f64,
+    /// Imbalance of the last search.
+    pub imbalance_after: f64,
+    /// Imbalance the balancer predicted after its last rebuild.
+    pub predicted_after: f64,
+    /// True when it stopped rebuilding: a rebuild's next search showed less
+    /// than half the imbalance gain it predicted.
+    pub stopped: bool,
+    /// The block table after the last rebuild (block -> trustee).
+    pub table: Vec<u32>,
 }

@@ -252,7 +252,27 @@ pub fn kernel_window<T>(
     for (acc, (a, b)) in all[i].1.iter_mut().zip(after.iter().zip(&before)) {
         acc.add(&a.since(b));
     }
+    let mut last = after
+        .iter()
+        .zip(&before)
+        .map(|(a, b)| (a.worker.index(), a.since(b).busy_ns as f64 * 1e-9))
+        .collect::<Vec<_>>();
+    last.sort_by_key(|&(w, _)| w);
+    *LAST_WINDOW.lock().unwrap_or_else(|p| p.into_inner()) =
+        last.into_iter().map(|(_, b)| b).collect();
     out
+}
+
+/// Every trustee's busy seconds in the last [`kernel_window`], by worker.
+static LAST_WINDOW: std::sync::Mutex<Vec<f64>> = std::sync::Mutex::new(Vec::new());
+
+/// Each trustee's busy seconds (by global worker index) in the last
+/// [`kernel_window`]: what the between-searches balancer reads.
+pub fn last_window_busy() -> Vec<f64> {
+    LAST_WINDOW
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone()
 }
 
 /// What every trustee did during one kernel's runs, as the reports show it.

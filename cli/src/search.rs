@@ -20,7 +20,7 @@ use crate::error::{CliError, Result};
 use crate::files;
 use crate::graph::{BuildSource, LoadedGraph, RootPlan};
 use crate::progress::{BuildWatch, Progress};
-use crate::record::{Kernel, KernelRun, RootResult};
+use crate::record::{BalanceReport, Kernel, KernelRun, RootResult};
 use crate::runtime;
 
 /// A kernel to run over all roots, and where to dump its first answer.
@@ -46,6 +46,30 @@ pub struct Plan {
     pub warmup: bool,
     /// Save the built graph, or map a saved one instead of building.
     pub prepared: Option<PreparedRun>,
+    /// `--balance between-searches`: move blocks after each search (a
+    /// blocks partition, one process).
+    pub balance: bool,
+}
+
+/// What the between-searches balancer needs to rebuild the shards.
+struct Rebuild {
+    source: BuildSource,
+    weighted: bool,
+    /// Seconds the first construction took: the fixed cost of a plan.
+    build_s: f64,
+    /// Edge-list entries per block (do not change with the placement).
+    entries: std::cell::OnceCell<Vec<u64>>,
+}
+
+/// The balancer's memory between searches: what its last rebuild cost and
+/// promised.
+#[derive(Default)]
+struct Damping {
+    /// Seconds of the last rebuild (the next plan's fixed cost), once one ran.
+    last_cost_s: Option<f64>,
+    /// (imbalance measured before, imbalance predicted after) of the last
+    /// rebuild, until the next search measures what it gave.
+    promised: Option<(f64, f64)>,
 }
 
 /// `--save-prepared DIR` or `--prepared DIR`, checked (see [`prepared_run`]).
@@ -192,6 +216,7 @@ fn run_inside(
         .iter()
         .any(|s| matches!(s.kernel, Kernel::Sssp { .. }))
         || matches!(plan.prepared, Some(PreparedRun::Save { .. }));
+    let again = plan.balance.then(|| source.clone());
     let started = Instant::now();
     let built = Engine::build_from(source, plan.partition, weighted);
     let build_s = started.elapsed().as_secs_f64();
@@ -202,7 +227,18 @@ fn run_inside(
     if let Some(w) = watch {
         w.finish();
     }
-    let (engine, times) = built?;
+    let (mut engine, times) = built?;
+    if plan.balance && engine.graph().partition().ranks() > 1 {
+        return Err(CliError::new(
+            "--balance between-searches runs in one process in this version (a new block table would have to reach every rank before the shards are rebuilt): drop --ranks, or use --balance off",
+        ));
+    }
+    let rebuild = again.map(|source| Rebuild {
+        source,
+        weighted,
+        build_s,
+        entries: std::cell::OnceCell::new(),
+    });
     if let Some(PreparedRun::Save { dir, graph }) = &plan.prepared {
         let bar = Progress::spinner("saving prepared shards");
         let start = Instant::now();
@@ -243,7 +279,14 @@ fn run_inside(
     };
     let mut runs = Vec::with_capacity(specs.len());
     for spec in specs {
-        let run = run_kernel(&engine, &roots, spec, plan, &graph.meta().ids)?;
+        let run = run_kernel(
+            &mut engine,
+            &roots,
+            spec,
+            plan,
+            &graph.meta().ids,
+            rebuild.as_ref(),
+        )?;
         let failed = run.failure.is_some();
         runs.push(run);
         if failed {
@@ -329,12 +372,16 @@ impl Answer {
 /// Runs `spec` from every root; the first root's answer is dumped (with
 /// the sidecar of `ids`) once it passed validation, never before.
 fn run_kernel(
-    engine: &Engine,
+    engine: &mut Engine,
     roots: &[u64],
     spec: &KernelSpec,
     plan: &Plan,
     ids: &IdMap,
+    rebuild: Option<&Rebuild>,
 ) -> Result<KernelRun> {
+    let mut balance = rebuild.map(|_| BalanceReport::default());
+    let mut damping = Damping::default();
+    let mut rebuilt = false;
     // SSSP's delta: given, or derived from the graph once.
     let delta = match spec.kernel {
         Kernel::Sssp { delta } => Some(engine.sssp_delta(delta)),
@@ -372,6 +419,17 @@ fn run_kernel(
             "kernel set-up and gathering",
             (call - answer.time_s()).max(0.0),
         );
+        if let Some(b) = balance.as_mut() {
+            let imbalance = imbalance(&runtime::last_window_busy());
+            if i == 0 {
+                b.imbalance_before = imbalance;
+                b.predicted_after = imbalance;
+            }
+            b.imbalance_after = imbalance;
+            if rebuilt {
+                b.setup_after_rebuild_s += (call - answer.time_s()).max(0.0);
+            }
+        }
         crate::phases::first_answer();
         crate::memtrace::end(&format!("{} kernel", spec.kernel.name()));
         crate::memtrace::start();
@@ -416,6 +474,13 @@ fn run_kernel(
             validated: plan.validate,
             validate_time_s,
         });
+        drop(answer);
+        rebuilt = false;
+        if let (Some(rb), Some(b)) = (rebuild, balance.as_mut()) {
+            if i + 1 < roots.len() {
+                rebuilt = balance_step(engine, rb, roots.len() - i - 1, b, &mut damping)?;
+            }
+        }
         bar.tick();
     }
     bar.finish();
@@ -424,7 +489,95 @@ fn run_kernel(
         delta,
         results,
         failure,
+        balance,
     })
+}
+
+/// Busiest over mean (1 when nothing was measured).
+fn imbalance(busy: &[f64]) -> f64 {
+    let mean = busy.iter().sum::<f64>() / busy.len().max(1) as f64;
+    let max = busy.iter().copied().fold(0.0, f64::max);
+    if mean > 0.0 {
+        max / mean
+    } else {
+        1.0
+    }
+}
+
+/// After a search: plans moves from its busy times
+/// ([`graph_core::balance::plan`]: each block's cost its edge-list entries,
+/// its bytes those of its rows and row offsets, the last rebuild's seconds
+/// (at first the construction's) the fixed cost, paid back over the
+/// `searches_left`), and when there are any, rebuilds the shards with the
+/// new block table from the same source as the first build. Stops for the
+/// rest of the run once a rebuild's next search shows less than half the
+/// imbalance gain it predicted. Returns whether it rebuilt.
+fn balance_step(
+    engine: &mut Engine,
+    rb: &Rebuild,
+    searches_left: usize,
+    report: &mut BalanceReport,
+    damping: &mut Damping,
+) -> Result<bool> {
+    use graph_core::balance;
+    if report.stopped {
+        return Ok(false);
+    }
+    let busy = crate::hooks::pretend_busy().unwrap_or_else(runtime::last_window_busy);
+    // A rebuild that gave less than half the imbalance it promised means
+    // the model does not fit this run (the searches differ, or the cost of
+    // a block is not its edges): no more rebuilds in it.
+    if let Some((before, predicted)) = damping.promised.take() {
+        if imbalance(&busy) > before - 0.5 * (before - predicted) {
+            report.stopped = true;
+            return Ok(false);
+        }
+    }
+    let p = *engine.graph().partition();
+    let entries = rb
+        .entries
+        .get_or_init(|| graph_core::sharded::block_entries(engine.graph()));
+    let cost: Vec<f64> = entries.iter().map(|&e| e as f64).collect();
+    let per_entry = if rb.weighted { 8 } else { 4 };
+    let bytes: Vec<u64> = (0..p.num_blocks())
+        .map(|b| {
+            let r = p.block_range(b);
+            per_entry * entries[b as usize] + 8 * (r.end - r.start)
+        })
+        .collect();
+    let cfg = balance::BalanceConfig {
+        searches_ahead: searches_left as f64,
+        fixed_cost_s: damping.last_cost_s.unwrap_or(rb.build_s),
+        ..balance::BalanceConfig::default()
+    };
+    let plan = balance::plan(&p, &busy, &cost, &bytes, &cfg);
+    if plan.moves.is_empty() {
+        return Ok(false);
+    }
+    let mut next = p;
+    balance::apply(&mut next, &plan)?;
+    let table = next.block_table();
+    graph_core::partition::set_start_table(Some(table.clone()));
+    let start = Instant::now();
+    let (fresh, _) = crate::phases::time("balancing (rebuilding shards)", || {
+        Engine::build_from(rb.source.clone(), PartitionKind::Blocks, rb.weighted)
+    })?;
+    *engine = fresh;
+    let seconds = start.elapsed().as_secs_f64();
+    if engine.graph().partition().block_table() != table {
+        return Err(CliError::new(
+            "internal error: the rebuilt shards do not follow the balancer's block table",
+        ));
+    }
+    damping.last_cost_s = Some(seconds);
+    damping.promised = Some((plan.predicted_before, plan.predicted_after));
+    report.rebuilds += 1;
+    report.blocks_moved += plan.moves.len();
+    report.bytes_moved += plan.bytes;
+    report.migration_s += seconds;
+    report.predicted_after = plan.predicted_after;
+    report.table = table;
+    Ok(true)
 }
 
 /// The error for a failed validation: the root and the problems found;

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::args::{BfsModeArg, PartitionArg, SingleArgs};
+use crate::args::{BalanceArg, BfsModeArg, PartitionArg, SingleArgs};
 use crate::error::Result;
 use crate::files;
 use crate::graph;
@@ -26,6 +26,7 @@ pub struct Request<'a> {
 pub fn run(req: Request<'_>) -> Result<()> {
     let a = req.args;
     let threads = runtime::threads(a.run.threads)?;
+    check_balance(a)?;
     // Validate the root before the (possibly long) generation when we can.
     if let (Some(r), Some(scale)) = (a.roots.root, a.input.scale) {
         if scale <= graph_core::MAX_SCALE {
@@ -59,6 +60,7 @@ pub fn run(req: Request<'_>) -> Result<()> {
         validate: !a.out.skip_validation,
         warmup: false,
         prepared,
+        balance: a.out.balance == BalanceArg::BetweenSearches,
     };
     let outcome = search::run(loaded.clone(), roots, vec![req.spec.clone()], plan)?;
     let mut run = outcome
@@ -106,11 +108,33 @@ pub fn run(req: Request<'_>) -> Result<()> {
     Ok(())
 }
 
+/// Refuses `--balance` settings this build does not run, saying why.
+fn check_balance(a: &SingleArgs) -> Result<()> {
+    match a.out.balance {
+        BalanceArg::Off => Ok(()),
+        BalanceArg::Supersteps => Err(crate::error::CliError::new(
+            "--balance supersteps is not offered: moving a block means rebuilding the shards (about a construction's time, seconds on SCALE 20), far more than a superstep (milliseconds), so it could never pay; use --balance between-searches (docs/balance.md)",
+        )),
+        BalanceArg::BetweenSearches if a.run.partition != PartitionArg::Blocks => {
+            Err(crate::error::CliError::new(
+                "--balance between-searches moves blocks of a blocks partition: add --partition blocks",
+            ))
+        }
+        BalanceArg::BetweenSearches if a.prepared.prepared.is_some() || a.prepared.save_prepared.is_some() => {
+            Err(crate::error::CliError::new(
+                "--balance between-searches rebuilds the shards for the new block table, which saved prepared shards do not follow: drop --prepared / --save-prepared",
+            ))
+        }
+        BalanceArg::BetweenSearches => Ok(()),
+    }
+}
+
 /// The partition's name in reports.
 pub fn partition_name(p: PartitionArg) -> &'static str {
     match p {
         PartitionArg::Block => "block",
         PartitionArg::Cyclic => "cyclic",
         PartitionArg::Striped => "striped",
+        PartitionArg::Blocks => "blocks",
     }
 }

@@ -9,7 +9,8 @@
 //! |---|---|---|
 //! | input graph: packed 12-byte edge records, owned or zero-copy | [`edge_list`] | [`EdgeList`], [`PackedEdge`], [`Graph500Params`] |
 //! | what the records mean: directed, weighted, the input file's vertex ids | [`meta`] | [`GraphMeta`], [`IdMap`] |
-//! | who owns which vertex: (rank, trustee, local index) | [`partition`] | [`Partition`], [`PartitionKind`], [`Owner`] |
+//! | who owns which vertex: (rank, trustee, local index); over-decomposed blocks and their table | [`partition`] | [`Partition`], [`PartitionKind`], [`Owner`], [`Partition::move_block`] |
+//! | which blocks to move between searches, from measured busy time (threshold and copy-cost model) | [`balance`] | [`balance::plan`], [`balance::BalanceConfig`], [`balance::Plan`] |
 //! | per-trustee adjacency (undirected, or out-edges plus an in-edge index when directed; no self-loops, duplicates kept), its parallel build from an edge list, and the kernels' vertex order (by degree where degrees are skewed) | [`csr`] | [`Shard`], [`build_rank`], [`build_whole`], [`csr::positions`] |
 //! | the shards entrusted to their trustees, and what every kernel shares (fibers per trustee, a reduction group, gathering) | [`sharded`] | [`ShardedGraph`](sharded::ShardedGraph), [`TrusteeState`](sharded::TrusteeState), [`TrusteeCtx`](sharded::TrusteeCtx), [`KernelError`](sharded::KernelError) |
 //! | distributed construction: each trustee reads its slice, entries sent to their owners | [`construct`] | [`construct::EdgeSource`], [`construct::LocalSource`], [`ShardedGraph::build_from`](sharded::ShardedGraph::build_from) |
@@ -30,7 +31,8 @@
 //! The modules depend on each other one way, each only on those above it:
 //!
 //! 1. [`alloc`] (and `oom.rs`, private: its global allocator), [`partition`],
-//!    [`meta`]: nothing else of graph-core;
+//!    [`meta`]: nothing else of graph-core; [`balance`] only on
+//!    [`partition`];
 //! 2. [`edge_list`];
 //! 3. `mapped.rs` (private: file mappings and byte views);
 //! 4. [`csr`];
@@ -80,6 +82,7 @@
 #![warn(missing_docs)]
 
 pub mod alloc;
+pub mod balance;
 pub mod construct;
 pub mod csr;
 pub mod edge_list;

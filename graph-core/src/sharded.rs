@@ -490,6 +490,32 @@ impl ShardedGraph {
     }
 }
 
+/// Edge-list entries (row lengths, every edge counted at each end it is
+/// stored at) per block of a [`PartitionKind::Blocks`] partition, from the
+/// shards on every trustee: the balancer's cost of each block (empty for
+/// the other kinds).
+pub fn block_entries(g: &ShardedGraph) -> Vec<u64> {
+    let p = *g.partition();
+    let parts = g.on_trustees(move |ctx| {
+        ctx.local.apply_returning(move |s| {
+            let sh = s.shard();
+            let mut out = vec![0u64; p.num_blocks() as usize];
+            for l in 0..sh.num_local_vertices() {
+                let b = p.block_of(p.global(sh.trustee(), l)) as usize;
+                out[b] += sh.degree(l);
+            }
+            out
+        })
+    });
+    let mut out = vec![0u64; p.num_blocks() as usize];
+    for part in parts {
+        for (o, x) in out.iter_mut().zip(part) {
+            *o += x;
+        }
+    }
+    out
+}
+
 /// The vertices with at least one edge (degree > 0 in their shard: the
 /// endpoints of non-loop input edges; on a directed graph, the vertices
 /// with at least one out-arc, the tails), as a bitmap gathered to the caller:

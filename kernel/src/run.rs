@@ -196,8 +196,8 @@ fn by_global<T, U: Copy>(
 /// taken from the trustees' parts (each by local index; `None` where a
 /// part is shorter than its trustee's vertices): a block partition's parts
 /// follow each other, a cyclic one's interleave (global id
-/// `l * trustees + t` is part `t`'s entry `l`); a striped one's parts are
-/// taken in turn by owner (each trustee's vertices rise with their global
+/// `l * trustees + t` is part `t`'s entry `l`); a striped or blocks one's
+/// parts are taken in turn by owner (each trustee's vertices rise with their global
 /// ids under every partition).
 fn in_global_order<T>(p: &Partition, parts: Vec<Vec<T>>, mut emit: impl FnMut(Option<T>)) {
     let n = p.num_vertices() as usize;
@@ -225,7 +225,7 @@ fn in_global_order<T>(p: &Partition, parts: Vec<Vec<T>>, mut emit: impl FnMut(Op
                 }
             }
         }
-        PartitionKind::Striped => {
+        PartitionKind::Striped | PartitionKind::Blocks => {
             let mut iters: Vec<_> = parts.into_iter().map(|part| part.into_iter()).collect();
             for g in 0..n as u64 {
                 let it = iters.get_mut(p.trustee_of(g) as usize);
@@ -343,6 +343,7 @@ mod tests {
             PartitionKind::Block,
             PartitionKind::Cyclic,
             PartitionKind::Striped,
+            PartitionKind::Blocks,
         ] {
             for (n, ranks, threads) in [
                 (7, 1, 3),

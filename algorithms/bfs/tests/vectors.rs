@@ -39,6 +39,7 @@ fn check_scale(scale: u32) {
             PartitionKind::Block,
             PartitionKind::Cyclic,
             PartitionKind::Striped,
+            PartitionKind::Blocks,
         ] {
             let (l, r) = (list.clone(), roots.clone());
             let outs = gossamer::main(threads, move || {

@@ -39,7 +39,11 @@ fn check_scale(scale: u32, deltas: &[f32]) {
     let roots = roots(scale);
     let oracles: Vec<Vec<f32>> = roots.iter().map(|&r| oracle(scale, r)).collect();
     for threads in [1, 2, 3] {
-        for kind in [PartitionKind::Block, PartitionKind::Cyclic] {
+        for kind in [
+            PartitionKind::Block,
+            PartitionKind::Cyclic,
+            PartitionKind::Blocks,
+        ] {
             let (l, r, d) = (list.clone(), roots.clone(), deltas.to_vec());
             let outs = gossamer::main(threads, move || {
                 let g = ShardedGraph::build(&l, kind).unwrap();

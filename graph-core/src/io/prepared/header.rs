@@ -94,6 +94,7 @@ fn kind_code(k: PartitionKind) -> u32 {
         PartitionKind::Block => 0,
         PartitionKind::Cyclic => 1,
         PartitionKind::Striped => 2,
+        PartitionKind::Blocks => 3,
     }
 }
 
@@ -102,6 +103,7 @@ pub(super) fn kind_name(k: PartitionKind) -> &'static str {
         PartitionKind::Block => "block",
         PartitionKind::Cyclic => "cyclic",
         PartitionKind::Striped => "striped",
+        PartitionKind::Blocks => "blocks",
     }
 }
 
@@ -187,6 +189,7 @@ pub fn parse_header(bytes: &[u8]) -> Result<ShardHeader, Problem> {
         0 => PartitionKind::Block,
         1 => PartitionKind::Cyclic,
         2 => PartitionKind::Striped,
+        3 => PartitionKind::Blocks,
         k => return bad(format!("partition kind {k}")),
     };
     let (trustees, trustee) = (u32_at(h, OFF_TRUSTEES), u32_at(h, OFF_TRUSTEE));

@@ -1,0 +1,358 @@
+//! Which blocks of a [`PartitionKind::Blocks`](crate::PartitionKind::Blocks)
+//! partition to move between searches, from the trustees' measured busy
+//! time (issue 29, docs/balance.md).
+//!
+//! The model: trustee `t` was busy `busy[t]` seconds in the last search
+//! and owns blocks whose estimated work is `cost[b]` (e.g. the block's
+//! edge count). Its seconds per unit of cost are `busy[t] / sum(cost of its
+//! blocks)`, so a slow core (a straggler) shows up as a high rate, and
+//! block `b` on trustee `u` is predicted to take `cost[b] * rate[u]`
+//! seconds (for a trustee busy less than the mean, at most the pooled
+//! rate `sum(busy) / sum(cost)`: its own is inflated by what every search
+//! costs whatever a trustee owns). A search takes as long as its busiest
+//! trustee. [`plan`] moves, one block at a time, the block of the busiest
+//! trustee that lowers the predicted maximum most to the least busy
+//! trustee, and stops when no move lowers it or a move's gain over the
+//! searches still to come does not pay for copying the block's bytes at
+//! `copy_bytes_per_s`. The whole plan is dropped when it lowers the
+//! maximum by less than `min_gain` of it, or when its gain over the
+//! searches to come does not pay for its copies plus `fixed_cost_s`.
+//!
+//! ```
+//! use graph_core::balance::{plan, BalanceConfig};
+//! use graph_core::{Partition, PartitionKind};
+//! // 2 trustees, 64 blocks each of equal cost; trustee 0 was 3x as busy
+//! // (its core is shared): moving 32 of its blocks evens the load.
+//! let p = Partition::new(PartitionKind::Blocks, 1 << 20, 1, 2).unwrap();
+//! assert_eq!(p.num_blocks(), 128);
+//! let cost = vec![1.0; 128];
+//! let bytes = vec![1 << 20; 128];
+//! let cfg = BalanceConfig::default();
+//! let moves = plan(&p, &[3.0, 1.0], &cost, &bytes, &cfg);
+//! assert!(moves.moves.iter().all(|m| m.from == 0 && m.to == 1));
+//! assert!(moves.predicted_after < moves.predicted_before);
+//! assert_eq!(moves.moves.len(), 32);
+//! ```
+
+use crate::partition::Partition;
+
+/// The balancer's thresholds and cost model.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BalanceConfig {
+    /// A plan must lower the predicted busiest time by at least this
+    /// fraction of it (0.02: 2%), or nothing moves.
+    pub min_gain: f64,
+    /// Bytes per second a block's rows and state are copied at (measured:
+    /// docs/balance.md).
+    pub copy_bytes_per_s: f64,
+    /// Searches the gain of a move is counted over (the move must pay for
+    /// itself within them).
+    pub searches_ahead: f64,
+    /// At most this many moves per call.
+    pub max_moves: usize,
+    /// Seconds any non-empty plan costs on top of the copies (the
+    /// command's balancer rebuilds the shards: its construction time). The
+    /// whole plan is dropped when its predicted gain over
+    /// `searches_ahead` does not exceed this plus the copies.
+    pub fixed_cost_s: f64,
+}
+
+impl Default for BalanceConfig {
+    fn default() -> Self {
+        BalanceConfig {
+            min_gain: 0.02,
+            copy_bytes_per_s: 1e9,
+            searches_ahead: 8.0,
+            max_moves: 64,
+            fixed_cost_s: 0.0,
+        }
+    }
+}
+
+/// One block moved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Move {
+    /// The block.
+    pub block: u32,
+    /// Its trustee before.
+    pub from: u32,
+    /// Its trustee after.
+    pub to: u32,
+}
+
+/// What [`plan`] decided and predicted.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    /// The moves, in order.
+    pub moves: Vec<Move>,
+    /// Bytes the moves copy.
+    pub bytes: u64,
+    /// Predicted seconds of copying them.
+    pub copy_s: f64,
+    /// Imbalance (max / mean busy) measured before.
+    pub predicted_before: f64,
+    /// Imbalance predicted after the moves.
+    pub predicted_after: f64,
+}
+
+fn imbalance(load: &[f64]) -> f64 {
+    let mean = load.iter().sum::<f64>() / load.len().max(1) as f64;
+    let max = load.iter().copied().fold(0.0, f64::max);
+    if mean > 0.0 {
+        max / mean
+    } else {
+        1.0
+    }
+}
+
+/// The moves for partition `p` given each trustee's busy seconds `busy`
+/// (one per trustee), each block's estimated work `cost` and its bytes
+/// `bytes` (one per block). No moves for a partition without blocks, a
+/// length mismatch, or nothing measured.
+pub fn plan(p: &Partition, busy: &[f64], cost: &[f64], bytes: &[u64], cfg: &BalanceConfig) -> Plan {
+    let t = p.num_trustees() as usize;
+    let nb = p.num_blocks() as usize;
+    let before = imbalance(busy);
+    let mut out = Plan {
+        moves: Vec::new(),
+        bytes: 0,
+        copy_s: 0.0,
+        predicted_before: before,
+        predicted_after: before,
+    };
+    if nb == 0 || busy.len() != t || cost.len() != nb || bytes.len() != nb || t < 2 {
+        return out;
+    }
+    let mut owner = p.block_table();
+    let mut owned = vec![0.0f64; t];
+    for (b, &o) in owner.iter().enumerate() {
+        owned[o as usize] += cost[b];
+    }
+    // Seconds per unit of cost; trustees with no work get the mean rate.
+    let (sb, sc): (f64, f64) = (busy.iter().sum(), owned.iter().sum());
+    let mean_rate = if sc > 0.0 { sb / sc } else { 0.0 };
+    let rate: Vec<f64> = (0..t)
+        .map(|i| {
+            if owned[i] > 0.0 {
+                busy[i] / owned[i]
+            } else {
+                mean_rate
+            }
+        })
+        .collect();
+    // A lightly loaded trustee's rate is inflated by what a search costs
+    // whatever a trustee owns (collectives, sweeps of empty frontiers): a
+    // block coming in is charged at most the pooled rate. A trustee busier
+    // than the mean (a straggler) keeps its own rate.
+    let rate_in: Vec<f64> = (0..t)
+        .map(|i| {
+            if busy[i] <= sb / t as f64 {
+                rate[i].min(mean_rate)
+            } else {
+                rate[i]
+            }
+        })
+        .collect();
+    let mut load = busy.to_vec();
+    while out.moves.len() < cfg.max_moves {
+        let (hi, &max) = load
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .expect("t >= 2");
+        let lo = (0..t)
+            .min_by(|&a, &b| load[a].total_cmp(&load[b]))
+            .expect("t >= 2");
+        let others = (0..t)
+            .filter(|&i| i != hi && i != lo)
+            .map(|i| load[i])
+            .fold(0.0, f64::max);
+        let best = (0..nb)
+            .filter(|&b| owner[b] as usize == hi)
+            .map(|b| {
+                let after = (load[hi] - cost[b] * rate[hi])
+                    .max(load[lo] + cost[b] * rate_in[lo])
+                    .max(others);
+                (b, max - after)
+            })
+            .max_by(|a, b| a.1.total_cmp(&b.1));
+        let Some((b, gain)) = best else { break };
+        let copy_s = bytes[b] as f64 / cfg.copy_bytes_per_s;
+        if gain <= 1e-9 * max || gain * cfg.searches_ahead <= copy_s {
+            break;
+        }
+        load[hi] -= cost[b] * rate[hi];
+        load[lo] += cost[b] * rate_in[lo];
+        owner[b] = lo as u32;
+        out.moves.push(Move {
+            block: b as u32,
+            from: hi as u32,
+            to: lo as u32,
+        });
+        out.bytes += bytes[b];
+        out.copy_s += copy_s;
+    }
+    let max_after = load.iter().copied().fold(0.0, f64::max);
+    let max_before = busy.iter().copied().fold(0.0, f64::max);
+    let gain = max_before - max_after;
+    if !out.moves.is_empty()
+        && (gain <= cfg.min_gain * max_before
+            || gain * cfg.searches_ahead <= cfg.fixed_cost_s + out.copy_s)
+    {
+        out.moves.clear();
+        out.bytes = 0;
+        out.copy_s = 0.0;
+        return out;
+    }
+    out.predicted_after = imbalance(&load);
+    out
+}
+
+/// Applies `plan`'s moves to `p`.
+pub fn apply(p: &mut Partition, plan: &Plan) -> Result<(), crate::PartitionError> {
+    plan.moves
+        .iter()
+        .try_for_each(|m| p.move_block(m.block, m.to))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::PartitionKind;
+
+    fn blocks(t: u32) -> Partition {
+        Partition::blocks_with(1 << 16, 1, t, 8).unwrap()
+    }
+
+    #[test]
+    fn moves_from_the_busiest_to_the_least_busy_until_even() {
+        let mut p = blocks(4);
+        let nb = p.num_blocks() as usize;
+        assert_eq!(nb, 32);
+        // Trustee 2 was twice as busy as the others on equal blocks (a
+        // straggler): its blocks go to the others, never the other way.
+        let busy = [1.0, 1.0, 2.0, 1.0];
+        let plan = plan(
+            &p,
+            &busy,
+            &vec![1.0; nb],
+            &vec![4096; nb],
+            &BalanceConfig::default(),
+        );
+        assert!(!plan.moves.is_empty());
+        assert!(plan.moves.iter().all(|m| m.from == 2 && m.to != 2));
+        assert!(plan.predicted_after < plan.predicted_before);
+        assert!((plan.predicted_before - 2.0 / 1.25).abs() < 1e-9);
+        assert_eq!(plan.bytes, 4096 * plan.moves.len() as u64);
+        apply(&mut p, &plan).unwrap();
+        let table = p.block_table();
+        for m in &plan.moves {
+            assert_eq!(table[m.block as usize], m.to);
+        }
+        let left = table.iter().filter(|&&o| o == 2).count();
+        assert_eq!(left, 8 - plan.moves.len());
+    }
+
+    #[test]
+    fn skewed_costs_move_the_heavy_blocks_first() {
+        // Trustee 0 holds the hubs: its first block costs 10, all else 1.
+        let p = blocks(2);
+        let nb = p.num_blocks() as usize;
+        let mut cost = vec![1.0; nb];
+        cost[0] = 10.0;
+        let busy = [17.0, 8.0];
+        let plan = plan(&p, &busy, &cost, &vec![1; nb], &BalanceConfig::default());
+        // Block 0 alone would overshoot (7 vs 18): lighter blocks go.
+        assert!(plan.moves.iter().all(|m| m.from == 0 && m.block != 0));
+        assert!(plan.predicted_after < 1.1, "{plan:?}");
+    }
+
+    #[test]
+    fn never_moves_below_the_threshold_or_when_copying_costs_more() {
+        let p = blocks(2);
+        let nb = p.num_blocks() as usize;
+        let cfg = BalanceConfig::default();
+        // Even load: 1% apart, below the 2% threshold.
+        let plan0 = plan(&p, &[1.01, 1.0], &vec![1.0; nb], &vec![1; nb], &cfg);
+        assert!(plan0.moves.is_empty());
+        assert_eq!(plan0.predicted_after, plan0.predicted_before);
+        // Uneven, but each block's copy takes longer than what it saves
+        // over the searches ahead.
+        let slow = BalanceConfig {
+            copy_bytes_per_s: 1.0,
+            ..cfg
+        };
+        assert!(
+            plan(&p, &[3.0, 1.0], &vec![1.0; nb], &vec![1 << 20; nb], &slow)
+                .moves
+                .is_empty()
+        );
+        // The same with a fast copy moves.
+        assert!(
+            !plan(&p, &[3.0, 1.0], &vec![1.0; nb], &vec![1 << 20; nb], &cfg)
+                .moves
+                .is_empty()
+        );
+        // A plan whose total gain does not pay for the rebuild is dropped:
+        // 3 s vs 1 s on 16 equal blocks: 4 moves even it at 1.5 s, a gain
+        // of 1.5 s a search, 6 s over 4 searches.
+        let rebuild = |fixed_cost_s| BalanceConfig {
+            fixed_cost_s,
+            searches_ahead: 4.0,
+            ..cfg
+        };
+        let costly = plan(&p, &[3.0, 1.0], &vec![1.0; nb], &vec![1; nb], &rebuild(6.5));
+        assert!(costly.moves.is_empty() && costly.bytes == 0);
+        assert_eq!(costly.predicted_after, costly.predicted_before);
+        assert!(
+            !plan(&p, &[3.0, 1.0], &vec![1.0; nb], &vec![1; nb], &rebuild(5.5))
+                .moves
+                .is_empty()
+        );
+        // Other kinds, wrong lengths, one trustee: nothing.
+        let block = Partition::new(PartitionKind::Block, 1 << 16, 1, 2).unwrap();
+        assert!(plan(&block, &[3.0, 1.0], &[], &[], &cfg).moves.is_empty());
+        assert!(plan(&p, &[3.0], &vec![1.0; nb], &vec![1; nb], &cfg)
+            .moves
+            .is_empty());
+        let one = blocks(1);
+        let n1 = one.num_blocks() as usize;
+        assert!(plan(&one, &[3.0], &vec![1.0; n1], &vec![1; n1], &cfg)
+            .moves
+            .is_empty());
+    }
+
+    #[test]
+    fn a_nearly_idle_trustee_is_charged_the_pooled_rate() {
+        // Sorted ids: trustee 0 owns nearly all the edges (about 94 in 8
+        // blocks), trustee 1 little (5) but pays a per-search overhead, so
+        // its own rate (1.0 / 5) is about 2x trustee 0's (10 / 94). At the
+        // pooled rate (11 / 99) the light blocks of trustee 0 move; the
+        // hub block would overshoot and stays.
+        let p = blocks(2);
+        let mut cost = vec![0.625; 16];
+        cost[0] = 90.0;
+        let plan = plan(&p, &[10.0, 1.0], &cost, &[1; 16], &BalanceConfig::default());
+        assert!(!plan.moves.is_empty());
+        assert!(
+            plan.moves.iter().all(|m| m.from == 0 && m.block != 0),
+            "{plan:?}"
+        );
+    }
+
+    #[test]
+    fn max_moves_bounds_a_call() {
+        let p = blocks(2);
+        let nb = p.num_blocks() as usize;
+        let cfg = BalanceConfig {
+            max_moves: 1,
+            ..BalanceConfig::default()
+        };
+        assert_eq!(
+            plan(&p, &[5.0, 1.0], &vec![1.0; nb], &vec![1; nb], &cfg)
+                .moves
+                .len(),
+            1
+        );
+    }
+}
