@@ -216,6 +216,14 @@ fn run_inside(
         .iter()
         .any(|s| matches!(s.kernel, Kernel::Sssp { .. }))
         || matches!(plan.prepared, Some(PreparedRun::Save { .. }));
+    // Before building: the graph's partition counts one rank in a rack
+    // job (its trustees span the processes), so ask the runtime.
+    let last = gossamer::WorkerId(gossamer::num_workers() - 1);
+    if plan.balance && gossamer::process_of(last) > 0 {
+        return Err(CliError::new(
+            "--balance between-searches runs in one process in this version (a new block table would have to reach every rank before the shards are rebuilt): drop --ranks, or use --balance off",
+        ));
+    }
     let again = plan.balance.then(|| source.clone());
     let started = Instant::now();
     let built = Engine::build_from(source, plan.partition, weighted);
@@ -228,11 +236,6 @@ fn run_inside(
         w.finish();
     }
     let (mut engine, times) = built?;
-    if plan.balance && engine.graph().partition().ranks() > 1 {
-        return Err(CliError::new(
-            "--balance between-searches runs in one process in this version (a new block table would have to reach every rank before the shards are rebuilt): drop --ranks, or use --balance off",
-        ));
-    }
     let rebuild = again.map(|source| Rebuild {
         source,
         weighted,

@@ -141,4 +141,10 @@ fn balance_settings_that_cannot_run_are_refused() {
     assert!(e.contains("--block-table needs --partition blocks"), "{e}");
     let e = with(&["--partition", "blocks", "--block-table", "0,1"]);
     assert!(e.contains("the block table has 2 entries"), "{e}");
+    // A rack job (its graph's partition counts one rank: the runtime says).
+    let mut a = vec!["--ranks", "2"];
+    a.extend(base);
+    a.extend(["--partition", "blocks", "--balance", "between-searches"]);
+    let e = fails(&run(&a));
+    assert!(e.contains("runs in one process in this version"), "{e}");
 }
