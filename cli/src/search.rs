@@ -423,7 +423,7 @@ fn run_kernel(
             (call - answer.time_s()).max(0.0),
         );
         if let Some(b) = balance.as_mut() {
-            let imbalance = imbalance(&runtime::last_window_busy());
+            let imbalance = graph_core::balance::imbalance(&runtime::last_window_busy());
             if i == 0 {
                 b.imbalance_before = imbalance;
                 b.predicted_after = imbalance;
@@ -496,17 +496,6 @@ fn run_kernel(
     })
 }
 
-/// Busiest over mean (1 when nothing was measured).
-fn imbalance(busy: &[f64]) -> f64 {
-    let mean = busy.iter().sum::<f64>() / busy.len().max(1) as f64;
-    let max = busy.iter().copied().fold(0.0, f64::max);
-    if mean > 0.0 {
-        max / mean
-    } else {
-        1.0
-    }
-}
-
 /// After a search: plans moves from its busy times
 /// ([`graph_core::balance::plan`]: each block's cost its edge-list entries,
 /// its bytes those of its rows and row offsets, the last rebuild's seconds
@@ -531,7 +520,7 @@ fn balance_step(
     // the model does not fit this run (the searches differ, or the cost of
     // a block is not its edges): no more rebuilds in it.
     if let Some((before, predicted)) = damping.promised.take() {
-        if imbalance(&busy) > before - 0.5 * (before - predicted) {
+        if graph_core::balance::imbalance(&busy) > before - 0.5 * (before - predicted) {
             report.stopped = true;
             return Ok(false);
         }

@@ -95,7 +95,9 @@ pub struct Plan {
     pub predicted_after: f64,
 }
 
-fn imbalance(load: &[f64]) -> f64 {
+/// Busiest over mean of per-trustee `load` (busy seconds, or predicted
+/// ones); 1 when nothing was measured.
+pub fn imbalance(load: &[f64]) -> f64 {
     let mean = load.iter().sum::<f64>() / load.len().max(1) as f64;
     let max = load.iter().copied().fold(0.0, f64::max);
     if mean > 0.0 {
