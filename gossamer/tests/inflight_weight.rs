@@ -202,18 +202,22 @@ fn launch_then_outlives_its_trust_dropped_on_a_third_worker() {
     launch_scenario(6, 3, 2);
 }
 
-/// A trust shared by reference (`Arc<Trust>`): worker 0 issues through it,
-/// worker 2 drops the last `Arc`.
-#[test]
-fn apply_then_through_a_shared_trust_outlives_the_last_arc_dropped_elsewhere() {
-    let id = 7;
+/// A request issued from worker 0 through `trust(&t)` runs on the live probe
+/// while worker 2 does `on_2` with `t` (drops it, or moves the property and
+/// drops it), and the probe is dropped after.
+fn request_outlives_what_worker_2_does<T: Send + 'static>(
+    id: usize,
+    make: fn(Trust<Probe>) -> T,
+    trust: fn(&T) -> &Trust<Probe>,
+    on_2: fn(T),
+) {
     rt(3)
         .run(move || {
-            let t = Arc::new(entrust_on(WorkerId(1), Probe { id, runs: 0 }));
+            let t = make(entrust_on(WorkerId(1), Probe { id, runs: 0 }));
             let saw = Rc::new(Cell::new(None));
             let s = saw.clone();
-            by_apply_then(&t, Box::new(move |d| s.set(Some(d))));
-            let h = spawn_on(WorkerId(2), move || drop(t));
+            by_apply_then(trust(&t), Box::new(move |d| s.set(Some(d))));
+            let h = spawn_on(WorkerId(2), move || on_2(t));
             hold_until_dropped(id);
             h.join();
             wait_outstanding();
@@ -223,29 +227,27 @@ fn apply_then_through_a_shared_trust_outlives_the_last_arc_dropped_elsewhere() {
     assert!(dropped(id));
 }
 
+/// A trust shared by reference (`Arc<Trust>`): worker 0 issues through it,
+/// worker 2 drops the last `Arc`.
+#[test]
+fn apply_then_through_a_shared_trust_outlives_the_last_arc_dropped_elsewhere() {
+    request_outlives_what_worker_2_does(7, Arc::new, |t| t, drop);
+}
+
 /// The property moves after the request was issued (so the request meets the
 /// tombstone and is sent on), and the trust is dropped by the worker that
 /// moved it, which already knows the new address.
 #[test]
 fn apply_then_outlives_its_trust_dropped_after_the_property_moved() {
-    let id = 8;
-    rt(3)
-        .run(move || {
-            let t = entrust_on(WorkerId(1), Probe { id, runs: 0 });
-            let saw = Rc::new(Cell::new(None));
-            let s = saw.clone();
-            by_apply_then(&t, Box::new(move |d| s.set(Some(d))));
-            let h = spawn_on(WorkerId(2), move || {
-                assert!(t.migrate_to(WorkerId(2)));
-                drop(t);
-            });
-            hold_until_dropped(id);
-            h.join();
-            wait_outstanding();
-            assert_eq!(saw.get(), Some(false), "use after free");
-        })
-        .expect("run");
-    assert!(dropped(id));
+    request_outlives_what_worker_2_does(
+        8,
+        |t| t,
+        |t| t,
+        |t| {
+            assert!(t.migrate_to(WorkerId(2)));
+            drop(t);
+        },
+    );
 }
 
 /// Many requests in flight from several workers through clones and a shared
