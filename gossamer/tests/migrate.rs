@@ -163,7 +163,6 @@ fn assert_in_order(w: usize, ran: &[(u32, usize)], n: u32) {
 }
 
 #[test]
-#[ignore = "known bug: in 5-9% of runs a bounced request of one client runs after its later requests (cause in src/worker/moves.rs); run with --ignored"]
 fn each_clients_order_is_kept_across_moves() {
     let ok = rt(3)
         .run(|| {
