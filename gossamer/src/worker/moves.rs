@@ -66,7 +66,9 @@
 //! one is kept until it runs). While chasing, a worker's requests go out one
 //! round trip at a time (a value moved again and again without pause keeps them
 //! waiting longer); a run without moves never chases, and pays the one branch
-//! for `any_fwd` in `loc` and a compare against `HOLD` in `enqueue`. Requests
+//! for `any_fwd` in `loc` and a compare against `HOLD` in `enqueue` (the
+//! `fetch_add` example, 16 objects, 2 threads, was unchanged by the queue:
+//! medians 35.9 / 35.9 Mops/s async, 18.6 / 18.5 trust, 6 runs each). Requests
 //! in the queue count as outstanding and in `rerouted` until answered
 //! (`wait_outstanding`; their continuation is a `Cont::Chased`).
 //!
