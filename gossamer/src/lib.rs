@@ -22,10 +22,12 @@
 //!   trustee of the same process while requests keep coming. The old trustee
 //!   keeps a *forwarding address* (a tombstone): a request that reaches it is not
 //!   run but bounced to its client, which sends it again to the new address, so it
-//!   runs exactly once; every trust stays valid. Each worker remembers the moves
-//!   it learnt, so only its first requests after a move pay the extra round trip
-//!   (a worker that knows of no move pays one branch per request, one that does
-//!   a hash lookup). See `src/worker/moves.rs`. Affinity: [`entrust_near`] and
+//!   runs exactly once; every trust stays valid. A client whose request bounced
+//!   holds its other requests back until nothing of it is on its way to an old
+//!   address (its chase queue), so each worker's requests keep their order.
+//!   Each worker remembers the moves it learnt, so only its first requests after
+//!   a move pay the extra round trips (a worker that knows of no move pays one
+//!   branch per request, one that does a hash lookup). See `src/worker/moves.rs`. Affinity: [`entrust_near`] and
 //!   [`spawn_near`] place a new property or a fiber on an existing trust's trustee.
 //! - **Fiber**: a light user thread with its own stack ([`spawn`], [`spawn_on`],
 //!   [`spawn_spread`], [`on_every_worker`], [`JoinHandle::join`], [`yield_now`]).
@@ -105,10 +107,13 @@
 //!   closure is running does not move (`migrate_to` returns false). Tombstones are
 //!   kept until shutdown (one property header plus the value's inline size per
 //!   move). A request chases a moving value: a value moved again and again
-//!   without pause can keep requests waiting. Known bug: under many moves in a
-//!   row, a worker's bounced request can run after its later ones (5-9% of runs
-//!   of a 200-move test: a request chasing the value is sent again behind a later
-//!   one on the same pair; cause and the fix it needs in `src/worker/moves.rs`).
+//!   without pause can keep requests waiting, and while a worker chases, all its
+//!   requests (to any property) wait in its chase queue and go out in rounds, one
+//!   round trip each, until a round comes back with nothing bounced. Order is kept
+//!   per property among the trusts that share its address; a trust serialized
+//!   after a move carries the address its sender knew, and requests through it
+//!   and through older trusts of the same property, from one worker that has not
+//!   learnt the moves in between, are not ordered with each other.
 //!
 //! # Example
 //!

@@ -109,7 +109,9 @@ impl<T> Trust<T> {
     }
 
     /// Where requests from the calling worker go (where the property was
-    /// entrusted, outside this trust's runtime).
+    /// entrusted, outside this trust's runtime; a trustee id of `HOLD + t`
+    /// while the worker chases a moved property: `enqueue` then holds the
+    /// request, `worker/moves.rs`).
     pub(super) fn current(&self) -> (usize, u64) {
         match try_worker() {
             Some(w) if w.shared.rt == self.rt => self.loc(w),

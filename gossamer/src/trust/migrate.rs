@@ -24,13 +24,11 @@ impl<T: Send + 'static> Trust<T> {
     /// keeps a forwarding address, and a request that reaches it is sent on to
     /// the new one (one extra round trip, only until the sending worker has learnt
     /// the new address). Requests already on their way run exactly once, before or
-    /// after the move; each worker's requests keep their issue order, except in
-    /// a known bug: under many moves in a row, a non-blocking request of one
-    /// worker that bounced can run after that worker's later requests (seen in
-    /// 5-9% of runs of the `each_clients_order_is_kept_across_moves` test, 200
-    /// moves among 3 workers; the cause and the fix it needs are in
-    /// `worker/moves.rs`). Moves of one property from several fibers happen one
-    /// after the other.
+    /// after the move, and each worker's requests keep their issue order: a
+    /// worker whose request bounced holds its later requests back until the
+    /// bounced one has reached the value (its chase queue, `worker/moves.rs`;
+    /// meanwhile its requests go out one round trip at a time). Moves of one
+    /// property from several fibers happen one after the other.
     ///
     /// The value moves through process memory (it must be `Send`): the old and
     /// the new trustee must be workers of one process; the calling fiber may be

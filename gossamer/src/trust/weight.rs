@@ -257,7 +257,7 @@ impl<T> Serialize for Trust<T> {
         use serde::ser::SerializeTuple;
         let c = std::mem::ManuallyDrop::new(self.clone());
         // Where this worker knows the property to be (saves the receiver a bounce).
-        let (trustee, ptr) = c.current();
+        let (trustee, ptr) = c.latest();
         let mut t = s.serialize_tuple(4)?;
         t.serialize_element(&ptr)?;
         t.serialize_element(&(trustee as u64))?;

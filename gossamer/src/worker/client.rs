@@ -3,6 +3,7 @@
 //! large (chunked) requests queue behind the one batch in flight; responses are
 //! polled, reassembled when chunked, and their continuations run in request order.
 
+use super::moves::HOLD;
 use super::{Cont, Delegated, Worker};
 use crate::fiber::{self, Suspend};
 use crate::slot::{self, flags, large_record, AlignedBuf, BatchWriter, Header, Reader, Writer};
@@ -56,7 +57,9 @@ impl Channel {
 
 impl Worker {
     /// Appends a request of `len` bytes (record header included) for `trustee`.
-    /// Returns how many sealed batches wait on that pair.
+    /// Returns how many sealed batches wait on that pair. A `trustee` of
+    /// `HOLD + t` ([`resolve`](Self::resolve) while this worker chases a moved
+    /// property) puts the request in the chase queue instead (`moves.rs`).
     pub(crate) fn enqueue(
         &self,
         trustee: usize,
@@ -66,6 +69,9 @@ impl Worker {
         cont: Cont,
         write: impl FnOnce(&mut Writer),
     ) -> usize {
+        if trustee >= HOLD {
+            return self.hold(trustee - HOLD, prop, code, len, cont, write);
+        }
         self.sendable.borrow_mut()[trustee / 64] |= 1 << (trustee % 64);
         let mut ch = self.channels[trustee].borrow_mut();
         let ch = &mut *ch;
@@ -103,8 +109,12 @@ impl Worker {
     }
 
     /// Free bytes in the batch being filled for `trustee`, and a slot's record capacity.
+    /// (A held request, `HOLD + t`, gets a slot's capacity.)
     pub(crate) fn room(&self, trustee: usize) -> (usize, usize) {
-        let ch = self.channels[trustee].borrow();
+        let ch = self.channels[trustee.min(self.n() - 1)].borrow();
+        if trustee >= HOLD {
+            return (ch.staging.capacity(), ch.staging.capacity());
+        }
         (ch.staging.remaining(), ch.staging.capacity())
     }
 
@@ -355,6 +365,7 @@ impl Worker {
                         }
                         Cont::Inline(f) => f.run(&mut r),
                         Cont::Then(f) => f(&mut r),
+                        c @ Cont::Chased(_) => self.complete(c, &mut r),
                     }
                 }
             });

@@ -29,6 +29,17 @@ pub(crate) enum Cont {
     Inline(InlineThen),
     /// Run a continuation (in delegated context).
     Then(Box<dyn FnOnce(&mut Reader)>),
+    /// A request in the chase of a moved property (`moves.rs`): bookkeeping,
+    /// then its own continuation.
+    Chased(Box<Chased>),
+}
+
+/// The continuation of a request that waits in, or was sent from, the chase
+/// queue (`moves.rs`).
+pub(crate) struct Chased {
+    /// Sent in the chase's current round, and not answered yet.
+    pub member: bool,
+    pub cont: Cont,
 }
 
 impl Cont {

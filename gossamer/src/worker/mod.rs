@@ -31,7 +31,7 @@
 //! | `registry.rs` | `PropHeader` and the trustee's registry of live properties |
 //! | `deferred.rs` | local-trustee jobs deferred from delegated context |
 //! | `launches.rs` | continuations of launches and `spawn_on_with` fibers, by token |
-//! | `moves.rs` | properties that moved: tombstones, bounced records sent again to the new address, the routes this worker learnt |
+//! | `moves.rs` | properties that moved: tombstones, bounced records sent again to the new address, the routes this worker learnt, the chase queue |
 //! | `outstanding.rs` | what `wait_outstanding` waits for: issue marks, waiting fibers |
 //! | `client.rs` | the client side: per-trustee channels, batching, sending, responses |
 //! | `trustee.rs` | the trustee side: serving request slots, running records, answering |
@@ -56,7 +56,7 @@ mod shared;
 mod termination;
 mod trustee;
 
-pub(crate) use cont::{Cont, LaunchCont, Trampoline};
+pub(crate) use cont::{Chased, Cont, LaunchCont, Trampoline};
 pub(crate) use delegated::{blocking_point, panic_message, Delegated};
 pub(crate) use fate::Fate;
 pub(crate) use inbox::Inbox;
@@ -129,9 +129,12 @@ pub(crate) struct Worker {
     /// This worker knows a route to a moved property: trusts then look their
     /// address up (`moves.rs`); false in a run without moves.
     pub any_fwd: Cell<bool>,
-    /// Bounced requests sent again and not yet answered (`wait_outstanding`
-    /// waits for them too).
+    /// Requests in the chase queue or sent from it and not yet answered
+    /// (`wait_outstanding` waits for them too).
     rerouted: Cell<u64>,
+    /// This worker chases moved properties: new requests wait in the chase
+    /// queue (`moves.rs`).
+    chasing: Cell<bool>,
     /// The batch being served has bounced records (`moves.rs`).
     bounced: Cell<bool>,
 }
@@ -169,6 +172,7 @@ impl Worker {
             moves: RefCell::new(moves::Moves::default()),
             any_fwd: Cell::new(false),
             rerouted: Cell::new(0),
+            chasing: Cell::new(false),
             bounced: Cell::new(false),
             shared,
         }

@@ -34,6 +34,7 @@ impl Worker {
             progress |= self.run_deferred();
             progress |= self.serve_all();
             progress |= self.poll_responses();
+            progress |= self.chase_step();
             progress |= self.send_queued();
             if sh.fate.failed() || sh.stop.load(Ordering::Relaxed) {
                 break;
