@@ -28,7 +28,9 @@
 //! vertex, and then (decided over all trustees at the first publish, so
 //! that none relies on another's exposing) every trustee publishes its
 //! whole run of words whenever any of them changed, as
-//! [`Kernel::publish`](crate::Kernel::publish) does.
+//! [`Kernel::publish`](crate::Kernel::publish) does, and tracks nothing.
+//! A kernel makes that first publish (which sends nothing) before its
+//! clock starts, as it prepares its state.
 
 use std::ops::Deref;
 use std::sync::Arc;
@@ -59,7 +61,7 @@ pub struct Forest {
     n: usize,
     alone: bool,
     /// Publish whole runs (decided at the first publish, over all trustees).
-    pub(crate) whole: Option<bool>,
+    whole: Option<bool>,
 }
 
 impl Forest {
@@ -90,24 +92,27 @@ impl Forest {
     /// on every trustee before any of them exposes a vertex (in a
     /// [`run`](crate::run)'s `init`).
     pub fn reset(&mut self) {
-        let w = self.lo / 64;
-        self.exposed.clear(w..w + self.seen.len());
+        if self.alone || self.whole == Some(true) {
+            return; // nothing to track
+        }
+        self.seen.fill(0);
         self.list.clear();
         self.last.clear();
         for &v in &self.boundary {
             let f = self.lo + v as usize;
-            self.exposed.set_bit_shared(f as u32);
+            self.seen[(f - self.lo) / 64] |= 1 << (f % 64);
             self.list.push(f as u32);
             self.last.push(self.words.get(f));
         }
-        self.seen = self.exposed.load(w..w + self.seen.len());
+        // No other trustee of the process sets bits before the run starts.
+        self.exposed.store(self.lo / 64, &self.seen);
     }
 
     /// Marks flat id `f` as known to another process (named in a message
     /// to it): its owner publishes its word from then on.
     #[inline]
     pub fn expose(&self, f: u32) {
-        if !self.alone {
+        if !self.alone && self.whole != Some(true) {
             self.exposed.set_bit_shared(f);
         }
     }
@@ -120,6 +125,20 @@ impl Forest {
     /// More exposed vertices than a quarter of the own ones.
     pub(crate) fn is_wide(&self) -> bool {
         self.list.len() > self.n / 4
+    }
+
+    /// Whether whole runs are published (`None`: not decided yet).
+    pub(crate) fn whole(&self) -> Option<bool> {
+        self.whole
+    }
+
+    /// Settles whether whole runs are published, from then on; the lists
+    /// are dropped if they are.
+    pub(crate) fn set_whole(&mut self, whole: bool) {
+        self.whole = Some(whole);
+        if whole {
+            (self.boundary, self.list, self.last) = Default::default();
+        }
     }
 
     /// Takes the own vertices exposed since the last call into the list,

@@ -526,7 +526,8 @@ impl<P: Program> Kernel<P> {
     /// published: a scrambled graph, whose boundary is nearly every
     /// vertex). Returns the requests sent: 0 on every trustee means every
     /// process's copies of what it can read are current. Collective (the
-    /// first call decides, over all trustees, whether to send whole runs).
+    /// first call decides, over all trustees, whether to send whole runs:
+    /// make it, with `changed` false, before the clock).
     pub fn publish_forest(
         &mut self,
         forest: impl Fn(&mut P) -> &mut Forest + Delegable,
@@ -534,7 +535,7 @@ impl<P: Program> Kernel<P> {
     ) -> u64 {
         let (alone, undecided, wide) = self.ctx.local.apply(move |s| {
             let f = forest(&mut core::<P>(s).1.prog);
-            (f.is_alone(), f.whole.is_none(), f.is_wide())
+            (f.is_alone(), f.whole().is_none(), f.is_wide())
         });
         if alone {
             return 0;
@@ -543,12 +544,12 @@ impl<P: Program> Kernel<P> {
             let whole = self.any(wide);
             self.ctx
                 .local
-                .apply(move |s| forest(&mut core::<P>(s).1.prog).whole = Some(whole));
+                .apply(move |s| forest(&mut core::<P>(s).1.prog).set_whole(whole));
             whole
         } else {
             self.ctx
                 .local
-                .apply(move |s| forest(&mut core::<P>(s).1.prog).whole == Some(true))
+                .apply(move |s| forest(&mut core::<P>(s).1.prog).whole() == Some(true))
         };
         if whole && !changed {
             return 0;

@@ -390,7 +390,7 @@ fn largest(k: &mut Kernel<Cc>, samples: u32) -> (u32, f64) {
 /// The state on one trustee: every vertex its own root (the own ones, and
 /// this trustee's share of the other processes', which are not sent),
 /// nothing pending.
-fn init(s: &Setup<'_>, old: Option<Cc>) -> Cc {
+fn init(s: &mut Setup<'_>, old: Option<Cc>) -> Cc {
     let a = s.adjacency();
     let mut c = old.unwrap_or_else(|| Cc {
         adj: a.clone(),
@@ -428,36 +428,34 @@ fn init(s: &Setup<'_>, old: Option<Cc>) -> Cc {
 /// ```
 pub fn cc(graph: &ShardedGraph, cfg: &CcConfig) -> Result<CcOutput, KernelError> {
     let cfg = *cfg;
-    // The rows (and a directed graph's in-rows) and the state are made
-    // before the clock starts.
+    // The rows (and a directed graph's in-rows), the state and the way
+    // parents are published are made before the clock starts.
     graph_kernel::prepare(graph, Prepare::InRows);
-    run(graph, |s, old| init(s, old), |_| ());
+    run(graph, init, |k| {
+        k.publish_forest(|c: &mut Cc| &mut c.comp, false)
+    });
     let t0 = Instant::now();
-    let per = run(
-        graph,
-        |s, old| init(s, old),
-        move |k| {
-            let (mut r, mut passes) = (0, 0);
-            while r < cfg.neighbor_rounds {
+    let per = run(graph, init, move |k| {
+        let (mut r, mut passes) = (0, 0);
+        while r < cfg.neighbor_rounds {
+            passes += settle(k, Pass::Sample(r as usize)).0;
+            r += 1;
+        }
+        let mut skip = NO_FLAT;
+        if cfg.skip_largest {
+            let mut share;
+            (skip, share) = largest(k, cfg.samples);
+            // More rounds while no component stands out (see
+            // `CcConfig::extra_rounds`).
+            while share < GIANT_SHARE && r > 0 && r < cfg.neighbor_rounds + cfg.extra_rounds {
                 passes += settle(k, Pass::Sample(r as usize)).0;
                 r += 1;
-            }
-            let mut skip = NO_FLAT;
-            if cfg.skip_largest {
-                let mut share;
                 (skip, share) = largest(k, cfg.samples);
-                // More rounds while no component stands out (see
-                // `CcConfig::extra_rounds`).
-                while share < GIANT_SHARE && r > 0 && r < cfg.neighbor_rounds + cfg.extra_rounds {
-                    passes += settle(k, Pass::Sample(r as usize)).0;
-                    r += 1;
-                    (skip, share) = largest(k, cfg.samples);
-                }
             }
-            let (last, roots) = settle(k, Pass::Finish(r as usize, skip));
-            (roots, passes + last, k.stats().sent, r)
-        },
-    );
+        }
+        let (last, roots) = settle(k, Pass::Finish(r as usize, skip));
+        (roots, passes + last, k.stats().sent, r)
+    });
     let kernel_time = t0.elapsed();
     // Every parent is a root, whose global id is the smallest of its tree.
     let labels = gather(graph, 0, |c: &Cc, v| {
