@@ -40,8 +40,9 @@
 //!
 //! Afforest links with compare-and-swap on one shared parent array; here
 //! each trustee owns its vertices' parents. The parent array is a
-//! [`Replica`] over flat ids (graph-kernel's renumbering; rows hold flat
-//! ids), one per process, held in each trustee's [`Program`] state: every
+//! [`Forest`] (a [`Replica`] of vertex names) over flat ids (graph-kernel's
+//! renumbering; rows hold flat ids), one per process, filled in by every
+//! process alike, held in each trustee's [`Program`] state: every
 //! trustee reads every parent, but writes only its own, so no
 //! compare-and-swap is needed. A parent is stored as a 64-bit *word*: its
 //! global id above its flat id. Words compare as global ids, so "smaller"
@@ -61,10 +62,12 @@
 //!   over the pending pairs, until a superstep ends with no message sent
 //!   anywhere ([`Kernel::end_superstep_quick`]: one all-reduce, behind
 //!   every message); then every trustee compresses its own vertices and
-//!   publishes its parents to the other processes
-//!   ([`Kernel::publish`]), repeated in a rack job until no parent changes
-//!   (a parent read from an older publish is still an ancestor, but maybe
-//!   not the root).
+//!   sends the other processes the parents they can read that changed
+//!   ([`Kernel::publish_forest`]: on a grid cut into blocks, those next to
+//!   the cut and the roots they name), repeated in a rack job until no
+//!   trustee sends any (a parent read from an older publish is still an
+//!   ancestor, but maybe not the root). Hooks name their vertex to the
+//!   forest ([`Forest::expose`]): the receiver may read its parent.
 //!
 //! Both phases take a few passes on Kronecker graphs.
 //!
