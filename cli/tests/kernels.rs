@@ -562,8 +562,12 @@ fn cc_on_grids_across_ranks_gets_the_one_process_labels() {
     // other can read (the row next to the cut, the roots those name, the
     // vertices named in hooks), as (index, word) pairs; a word missed
     // leaves a parent that is not the root, and a label wrong. Nearly half
-    // the streets removed: many components, many across the cut. Cyclic
-    // partitions send every word (the boundary is every vertex).
+    // the streets removed: many components, many across the cut. Two and
+    // three ranks, and two ranks of two trustees (one trustee exposes
+    // another's vertices). Cyclic partitions send every word (the boundary
+    // is every vertex). Leaving out the exposing of the vertices that sent
+    // words name fails it (checked by hand); leaving out a hook's did not
+    // (on these runs a hook names a vertex that was exposed already).
     let dir = scratch("cli_cc_grid_ranks");
     for directed in [false, true] {
         let g = dir.join(format!("grid-{directed}.ggraph"));
@@ -599,10 +603,15 @@ fn cc_on_grids_across_ranks_gets_the_one_process_labels() {
             .filter(|&(v, l)| u64::from_le_bytes(l.try_into().unwrap()) == v as u64)
             .count();
         assert!(components > 50, "{components} components");
-        for (threads, partition) in [("1", "block"), ("2", "block"), ("1", "cyclic")] {
+        let shapes = [
+            ("2", "1", "block"),
+            ("2", "2", "block"),
+            ("3", "1", "block"),
+        ];
+        for (ranks, threads, partition) in [&shapes[..], &[("2", "1", "cyclic")]].concat() {
             assert!(
-                labels("2", threads, partition) == one,
-                "directed {directed}: 2 x {threads} {partition} differs"
+                labels(ranks, threads, partition) == one,
+                "directed {directed}: {ranks} x {threads} {partition} differs"
             );
         }
     }
