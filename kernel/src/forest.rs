@@ -1,5 +1,6 @@
-//! [`Forest`]: a per-vertex [`Replica`] whose words name vertices (a
-//! union-find parent forest, a label that is a vertex), published to the
+//! [`Forest`]: a per-vertex [`Replica`] whose words name vertices (the
+//! low 32 bits of a word: the flat id of the vertex it names; a union-find
+//! parent forest, a label that is a vertex), published to the
 //! other processes only where they can read it
 //! ([`Kernel::publish_forest`](crate::Kernel::publish_forest)).
 //!
