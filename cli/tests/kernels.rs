@@ -555,3 +555,64 @@ fn pagerank_on_a_grid_across_two_ranks_gets_the_one_process_scores() {
         );
     }
 }
+
+#[test]
+fn cc_on_grids_across_ranks_gets_the_one_process_labels() {
+    // A grid cut into blocks: each process is sent only the parents the
+    // other can read (the row next to the cut, the roots those name, the
+    // vertices named in hooks), as (index, word) pairs; a word missed
+    // leaves a parent that is not the root, and a label wrong. Nearly half
+    // the streets removed: many components, many across the cut. Two and
+    // three ranks, and two ranks of two trustees (one trustee exposes
+    // another's vertices). Cyclic partitions send every word (the boundary
+    // is every vertex). Leaving out the exposing of the vertices that sent
+    // words name fails it (checked by hand); leaving out a hook's did not
+    // (on these runs a hook names a vertex that was exposed already).
+    let dir = scratch("cli_cc_grid_ranks");
+    for directed in [false, true] {
+        let g = dir.join(format!("grid-{directed}.ggraph"));
+        let mut gen = vec!["generate", "--kind", "grid", "--rows", "60", "--cols", "50"];
+        gen.extend(["--removed", "0.45", "--seed", "7"]);
+        if directed {
+            gen.push("--directed");
+        }
+        ok(&run(&[&gen[..], &["-o", arg(&g)]].concat()));
+        let labels = |ranks: &str, threads: &str, partition: &str| {
+            let dump = dir.join(format!("labels-{directed}-{ranks}-{threads}-{partition}"));
+            let out = ok(&run(&[
+                "--ranks",
+                ranks,
+                "cc",
+                "--graph",
+                arg(&g),
+                "--threads",
+                threads,
+                "--partition",
+                partition,
+                "--json",
+                "--dump-labels",
+                arg(&dump),
+            ]));
+            assert_eq!(json(&out)["validated"], true, "{out}");
+            std::fs::read(&dump).unwrap()
+        };
+        let one = labels("1", "2", "block");
+        let components = one
+            .chunks_exact(8)
+            .enumerate()
+            .filter(|&(v, l)| u64::from_le_bytes(l.try_into().unwrap()) == v as u64)
+            .count();
+        assert!(components > 50, "{components} components");
+        let shapes = [
+            ("2", "1", "block"),
+            ("2", "2", "block"),
+            ("3", "1", "block"),
+        ];
+        for (ranks, threads, partition) in [&shapes[..], &[("2", "1", "cyclic")]].concat() {
+            assert!(
+                labels(ranks, threads, partition) == one,
+                "directed {directed}: {ranks} x {threads} {partition} differs"
+            );
+        }
+    }
+}

@@ -8,6 +8,7 @@ use gossamer::{Delegable, Op};
 use graph_core::sharded::{TrusteeCtx, TrusteeState};
 use graph_core::Partition;
 
+use crate::forest::Forest;
 use crate::frontier::FrontierMode;
 use crate::local::Local;
 use crate::net::KernelStats;
@@ -516,6 +517,48 @@ impl<P: Program> Kernel<P> {
         replica::publish_words(&self.ctx, load, move |s: &mut TrusteeState| {
             replica(&core::<P>(s).1.prog)
         })
+    }
+
+    /// Copies to the other processes the own words of a [`Forest`] that
+    /// they can read and that changed since they were last sent (see
+    /// [`forest`](crate::forest)); `changed` says whether any own word may
+    /// have changed since the last publish (read only where every word is
+    /// published: a scrambled graph, whose boundary is nearly every
+    /// vertex). Returns the requests sent: 0 on every trustee means every
+    /// process's copies of what it can read are current. Collective (the
+    /// first call decides, over all trustees, whether to send whole runs:
+    /// make it, with `changed` false, before the clock).
+    pub fn publish_forest(
+        &mut self,
+        forest: impl Fn(&mut P) -> &mut Forest + Delegable,
+        changed: bool,
+    ) -> u64 {
+        let (alone, undecided, wide) = self.ctx.local.apply(move |s| {
+            let f = forest(&mut core::<P>(s).1.prog);
+            (f.is_alone(), f.whole().is_none(), f.is_wide())
+        });
+        if alone {
+            return 0;
+        }
+        let whole = if undecided {
+            let whole = self.any(wide);
+            self.ctx
+                .local
+                .apply(move |s| forest(&mut core::<P>(s).1.prog).set_whole(whole));
+            whole
+        } else {
+            self.ctx
+                .local
+                .apply(move |s| forest(&mut core::<P>(s).1.prog).whole() == Some(true))
+        };
+        if whole && !changed {
+            return 0;
+        }
+        replica::publish_words(
+            &self.ctx,
+            move |s: &mut TrusteeState| forest(&mut core::<P>(s).1.prog).changed(),
+            move |s: &mut TrusteeState| &**forest(&mut core::<P>(s).1.prog),
+        )
     }
 
     /// Chooses how this trustee keeps its frontiers from the next

@@ -45,6 +45,7 @@
 //! | `bounds` | [`Bounds`]: per-flat-id upper bounds of a push kernel's values, so it sends only improvements (SSSP) |
 //! | [`paths`] | [`Paths`](paths::Paths): shortest-path counts past `f64`'s range, bit for bit `f64` sums while they fit (betweenness) |
 //! | [`filter`] | [`Filter`]: those bounds for the other processes' vertices, one per process |
+//! | [`forest`] | [`Forest`]: a per-vertex replica of vertex names (a union-find parent forest) [published](Kernel::publish_forest) only where other processes can read it: the boundary and the vertices named in what was sent |
 //! | [`replica`] | [`Replica`]: a dense bitmap or per-vertex array over flat ids, one per process, shared by its trustees and [published](Kernel::publish) to other processes; [`Late`] writes a trustee's words a few positions late (a sweep in place) |
 //! | [`runtime`] | starting the runtime configured for graph work (the slot size the kernels were measured with) |
 //! | [`source`] | [`Graph500Source`]: the Graph500 generator read slice by slice, for [`ShardedGraph::build_from`](graph_core::sharded::ShardedGraph::build_from) |
@@ -159,6 +160,7 @@ pub mod adjacency;
 mod bounds;
 pub mod doc;
 pub mod filter;
+pub mod forest;
 mod outbox;
 pub mod paths;
 pub mod replica;
@@ -171,6 +173,7 @@ mod test_hooks;
 pub use adjacency::{Adjacency, LightHeavy};
 pub use bounds::Bounds;
 pub use filter::Filter;
+pub use forest::Forest;
 pub use frontier::{Frontier, FrontierMode, Members};
 pub use kernel::{Direction, Kernel, PULL_MIN, STEP_WORK};
 pub use local::{Local, Sender};

@@ -174,6 +174,14 @@ impl Replica {
         self.set(i, self.get(i) | (1u64 << (f & 63)));
     }
 
+    /// Sets bit `f` of a bitmap atomically: for a bitmap that several
+    /// trustees of a process set bits of at once (each in the other's
+    /// words).
+    #[inline]
+    pub fn set_bit_shared(&self, f: u32) {
+        self.words[(f >> 6) as usize].fetch_or(1u64 << (f & 63), Relaxed);
+    }
+
     /// Zeroes words `range`.
     pub fn clear(&self, range: Range<usize>) {
         for w in &self.words[range] {

@@ -40,8 +40,9 @@
 //!
 //! Afforest links with compare-and-swap on one shared parent array; here
 //! each trustee owns its vertices' parents. The parent array is a
-//! [`Replica`] over flat ids (graph-kernel's renumbering; rows hold flat
-//! ids), one per process, held in each trustee's [`Program`] state: every
+//! [`Forest`] (a [`Replica`] of vertex names) over flat ids (graph-kernel's
+//! renumbering; rows hold flat ids), one per process, filled in by every
+//! process alike, held in each trustee's [`Program`] state: every
 //! trustee reads every parent, but writes only its own, so no
 //! compare-and-swap is needed. A parent is stored as a 64-bit *word*: its
 //! global id above its flat id. Words compare as global ids, so "smaller"
@@ -61,10 +62,12 @@
 //!   over the pending pairs, until a superstep ends with no message sent
 //!   anywhere ([`Kernel::end_superstep_quick`]: one all-reduce, behind
 //!   every message); then every trustee compresses its own vertices and
-//!   publishes its parents to the other processes
-//!   ([`Kernel::publish`]), repeated in a rack job until no parent changes
-//!   (a parent read from an older publish is still an ancestor, but maybe
-//!   not the root).
+//!   sends the other processes the parents they can read that changed
+//!   ([`Kernel::publish_forest`]: on a grid cut into blocks, those next to
+//!   the cut and the roots they name), repeated in a rack job until no
+//!   trustee sends any (a parent read from an older publish is still an
+//!   ancestor, but maybe not the root). Hooks name their vertex to the
+//!   forest ([`Forest::expose`]): the receiver may read its parent.
 //!
 //! Both phases take a few passes on Kronecker graphs.
 //!
@@ -94,7 +97,7 @@ use std::time::{Duration, Instant};
 use gossamer::Op;
 use graph_core::sharded::{KernelError, ShardedGraph};
 use graph_kernel::adjacency::{Adjacency, NO_FLAT};
-use graph_kernel::{gather, run, Kernel, Local, Prepare, Program, Replica, Sender};
+use graph_kernel::{gather, run, Forest, Kernel, Local, Prepare, Program, Replica, Sender, Setup};
 
 /// The sequential reference (union-find over the edge list) and the
 /// verifier, kept with the other kernels' in graph-core's `validate`.
@@ -186,7 +189,7 @@ struct Cc {
     /// Each vertex's parent by flat id, shared by this process's trustees:
     /// a *parent word*, the parent's global id in the high 32 bits and its
     /// flat id in the low 32 (so words compare as global ids).
-    comp: Arc<Replica>,
+    comp: Forest,
     /// Remote roots sent a hook in this pass, with the word sent.
     sent: Vec<(u32, u64)>,
     /// Pairs to unite in the next pass: received hooks whose walk ended at
@@ -257,6 +260,7 @@ impl Cc {
                 continue;
             }
             *slot = (hi, lo);
+            self.comp.expose(lo as u32);
             out.send_remote(hi, lo);
             return;
         }
@@ -291,13 +295,11 @@ fn link_pass(l: &mut Local<'_, Cc>, pass: Pass) {
         }
         Pass::Finish(k, skip) => {
             for u in 0..a.num_own() {
-                let row = rows.row(u);
-                let ins = in_rows.map_or(&[][..], |r| r.row(u));
-                if (k >= row.len() && ins.is_empty())
-                    || c.comp.get(a.flat(u) as usize) as u32 == skip
-                {
+                // The skip first: most vertices are skipped, unread rows.
+                if c.comp.get(a.flat(u) as usize) as u32 == skip {
                     continue;
                 }
+                let (row, ins) = (rows.row(u), in_rows.map_or(&[][..], |r| r.row(u)));
                 for &f in row.get(k..).unwrap_or(&[]) {
                     c.unite(a, &mut out, a.flat(u), f);
                 }
@@ -314,9 +316,9 @@ fn link_pass(l: &mut Local<'_, Cc>, pass: Pass) {
 }
 
 /// Flattens every own vertex's path to its root; returns how many parents
-/// changed.
-fn compress(a: &Adjacency, comp: &Replica) -> u64 {
-    let mut changed = 0;
+/// changed and how many own vertices are roots.
+fn compress(a: &Adjacency, comp: &Replica) -> [u64; 2] {
+    let (mut changed, mut roots) = (0, 0);
     for f in a.own_flat() {
         let p = comp.get(f);
         let mut r = p;
@@ -327,14 +329,16 @@ fn compress(a: &Adjacency, comp: &Replica) -> u64 {
             comp.set(f, r);
             changed += 1;
         }
+        roots += u64::from(r as u32 == f as u32);
     }
-    changed
+    [changed, roots]
 }
 
 /// Unites the edges of `pass` on every trustee: the pass, then passes over
 /// the pairs left pending until no hook is in flight and none is pending;
-/// then compresses, so that every parent is a root. Returns the passes.
-fn settle(k: &mut Kernel<Cc>, pass: Pass) -> u64 {
+/// then compresses, so that every parent is a root. Returns the passes and
+/// the roots (components).
+fn settle(k: &mut Kernel<Cc>, pass: Pass) -> (u64, u64) {
     let mut passes = 1;
     k.with(move |l| link_pass(l, pass));
     // The all-reduce travels behind every hook: when it returns, each has
@@ -345,18 +349,16 @@ fn settle(k: &mut Kernel<Cc>, pass: Pass) -> u64 {
     }
     // In one process a pass over a quiet forest leaves only roots; across
     // processes a parent read from an older publish may be passed over, so
-    // the passes repeat until none changes anything.
-    // A trustee sends its words only when they changed since it sent them
-    // last (at the first turn they did: the pass linked some); nothing
-    // changed anywhere, the last turn's copies stand.
+    // the compress repeats until a turn in which no trustee had anything
+    // to send: then every copy a compress read was current.
     let mut linked = true;
     loop {
-        let changed = k.with(|l| compress(l.adjacency(), &l.state().comp));
-        let send = std::mem::take(&mut linked) || changed > 0;
-        let published = if send { k.publish(|c: &Cc| &c.comp) } else { 0 };
-        let [changed, published] = k.reduce([changed, published], [Op::Sum; 2]);
-        if changed == 0 || published == 0 {
-            return passes;
+        let [changed, roots] = k.with(|l| compress(l.adjacency(), &l.state().comp));
+        let changed = std::mem::take(&mut linked) || changed > 0;
+        let sent = k.publish_forest(|c: &mut Cc| &mut c.comp, changed);
+        let [sent, roots] = k.reduce([sent, roots], [Op::Sum; 2]);
+        if sent == 0 {
+            return (passes, roots);
         }
     }
 }
@@ -388,20 +390,23 @@ fn largest(k: &mut Kernel<Cc>, samples: u32) -> (u32, f64) {
     (best as u32, (best >> 32) as f64 / f64::from(per))
 }
 
-/// The state on one trustee: every own vertex its own root, nothing
-/// pending.
-fn init(a: &Arc<Adjacency>, old: Option<Cc>) -> Cc {
+/// The state on one trustee: every vertex its own root (the own ones, and
+/// this trustee's share of the other processes', which are not sent),
+/// nothing pending.
+fn init(s: &mut Setup<'_>, old: Option<Cc>) -> Cc {
+    let a = s.adjacency();
     let mut c = old.unwrap_or_else(|| Cc {
         adj: a.clone(),
-        comp: Replica::per_vertex(a, "cc.parents"),
+        comp: Forest::new(s, "cc.parents", "cc.exposed"),
         sent: vec![(NO_FLAT, 0); CACHE],
         pending: Vec::new(),
     });
     c.pending.clear();
-    for f in a.own_flat() {
+    for f in a.fill_share().into_iter().flatten() {
         c.comp
             .set(f, u64::from(a.global_of(f as u32)) << 32 | f as u64);
     }
+    c.comp.reset();
     c
 }
 
@@ -426,44 +431,34 @@ fn init(a: &Arc<Adjacency>, old: Option<Cc>) -> Cc {
 /// ```
 pub fn cc(graph: &ShardedGraph, cfg: &CcConfig) -> Result<CcOutput, KernelError> {
     let cfg = *cfg;
-    // The rows (and a directed graph's in-rows) and the state are made
-    // before the clock starts.
+    // The rows (and a directed graph's in-rows), the state and the way
+    // parents are published are made before the clock starts.
     graph_kernel::prepare(graph, Prepare::InRows);
-    run(graph, |s, old| init(s.adjacency(), old), |_| ());
+    run(graph, init, |k| {
+        k.publish_forest(|c: &mut Cc| &mut c.comp, false)
+    });
     let t0 = Instant::now();
-    let per = run(
-        graph,
-        |s, old| init(s.adjacency(), old),
-        move |k| {
-            // The own parents of the other processes.
-            k.publish(|c: &Cc| &c.comp);
-            k.sync();
-            let (mut r, mut passes) = (0, 0);
-            while r < cfg.neighbor_rounds {
-                passes += settle(k, Pass::Sample(r as usize));
+    let per = run(graph, init, move |k| {
+        let (mut r, mut passes) = (0, 0);
+        while r < cfg.neighbor_rounds {
+            passes += settle(k, Pass::Sample(r as usize)).0;
+            r += 1;
+        }
+        let mut skip = NO_FLAT;
+        if cfg.skip_largest {
+            let mut share;
+            (skip, share) = largest(k, cfg.samples);
+            // More rounds while no component stands out (see
+            // `CcConfig::extra_rounds`).
+            while share < GIANT_SHARE && r > 0 && r < cfg.neighbor_rounds + cfg.extra_rounds {
+                passes += settle(k, Pass::Sample(r as usize)).0;
                 r += 1;
-            }
-            let mut skip = NO_FLAT;
-            if cfg.skip_largest {
-                let mut share;
                 (skip, share) = largest(k, cfg.samples);
-                // More rounds while no component stands out (see
-                // `CcConfig::extra_rounds`).
-                while share < GIANT_SHARE && r > 0 && r < cfg.neighbor_rounds + cfg.extra_rounds {
-                    passes += settle(k, Pass::Sample(r as usize));
-                    r += 1;
-                    (skip, share) = largest(k, cfg.samples);
-                }
             }
-            passes += settle(k, Pass::Finish(r as usize, skip));
-            let roots = k.with(|l| {
-                let own = l.adjacency().own_flat();
-                let comp = &l.state().comp;
-                own.filter(|&f| comp.get(f) as u32 == f as u32).count() as u64
-            });
-            (k.sum(roots), passes, k.stats().sent, r)
-        },
-    );
+        }
+        let (last, roots) = settle(k, Pass::Finish(r as usize, skip));
+        (roots, passes + last, k.stats().sent, r)
+    });
     let kernel_time = t0.elapsed();
     // Every parent is a root, whose global id is the smallest of its tree.
     let labels = gather(graph, 0, |c: &Cc, v| {

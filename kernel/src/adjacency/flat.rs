@@ -257,28 +257,74 @@ impl Adjacency {
     /// [`Prepare::Boundary`](crate::Prepare::Boundary) makes it before a
     /// kernel's clock.
     pub fn boundary(&self, shard: &Shard) -> &[u32] {
-        self.boundary.get_or_init(|| {
-            // The flat ids of this process's trustees (trustee t runs on
-            // worker t), as merged ranges: one where they are consecutive.
-            let process = |t: usize| gossamer::process_of(gossamer::WorkerId(t));
-            let mut here: Vec<(u32, u32)> = Vec::new();
-            for t in (0..self.num_trustees()).filter(|&t| process(t) == process(self.me as usize)) {
-                match here.last_mut() {
-                    Some(r) if r.1 == self.base[t] => r.1 = self.base[t + 1],
-                    _ => here.push((self.base[t], self.base[t + 1])),
-                }
+        self.boundary
+            .get_or_init(|| self.next_to_away(&[self.rows(shard)]))
+    }
+
+    /// Own positions (ascending) with an entry in another process in their
+    /// row or, on a directed graph, their in-row: the own vertices another
+    /// process finds in its rows or in-rows (the boundary in both
+    /// directions). Empty in one process. One pass over the rows, not kept.
+    pub fn boundary_both_ways(&self, shard: &Shard) -> Vec<u32> {
+        if shard.is_directed() {
+            self.next_to_away(&[self.rows(shard), self.in_rows(shard)])
+        } else {
+            self.boundary(shard).to_vec()
+        }
+    }
+
+    /// The flat ids of this process's trustees (trustee t runs on worker
+    /// t), as merged ranges: one where they are consecutive.
+    fn here(&self) -> Vec<(u32, u32)> {
+        let process = |t: usize| gossamer::process_of(gossamer::WorkerId(t));
+        let mut here: Vec<(u32, u32)> = Vec::new();
+        for t in (0..self.num_trustees()).filter(|&t| process(t) == process(self.me as usize)) {
+            match here.last_mut() {
+                Some(r) if r.1 == self.base[t] => r.1 = self.base[t + 1],
+                _ => here.push((self.base[t], self.base[t + 1])),
             }
-            if here == [(0, self.num_flat())] {
-                return Vec::new(); // one process: nothing is away
-            }
-            let rows = self.rows(shard);
-            (0..self.n)
-                .filter(|&v| {
-                    let away = |f: u32| !here.iter().any(|&(a, b)| a <= f && f < b);
-                    rows.row(v).iter().any(|&f| away(f))
-                })
-                .collect()
-        })
+        }
+        here
+    }
+
+    /// True when every trustee of the graph is in this process.
+    pub fn is_alone(&self) -> bool {
+        self.here() == [(0, self.num_flat())]
+    }
+
+    /// The flat ids whose entries of a per-process array (a
+    /// [`Replica`](crate::Replica)) this trustee fills before a run, so that
+    /// each is filled by one trustee of every process: its own, and its
+    /// share of the other processes' trustees' (every trustee there whose
+    /// index is this trustee's place among its process's, modulo their
+    /// number).
+    pub fn fill_share(&self) -> Vec<Range<usize>> {
+        let process = |t: usize| gossamer::process_of(gossamer::WorkerId(t));
+        let mine = process(self.me as usize);
+        let local: Vec<usize> = (0..self.num_trustees())
+            .filter(|&t| process(t) == mine)
+            .collect();
+        let place = local
+            .iter()
+            .position(|&t| t == self.me as usize)
+            .unwrap_or(0);
+        let range = |t: usize| self.base[t] as usize..self.base[t + 1] as usize;
+        let away = (0..self.num_trustees()).filter(|&t| process(t) != mine);
+        std::iter::once(self.own_flat())
+            .chain(away.filter(|&t| t % local.len() == place).map(range))
+            .collect()
+    }
+
+    /// Own positions with an entry in any of `rows` outside this process.
+    fn next_to_away(&self, rows: &[&Rows]) -> Vec<u32> {
+        let here = self.here();
+        if here == [(0, self.num_flat())] {
+            return Vec::new(); // one process: nothing is away
+        }
+        let away = |f: &u32| !here.iter().any(|&(a, b)| a <= *f && *f < b);
+        (0..self.n)
+            .filter(|&v| rows.iter().any(|r| r.row(v).iter().any(away)))
+            .collect()
     }
 
     /// The in-edge rows: for each own position, the flat ids of the tails
