@@ -499,7 +499,12 @@ pub fn sssp(graph: &ShardedGraph, root: u64, cfg: &SsspConfig) -> Result<SsspOut
     let dist = gather(graph, f32::INFINITY, |st: &Sssp, v| st.rows.bounds.own(v))?;
     release(graph, |st| st.rows.bounds.release());
     let parent = gather_flat(graph, |st: &Sssp| &st.s.parent[..])?;
-    release(graph, |st| st.s.parent = Vec::new());
+    // And given back to the system in every process (glibc keeps arrays
+    // under 32 MiB in its heaps otherwise: SCALE 22 and below).
+    release(graph, |st| {
+        st.s.parent = Vec::new();
+        graph_core::alloc::give_back_freed();
+    });
     Ok(SsspOutput {
         dist,
         parent,
