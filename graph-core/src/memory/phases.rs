@@ -601,7 +601,10 @@ mod tests {
         // (4 B per vertex each), the parents (4 B), the queues (28 B) and
         // the records in flight (0.5 B per edge).
         assert_eq!(e.peak_phase().name, "kernel state");
-        assert_eq!(e.phases[3].allocates, 8 * n + 12 * n + 8 * n + 4 * n + 28 * n + m / 2);
+        assert_eq!(
+            e.phases[3].allocates,
+            8 * n + 12 * n + 8 * n + 4 * n + 28 * n + m / 2
+        );
         // Validation after the bounds, parents and queues are freed: the
         // gathered answer (12 B per vertex), packed and re-indexed by
         // renamed id (16 B).

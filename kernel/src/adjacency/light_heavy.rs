@@ -174,7 +174,7 @@ fn split_one(row: &mut [(u32, f32)], delta: f32) {
 /// light, as the splits order it).
 #[inline(always)]
 fn is_light(w: f32, delta: f32) -> bool {
-    !(w > delta)
+    w <= delta || w.is_nan()
 }
 
 /// The rows of an [`Adjacency`] with weights, as delta-stepping relaxes
