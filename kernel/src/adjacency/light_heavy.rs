@@ -190,7 +190,7 @@ fn is_light(w: f32, delta: f32) -> bool {
 /// and reordered row by row), or in a copy of them otherwise; either way
 /// read them through [`arrays`](Self::arrays) with this trustee's shard.
 /// Rows stay where the shard has them (by original local index); one word
-/// per position (8 B: [`Spans`]) says where each starts and how many
+/// per position (8 B) says where each starts and how many
 /// distinct targets it has; where its light part ends is found in the
 /// row (a binary search), which only the kernels that relax the two parts
 /// apart ask for.
