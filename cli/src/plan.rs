@@ -543,7 +543,7 @@ mod tests {
         let text = four(16, 16 << 30);
         assert!(text.contains("ranks 1-3"), "{text}");
         assert!(text.contains("verdict: does not fit"), "{text}");
-        assert!(text.contains("(--ranks 6)"), "{text}");
+        assert!(text.contains("(--ranks 5)"), "{text}");
         assert!(!text.contains("rank 0 builds every shard"), "{text}");
     }
 }

@@ -127,6 +127,14 @@ pub fn refill<T: Clone>(v: &mut Vec<T>, len: usize, value: T, what: &'static str
     }
 }
 
+/// Returns the allocator's free memory to the system where it would stay
+/// resident (glibc keeps freed allocations under 32 MiB in its heaps): for
+/// a kernel that frees large state between searches, so that what follows
+/// does not count it again. A few milliseconds; no effect on results.
+pub fn give_back_freed() {
+    crate::oom::trim();
+}
+
 /// [`try_reserve`] for code that cannot return an error; see [`vec_or_exit`].
 pub fn reserve_or_exit<T>(v: &mut Vec<T>, additional: usize, what: &'static str) {
     if let Err(e) = try_reserve(v, additional, what) {

@@ -70,7 +70,8 @@
 //! comment: `mapped.rs` (the mappings of graph files, of [`io::formats`]'
 //! inputs, of [`io::prepared`] shards and of [`io::built`] files, the byte <-> record and byte <->
 //! number casts, and the slices that keep a mapping alive), `oom.rs` (the
-//! global allocator [`alloc::ExitOnOom`], passing through to the system's)
+//! global allocator [`alloc::ExitOnOom`], passing through to the system's,
+//! and [`alloc::give_back_freed`]'s `malloc_trim`)
 //! and, in
 //! [`csr`], `csr/atomic_view.rs` (relaxed atomic stores during the
 //! parallel fill), `csr/huge_pages.rs` (`madvise`) and `csr/prefetch.rs`

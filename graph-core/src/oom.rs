@@ -5,8 +5,8 @@
 //! The fallible helpers of [`crate::alloc`] mark the allocations they make
 //! ([`fallible`]); those failures are returned to them as usual. All the
 //! unsafe code of this module is the `GlobalAlloc` contract passed through
-//! to [`System`], and the `write(2)` and `_exit(2)` calls that report and
-//! end without allocating.
+//! to [`System`], the `write(2)` and `_exit(2)` calls that report and
+//! end without allocating, and glibc's `malloc_trim(3)` ([`trim`]).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -96,5 +96,19 @@ unsafe impl GlobalAlloc for ExitOnOom {
             failed(new_size);
         }
         p
+    }
+}
+
+/// Gives the free memory of the C allocator's heaps back to the system
+/// (glibc's `malloc_trim(0)`; nothing elsewhere). Arrays under glibc's
+/// largest mmap threshold (32 MiB) come from its heaps, whose freed pages
+/// otherwise stay resident: a kernel's per-vertex arrays freed after a
+/// search at SCALE 22 would still count in the peak after it.
+pub(crate) fn trim() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: `malloc_trim` takes no pointers and locks each arena it
+    // trims; any thread may call it at any time.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }

@@ -50,9 +50,10 @@ use crate::filter::Filter;
 /// Per-flat-id upper bounds of one trustee (see the module docs).
 #[derive(Debug, Default)]
 pub struct Bounds {
-    /// Bounds of flat ids `lo..lo + best.len()`.
+    /// Bounds of flat ids `lo..lo + len` (empty while released).
     best: Vec<f32>,
     lo: u32,
+    len: usize,
     /// Index in `best` of own position 0.
     own_at: usize,
     filter: Option<Arc<Filter>>,
@@ -68,6 +69,7 @@ impl Bounds {
         Bounds {
             best: huge_vec_or_exit(local.len(), f32::INFINITY, "bounds"),
             lo: local.start,
+            len: local.len(),
             own_at: (adj.flat(0) - local.start) as usize,
             filter,
         }
@@ -93,6 +95,24 @@ impl Bounds {
         self.best.fill(f32::INFINITY);
         if let Some(f) = &self.filter {
             f.reset_share(adj);
+        }
+    }
+
+    /// Frees this trustee's array (4 B per vertex of the graph, or of its
+    /// process with a shared filter; the filter stays) until
+    /// [`restore`](Self::restore): for a kernel that keeps its state from
+    /// one search to the next, once the answer is read, so that what
+    /// follows a search (its validation) does not sit beside them.
+    pub fn release(&mut self) {
+        self.best = Vec::new();
+    }
+
+    /// Makes released bounds again, all `+inf` (nothing to do when they
+    /// are there): before a search's clock starts, so that its pages are
+    /// not first touched inside it.
+    pub fn restore(&mut self) {
+        if self.best.len() != self.len {
+            self.best = huge_vec_or_exit(self.len, f32::INFINITY, "bounds");
         }
     }
 

@@ -138,18 +138,18 @@ fn prepared_rows_match_the_shards() {
                         rows.push((
                             g,
                             row.iter().map(|&t| a.global_of(t)).collect(),
-                            ent(lh.light(v)),
-                            ent(lh.heavy(v)),
+                            ent(lh.light(s.shard(), v)),
+                            ent(lh.heavy(s.shard(), v)),
                         ));
                     }
                     // A new Δ: the same entries, split again, each part ascending.
                     let before: Vec<usize> = (0..a.num_own())
-                        .map(|v| lh.light(v).len() + lh.heavy(v).len())
+                        .map(|v| lh.light(s.shard(), v).len() + lh.heavy(s.shard(), v).len())
                         .collect();
                     lh.resplit(s.shard_mut(), 0.6);
                     let (ts, ws) = lh.arrays(s.shard());
                     for v in 0..a.num_own() {
-                        let (li, he) = (lh.light(v), lh.heavy(v));
+                        let (li, he) = (lh.light(s.shard(), v), lh.heavy(s.shard(), v));
                         assert_eq!(li.len() + he.len(), before[v as usize]);
                         // The whole row: the light part, then the heavy one.
                         assert_eq!(lh.row(v), li.start..he.end);

@@ -133,7 +133,7 @@ fn look(source: LocalSource, weighted: bool, kind: PartitionKind, threads: usize
                         let pairs = |r: std::ops::Range<usize>| -> Vec<(u32, f32)> {
                             r.map(|i| (t[i], w[i])).collect()
                         };
-                        let (light, heavy) = (lh.light(v), lh.heavy(v));
+                        let (light, heavy) = (lh.light(shard, v), lh.heavy(shard, v));
                         let end = light.start + e.len();
                         (pairs(light), pairs(heavy.clone()), pairs(heavy.end..end))
                     };

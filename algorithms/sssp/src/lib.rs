@@ -77,7 +77,7 @@
 //!
 //! - **Prefetching**: a bucket's vertices are scattered (a road grid's
 //!   are a ring around the root), so a pass asks the cache for what the
-//!   wave's next vertices will read (their spans, bounds and rows, their
+//!   wave's next vertices will read (their row words, bounds and rows, their
 //!   first targets' bounds and parents:
 //!   [`LightHeavy::prefetch_ahead`]) while it relaxes the current one; one
 //!   thread on a 2048 x 2048 grid took 0.33 s a search instead of 0.59 s.
@@ -86,6 +86,10 @@
 //! satisfies the Graph500 validator's exact check `d(u) == d(parent(u)) + w`.
 //! Roots run one after another on the same graph: the split is made once
 //! (and again only when Δ changes); per-root state is reset with `fill`s.
+//! Once a search's answer is gathered, its bounds and parents are freed
+//! (and its bucket queue holds nothing by then), so that the validation
+//! after it does not sit beside them; they are made again before the next
+//! search's clock starts.
 //!
 //! ```
 //! use graph_core::sharded::ShardedGraph;
@@ -113,7 +117,7 @@ mod delta;
 pub use delta::derived_delta;
 pub use graph_core::sharded::WeightProfile;
 
-use graph_core::alloc::refill;
+use graph_core::alloc::{huge_vec_or_exit, refill};
 use graph_core::sharded::{KernelError, ShardedGraph};
 use graph_kernel::adjacency::NO_FLAT;
 use graph_kernel::{gather, gather_flat, run, Bounds, LightHeavy, Local};
@@ -387,6 +391,20 @@ fn pass(l: &mut Local<'_, Sssp>, budget: usize) -> bool {
     s.epoch_pass(rows, &mut out, budget)
 }
 
+/// Applies `free` to every trustee's state (after a search: what it
+/// frees, the next search's set-up makes again).
+fn release(graph: &ShardedGraph, free: impl Fn(&mut Sssp) + Copy + Send + Sync + 'static) {
+    run(
+        graph,
+        move |_, old: Option<Sssp>| {
+            let mut st = old.expect("SSSP ran on this graph");
+            free(&mut st);
+            st
+        },
+        |_| (),
+    );
+}
+
 /// Delta-stepping SSSP from `root` over `graph`, from a fiber of the runtime
 /// that built the graph. Returns [`KernelError::RootOutOfRange`] for a bad root
 /// and [`KernelError::Config`] for a bad setting (Δ, budgets).
@@ -422,6 +440,12 @@ pub fn sssp(graph: &ShardedGraph, root: u64, cfg: &SsspConfig) -> Result<SsspOut
             s: Search::default(),
         });
         st.rows.lh.resplit(s.shard_mut(), delta);
+        // What the last search's gathering freed, made again before the clock.
+        st.rows.bounds.restore();
+        let n = a.num_own() as usize;
+        if st.s.parent.len() != n {
+            st.s.parent = huge_vec_or_exit(n, NO_FLAT, "SSSP parents");
+        }
         st
     };
     run(graph, make, |_| ());
@@ -472,9 +496,22 @@ pub fn sssp(graph: &ShardedGraph, root: u64, cfg: &SsspConfig) -> Result<SsspOut
         },
     );
     let kernel_time = t0.elapsed();
+    // Each array is freed once gathered (and made again before the next
+    // search's clock): the bounds and parents (8 B per vertex per trustee
+    // and 4 B per own vertex) would otherwise sit beside the answer and its
+    // validation, the peak of a run.
+    let dist = gather(graph, f32::INFINITY, |st: &Sssp, v| st.rows.bounds.own(v))?;
+    release(graph, |st| st.rows.bounds.release());
+    let parent = gather_flat(graph, |st: &Sssp| &st.s.parent[..])?;
+    // And given back to the system in every process (glibc keeps arrays
+    // under 32 MiB in its heaps otherwise: SCALE 22 and below).
+    release(graph, |st| {
+        st.s.parent = Vec::new();
+        graph_core::alloc::give_back_freed();
+    });
     Ok(SsspOutput {
-        dist: gather(graph, f32::INFINITY, |st: &Sssp, v| st.rows.bounds.own(v))?,
-        parent: gather_flat(graph, |st: &Sssp| &st.s.parent[..])?,
+        dist,
+        parent,
         kernel_time,
         rounds: per.iter().map(|p| p.0).max().unwrap_or(0),
         scanned: per[0].1,

@@ -23,10 +23,10 @@ impl Adjacency {
     /// weights read as 1.0).
     pub fn light_heavy(&self, shard: &mut Shard, delta: f32, in_place: bool) -> LightHeavy {
         let names = self.tables.global_of.clone();
-        let mut spans = Vec::new();
-        reserve_or_exit(&mut spans, self.n as usize, "light/heavy rows");
+        let mut spans = Spans::default();
+        reserve_or_exit(&mut spans.packed, self.n as usize, "light/heavy rows");
         // Read at random by a search: huge pages spare it the page walks.
-        graph_core::csr::advise_huge_pages(spans.spare_capacity_mut());
+        graph_core::csr::advise_huge_pages(spans.packed.spare_capacity_mut());
         // Renamed before (by a split of this adjacency) means flat already;
         // another table makes `rewrite_rows` refuse.
         let rename = shard.renamed().is_none();
@@ -91,7 +91,7 @@ impl Adjacency {
         targets: &mut [u32],
         weights: &mut [f32],
         delta: f32,
-        spans: &mut Vec<Span>,
+        spans: &mut Spans,
     ) {
         let bits = super::radix::bits_below(self.num_flat());
         // Each entry as one key, the flat id above its weight's order
@@ -134,12 +134,7 @@ impl Adjacency {
             }
             row.truncate(light);
             row.extend_from_slice(&heavy);
-            let light = row.partition_point(|&k| weight_of(k) <= delta);
-            spans.push(Span {
-                start: r.start as u64,
-                light: light as u32,
-                heavy: (row.len() - light) as u32,
-            });
+            spans.push(r.start as u64, row.len() as u64);
             row.extend_from_slice(&rest);
             for (k, &key) in row.iter().enumerate() {
                 (t[k], w[k]) = ((key >> 32) as u32, weight_of(key));
@@ -169,16 +164,17 @@ fn weight_of(key: u64) -> f32 {
 }
 
 /// Orders `row` (unique flat ids, ascending) light first for `delta`,
-/// both parts ascending, and returns its span starting at `start`.
-fn split_one(row: &mut [(u32, f32)], delta: f32, start: u64) -> Span {
+/// both parts ascending.
+fn split_one(row: &mut [(u32, f32)], delta: f32) {
     // Stable: both parts keep their ascending order.
     row.sort_by_key(|e| e.1 > delta);
-    let light = row.partition_point(|e| e.1 <= delta);
-    Span {
-        start,
-        light: light as u32,
-        heavy: (row.len() - light) as u32,
-    }
+}
+
+/// Whether an entry of weight `w` is light at `delta` (NaN counts as
+/// light, as the splits order it).
+#[inline(always)]
+fn is_light(w: f32, delta: f32) -> bool {
+    w <= delta || w.is_nan()
 }
 
 /// The rows of an [`Adjacency`] with weights, as delta-stepping relaxes
@@ -193,8 +189,11 @@ fn split_one(row: &mut [(u32, f32)], delta: f32, start: u64) -> Span {
 /// (`in_place` of [`Adjacency::light_heavy`]: the shard's arrays, renamed
 /// and reordered row by row), or in a copy of them otherwise; either way
 /// read them through [`arrays`](Self::arrays) with this trustee's shard.
-/// Rows stay where the shard has them (by original local index); a span
-/// per position (16 B) points at each.
+/// Rows stay where the shard has them (by original local index); one word
+/// per position (8 B) says where each starts and how many
+/// distinct targets it has; where its light part ends is found in the
+/// row (a binary search), which only the kernels that relax the two parts
+/// apart ask for.
 ///
 /// ```
 /// use graph_core::sharded::ShardedGraph;
@@ -217,7 +216,7 @@ fn split_one(row: &mut [(u32, f32)], delta: f32, start: u64) -> Span {
 ///             let v = a.position(0);
 ///             let (_, w) = lh.arrays(shard);
 ///             let ws = |r: std::ops::Range<usize>| w[r].to_vec();
-///             (ws(lh.light(v)), ws(lh.heavy(v)), a.rows(shard).entries_merged(), shard.degree(0))
+///             (ws(lh.light(shard, v)), ws(lh.heavy(shard, v)), a.rows(shard).entries_merged(), shard.degree(0))
 ///         })
 ///     })
 /// });
@@ -229,17 +228,68 @@ fn split_one(row: &mut [(u32, f32)], delta: f32, start: u64) -> Span {
 pub struct LightHeavy {
     delta: f32,
     /// Row of each position.
-    spans: Vec<Span>,
+    spans: Spans,
     /// The rows, when not in the shard: targets and weights.
     copy: Option<(Vec<u32>, Vec<f32>)>,
 }
 
-/// Where one position's row is: `light` entries from `start`, then `heavy`.
-#[derive(Clone, Copy, Debug)]
-struct Span {
-    start: u64,
-    light: u32,
-    heavy: u32,
+/// Bits of a packed span that hold the row's length.
+const LEN_BITS: u32 = 24;
+/// The length field's largest value, which means "in [`Spans::wide`]".
+const WIDE: u64 = (1 << LEN_BITS) - 1;
+
+/// Where each position's row is (its first entry and its distinct
+/// targets), one word per position: the start in the high 40 bits, the
+/// length in the low 24. A row of 2^24 - 1 distinct targets or more, or
+/// one starting at entry 2^40 or later, has the length field [`WIDE`] and
+/// its span in `wide` instead (a few hub vertices of a huge Kronecker
+/// graph; none below SCALE 30 or so). Half of a start-and-two-counts
+/// struct: at SCALE 26 on one process that is 512 MiB.
+#[derive(Debug, Default)]
+struct Spans {
+    packed: Vec<u64>,
+    /// `(position, start, length)` of the rows that do not pack, by
+    /// position.
+    wide: Vec<(u32, u64, u64)>,
+}
+
+impl Spans {
+    /// Appends the next position's span.
+    fn push(&mut self, start: u64, len: u64) {
+        if len < WIDE && start < 1 << (64 - LEN_BITS) {
+            self.packed.push(start << LEN_BITS | len);
+        } else {
+            self.wide.push((self.packed.len() as u32, start, len));
+            self.packed.push(WIDE);
+        }
+    }
+
+    /// The row of position `v`: its entries `start..start + len`.
+    #[inline(always)]
+    fn get(&self, v: u32) -> Range<usize> {
+        let s = self.packed[v as usize];
+        let len = s & WIDE;
+        if len == WIDE {
+            return self.wide(v);
+        }
+        let start = (s >> LEN_BITS) as usize;
+        start..start + len as usize
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn wide(&self, v: u32) -> Range<usize> {
+        let i = self
+            .wide
+            .binary_search_by_key(&v, |w| w.0)
+            .expect("a wide span is listed");
+        let (_, start, len) = self.wide[i];
+        start as usize..(start + len) as usize
+    }
+
+    fn len(&self) -> usize {
+        self.packed.len()
+    }
 }
 
 impl LightHeavy {
@@ -288,12 +338,13 @@ impl LightHeavy {
         if delta == self.delta {
             return;
         }
-        let spans = &mut self.spans;
+        let spans = &self.spans;
         let mut row: Vec<(u32, f32)> = Vec::new();
+        // The rows keep their starts and distinct targets: only the order
+        // within each changes.
         let mut again = |t: &mut [u32], w: &mut [f32]| {
-            for s in spans.iter_mut() {
-                let r =
-                    s.start as usize..(s.start + u64::from(s.light) + u64::from(s.heavy)) as usize;
+            for v in 0..spans.len() as u32 {
+                let r = spans.get(v);
                 row.clear();
                 row.extend(
                     t[r.clone()]
@@ -302,7 +353,7 @@ impl LightHeavy {
                         .zip(w[r.clone()].iter().copied()),
                 );
                 row.sort_unstable_by_key(|e| e.0);
-                *s = split_one(&mut row, delta, s.start);
+                split_one(&mut row, delta);
                 for (k, &(v, x)) in row.iter().enumerate() {
                     (t[r.start + k], w[r.start + k]) = (v, x);
                 }
@@ -330,28 +381,31 @@ impl LightHeavy {
         }
     }
 
-    /// Light entries of position `v`.
-    #[inline(always)]
-    pub fn light(&self, v: u32) -> Range<usize> {
-        let s = self.spans[v as usize];
-        s.start as usize..s.start as usize + s.light as usize
+    /// Where position `v`'s light entries end and its heavy ones start
+    /// (a binary search of its row's weights; `shard` as for
+    /// [`arrays`](Self::arrays)).
+    fn light_end(&self, shard: &Shard, v: u32) -> usize {
+        let r = self.row(v);
+        let (_, w) = self.arrays(shard);
+        let delta = self.delta;
+        r.start + w[r].partition_point(|&x| is_light(x, delta))
     }
 
-    /// Heavy entries of position `v`.
-    #[inline(always)]
-    pub fn heavy(&self, v: u32) -> Range<usize> {
-        let s = self.spans[v as usize];
-        let a = s.start as usize + s.light as usize;
-        a..a + s.heavy as usize
+    /// Light entries of position `v` (`shard` as for [`arrays`](Self::arrays)).
+    pub fn light(&self, shard: &Shard, v: u32) -> Range<usize> {
+        self.row(v).start..self.light_end(shard, v)
+    }
+
+    /// Heavy entries of position `v` (`shard` as for [`arrays`](Self::arrays)).
+    pub fn heavy(&self, shard: &Shard, v: u32) -> Range<usize> {
+        self.light_end(shard, v)..self.row(v).end
     }
 
     /// The whole row of position `v`: its light entries, then its heavy
     /// ones (for a kernel that relaxes both at once).
     #[inline(always)]
     pub fn row(&self, v: u32) -> Range<usize> {
-        let s = self.spans[v as usize];
-        let a = s.start as usize;
-        a..a + s.light as usize + s.heavy as usize
+        self.spans.get(v)
     }
 
     /// Asks the cache for what a kernel relaxing rows in a known order
@@ -374,13 +428,12 @@ impl LightHeavy {
     ) {
         use graph_core::csr::prefetch_line;
         let (targets, weights) = self.arrays(shard);
-        let span = |v: u32| self.spans.get(v as usize);
         if let Some(v) = next(16) {
-            span(v).map(prefetch_line);
+            self.spans.packed.get(v as usize).map(prefetch_line);
             bounds.prefetch_own(v);
         }
-        if let Some(s) = next(8).and_then(span) {
-            let a = s.start as usize;
+        if let Some(v) = next(8) {
+            let a = self.row(v).start;
             targets.get(a).map(prefetch_line);
             weights.get(a).map(prefetch_line);
         }
@@ -400,13 +453,41 @@ impl LightHeavy {
             .copy
             .as_ref()
             .map_or(0, |(t, w)| 4 * (t.capacity() + w.capacity()));
-        (self.spans.capacity() * std::mem::size_of::<Span>() + copy) as u64
+        let spans = 8 * self.spans.packed.capacity()
+            + self.spans.wide.capacity() * std::mem::size_of::<(u32, u64, u64)>();
+        (spans + copy) as u64
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Spans that do not pack (a row of 2^24 - 1 distinct targets or
+    /// more, or starting at entry 2^40 or later) come back whole, among
+    /// packed ones.
+    #[test]
+    fn wide_spans_come_back_beside_packed_ones() {
+        let mut s = Spans::default();
+        let rows = [
+            (0u64, 3u64),
+            (3, WIDE),
+            (u64::from(u32::MAX) * 7, WIDE - 1),
+            (1 << 40, 1),
+            ((1 << 40) - 1, 0),
+            (5, WIDE + 100),
+            (9, 0),
+        ];
+        for &(start, len) in &rows {
+            s.push(start, len);
+        }
+        assert_eq!(s.len(), rows.len());
+        assert_eq!(s.wide.len(), 3, "{:?}", s.wide);
+        for (v, &(start, len)) in rows.iter().enumerate() {
+            let want = start as usize..(start + len) as usize;
+            assert_eq!(s.get(v as u32), want, "position {v}");
+        }
+    }
 
     /// The keys' order is `total_cmp`'s, and the weight comes back bit for bit.
     #[test]
