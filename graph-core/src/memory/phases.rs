@@ -332,9 +332,6 @@ fn estimate_rank_as(
         sssp_search.max(gather_dist).max(gather_parent) - gather(12),
         gather(12),
     );
-    // `graph500` as calibrated before those cuts (not measured since; an
-    // overestimate by up to 40 B per vertex).
-    let sssp_old = (bounds + 64 * nr, sssp_in_flight + arrivals, gather(16));
     // The unweighted rows: the shards' own targets, renamed and ordered in
     // place, when the shards are unweighted (4 B per own vertex for the
     // rows' lengths); a copy of the targets (4 B per entry) beside
@@ -372,9 +369,11 @@ fn estimate_rank_as(
     let (k_held, k_transient, k_gather) = match workload {
         Workload::Sssp => sssp,
         Workload::Bfs => bfs,
-        // Both states stay; over 64 roots the queues keep their largest
-        // capacities (32 B per own vertex more, calibrated).
-        Workload::Graph500 => (bfs.0 + sssp_old.0 + 32 * nr, sssp_old.1, sssp_old.2),
+        // Both states stay, SSSP's as above (its queues free their buffers
+        // as buckets are taken, so 64 roots keep no larger capacities):
+        // measured peaks 487 688 KiB at SCALE 20 and 1 925 636 at 22 (2
+        // threads, 64 roots of each kernel, validated) against 1.09x that.
+        Workload::Graph500 => (bfs.0 + sssp.0, sssp.1, sssp.2),
         Workload::Cc => cc,
         Workload::PageRank => pagerank,
         Workload::Bc => bc,
