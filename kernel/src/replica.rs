@@ -176,10 +176,14 @@ impl Replica {
 
     /// Sets bit `f` of a bitmap atomically: for a bitmap that several
     /// trustees of a process set bits of at once (each in the other's
-    /// words).
+    /// words). A bit already set costs a load, not a read-modify-write of
+    /// a line the other trustees read (a run only sets bits).
     #[inline]
     pub fn set_bit_shared(&self, f: u32) {
-        self.words[(f >> 6) as usize].fetch_or(1u64 << (f & 63), Relaxed);
+        let (word, bit) = (&self.words[(f >> 6) as usize], 1u64 << (f & 63));
+        if word.load(Relaxed) & bit == 0 {
+            word.fetch_or(bit, Relaxed);
+        }
     }
 
     /// Zeroes words `range`.
