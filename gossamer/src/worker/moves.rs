@@ -185,7 +185,17 @@ impl Worker {
         if self.chasing.get() {
             return (HOLD + t, p);
         }
-        self.follow(t, p, false)
+        let (t, p) = self.follow(t, p, false);
+        // SAFETY: `(t, p)` names a property of this worker: a trust of it holds
+        // weight, so its header is live or a tombstone (kept until shutdown).
+        if t == self.id && unsafe { PropHeader::moved(p) } {
+            // A value of this worker on its way through bytes (a shipping
+            // tombstone, `trust/property.rs`): no request may run on the
+            // header inline; it waits in the chase queue and bounces there.
+            self.begin_chase(&mut self.moves.borrow_mut());
+            return (HOLD + t, p);
+        }
+        (t, p)
     }
 
     /// Where the property known as `(t, p)` lives, as far as this worker knows
@@ -354,11 +364,30 @@ impl Worker {
         rec: AlignedBuf,
         off: usize,
     ) {
-        self.learn(from, to, false);
+        // A pending box (a value on its way through bytes, `trust/migrate.rs`)
+        // forwards to itself: the record is sent there again, and there is no
+        // route to learn.
+        if from != to {
+            self.learn(from, to, false);
+        }
         let cont = self.chased(cont);
         // Waiting here counts as outstanding, as it did on its pair.
         self.outstanding.set(self.outstanding.get() + 1);
         let mut m = self.moves.borrow_mut();
+        self.begin_chase(&mut m);
+        m.early.push_back(Held {
+            at: to,
+            code,
+            rec,
+            off,
+            cont,
+        });
+    }
+
+    /// Begins a chase, unless this worker chases already: from now on new
+    /// requests wait in the chase queue, and the first round waits until
+    /// every pair completed what is in flight now.
+    fn begin_chase(&self, m: &mut Moves) {
         if !self.chasing.get() {
             self.chasing.set(true);
             m.marks = self
@@ -371,13 +400,6 @@ impl Worker {
                 })
                 .collect();
         }
-        m.early.push_back(Held {
-            at: to,
-            code,
-            rec,
-            off,
-            cont,
-        });
     }
 
     /// `cont` as the continuation of a record in the chase: a record seen
