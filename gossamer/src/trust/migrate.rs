@@ -1,9 +1,13 @@
-//! Moving a property to another trustee ([`Trust::migrate_to`]) and placing new
-//! work beside an existing property ([`entrust_near`], [`spawn_near`]).
+//! Moving a property to another trustee ([`Trust::migrate_to`] through memory,
+//! [`Trust::migrate_with`] also through bytes, into another rank) and placing
+//! new work beside an existing property ([`entrust_near`], [`spawn_near`]).
 //!
 //! The design (forwarding addresses, bounced records, learnt routes, what a
-//! lookup costs) is explained in `worker/moves.rs`; the move itself is
-//! `migrate_here` (`trampolines.rs`) and `move_out` (`property.rs`).
+//! lookup costs, and the four steps of a move through bytes) is explained in
+//! `worker/moves.rs`; the move itself is `migrate_here` (`trampolines.rs`) and
+//! `move_out` (`property.rs`) through memory, and `tr_reserve`, `ship_here`,
+//! `fill_here`, `tr_commit` (`trampolines.rs`) with `reserve`, `take_out`,
+//! `fill`, `commit` (`property.rs`) through bytes.
 
 use super::entrust::entrust_on;
 use super::property::{cancel, commit, reserve};
@@ -37,8 +41,9 @@ impl<T: Send + 'static> Trust<T> {
     ///
     /// The value moves through process memory (it must be `Send`): the old and
     /// the new trustee must be workers of one process; the calling fiber may be
-    /// on any worker, also of another rank. A move into another rank panics (not
-    /// built: see the crate's Limits). Blocking: not in delegated context.
+    /// on any worker, also of another rank. A move into another rank panics:
+    /// use [`migrate_with`](Self::migrate_with) there. Blocking: not in
+    /// delegated context.
     ///
     /// ```
     /// use gossamer::{entrust_on, WorkerId};
@@ -122,19 +127,21 @@ impl<T: Send + Serialize + DeserializeOwned + 'static> Trust<T> {
     /// When the value lives in `to`'s process, it moves through memory, as with
     /// `migrate_to`. Otherwise it moves through bytes (serde, encoded as
     /// [`apply_with`](Self::apply_with)'s payloads; a value bigger than a slot
-    /// travels in chunks, there is no size limit), in three round trips that
+    /// travels in chunks, there is no size limit), in four round trips that
     /// the calling fiber drives: `to` reserves a *pending box*; the old trustee
-    /// serializes the value, leaves a tombstone forwarding to that box and
-    /// answers the bytes and the property's reference weight; `to` decodes the
-    /// value into the box, which holds the weight from then on. Requests that
-    /// reach the box before the value bounce and are sent again
-    /// (`worker/moves.rs`). The copy left on the old trustee is dropped there
-    /// once serialized (a value holding trusts returns their weight: the bytes
-    /// carry clones of them); the moved value is dropped on its last trustee
-    /// when the last trust of it is gone, like any property. So a `T` whose
-    /// `Drop` has effects beyond its own memory sees one drop per process the
-    /// value left. A value whose serialization fails does not move (panics with
-    /// the codec's message).
+    /// serializes the value, answers the bytes and the property's reference
+    /// weight, and leaves a tombstone that bounces requests back to itself;
+    /// `to` decodes the value into the box, which holds the weight from then
+    /// on; the tombstone is told to forward to the box. Requests that reach
+    /// the tombstone meanwhile bounce and are sent again, one round trip per
+    /// try (`worker/moves.rs`). The copy left on the old trustee is dropped
+    /// there once serialized (a value holding trusts returns their weight: the
+    /// bytes carry clones of them); the moved value is dropped on its last
+    /// trustee when the last trust of it is gone, like any property. So a `T`
+    /// whose `Drop` has effects beyond its own memory sees one drop per
+    /// process the value left, and one at the end. A value whose serialization
+    /// fails does not move (this panics with the codec's message); one whose
+    /// bytes fail to decode on `to` stops the run (delegated panic).
     ///
     /// Blocking: not in delegated context.
     ///
