@@ -593,6 +593,71 @@ fn moving_ranks(t: TransportKind) {
     println!("rank 0 result {} copies {}", out.0, out.1);
 }
 
+/// Drops of a [`Kept`] in this process.
+static KEPT_DROPS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// A value that counts its drops (in its own process).
+struct Kept;
+
+impl Drop for Kept {
+    fn drop(&mut self) {
+        KEPT_DROPS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// A value holding a trust of another property.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Holder {
+    inner: Trust<Kept>,
+    n: u64,
+}
+
+/// A value that holds a trust moves between ranks (`migrate_with`) and its
+/// copies left behind are dropped: the trust in each copy returns its weight
+/// and the bytes carry a clone, so the held property stays alive while the
+/// value lives and is dropped exactly once after it went.
+fn holding(t: TransportKind) {
+    let out = builder(t)
+        .run(move || {
+            use std::sync::atomic::Ordering::SeqCst;
+            let n = num_workers();
+            let inner: Trust<Kept> = entrust_with(WorkerId(THREADS), || Kept);
+            let outer = gossamer::entrust_on(
+                WorkerId(0),
+                Holder {
+                    inner: inner.clone(),
+                    n: 0,
+                },
+            );
+            for k in 0..20 {
+                // Every worker in turn, so across ranks and within them.
+                assert!(outer.migrate_with(WorkerId((k * 3 + 1) % n)));
+                outer.apply(|h| h.n += 1);
+            }
+            let again: Trust<Kept> = outer.apply_returning(|h| h.inner.clone());
+            let drops = || again.apply(|_| KEPT_DROPS.load(SeqCst));
+            assert_eq!(drops(), 0, "the held value was dropped while held");
+            drop(inner);
+            assert_eq!(outer.apply(|h| h.n), 20);
+            drop(outer);
+            assert_eq!(drops(), 0, "dropped while a trust of it lives");
+            let ask: Trust<u8> = entrust_with(WorkerId(THREADS), || 0u8);
+            drop(again);
+            let t0 = Instant::now();
+            while ask.apply(|_| KEPT_DROPS.load(SeqCst)) == 0 {
+                assert!(t0.elapsed() < GUARD, "the held value was never dropped");
+                gossamer::yield_now();
+            }
+            for _ in 0..1000 {
+                gossamer::yield_now();
+            }
+            assert_eq!(ask.apply(|_| KEPT_DROPS.load(SeqCst)), 1, "dropped once");
+            20
+        })
+        .expect("rack run");
+    println!("rank 0 result {out}");
+}
+
 macro_rules! rank_tests {
     ($($name:ident => $body:expr;)*) => {$(
         #[test]
@@ -624,6 +689,8 @@ rank_tests! {
     rank_moving_tcp => moving(TransportKind::Tcp);
     rank_moving_ranks_shm => moving_ranks(TransportKind::Shm);
     rank_moving_ranks_tcp => moving_ranks(TransportKind::Tcp);
+    rank_holding_shm => holding(TransportKind::Shm);
+    rank_holding_tcp => holding(TransportKind::Tcp);
     rank_inflight_shm => inflight(TransportKind::Shm);
     rank_inflight_tcp => inflight(TransportKind::Tcp);
 }
@@ -749,6 +816,8 @@ fn a_value_moving_between_ranks_keeps_every_increment_and_each_clients_order() {
         (2, "rank_moving_ranks_shm"),
         (2, "rank_moving_ranks_tcp"),
         (3, "rank_moving_ranks_shm"),
+        (2, "rank_holding_shm"),
+        (2, "rank_holding_tcp"),
     ] {
         let (code, text, _) = launch(ranks, test);
         assert_eq!(code, 0, "{test} x{ranks} failed:\n{text}");
