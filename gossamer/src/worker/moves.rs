@@ -98,7 +98,10 @@
 //! sets `any_fwd`, and `resolve` sends a request whose property resolves to a
 //! moved header of this worker through the chase queue (one load of the
 //! header, only for workers that know of a move, only for local properties),
-//! where it runs through its trampoline, which bounces. The weight travels with
+//! where it runs through its trampoline, which bounces (a run without moves
+//! never gets there: the `fetch_add` example, 16 objects, 2 threads, 20
+//! alternated runs of each build through quiet.py, in the runs no other work
+//! disturbed: async 35.5 -> 35.7 Mops/s median, trust 18.4 -> 18.4). The weight travels with
 //! the bytes (releases and fence units that meet the tombstone chase the value
 //! like any request), so the value is dropped once, on its last trustee, when
 //! the last weight comes back; the copy left on O is dropped when it is
