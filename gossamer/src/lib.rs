@@ -19,7 +19,9 @@
 //!   [`entrust_with`]. The property is dropped on its trustee when the last trust
 //!   is dropped (weighted reference counting, see `src/trust/weight.rs`).
 //! - **Migration**: [`Trust::migrate_to`] moves a property's value to another
-//!   trustee of the same process while requests keep coming. The old trustee
+//!   trustee of the same process while requests keep coming, and
+//!   [`Trust::migrate_with`] (for serde values) to any worker, also of another
+//!   rank, through bytes. The old trustee
 //!   keeps a *forwarding address* (a tombstone): a request that reaches it is not
 //!   run but bounced to its client, which sends it again to the new address, so it
 //!   runs exactly once; every trust stays valid. A client whose request bounced
@@ -98,13 +100,16 @@
 //! - Cloning a remote trust whose weight is exhausted inside delegated context
 //!   panics (see `src/trust/weight.rs`); ordinary code never gets near that.
 //! - [`Trust::migrate_to`] moves a value within one process only (through memory,
-//!   `T: Send`); clients on any rank reach it after the move. Moving it into
-//!   another rank panics: that needs the value serialized (`T: Serialize +
-//!   DeserializeOwned`, like [`Trust::apply_with`]'s payloads) and a tombstone that
-//!   knows the new address before it forwards (e.g. the new trustee reserves the
-//!   box first, and requests that arrive before the value wait there, answered
-//!   later by token as launches are), which is not built. A value whose launched
-//!   closure is running does not move (`migrate_to` returns false). Tombstones are
+//!   `T: Send`); clients on any rank reach it after the move, and a move into
+//!   another rank panics. [`Trust::migrate_with`] (`T: Serialize` and
+//!   `DeserializeOwned`, encoded as [`Trust::apply_with`]'s payloads, no size
+//!   limit) moves a value into any worker: through memory within a process,
+//!   else through bytes, in four round trips driven by the calling fiber, and
+//!   while the value is in transit requests to it bounce and retry (one round
+//!   trip each). The copy left on the old trustee is dropped there, so a `Drop`
+//!   with effects beyond the value's memory runs once per process the value
+//!   left, plus once at the end. A value whose launched closure is running does
+//!   not move (both return false). Tombstones are
 //!   kept until shutdown (one property header plus the value's inline size per
 //!   move). A request chases a moving value: a value moved again and again
 //!   without pause can keep requests waiting, and while a worker chases, all its

@@ -412,3 +412,39 @@ fn work_placed_near_a_trust_follows_its_moves() {
         .unwrap();
     assert_eq!(v, ((WorkerId(2), true), 7));
 }
+
+/// Times a [`Noted`] was serialized.
+static NOTED_SERIALIZED: AtomicUsize = AtomicUsize::new(0);
+
+/// A value that counts its serializations.
+#[derive(serde::Deserialize)]
+struct Noted(u64);
+
+impl serde::Serialize for Noted {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        NOTED_SERIALIZED.fetch_add(1, Ordering::SeqCst);
+        self.0.serialize(s)
+    }
+}
+
+#[test]
+fn migrate_with_moves_through_memory_within_a_process() {
+    let v = rt(3)
+        .run(|| {
+            let c = entrust_on(WorkerId(1), Noted(1));
+            let other = c.clone();
+            for k in [2usize, 0, 0, 1, 2] {
+                assert!(c.migrate_with(WorkerId(k)));
+                assert_eq!(c.trustee(), WorkerId(k));
+                other.apply(|x| x.0 += 1);
+            }
+            c.apply(|x| x.0)
+        })
+        .unwrap();
+    assert_eq!(v, 6);
+    assert_eq!(
+        NOTED_SERIALIZED.load(Ordering::SeqCst),
+        0,
+        "within a process the value moves through memory"
+    );
+}

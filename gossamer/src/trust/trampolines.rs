@@ -11,12 +11,15 @@
 //! with `p` the property word that client put in the record header. Each `# Safety`
 //! section below says what that record and that word must be.
 
-use super::property::{move_out, new_prop, value_mut, PropBox};
+use super::property::{
+    cancel, commit, fill, is_pending, move_out, new_prop, reserve, take_out, value_mut, PropBox,
+};
 use super::values::{put_serde, put_value, read_serde};
+use crate::codec;
 use crate::latch::Latch;
 use crate::pod::Pod;
 use crate::slot::{pad8, AlignedBuf, Reader, RECORD_HEADER};
-use crate::worker::{panic_message, worker, Cont, PropHeader, Worker, UNREGISTERED};
+use crate::worker::{panic_message, worker, Cont, Delegated, PropHeader, Worker, UNREGISTERED};
 use serde::{de::DeserializeOwned, Serialize};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -450,6 +453,9 @@ pub(super) const STAYED: u64 = 1;
 pub(super) const PINNED: u64 = 2;
 /// The target runs in another process (rank); the value did not move.
 pub(super) const OTHER_RANK: u64 = 3;
+/// `tr_ship`: the value could not be serialized; it did not move (the
+/// codec's message follows).
+pub(super) const UNENCODABLE: u64 = 4;
 
 /// Moves a property's value to the worker named in the record (`migrate_to`).
 ///
@@ -547,5 +553,214 @@ pub(super) unsafe fn tr_adopt(p: u64, r: &mut Reader, _: &mut AlignedBuf) -> boo
     }
     // SAFETY: a live property of this worker; the unit is the adoption's own.
     unsafe { w.release_local(p as *mut PropHeader, 1) };
+    false
+}
+
+/// Reserves a pending box on this worker for a value that moves here through
+/// bytes (`Trust::migrate_with`); appends its address.
+///
+/// # Safety
+/// None beyond the trampoline shape: `p` and the record body are unused.
+pub(super) unsafe fn tr_reserve<T>(_: u64, _: &mut Reader, out: &mut AlignedBuf) -> bool {
+    put_value(out, reserve::<T>(worker("migrate_with")));
+    false
+}
+
+/// Moves a property's value out through bytes, towards the pending box named
+/// in the record (`Trust::migrate_with`, step 2): see [`ship_here`].
+///
+/// # Safety
+/// `r` must be positioned at the target worker and its pending box (`u64`s)
+/// that `migrate_with` wrote, the box one `tr_reserve::<T>` made and nothing
+/// else filled or cancelled; `p` must be a live `PropBox<T>` (or tombstone, or
+/// pending box) of the current worker whose value nothing borrows.
+pub(super) unsafe fn tr_ship<T: Serialize + 'static>(
+    p: u64,
+    r: &mut Reader,
+    out: &mut AlignedBuf,
+) -> bool {
+    let to = (r.u64() as usize, r.u64());
+    // SAFETY: `p` is a property header of this worker (caller contract).
+    if unsafe { PropHeader::moved(p) } {
+        return true;
+    }
+    // SAFETY: a live PropBox<T> of this worker, between records; `to` a
+    // pending box for this move (caller contract).
+    unsafe { ship_here::<T>(worker("migrate_with"), p, to, out) };
+    false
+}
+
+/// Moves the value of property `p` of `w` (the current worker) out through
+/// bytes to the pending box `to` (trustee, address), unless it lives on that
+/// trustee already (then the box is freed here: `STAYED`), a launch holds it
+/// (`PINNED`: the client frees the box) or it cannot be serialized
+/// (`UNENCODABLE`). Moving: the value is serialized, `p` becomes a shipping
+/// tombstone with no weight (it bounces every request back to itself until
+/// [`tr_commit`] makes it forward to `to`), and the value left here is dropped
+/// (the bytes are the value now; see `trust/migrate.rs`). Appends to `out` the
+/// answer `[code, old trustee, old address, new trustee, new address]`, then,
+/// when moved, the weight (`u128` as two `u64`s) and the value's bytes
+/// (length-prefixed), or the codec's message.
+///
+/// # Safety
+/// `p` must be a live (not moved) `PropBox<T>` of `w`, no closure may be
+/// running on its value (a trampoline between records, or a fiber outside
+/// delegated context), and `to` a pending box that `reserve::<T>` made and
+/// nothing filled or cancelled.
+pub(super) unsafe fn ship_here<T: Serialize + 'static>(
+    w: &Worker,
+    p: u64,
+    to: (usize, u64),
+    out: &mut AlignedBuf,
+) {
+    let me = w.id as u64;
+    let answer = |out: &mut AlignedBuf, why: u64| {
+        put_value(out, [why, me, p, to.0 as u64, to.1]);
+    };
+    if to.0 == w.id {
+        // SAFETY: the pending box this move reserved here; no tombstone
+        // forwards to it (only a move that ships the value would make one).
+        unsafe { cancel::<T>(to.1) };
+        return put_value(out, [STAYED, me, p, me, p]);
+    }
+    // Local jobs deferred before this request hold the value's address: they
+    // run first (as in `migrate_here`).
+    w.run_deferred();
+    // SAFETY: `p` is live (caller contract; the requesting trust holds weight).
+    if unsafe { (*(p as *const PropHeader)).pins.get() } > 0 {
+        return answer(out, PINNED);
+    }
+    let mut bytes = Vec::new();
+    let encoded = {
+        let _d = Delegated::enter(w);
+        // SAFETY: live and unborrowed (caller contract).
+        codec::encode_into(unsafe { &*value_mut::<T>(p) }, &mut bytes)
+    };
+    if let Err(e) = encoded {
+        answer(out, UNENCODABLE);
+        let m = e.to_string();
+        put_value(out, m.len() as u64);
+        out.extend(m.as_ptr(), m.len());
+        return;
+    }
+    // SAFETY: live, unborrowed, not pinned (checked).
+    let (value, weight) = unsafe { take_out::<T>(w, p) };
+    {
+        // The copy left here ends: the value lives on in the bytes.
+        let _d = Delegated::enter(w);
+        drop(value);
+    }
+    answer(out, MOVED);
+    put_value(out, [weight as u64, (weight >> 64) as u64]);
+    put_value(out, bytes.len() as u64);
+    out.extend(bytes.as_ptr(), bytes.len());
+}
+
+/// `tr_ship`'s answer, as the client reads it back ([`read_shipped`]).
+pub(super) struct Shipped {
+    /// `[code, old trustee, old address, new trustee, new address]`.
+    pub(super) ans: [u64; 5],
+    /// The property's weight (when moved).
+    pub(super) weight: u128,
+    /// The value's bytes (when moved), or the codec's message (`UNENCODABLE`).
+    pub(super) bytes: Vec<u8>,
+}
+
+/// Reads `tr_ship`'s answer into a parked fiber's `MaybeUninit<Shipped>` (the
+/// `read` of a `Cont::Wake`).
+///
+/// # Safety
+/// `r` must be positioned at an answer `ship_here` wrote, and `out` valid for
+/// writes of a `Shipped` and aligned for it; whatever it held is overwritten,
+/// not dropped.
+pub(super) unsafe fn read_shipped(r: &mut Reader, out: *mut u8) {
+    // SAFETY: `ship_here` wrote the answer words with `put_value::<[u64; 5]>`.
+    let ans = unsafe { r.value::<[u64; 5]>() };
+    let (weight, bytes) = match ans[0] {
+        MOVED => {
+            let wt = (r.u64() as u128) | ((r.u64() as u128) << 64);
+            let (b, n) = r.bytes();
+            // SAFETY: the reader's bytes are valid while we copy them.
+            (wt, unsafe { std::slice::from_raw_parts(b, n) }.to_vec())
+        }
+        UNENCODABLE => {
+            let (b, n) = r.bytes();
+            // SAFETY: as above.
+            (0, unsafe { std::slice::from_raw_parts(b, n) }.to_vec())
+        }
+        _ => (0, Vec::new()),
+    };
+    // SAFETY: valid and aligned for a Shipped (caller contract).
+    unsafe { (out as *mut Shipped).write(Shipped { ans, weight, bytes }) };
+}
+
+/// Fills a pending box with a value that moved here through bytes
+/// (`Trust::migrate_with`, step 3): see [`fill_here`].
+///
+/// # Safety
+/// `p` must be a pending box `tr_reserve::<T>` made on the current worker,
+/// whose value `tr_ship::<T>` shipped to it, and `r` positioned at the weight
+/// (two `u64`s) and the value's bytes (length-prefixed) from its answer, sent
+/// in this record only.
+pub(super) unsafe fn tr_fill<T: DeserializeOwned + 'static>(
+    p: u64,
+    r: &mut Reader,
+    _: &mut AlignedBuf,
+) -> bool {
+    let weight = (r.u64() as u128) | ((r.u64() as u128) << 64);
+    let (b, n) = r.bytes();
+    // SAFETY: the reader's bytes are valid for the call.
+    let bytes = unsafe { std::slice::from_raw_parts(b, n) };
+    // SAFETY: the caller's contract is `fill_here`'s.
+    unsafe { fill_here::<T>(worker("migrate_with"), p, weight, bytes) };
+    false
+}
+
+/// Decodes a value shipped to the pending box `p` of `w` (the current worker)
+/// and makes the box a live property holding `weight`.
+///
+/// # Safety
+/// `p` must be a pending box `reserve::<T>` made on `w`, neither filled nor
+/// cancelled, and `bytes` and `weight` what `ship_here::<T>` answered for it.
+pub(super) unsafe fn fill_here<T: DeserializeOwned + 'static>(
+    w: &Worker,
+    p: u64,
+    weight: u128,
+    bytes: &[u8],
+) {
+    // SAFETY: a header of this worker (caller contract).
+    debug_assert!(unsafe { is_pending(p) });
+    let value: T = {
+        let _d = Delegated::enter(w);
+        codec::decode(bytes).unwrap_or_else(|e| {
+            panic!("gossamer: migrate_with: a moved value's bytes did not decode on the new trustee: {e}")
+        })
+    };
+    // SAFETY: a pending box of `w` (caller contract), filled once.
+    unsafe { fill::<T>(w, p, value, weight) };
+}
+
+/// Frees a pending box that will not be filled (the value was pinned).
+///
+/// # Safety
+/// `p` must be a pending box `tr_reserve::<T>` made on the current worker that
+/// no tombstone forwards to, neither filled nor cancelled.
+pub(super) unsafe fn tr_cancel<T>(p: u64, _: &mut Reader, _: &mut AlignedBuf) -> bool {
+    // SAFETY: caller contract.
+    unsafe { cancel::<T>(p) };
+    false
+}
+
+/// Makes a shipping tombstone forward to the box its value was put in
+/// (`Trust::migrate_with`, step 4).
+///
+/// # Safety
+/// `p` must be a tombstone that `tr_ship` made on the current worker (not
+/// committed yet), and `r` positioned at the new trustee and the box there
+/// (`u64`s) that was filled with its value.
+pub(super) unsafe fn tr_commit(p: u64, r: &mut Reader, _: &mut AlignedBuf) -> bool {
+    let to = (r.u64() as usize, r.u64());
+    // SAFETY: caller contract.
+    unsafe { commit(worker("migrate_with"), p, to) };
     false
 }
