@@ -170,7 +170,7 @@ pub mod tutorial;
 
 mod test_hooks;
 
-pub use adjacency::{Adjacency, LightHeavy};
+pub use adjacency::{Adjacency, LightHeavy, RowsFormat};
 pub use bounds::Bounds;
 pub use filter::Filter;
 pub use forest::Forest;
@@ -180,7 +180,9 @@ pub use local::{Local, Sender};
 pub use net::KernelStats;
 pub use program::Program;
 pub use replica::{Late, Replica};
-pub use run::{gather, gather_flat, prepare, run, Prepare, Setup};
+pub use run::{
+    gather, gather_flat, prepare, prepare_with, rows_footprint, run, Prepare, RowsFootprint, Setup,
+};
 pub use source::Graph500Source;
 
 pub use gossamer::Op;
