@@ -1,52 +1,46 @@
 //! [`Packed`]: compressed unweighted rows, each row's flat ids stored as
-//! group-varint differences (the difference coding of Ligra+, with the
-//! lengths of four numbers in one byte as in Dean's group varint; this
-//! code is our own).
+//! byte-coded differences (the layout of Ligra+'s byte codes; this code
+//! is our own).
 //!
 //! # The format
 //!
 //! A row (position `v`, flat id `lo + v`, targets `t0 < t1 < ...`, no
-//! repeats) is a sequence of `u32` numbers:
+//! repeats) is one run of bytes:
 //!
-//! - the first target relative to the row's own vertex, `t0 - (lo + v)`
-//!   (wrapping, read as an `i32`), zigzag-coded (`2x` for `x >= 0`,
-//!   `-2x - 1` below), so a neighbour whose id is near the vertex's own
-//!   costs one byte;
+//! - the first target relative to the row's own vertex, `t0 - (lo + v)`,
+//!   zigzag-coded (`2x` for `x >= 0`, `-2x - 1` below), so a neighbour
+//!   whose id is near the vertex's own costs a byte or two;
 //! - then each gap less one, `t(i) - t(i - 1) - 1` (the targets are
 //!   distinct, so the gap is at least 1).
 //!
-//! The numbers go in groups of four: a control byte (bits `2k..2k + 2`:
-//! the `k`-th number's length in bytes, less one), then the four numbers,
-//! each in as few little-endian bytes as hold it (1-4). A row's last
-//! group may hold fewer than four: the rest of its control byte is zero
-//! and no bytes follow for them (the row's length says how many there
-//! are). Per vertex the rows keep the byte offset of the row (8 B) and its
-//! length in targets (4 B: a search sums the lengths of its frontier, and
-//! decoding runs by count, so a row's end is never read).
+//! Each number is a varint: 7 bits a byte, low bits first, the high bit
+//! set on every byte but the last. A `u32` gap takes 1 to 5 bytes, the
+//! first number (up to 33 bits) also at most 5. Per vertex the rows keep
+//! the byte offset of the row (8 B) and its length in targets (4 B: the
+//! loop runs by count, so the end of a row is never read, and a
+//! direction-optimizing search sums the lengths of its frontier).
 //!
-//! Decoding a group reads its control byte, then four 4-byte words at the
-//! offsets the lengths give, each masked to its length: no branch on a
-//! number's length, and the only chain from one group to the next is the
-//! group's size. The array ends with [`PAD`] zero bytes so a group's reads
-//! stay inside it.
+//! Decoding reads 8 bytes at once (the array ends with 8 zero bytes so a
+//! read near the end stays inside it), finds the first byte without the
+//! high bit in that word and gathers the 7-bit groups with shifts and
+//! masks: no branch on a number's length, one load per number.
 //!
 //! # Cost and use
 //!
 //! Kronecker rows ordered by degree have many small gaps (the hubs come
 //! first and have the smallest flat ids), a road grid's rows sit next to
-//! their vertex: most numbers take one byte where a plain row takes four.
-//! A search reads fewer bytes but decodes each entry (a mask and an add).
-//! The rows are read only in order, through [`PackedView::for_each`] and
-//! [`PackedView::find`] (which stops at the first match, as a bottom-up
-//! BFS does at its first parent).
+//! their vertex: most numbers take one or two bytes where a plain row
+//! takes four. A search reads fewer bytes but decodes each entry
+//! (a few shifts). The rows are read only in order, through
+//! [`PackedView::for_each`] and [`PackedView::find`] (which stops at the
+//! first match, as a bottom-up BFS does at its first parent).
 
 use graph_core::alloc::{huge_vec_or_exit, reserve_or_exit};
 use graph_core::csr::{advise_huge_pages, prefetch_line};
 
-/// Bytes of zeros after the last row: a group's reads (its control byte
-/// and 20 bytes after it) that start at the last group stay inside the
-/// array.
-const PAD: usize = 21;
+/// Bytes of zeros after the last row: a decoder's 8-byte read that starts
+/// on a row's last byte stays inside the array.
+const PAD: usize = 8;
 
 /// Compressed rows of `n` positions; see the module docs.
 #[derive(Debug)]
@@ -133,47 +127,43 @@ impl<'a> PackedView<'a> {
     /// Calls `f` on each target of position `v`, ascending.
     #[inline(always)]
     pub(crate) fn for_each(&self, v: u32, mut f: impl FnMut(u32)) {
-        let _ = self.walk(v, |t| {
+        let n = self.degree[v as usize];
+        if n == 0 {
+            return;
+        }
+        let mut at = self.start[v as usize] as usize;
+        let mut t = first(self.lo.wrapping_add(v), read(self.bytes, &mut at));
+        f(t);
+        for _ in 1..n {
+            t = t
+                .wrapping_add(read(self.bytes, &mut at) as u32)
+                .wrapping_add(1);
             f(t);
-            false
-        });
+        }
     }
 
     /// The first target of position `v` (ascending) for which `pred`
-    /// holds; decodes no group past it.
+    /// holds; decodes no further than it.
     #[inline(always)]
-    pub(crate) fn find(&self, v: u32, pred: impl FnMut(u32) -> bool) -> Option<u32> {
-        self.walk(v, pred)
-    }
-
-    /// Position `v`'s targets in order until `stop` says so: the one it
-    /// stopped at.
-    #[inline(always)]
-    fn walk(&self, v: u32, mut stop: impl FnMut(u32) -> bool) -> Option<u32> {
-        let mut left = self.degree[v as usize] as usize;
-        if left == 0 {
+    pub(crate) fn find(&self, v: u32, mut pred: impl FnMut(u32) -> bool) -> Option<u32> {
+        let n = self.degree[v as usize];
+        if n == 0 {
             return None;
         }
         let mut at = self.start[v as usize] as usize;
-        let g = group(self.bytes, &mut at);
-        // The first number is the first target's zigzag difference to the
-        // own flat id; "one less than the gap" from it: start one lower.
-        let mut t = first(self.lo.wrapping_add(v), g[0]).wrapping_sub(1);
-        let mut g = [0, g[1], g[2], g[3]];
-        loop {
-            let k = left.min(4);
-            for &d in &g[..k] {
-                t = t.wrapping_add(d).wrapping_add(1);
-                if stop(t) {
-                    return Some(t);
-                }
-            }
-            left -= k;
-            if left == 0 {
-                return None;
-            }
-            g = group(self.bytes, &mut at);
+        let mut t = first(self.lo.wrapping_add(v), read(self.bytes, &mut at));
+        if pred(t) {
+            return Some(t);
         }
+        for _ in 1..n {
+            t = t
+                .wrapping_add(read(self.bytes, &mut at) as u32)
+                .wrapping_add(1);
+            if pred(t) {
+                return Some(t);
+            }
+        }
+        None
     }
 
     /// Starts loading position `v`'s offset and length (a hint).
@@ -200,81 +190,78 @@ impl<'a> PackedView<'a> {
     }
 }
 
-/// The first target from its code, relative to own flat id `me`.
+/// The first target from its coded difference to own flat id `me`.
 #[inline(always)]
-fn first(me: u32, z: u32) -> u32 {
-    // Zigzag back: even is +z/2, odd is -(z + 1)/2 (wrapping).
-    let d = (z >> 1) ^ (z & 1).wrapping_neg();
-    me.wrapping_add(d)
+fn first(me: u32, z: u64) -> u32 {
+    // Zigzag back: even is +z/2, odd is -(z + 1)/2.
+    let d = ((z >> 1) as i64) ^ -((z & 1) as i64);
+    (i64::from(me) + d) as u32
 }
 
-/// Zigzag code of the first target relative to own flat id `me`.
+/// Zigzag code of the first target's difference to own flat id `me`.
 #[inline]
-fn first_code(me: u32, t: u32) -> u32 {
-    let d = t.wrapping_sub(me) as i32;
-    ((d << 1) ^ (d >> 31)) as u32
+fn first_code(me: u32, t: u32) -> u64 {
+    let d = i64::from(t) - i64::from(me);
+    ((d << 1) ^ (d >> 63)) as u64
 }
 
-/// Bytes a number takes in a group (1-4).
+/// Bytes of the varint of `x`.
 #[inline]
-fn len_of(x: u32) -> usize {
-    let bytes = (32 - (x | 1).leading_zeros() as usize).div_ceil(8);
-    bytes.max(1)
-}
-
-/// The numbers of a row of own flat id `me`.
-fn numbers(me: u32, row: &[u32]) -> impl Iterator<Item = u32> + '_ {
-    let head = row.first().map(|&t0| first_code(me, t0));
-    head.into_iter()
-        .chain(row.windows(2).map(|w| w[1] - w[0] - 1))
+fn varint_len(x: u64) -> usize {
+    let bits = 64 - (x | 1).leading_zeros() as usize;
+    bits.div_ceil(7)
 }
 
 /// Bytes of the coded row of own flat id `me`.
 fn row_bytes(me: u32, row: &[u32]) -> usize {
-    row.len().div_ceil(4) + numbers(me, row).map(len_of).sum::<usize>()
+    let Some(&t0) = row.first() else { return 0 };
+    varint_len(first_code(me, t0))
+        + row
+            .windows(2)
+            .map(|w| varint_len(u64::from(w[1] - w[0] - 1)))
+            .sum::<usize>()
+}
+
+/// Appends `x` as a varint.
+#[inline]
+fn put(out: &mut Vec<u8>, mut x: u64) {
+    while x >= 0x80 {
+        out.push((x as u8) | 0x80);
+        x >>= 7;
+    }
+    out.push(x as u8);
 }
 
 /// Appends the coded row of own flat id `me` (targets ascending, distinct).
 fn encode_row(me: u32, row: &[u32], out: &mut Vec<u8>) {
-    debug_assert!(
-        row.windows(2).all(|w| w[0] < w[1]),
-        "a compressed row needs distinct targets, ascending"
-    );
-    let mut control = 0;
-    for (i, x) in numbers(me, row).enumerate() {
-        let k = i % 4;
-        if k == 0 {
-            control = out.len();
-            out.push(0);
-        }
-        let len = len_of(x);
-        out[control] |= ((len - 1) as u8) << (2 * k);
-        out.extend_from_slice(&x.to_le_bytes()[..len]);
+    let Some(&t0) = row.first() else { return };
+    put(out, first_code(me, t0));
+    for w in row.windows(2) {
+        debug_assert!(
+            w[1] > w[0],
+            "a compressed row needs distinct targets, ascending"
+        );
+        put(out, u64::from(w[1] - w[0] - 1));
     }
 }
 
-/// The group at `*at` (four numbers; those past a row's end are
-/// meaningless), moving `*at` past it.
+/// The varint at `*at` (at most 5 bytes), moving `*at` past it. Reads the
+/// 8 bytes from `*at` (the padding keeps them inside the array).
 #[inline(always)]
-fn group(bytes: &[u8], at: &mut usize) -> [u32; 4] {
-    let c = u32::from(bytes[*at]);
-    let data: &[u8; 20] = bytes[*at + 1..*at + 21].try_into().expect("20 bytes");
-    let len = [c & 3, (c >> 2) & 3, (c >> 4) & 3, c >> 6];
-    let o1 = len[0] as usize + 1;
-    let o2 = o1 + len[1] as usize + 1;
-    let o3 = o2 + len[2] as usize + 1;
-    *at += 1 + o3 + len[3] as usize + 1;
-    let word = |o: usize, l: u32| {
-        let w = u32::from_le_bytes(data[o..o + 4].try_into().expect("4 bytes"));
-        // Length l + 1 bytes: keep the low 8 (l + 1) bits.
-        w & (u32::MAX >> (24 - 8 * l))
-    };
-    [
-        word(0, len[0]),
-        word(o1, len[1]),
-        word(o2, len[2]),
-        word(o3, len[3]),
-    ]
+fn read(bytes: &[u8], at: &mut usize) -> u64 {
+    let word: [u8; 8] = bytes[*at..*at + 8].try_into().expect("8 bytes");
+    let w = u64::from_le_bytes(word);
+    // The high bit of every byte that ends a number; the lowest is ours.
+    let stops = !w & 0x8080_8080_8080_8080;
+    let last = stops & stops.wrapping_neg();
+    let x = w & (last | (last - 1));
+    *at += (last.trailing_zeros() as usize >> 3) + 1;
+    // Byte k's 7 bits move down by k (the stop bits fall out of the masks).
+    (x & 0x7f)
+        | ((x >> 1) & (0x7f << 7))
+        | ((x >> 2) & (0x7f << 14))
+        | ((x >> 3) & (0x7f << 21))
+        | ((x >> 4) & (0x7f << 28))
 }
 
 #[cfg(test)]
@@ -304,58 +291,52 @@ mod tests {
     }
 
     #[test]
-    fn numbers_of_every_length_in_every_place_of_a_group_decode() {
-        let sizes = [
-            0u32,
-            0xff,
-            0x100,
-            0xffff,
-            0x1_0000,
-            0xff_ffff,
-            0x100_0000,
-            u32::MAX,
-        ];
-        assert_eq!(sizes.map(len_of), [1, 1, 2, 2, 3, 3, 4, 4]);
-        // Every control byte: four numbers of lengths a, b, c, d.
-        for c in 0..256usize {
-            let x: Vec<u32> = (0..4)
-                .map(|k| sizes[2 * ((c >> (2 * k)) & 3) + 1])
-                .collect();
-            let mut out = vec![0u8];
-            for (k, &v) in x.iter().enumerate() {
-                out[0] |= ((len_of(v) - 1) as u8) << (2 * k);
-                out.extend_from_slice(&v.to_le_bytes()[..len_of(v)]);
-            }
-            assert_eq!(out[0] as usize, c);
-            let len = out.len();
-            out.extend_from_slice(&[0xff; 3]); // what follows must not leak in
-            out.extend_from_slice(&[0; PAD]);
+    fn varints_of_every_length_decode() {
+        for x in [
+            0u64,
+            1,
+            0x7f,
+            0x80,
+            0x3fff,
+            0x4000,
+            (1 << 21) - 1,
+            1 << 21,
+            (1 << 28) - 1,
+            1 << 28,
+            u64::from(u32::MAX),
+            (1 << 33) - 1,
+        ] {
+            let mut b = Vec::new();
+            put(&mut b, x);
+            assert_eq!(b.len(), varint_len(x), "{x}");
+            let len = b.len();
+            b.extend_from_slice(&[0xff; 3]); // what follows must not leak in
+            b.extend_from_slice(&[0; PAD]);
             let mut at = 0;
-            assert_eq!(group(&out, &mut at).to_vec(), x, "control {c:#x}");
+            assert_eq!(read(&b, &mut at), x);
             assert_eq!(at, len);
         }
     }
 
     #[test]
-    fn gaps_of_one_to_four_bytes_and_the_extreme_ids() {
+    fn gaps_of_one_to_five_bytes_and_the_extreme_ids() {
         let max = u32::MAX - 1;
         let rows = vec![
-            vec![],                                                             // vertex 0: empty
-            vec![0, 1, 257, 514, 66_050, 131_587, 16_908_803, 33_686_020, max], // 1..4-byte gaps
+            vec![],                                                            // vertex 0: empty
+            vec![0, 1, 129, 258, 16_642, 33_027, 2_130_180, 270_565_637, max], // 1..5-byte gaps
             vec![max],    // far above its vertex
             vec![0],      // below it
-            vec![4],      // itself (first code 0)
-            vec![0, max], // one 4-byte gap
+            vec![3],      // itself (first code 0)
+            vec![0, max], // one 5-byte gap
             vec![],
-            vec![1, 2, 3],       // a partial group
-            vec![1, 2, 3, 4, 9], // a group and one
         ];
         let p = round_trip(0, &rows);
-        let lens: Vec<usize> = rows[1]
-            .windows(2)
-            .map(|w| len_of(w[1] - w[0] - 1))
-            .collect();
-        assert_eq!(lens, [1, 1, 2, 2, 3, 3, 4, 4]);
+        let mut lens = Vec::new();
+        let r = &rows[1];
+        for w in r.windows(2) {
+            lens.push(varint_len(u64::from(w[1] - w[0] - 1)));
+        }
+        assert_eq!(lens, [1, 1, 2, 2, 3, 4, 5, 5]);
         assert!(p.footprint() > p.num_bytes());
         // The own vertex at the top of the id range, its row at the bottom.
         round_trip(max - 1, &[vec![0, 5], vec![0, max - 1, max]]);
