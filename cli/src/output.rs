@@ -298,9 +298,6 @@ pub fn human_report(info: &RunInfo, run: &KernelRun, setting: &str) -> String {
         "(MTEPS: millions of input edges traversed per second; edges: the Graph500 count of input edges with both ends reached; validated: passed the Graph500 checks against the graph's edges. `{} --help` says more.)",
         run.kernel.name()
     );
-    if let Some(p) = crate::runtime::kernel_profile(run.kernel.name()) {
-        s += &p.summary_line();
-    }
     if let Some(r) = &run.rows {
         let _ = writeln!(
             s,
@@ -314,6 +311,9 @@ pub fn human_report(info: &RunInfo, run: &KernelRun, setting: &str) -> String {
             r.target_bytes as f64 / r.entries.max(1) as f64,
             r.bytes as f64 / 1e6,
         );
+    }
+    if let Some(p) = crate::runtime::kernel_profile(run.kernel.name()) {
+        s += &p.summary_line();
     }
     if let Some(b) = &run.balance {
         let _ = writeln!(
