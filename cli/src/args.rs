@@ -497,6 +497,15 @@ pub struct BfsArgs {
     /// Direction-optimizing (top-down/bottom-up switching) or top-down only.
     #[arg(long, value_enum, default_value_t = BfsModeArg::Do)]
     pub mode: BfsModeArg,
+    /// How the search's rows are stored (see the values). Compressed rows
+    /// hold each row's sorted neighbour ids as byte-coded differences: on a
+    /// Graph500 graph about half the bytes of plain rows' 4 per entry, plus
+    /// 12 B per vertex, paid for by decoding each entry as it is read and
+    /// one more pass over the rows while preparing them. Today the graph's
+    /// own plain array stays beside them (validation reads it), so the
+    /// process's peak does not fall yet (results/memory/compressed.md).
+    #[arg(long, value_enum, default_value_t = RowsArg::Plain)]
+    pub rows: RowsArg,
     /// Write the BFS levels from the first root: N x i64 little-endian, -1
     /// for unreached vertices (the reference vectors' .level format).
     #[arg(long, value_name = "FILE")]
@@ -702,6 +711,24 @@ pub enum PartitionArg {
     Striped,
     /// Contiguous blocks of a power-of-two size, about 64 per trustee (at most 256 blocks, 64 trustees), placed by a block table that a balancer may change (docs/balance.md); at first each trustee's blocks are one range, as with block.
     Blocks,
+}
+
+/// How a search's rows are stored (graph_kernel::RowsFormat).
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowsArg {
+    /// 4-byte neighbour ids, read as slices (the shard's own array).
+    Plain,
+    /// Byte-coded differences of the sorted ids (1-5 B each), decoded as read.
+    Compressed,
+}
+
+impl RowsArg {
+    pub fn format(self) -> graph_kernel::RowsFormat {
+        match self {
+            RowsArg::Plain => graph_kernel::RowsFormat::Plain,
+            RowsArg::Compressed => graph_kernel::RowsFormat::Compressed,
+        }
+    }
 }
 
 /// BFS strategy.

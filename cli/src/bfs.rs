@@ -11,7 +11,10 @@ pub fn run(args: &BfsArgs) -> Result<()> {
     single::run(Request {
         args: &args.single,
         spec: KernelSpec {
-            kernel: Kernel::Bfs { mode: args.mode },
+            kernel: Kernel::Bfs {
+                mode: args.mode,
+                rows: args.rows,
+            },
             dump: args.dump_levels.clone(),
         },
         mode: Some(args.mode),

@@ -12,7 +12,7 @@ use graph_core::{EdgeList, PartitionKind};
 use sssp::{SsspConfig, WeightProfile};
 use std::sync::OnceLock;
 
-use crate::args::BfsModeArg;
+use crate::args::{BfsModeArg, RowsArg};
 use crate::error::Result;
 use crate::graph::BuildSource;
 use crate::record::DeltaChoice;
@@ -142,13 +142,16 @@ impl Engine {
         })
     }
 
-    /// Breadth-first search from `root`.
-    pub fn bfs(&self, root: u64, mode: BfsModeArg) -> Result<BfsRun> {
+    /// Breadth-first search from `root`, on rows stored as `rows` says
+    /// (when this is the graph's first search; see
+    /// [`graph_kernel::prepare_with`]).
+    pub fn bfs(&self, root: u64, mode: BfsModeArg, rows: RowsArg) -> Result<BfsRun> {
         let cfg = BfsConfig {
             mode: match mode {
                 BfsModeArg::Do => BfsMode::DirectionOptimizing,
                 BfsModeArg::TopDown => BfsMode::TopDown,
             },
+            rows: rows.format(),
             ..BfsConfig::default()
         };
         let out = bfs::bfs(&self.graph, root, &cfg)?;

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::args::{BfsModeArg, Graph500Args, RootChoice};
+use crate::args::{BfsModeArg, Graph500Args, RootChoice, RowsArg};
 use crate::cfmt::{g, g_prec};
 use crate::error::{CliError, Result};
 use crate::graph;
@@ -49,6 +49,7 @@ pub fn run(args: &Graph500Args) -> Result<()> {
         KernelSpec {
             kernel: Kernel::Bfs {
                 mode: BfsModeArg::Do,
+                rows: RowsArg::Plain,
             },
             dump: None,
         },

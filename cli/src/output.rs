@@ -163,6 +163,11 @@ pub struct JsonReport {
     /// seconds, imbalance before and after.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub balance: Option<crate::record::BalanceReport>,
+    /// BFS: how its rows were stored and their bytes over all trustees
+    /// (`format`, `entries` after merging parallel edges, `target_bytes`,
+    /// `bytes` with the per-vertex arrays).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rows: Option<graph_kernel::RowsFootprint>,
 }
 
 /// What a derived delta was derived from: `max(w_min, w_max / d^2)`.
@@ -237,6 +242,7 @@ pub fn json_report(info: &RunInfo, run: &KernelRun, mode: Option<&'static str>) 
         profile: crate::runtime::kernel_profile(run.kernel.name()),
         wall_time: None,
         balance: run.balance.clone(),
+        rows: run.rows,
     }
 }
 
@@ -292,6 +298,20 @@ pub fn human_report(info: &RunInfo, run: &KernelRun, setting: &str) -> String {
         "(MTEPS: millions of input edges traversed per second; edges: the Graph500 count of input edges with both ends reached; validated: passed the Graph500 checks against the graph's edges. `{} --help` says more.)",
         run.kernel.name()
     );
+    if let Some(r) = &run.rows {
+        let _ = writeln!(
+            s,
+            "rows: {}, {} entries, {:.1} MB of targets ({:.2} B per entry), {:.1} MB with offsets and lengths",
+            match r.format {
+                graph_kernel::RowsFormat::Plain => "plain",
+                graph_kernel::RowsFormat::Compressed => "compressed",
+            },
+            r.entries,
+            r.target_bytes as f64 / 1e6,
+            r.target_bytes as f64 / r.entries.max(1) as f64,
+            r.bytes as f64 / 1e6,
+        );
+    }
     if let Some(p) = crate::runtime::kernel_profile(run.kernel.name()) {
         s += &p.summary_line();
     }

@@ -4,15 +4,15 @@
 
 use graph_core::validate::ValidationError;
 
-use crate::args::BfsModeArg;
+use crate::args::{BfsModeArg, RowsArg};
 
 /// Which kernel, with its options.
 #[derive(Clone, Copy, Debug)]
 pub enum Kernel {
     /// Delta-stepping SSSP; `None` lets the kernel choose delta.
     Sssp { delta: Option<f32> },
-    /// BFS in the given mode.
-    Bfs { mode: BfsModeArg },
+    /// BFS in the given mode, on rows stored as `rows` says.
+    Bfs { mode: BfsModeArg, rows: RowsArg },
 }
 
 impl Kernel {
@@ -97,6 +97,9 @@ pub struct KernelRun {
     pub failure: Option<(u64, ValidationError)>,
     /// What `--balance between-searches` did (`None` when off).
     pub balance: Option<BalanceReport>,
+    /// BFS: the bytes of the rows it searched (`None` for SSSP, whose
+    /// weighted rows are its own).
+    pub rows: Option<graph_kernel::RowsFootprint>,
 }
 
 /// What the between-searches balancer did over one kernel's searches.

@@ -314,7 +314,7 @@ impl Answer {
     fn search(engine: &Engine, kernel: Kernel, root: u64) -> Result<Answer> {
         Ok(match kernel {
             Kernel::Sssp { delta } => Answer::Sssp(engine.sssp(root, delta)?),
-            Kernel::Bfs { mode } => Answer::Bfs(engine.bfs(root, mode)?),
+            Kernel::Bfs { mode, rows } => Answer::Bfs(engine.bfs(root, mode, rows)?),
         })
     }
 
@@ -487,12 +487,17 @@ fn run_kernel(
         bar.tick();
     }
     bar.finish();
+    let rows = match kernel {
+        Kernel::Bfs { .. } => graph_kernel::rows_footprint(engine.graph()),
+        Kernel::Sssp { .. } => None,
+    };
     Ok(KernelRun {
         kernel,
         delta,
         results,
         failure,
         balance,
+        rows,
     })
 }
 

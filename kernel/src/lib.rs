@@ -33,15 +33,15 @@
 //! | [`Program`] | the per-trustee state: the message type (`Msg`), [`receive`](Program::receive) (what a message does to a vertex), the optional [`combine`](Program::combine), [`receive_here`](Program::receive_here) (a message to the trustee itself), [`next_superstep`](Program::next_superstep) and [`prefetch`](Program::prefetch) (a cache hint a push sweep gives for the targets of the rows it reads next) |
 //! | [`run`], [`Setup`] | makes the state on every trustee (from the previous run's, to reset instead of allocate) and runs one driver fiber per trustee |
 //! | [`Kernel`] | the driver: sweeps ([`for_each_vertex`](Kernel::for_each_vertex), [`for_each_active`](Kernel::for_each_active)), [`step`](Kernel::step) in a [`Direction`] (push, pull, or switched by Beamer's heuristic), [`passes`](Kernel::passes) for kernels that order their own work, [`end_superstep`](Kernel::end_superstep), [`sync`](Kernel::sync), reductions, [`publish`](Kernel::publish) |
-//! | [`Local`] | the own trustee inside a sweep: positions, flat ids, rows, state, [`send`](Local::send), [`send_first`](Local::send_first), [`send_to_trustee`](Local::send_to_trustee), [`activate`](Local::activate), [`was_active`](Local::was_active) in a pull |
+//! | [`Local`] | the own trustee inside a sweep: positions, flat ids, rows (as slices, or through [`for_each_target`](Local::for_each_target) / [`find_target`](Local::find_target), which read compressed rows too), state, [`send`](Local::send), [`send_first`](Local::send_first), [`send_to_trustee`](Local::send_to_trustee), [`activate`](Local::activate), [`was_active`](Local::was_active) in a pull |
 //! | [`gather`], [`gather_flat`] | one value per vertex from every trustee, by global id |
-//! | [`prepare`] | the renumbering and rows built before a kernel starts its clock |
+//! | [`prepare`], [`prepare_with`] | the renumbering and rows built before a kernel starts its clock; [`prepare_with`] chooses plain or compressed rows ([`RowsFormat`]); [`rows_footprint`] their bytes |
 //!
 //! # The blocks a state is made of
 //!
 //! | module | role |
 //! | --- | --- |
-//! | [`adjacency`] | [`Adjacency`]: each trustee's vertices renumbered by degree to flat ids (owner lookup, local/remote split), rows with parallel edges merged (in an unweighted shard itself, else a copy), prepared once per graph and shared by every kernel; [`LightHeavy`]: the weighted rows split at a bucket width |
+//! | [`adjacency`] | [`Adjacency`]: each trustee's vertices renumbered by degree to flat ids (owner lookup, local/remote split), rows with parallel edges merged (in an unweighted shard itself, else a copy; or compressed, byte-coded differences), prepared once per graph and shared by every kernel; [`LightHeavy`]: the weighted rows split at a bucket width |
 //! | `bounds` | [`Bounds`]: per-flat-id upper bounds of a push kernel's values, so it sends only improvements (SSSP) |
 //! | [`paths`] | [`Paths`](paths::Paths): shortest-path counts past `f64`'s range, bit for bit `f64` sums while they fit (betweenness) |
 //! | [`filter`] | [`Filter`]: those bounds for the other processes' vertices, one per process |
@@ -170,7 +170,7 @@ pub mod tutorial;
 
 mod test_hooks;
 
-pub use adjacency::{Adjacency, LightHeavy};
+pub use adjacency::{Adjacency, LightHeavy, RowsFormat};
 pub use bounds::Bounds;
 pub use filter::Filter;
 pub use forest::Forest;
@@ -180,7 +180,9 @@ pub use local::{Local, Sender};
 pub use net::KernelStats;
 pub use program::Program;
 pub use replica::{Late, Replica};
-pub use run::{gather, gather_flat, prepare, run, Prepare, Setup};
+pub use run::{
+    gather, gather_flat, prepare, prepare_with, rows_footprint, run, Prepare, RowsFootprint, Setup,
+};
 pub use source::Graph500Source;
 
 pub use gossamer::Op;

@@ -11,7 +11,7 @@ use graph_core::{Partition, PartitionKind, Shard};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::adjacency::{self, Adjacency, Rows, NO_FLAT};
+use crate::adjacency::{self, Adjacency, Rows, RowsFormat, NO_FLAT};
 use crate::kernel::Kernel;
 use crate::net::Net;
 use crate::program::Program;
@@ -107,7 +107,7 @@ where
     R: Send + Serialize + DeserializeOwned + 'static,
 {
     graph.on_trustees(move |mut ctx| {
-        adjacency::prepare(&mut ctx);
+        adjacency::prepare(&mut ctx, RowsFormat::Plain);
         ctx.local.apply_with(
             move |s, peers| {
                 let adj = adjacency::shared(s).expect("prepared just above");
@@ -307,8 +307,39 @@ pub enum Prepare {
 /// everything in place. Collective over the graph's trustees; call from a
 /// fiber.
 pub fn prepare(graph: &ShardedGraph, what: Prepare) {
+    prepare_with(graph, what, RowsFormat::Plain)
+}
+
+/// [`prepare`], with the rows stored in `format` when this is the graph's
+/// first preparation (a graph prepared already, by any call, keeps the
+/// format it has: [`Adjacency::rows_format`] says which). A kernel that
+/// reads its rows only through [`Local::for_each_target`](crate::Local::for_each_target)
+/// and [`Local::find_target`](crate::Local::find_target) (or
+/// [`Rows::for_each`] and [`Rows::find`]) runs on either format.
+///
+/// ```
+/// use graph_core::sharded::ShardedGraph;
+/// use graph_kernel::{prepare_with, run, Prepare, Program, RowsFormat};
+/// struct Sum(u64);
+/// impl Program for Sum { type Msg = u32; fn receive(&mut self, _: u32, _: u32) -> bool { false } }
+/// let list = graph_kernel::doc::path(5); // 0-1-2-3-4
+/// let sums = gossamer::main(2, move || {
+///     let g = ShardedGraph::build(&list, graph_core::PartitionKind::Block).unwrap();
+///     prepare_with(&g, Prepare::Rows, RowsFormat::Compressed);
+///     let init = |s: &mut graph_kernel::Setup<'_>, _: Option<Sum>| {
+///         let (a, rows) = (s.adjacency(), s.rows());
+///         assert_eq!(rows.format(), RowsFormat::Compressed);
+///         let mut sum = 0;
+///         (0..a.num_own()).for_each(|v| rows.for_each(v, |f| sum += u64::from(a.global_of(f))));
+///         Sum(sum)
+///     };
+///     run(&g, init, |k| k.with_returning(|l| l.state().0))
+/// });
+/// assert_eq!(sums, [1 + 2 + 1 + 3, 2 + 4 + 3]); // neighbours of 0, 1, 2 | 3, 4
+/// ```
+pub fn prepare_with(graph: &ShardedGraph, what: Prepare, format: RowsFormat) {
     graph.on_trustees(move |mut ctx| {
-        adjacency::prepare(&mut ctx);
+        adjacency::prepare(&mut ctx, format);
         ctx.local.apply(move |s| {
             let a = adjacency::shared(s).expect("prepared just above");
             if what != Prepare::Renumbering {
@@ -322,6 +353,50 @@ pub fn prepare(graph: &ShardedGraph, what: Prepare) {
             }
         });
     });
+}
+
+/// What a graph's unweighted rows (and a directed graph's in-rows) hold
+/// over all its trustees ([`rows_footprint`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct RowsFootprint {
+    /// How they are stored.
+    pub format: RowsFormat,
+    /// Targets, after merging parallel edges.
+    pub entries: u64,
+    /// Bytes of the targets ([`Rows::target_bytes`]).
+    pub target_bytes: u64,
+    /// Bytes in all, the per-vertex arrays included ([`Rows::footprint`]).
+    pub bytes: u64,
+}
+
+/// The [`RowsFootprint`] of `graph`'s rows as built so far, summed over
+/// its trustees; `None` before the graph is prepared or when no kernel
+/// built rows. Collective over the graph's trustees; call from a fiber.
+pub fn rows_footprint(graph: &ShardedGraph) -> Option<RowsFootprint> {
+    let each = graph.on_trustees(|ctx| {
+        ctx.local.apply(|s| {
+            let a = adjacency::shared(s)?;
+            let rows = a.rows_if_built()?;
+            let mut f = RowsFootprint {
+                format: rows.format(),
+                entries: rows.num_entries(),
+                target_bytes: rows.target_bytes(),
+                bytes: rows.footprint(),
+            };
+            if let Some(r) = a.in_rows_if_built() {
+                f.entries += r.num_entries();
+                f.target_bytes += r.target_bytes();
+                f.bytes += r.footprint();
+            }
+            Some(f)
+        })
+    });
+    each.into_iter().flatten().reduce(|a, b| RowsFootprint {
+        format: a.format,
+        entries: a.entries + b.entries,
+        target_bytes: a.target_bytes + b.target_bytes,
+        bytes: a.bytes + b.bytes,
+    })
 }
 
 fn not_run<P>() -> KernelError {

@@ -128,3 +128,49 @@ fn directed_searches_follow_out_arcs() {
         }
     }
 }
+
+/// The same searches on compressed rows (the graph's first preparation
+/// asks for them): the levels of the sequential reference, validated, and
+/// bottom-up levels that read the compressed in-rows.
+#[test]
+fn directed_bfs_on_compressed_rows_follows_out_arcs() {
+    let list = graph(3);
+    let roots: Vec<u32> = (0..40)
+        .filter(|&v| !out_rows(&list)[v as usize].is_empty())
+        .take(3)
+        .collect();
+    let want: Vec<Vec<i64>> = roots.iter().map(|&r| levels(&list, r)).collect();
+    for threads in 1..=3 {
+        for kind in [PartitionKind::Block, PartitionKind::Cyclic] {
+            let (list, roots) = (
+                EdgeList::from_edges(400, list.edges().to_vec()).unwrap(),
+                roots.clone(),
+            );
+            let (got, pulled) = gossamer::main(threads, move || {
+                let g = ShardedGraph::build_with(&list, kind, true).unwrap();
+                let (mut out, mut pulled) = (Vec::new(), 0);
+                for &r in &roots {
+                    let r = u64::from(r);
+                    for mode in [BfsMode::DirectionOptimizing, BfsMode::TopDown] {
+                        let cfg = BfsConfig {
+                            mode,
+                            rows: graph_kernel::RowsFormat::Compressed,
+                            ..Default::default()
+                        };
+                        let b = bfs::bfs(&g, r, &cfg).unwrap();
+                        pulled += b.bottom_up_levels;
+                        validate_bfs_sharded(&g, r, &b.parent, Some(&b.level)).unwrap();
+                        out.push(b.level);
+                    }
+                }
+                let rows = graph_kernel::rows_footprint(&g).expect("rows built");
+                assert_eq!(rows.format, graph_kernel::RowsFormat::Compressed);
+                (out, pulled)
+            });
+            assert!(pulled > 0, "{threads} {kind:?}: never bottom-up");
+            for (i, level) in got.iter().enumerate() {
+                assert_eq!(level, &want[i / 2], "{threads} {kind:?}, search {i}");
+            }
+        }
+    }
+}

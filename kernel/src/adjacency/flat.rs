@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 use graph_core::{Partition, Shard};
 
 use super::renumber::{bases, Tables};
-use super::rows::{InPlace, Rows};
+use super::rows::{InPlace, Rows, RowsFormat};
 
 /// "No vertex" in an array of flat ids (e.g. the parent of an unreached
 /// vertex).
@@ -36,13 +36,15 @@ pub struct Adjacency {
     /// Own positions with an out-neighbour in another process, built on
     /// first use ([`boundary`](Self::boundary)).
     boundary: OnceLock<Vec<u32>>,
+    /// How the rows and in-rows are stored.
+    format: RowsFormat,
     key: u64,
 }
 
 impl Adjacency {
     /// Builds the rows of `shard` once every trustee's positions (`rank`) are
     /// known.
-    pub(super) fn build(shard: &Shard, tables: Arc<Tables>, key: u64) -> Self {
+    pub(super) fn build(shard: &Shard, tables: Arc<Tables>, key: u64, format: RowsFormat) -> Self {
         let p = *shard.partition();
         let me = shard.trustee();
         let (base, _) = bases(&p);
@@ -63,7 +65,21 @@ impl Adjacency {
             rows: OnceLock::new(),
             in_rows: OnceLock::new(),
             boundary: OnceLock::new(),
+            format,
             key,
+        }
+    }
+
+    /// How the rows are stored (chosen when the graph was prepared).
+    pub fn rows_format(&self) -> RowsFormat {
+        self.format
+    }
+
+    /// `rows` in this adjacency's format.
+    fn in_format(&self, rows: Rows) -> Rows {
+        match self.format {
+            RowsFormat::Plain => rows,
+            RowsFormat::Compressed => rows.compressed(self.lo),
         }
     }
 
@@ -177,7 +193,13 @@ impl Adjacency {
     /// trustee's) the first time any kernel asks. On a directed graph
     /// ([`Shard::is_directed`]) these are the out-edges.
     pub fn rows(&self, shard: &Shard) -> &Rows {
-        self.rows.get_or_init(|| match shard.renamed() {
+        self.rows
+            .get_or_init(|| self.in_format(self.copy_rows(shard)))
+    }
+
+    /// The rows copied out of `shard` (see [`rows`](Self::rows)).
+    fn copy_rows(&self, shard: &Shard) -> Rows {
+        match shard.renamed() {
             None => Rows::build(
                 &self.order,
                 |l| shard.adjacency(l).0,
@@ -197,7 +219,7 @@ impl Adjacency {
                 |v| self.flat_of(n[v as usize]),
                 self.num_flat(),
             ),
-        })
+        }
     }
 
     /// Makes the unweighted rows the shard's own array where the shard
@@ -230,7 +252,7 @@ impl Adjacency {
             |v, row| ordered.order(v, row, |x| self.flat_of(x)),
         );
         if let Some(arrays) = shared {
-            let _ = self.rows.set(Rows::shared(arrays, ordered));
+            let _ = self.rows.set(self.in_format(Rows::shared(arrays, ordered)));
         }
     }
 
@@ -243,7 +265,7 @@ impl Adjacency {
 
     /// The in-edge rows of a directed graph if built (`None` on an
     /// undirected graph: its in-rows are the [`rows`](Self::rows)).
-    pub(crate) fn in_rows_if_built(&self) -> Option<&Rows> {
+    pub fn in_rows_if_built(&self) -> Option<&Rows> {
         self.in_rows.get()
     }
 
@@ -323,7 +345,7 @@ impl Adjacency {
         }
         let away = |f: &u32| !here.iter().any(|&(a, b)| a <= *f && *f < b);
         (0..self.n)
-            .filter(|&v| rows.iter().any(|r| r.row(v).iter().any(away)))
+            .filter(|&v| rows.iter().any(|r| r.find(v, |f| away(&f)).is_some()))
             .collect()
     }
 
@@ -336,12 +358,12 @@ impl Adjacency {
             return self.rows(shard);
         }
         self.in_rows.get_or_init(|| {
-            Rows::build(
+            self.in_format(Rows::build(
                 &self.order,
                 |l| shard.in_neighbors(l),
                 |v| self.flat_of(v),
                 self.num_flat(),
-            )
+            ))
         })
     }
 

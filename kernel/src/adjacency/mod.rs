@@ -63,6 +63,24 @@
 //! place. A program's setup gets the shared handle
 //! ([`Setup::adjacency`](crate::Setup::adjacency)).
 //!
+//! # Compressed rows
+//!
+//! A graph prepared with [`RowsFormat::Compressed`]
+//! ([`prepare_with`](crate::prepare_with)) keeps its unweighted rows (and
+//! in-rows) as byte-coded differences of the sorted flat ids, the first
+//! relative to the row's own vertex (as Ligra+ does; `packed.rs` has the
+//! format): 1-5 B an entry instead of 4, plus a byte offset and a length
+//! per vertex. They have no slices to hand out: a kernel reads them with
+//! [`Rows::for_each`] and [`Rows::find`] (in a sweep,
+//! [`Local::for_each_target`](crate::Local::for_each_target) and
+//! [`Local::find_target`](crate::Local::find_target)), which read plain
+//! rows too with one branch per row on the format, none per entry, so a
+//! kernel is written once for both; [`Rows::row`] panics on compressed
+//! rows. The shard keeps its own array (validation and the TEPS count read
+//! it), so today compression saves the bytes of a kernel's copy only where
+//! the rows are a copy (a weighted shard, in-rows of a directed graph),
+//! not where they are the shard's own array.
+//!
 //! Preparing costs O(entries): each entry is renamed (one load from the
 //! flat-id table, prefetched a few dozen entries ahead) and each row
 //! sorted (radix sorted when long, `radix.rs`); from a built graph file
@@ -96,13 +114,15 @@
 //! | --- | --- |
 //! | `renumber.rs` | positions by degree, flat-id bases, the tables a process's trustees share |
 //! | `flat.rs` | [`Adjacency`]: flat ids, owner lookup, positions, global ids; [`NO_FLAT`] |
-//! | `rows.rs` | [`Rows`]: the unweighted rows, merged, copied or in the shard; [`simple_lists`] |
+//! | `rows.rs` | [`Rows`]: the unweighted rows, merged, copied or in the shard, plain or compressed ([`RowsFormat`]); [`simple_lists`] |
+//! | `packed.rs` | compressed rows: byte-coded differences of each row's flat ids |
 //! | `prepare.rs` | the collective renumbering, once per graph |
 //! | `radix.rs` | sorting a row while preparing: radix sort for long rows |
 //! | `light_heavy.rs` | [`LightHeavy`]: the weighted rows split at Δ |
 
 mod flat;
 mod light_heavy;
+mod packed;
 mod prepare;
 mod radix;
 mod renumber;
@@ -110,6 +130,7 @@ mod rows;
 
 pub use flat::{Adjacency, NO_FLAT};
 pub use light_heavy::LightHeavy;
+pub(crate) use packed::PackedView;
 pub(crate) use prepare::{prepare, shared};
 pub(crate) use rows::RowsView;
-pub use rows::{simple_lists, Rows};
+pub use rows::{simple_lists, Rows, RowsFormat};

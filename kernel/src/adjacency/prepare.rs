@@ -11,6 +11,7 @@ use graph_core::sharded::{TrusteeCtx, TrusteeState};
 
 use super::flat::Adjacency;
 use super::renumber::{degree_ranks, file_positions, take_tables};
+use super::rows::RowsFormat;
 
 /// Draws for graph keys: unique within this process.
 static NEXT_KEY: AtomicU64 = AtomicU64::new(1);
@@ -35,9 +36,9 @@ struct Building {
 /// in a trustee fiber of [`run`](crate::run) or [`prepare`](crate::prepare));
 /// returns at once when it is already prepared. Costs a barrier, an
 /// all-reduce and one exchange of `4 B x vertices` per trustee the first
-/// time.
-///
-pub(crate) fn prepare(ctx: &mut TrusteeCtx) {
+/// time. The rows are stored in `format` (the first preparation of a
+/// graph decides; later calls keep what it chose).
+pub(crate) fn prepare(ctx: &mut TrusteeCtx, format: RowsFormat) {
     if ctx
         .local
         .apply(|s| s.kernel::<Prepared>(|_| Prepared::default()).1 .0.is_some())
@@ -79,7 +80,7 @@ pub(crate) fn prepare(ctx: &mut TrusteeCtx) {
         s.drop_kernel::<Building>();
         let tables = take_tables(key, s.shard().partition())
             .expect("graph_kernel::adjacency::prepare: the positions of this graph were not filed in this process");
-        let adj = Adjacency::build(s.shard(), tables, key);
+        let adj = Adjacency::build(s.shard(), tables, key, format);
         // The rows in the shard itself when it allows it (no second copy).
         adj.share_rows(s.shard_mut());
         s.kernel::<Prepared>(|_| Prepared::default()).1 .0 = Some(Arc::new(adj));

@@ -1,12 +1,36 @@
 //! [`Rows`]: the unweighted rows of an [`Adjacency`](super::Adjacency), flat
-//! ids ascending with parallel edges merged; [`simple_lists`], the same
-//! merging for plain neighbour lists.
+//! ids ascending with parallel edges merged, plain or compressed
+//! ([`RowsFormat`]); [`simple_lists`], the same merging for plain neighbour
+//! lists.
 
 use std::ops::Range;
 use std::sync::Arc;
 
 use graph_core::alloc::{huge_vec_or_exit, reserve_or_exit};
 use graph_core::csr::advise_huge_pages;
+
+use super::packed::{Packed, PackedView};
+
+/// How a graph's unweighted [`Rows`] are stored, chosen when the graph is
+/// prepared ([`prepare_with`](crate::prepare_with); the first preparation
+/// of a graph decides).
+///
+/// ```
+/// assert_eq!(graph_kernel::RowsFormat::default(), graph_kernel::RowsFormat::Plain);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum RowsFormat {
+    /// Flat ids, 4 B an entry, read as slices ([`Rows::row`]); on a shard
+    /// without weights the shard's own array (no second copy).
+    #[default]
+    Plain,
+    /// Byte-coded differences of the sorted flat ids (1-5 B an entry, see
+    /// `packed.rs`), read in order through [`Rows::for_each`] and
+    /// [`Rows::find`] ([`Local::for_each_target`](crate::Local::for_each_target),
+    /// [`Local::find_target`](crate::Local::find_target)); [`Rows::row`]
+    /// panics. 12 B per vertex (byte offset, length) beside the bytes.
+    Compressed,
+}
 
 /// The unweighted rows of an [`Adjacency`](super::Adjacency): position `v`'s targets are
 /// `targets[start[v]..start[v] + len[v]]`, flat ids ascending, parallel edges
@@ -19,6 +43,14 @@ use graph_core::csr::advise_huge_pages;
 /// shard's own array, renamed and ordered in place
 /// ([`Shard::share_rows`](graph_core::Shard::share_rows)), in which each
 /// stored row holds the merged parallel entries after its targets.
+///
+/// Compressed rows ([`RowsFormat::Compressed`]) hold the same targets
+/// byte-coded instead (the plain arrays above are then empty): a kernel
+/// written against [`for_each`](Self::for_each) and [`find`](Self::find)
+/// (or [`Local::for_each_target`](crate::Local::for_each_target) and
+/// [`Local::find_target`](crate::Local::find_target)) reads either format,
+/// one branch per row on which it is and none per entry (the closure is
+/// compiled into both arms).
 #[derive(Debug)]
 pub struct Rows {
     /// Shared with the shard when the targets are; one per position and
@@ -27,6 +59,8 @@ pub struct Rows {
     /// Empty when every row ends at the next one's start.
     len: Vec<u32>,
     targets: Arc<Vec<u32>>,
+    /// The compressed rows, when the rows are compressed.
+    packed: Option<Packed>,
     entries: u64,
     merged: u64,
     shared: bool,
@@ -69,6 +103,7 @@ impl Rows {
             len: Vec::new(),
             entries: targets.len() as u64,
             targets: Arc::new(targets),
+            packed: None,
             merged,
             shared: false,
         }
@@ -87,39 +122,131 @@ impl Rows {
                 ordered.len
             },
             targets,
+            packed: None,
             entries,
             merged: ordered.merged,
             shared: true,
         }
     }
 
+    /// The same rows compressed ([`RowsFormat::Compressed`]); `lo` is the
+    /// flat id of position 0. Drops the plain arrays (the shard keeps its
+    /// own handle on them when they were its).
+    pub(super) fn compressed(self, lo: u32) -> Rows {
+        if self.packed.is_some() {
+            return self;
+        }
+        let n = self.start.len().saturating_sub(1) as u32;
+        let packed = Packed::build(n, lo, |v| self.row(v));
+        Rows {
+            start: Arc::new(Vec::new()),
+            len: Vec::new(),
+            targets: Arc::new(Vec::new()),
+            packed: Some(packed),
+            ..self
+        }
+    }
+
     /// The rows' arrays as plain slices, for a sweep to hold (one
-    /// indirection fewer per row than through the shared array).
+    /// indirection fewer per row than through the shared array); `None`
+    /// when the rows are compressed.
     #[inline(always)]
-    pub(crate) fn view(&self) -> RowsView<'_> {
-        RowsView {
-            start: &self.start,
-            len: &self.len,
-            targets: &self.targets,
+    pub(crate) fn view(&self) -> Option<RowsView<'_>> {
+        match self.packed {
+            None => Some(RowsView {
+                start: &self.start,
+                len: &self.len,
+                targets: &self.targets,
+            }),
+            Some(_) => None,
+        }
+    }
+
+    /// The compressed rows as slices, when they are compressed.
+    #[inline(always)]
+    pub(crate) fn packed_view(&self) -> Option<PackedView<'_>> {
+        self.packed.as_ref().map(Packed::view)
+    }
+
+    /// How the rows are stored.
+    pub fn format(&self) -> RowsFormat {
+        match self.packed {
+            None => RowsFormat::Plain,
+            Some(_) => RowsFormat::Compressed,
         }
     }
 
     /// Entries of position `v` as a range of the rows' array.
+    ///
+    /// # Panics
+    ///
+    /// On compressed rows (no array of targets).
     #[inline(always)]
     pub fn range(&self, v: u32) -> Range<usize> {
+        if self.start.get(v as usize).is_none() && self.packed.is_some() {
+            compressed_has_no_slices();
+        }
         row_range(&self.start, &self.len, v)
     }
 
     /// Targets of position `v` (flat ids, ascending, no repeats).
+    ///
+    /// # Panics
+    ///
+    /// On compressed rows: read them with [`for_each`](Self::for_each) or
+    /// [`find`](Self::find).
     #[inline]
     pub fn row(&self, v: u32) -> &[u32] {
         &self.targets[self.range(v)]
     }
 
+    /// Calls `f` on each target of position `v` (flat ids, ascending, no
+    /// repeats), in either format.
+    #[inline(always)]
+    pub fn for_each(&self, v: u32, mut f: impl FnMut(u32)) {
+        match &self.packed {
+            None => self.row(v).iter().for_each(|&t| f(t)),
+            Some(p) => p.view().for_each(v, f),
+        }
+    }
+
+    /// The first target of position `v` (ascending) for which `pred`
+    /// holds, in either format; reads no further than it.
+    #[inline(always)]
+    pub fn find(&self, v: u32, mut pred: impl FnMut(u32) -> bool) -> Option<u32> {
+        match &self.packed {
+            None => self.row(v).iter().copied().find(|&t| pred(t)),
+            Some(p) => p.view().find(v, pred),
+        }
+    }
+
     /// Degree of position `v` after merging parallel edges.
     #[inline(always)]
     pub fn degree(&self, v: u32) -> u64 {
-        self.range(v).len() as u64
+        match &self.packed {
+            None => self.range(v).len() as u64,
+            Some(p) => p.view().degree(v),
+        }
+    }
+
+    /// Bytes that hold the targets: 4 per stored entry of a plain array
+    /// (merged parallel entries included when the array is the shard's),
+    /// the coded bytes of compressed rows.
+    pub fn target_bytes(&self) -> u64 {
+        match &self.packed {
+            None => 4 * self.targets.len() as u64,
+            Some(p) => p.num_bytes(),
+        }
+    }
+
+    /// Bytes the rows hold in all: [`target_bytes`](Self::target_bytes)
+    /// and the per-vertex arrays (offsets, lengths; a plain array's offsets
+    /// counted though the shard may share them).
+    pub fn footprint(&self) -> u64 {
+        match &self.packed {
+            None => self.target_bytes() + 8 * self.start.len() as u64 + 4 * self.len.len() as u64,
+            Some(p) => p.footprint(),
+        }
     }
 
     /// Entries of all own rows (after merging).
@@ -233,6 +360,12 @@ impl<'a> RowsView<'a> {
     pub(crate) fn degree(&self, v: u32) -> u64 {
         row_range(self.start, self.len, v).len() as u64
     }
+}
+
+#[cold]
+#[inline(never)]
+fn compressed_has_no_slices() -> ! {
+    panic!("graph-kernel: Rows::row / Rows::range on compressed rows (RowsFormat::Compressed): read them with Rows::for_each / Rows::find, or prepare the graph with plain rows")
 }
 
 /// Position `v`'s entries: from its start, `len[v]` of them, or up to the

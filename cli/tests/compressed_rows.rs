@@ -1,0 +1,72 @@
+//! `bfs --rows compressed`: the same roots, traversed edges, reached
+//! counts and dumped levels as `--rows plain`, validated, in one process
+//! of 2 threads and on 2 ranks of 1, both directions and top-down only,
+//! from a graph file (the rows the shard's own array) and from a built
+//! file; the report says which rows ran and their bytes.
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+
+/// (per root (root, traversed, reached), dumped levels, rows report).
+type Answer = (Vec<(u64, u64, u64)>, Vec<u8>, serde_json::Value);
+
+fn bfs(graph: &Path, shape: &[&str], extra: &[&str], rows: &str, dump: &Path) -> Answer {
+    let mut args: Vec<&str> = shape.to_vec();
+    args.extend(["bfs", "--graph", arg(graph), "--roots", "4", "--json"]);
+    args.extend(extra);
+    args.extend(["--rows", rows, "--dump-levels", arg(dump)]);
+    let out = ok(&run(&args));
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON report");
+    (
+        json_roots(&v),
+        std::fs::read(dump).unwrap(),
+        v["rows"].clone(),
+    )
+}
+
+#[test]
+fn compressed_rows_give_the_levels_of_plain_rows() {
+    let dir = scratch("compressed-rows");
+    let g = dir.join("g.ggraph");
+    ok(&run(&["generate", "--scale", "12", "-o", arg(&g)]));
+    let b = dir.join("g.gbuilt");
+    ok(&run(&["convert", arg(&g), "--built", "-o", arg(&b)]));
+    let shapes: [(&[&str], &str); 2] = [(&[], "2"), (&["--ranks", "2"], "1")];
+    for graph in [&g, &b] {
+        for (shape, threads) in shapes {
+            for mode in ["do", "top-down"] {
+                let extra = ["--threads", threads, "--mode", mode];
+                let tag = format!("{}-{}-{mode}", shape.len(), threads);
+                let plain = bfs(graph, shape, &extra, "plain", &dir.join(format!("{tag}.p")));
+                let packed = bfs(
+                    graph,
+                    shape,
+                    &extra,
+                    "compressed",
+                    &dir.join(format!("{tag}.c")),
+                );
+                assert_eq!(plain.0.len(), 4);
+                assert!(plain.0.iter().all(|r| r.1 > 0), "{tag}: {:?}", plain.0);
+                assert_eq!(plain.0, packed.0, "{tag}: roots and counts");
+                assert!(plain.1 == packed.1, "{tag}: the dumped levels differ");
+                assert_eq!(plain.2["format"], "Plain", "{tag}: {}", plain.2);
+                assert_eq!(packed.2["format"], "Compressed", "{tag}: {}", packed.2);
+                assert_eq!(plain.2["entries"], packed.2["entries"]);
+                let bytes = |a: &Answer| a.2["target_bytes"].as_u64().unwrap();
+                // A Graph500 graph's gaps mostly fit in one or two bytes.
+                assert!(
+                    bytes(&packed) * 3 < bytes(&plain) * 2,
+                    "{tag}: {} against {}",
+                    packed.2,
+                    plain.2
+                );
+            }
+        }
+    }
+    let help = ok(&run(&["bfs", "--help"]));
+    assert!(help.contains("--rows"), "{help}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
