@@ -243,17 +243,22 @@ const LAG: usize = 16;
 /// positions late; `o == i`: in place, see [`Late`]). Returns the residual of its
 /// vertices.
 fn iterate(l: &mut Local<'_, PageRank>, i: usize, o: usize, base: f64, d: f64) -> f64 {
-    let (a, rows, pull) = (l.adjacency(), l.rows(), l.in_rows());
-    let PageRank { score, contrib } = l.state();
-    let (cur, mut err) = (&contrib[i], 0.0);
-    let mut next = Late::<LAG>::new(&contrib[o], a.flat(0) as usize);
+    // The scores taken out of the state for the sweep, so that the rows
+    // are read through `l`'s slices (not through the shared arrays anew
+    // at every vertex).
+    let p = l.state();
+    let (mut score, contrib) = (std::mem::take(&mut p.score), p.contrib.clone());
+    let (cur, mut err) = (&*contrib[i], 0.0);
+    let mut next = Late::<LAG>::new(&contrib[o], l.flat(0) as usize);
     for (v, sc) in score.iter_mut().enumerate() {
-        let new = base + d * incoming(pull.row(v as u32), cur);
+        let new = base + d * incoming(l.in_row(v as u32), cur);
         err += (new - *sc).abs();
         *sc = new;
-        let deg = rows.degree(v as u32);
+        let deg = l.degree(v as u32);
         next.push((if deg > 0 { new / deg as f64 } else { 0.0 }).to_bits());
     }
+    drop(next);
+    l.state().score = score;
     err
 }
 
