@@ -231,6 +231,28 @@ fn incoming(row: &[u32], cur: &Replica) -> f64 {
         .sum()
 }
 
+/// `1 / k` for the degrees `k` below 64 (0 for 0: a vertex without edges
+/// contributes nothing).
+const INVERSE: [f64; 64] = {
+    let mut t = [0.0; 64];
+    let mut k = 1;
+    while k < 64 {
+        t[k] = 1.0 / k as f64;
+        k += 1;
+    }
+    t
+};
+
+/// The share of its score a vertex of degree `deg` gives each neighbour: a
+/// multiplication where a division would wait for the divider.
+#[inline(always)]
+fn share(deg: u64) -> f64 {
+    match INVERSE.get(deg as usize) {
+        Some(&x) => x,
+        None => 1.0 / deg as f64,
+    }
+}
+
 /// Positions by which an iteration stores each own vertex's contribution
 /// late: in place, a vertex reading the one just before it (on a grid, its
 /// left neighbour) would wait for that vertex's division, every vertex for
@@ -255,7 +277,7 @@ fn iterate(l: &mut Local<'_, PageRank>, i: usize, o: usize, base: f64, d: f64) -
         err += (new - *sc).abs();
         *sc = new;
         let deg = l.degree(v as u32);
-        next.push((if deg > 0 { new / deg as f64 } else { 0.0 }).to_bits());
+        next.push((new * share(deg)).to_bits());
     }
     drop(next);
     l.state().score = score;
