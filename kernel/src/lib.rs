@@ -31,7 +31,7 @@
 //! | item | role |
 //! | --- | --- |
 //! | [`Program`] | the per-trustee state: the message type (`Msg`), [`receive`](Program::receive) (what a message does to a vertex), the optional [`combine`](Program::combine), [`receive_here`](Program::receive_here) (a message to the trustee itself), [`next_superstep`](Program::next_superstep) and [`prefetch`](Program::prefetch) (a cache hint a push sweep gives for the targets of the rows it reads next) |
-//! | [`run`], [`Setup`] | makes the state on every trustee (from the previous run's, to reset instead of allocate) and runs one driver fiber per trustee |
+//! | [`run`], [`Setup`], [`update_states`] | makes the state on every trustee (from the previous run's, to reset instead of allocate) and runs one driver fiber per trustee; changes every trustee's state between runs |
 //! | [`Kernel`] | the driver: sweeps ([`for_each_vertex`](Kernel::for_each_vertex), [`for_each_active`](Kernel::for_each_active)), [`step`](Kernel::step) in a [`Direction`] (push, pull, or switched by Beamer's heuristic), [`passes`](Kernel::passes) for kernels that order their own work, [`end_superstep`](Kernel::end_superstep), [`sync`](Kernel::sync), reductions, [`publish`](Kernel::publish) |
 //! | [`Local`] | the own trustee inside a sweep: positions, flat ids, rows (as slices, or through [`for_each_target`](Local::for_each_target) / [`find_target`](Local::find_target), which read compressed rows too), state, [`send`](Local::send), [`send_first`](Local::send_first), [`send_to_trustee`](Local::send_to_trustee), [`activate`](Local::activate), [`was_active`](Local::was_active) in a pull |
 //! | [`gather`], [`gather_flat`] | one value per vertex from every trustee, by global id |
@@ -46,7 +46,7 @@
 //! | [`paths`] | [`Paths`](paths::Paths): shortest-path counts past `f64`'s range, bit for bit `f64` sums while they fit (betweenness) |
 //! | [`filter`] | [`Filter`]: those bounds for the other processes' vertices, one per process |
 //! | [`forest`] | [`Forest`]: a per-vertex replica of vertex names (a union-find parent forest) [published](Kernel::publish_forest) only where other processes can read it: the boundary and the vertices named in what was sent |
-//! | [`replica`] | [`Replica`]: a dense bitmap or per-vertex array over flat ids, one per process, shared by its trustees and [published](Kernel::publish) to other processes; [`Late`] writes a trustee's words a few positions late (a sweep in place) |
+//! | [`replica`] | [`Replica`]: a dense bitmap or per-vertex array over flat ids, one per process, shared by its trustees and [published](Kernel::publish) to other processes |
 //! | [`runtime`] | starting the runtime configured for graph work (the slot size the kernels were measured with) |
 //! | [`source`] | [`Graph500Source`]: the Graph500 generator read slice by slice, for [`ShardedGraph::build_from`](graph_core::sharded::ShardedGraph::build_from) |
 //! | [`test_hook!`] | an environment variable read only in builds with the `test-hooks` feature (test builds of the command) |
@@ -179,9 +179,10 @@ pub use kernel::{Direction, Kernel, PULL_MIN, STEP_WORK};
 pub use local::{Local, Sender};
 pub use net::KernelStats;
 pub use program::Program;
-pub use replica::{Late, Replica};
+pub use replica::Replica;
 pub use run::{
-    gather, gather_flat, prepare, prepare_with, rows_footprint, run, Prepare, RowsFootprint, Setup,
+    gather, gather_flat, prepare, prepare_with, rows_footprint, run, update_states, Prepare,
+    RowsFootprint, Setup,
 };
 pub use source::Graph500Source;
 

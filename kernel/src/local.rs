@@ -261,6 +261,18 @@ impl<'a, P: Program> Local<'a, P> {
         }
     }
 
+    /// `1 / degree(v)` (0 for a vertex without targets), from a table for
+    /// degrees below 64: a multiplication where a division per vertex would
+    /// wait for the divider (half of pull-style PageRank's samples on a grid).
+    #[inline(always)]
+    pub fn inverse_degree(&self, v: u32) -> f64 {
+        let d = self.degree(v);
+        match INVERSE.get(d as usize) {
+            Some(&x) => x,
+            None => 1.0 / d as f64,
+        }
+    }
+
     /// The rows of every own vertex (built on first use; see
     /// [`prepare`](crate::prepare)).
     #[inline(always)]
@@ -483,3 +495,14 @@ impl<'l, P: Program> Sender<'l, P> {
         self.net.push(o, v, msg);
     }
 }
+
+/// `1 / k` for `k` below 64, 0 for 0 ([`Local::inverse_degree`]).
+const INVERSE: [f64; 64] = {
+    let mut t = [0.0; 64];
+    let mut k = 1;
+    while k < 64 {
+        t[k] = 1.0 / k as f64;
+        k += 1;
+    }
+    t
+};

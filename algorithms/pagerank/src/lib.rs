@@ -226,53 +226,6 @@ impl Program for PageRank {
     }
 }
 
-/// The sum of the contributions in `cur` of the vertices of `row`, in row
-/// order. (A function of its own: `cur` as an argument is known not to
-/// change during the loop, so the replica's address is read once, not once
-/// per entry.)
-#[inline(always)]
-fn incoming(row: &[u32], cur: &Replica) -> f64 {
-    let n = row.len();
-    if !(1..=4).contains(&n) {
-        return row
-            .iter()
-            .map(|&f| f64::from_bits(cur.get(f as usize)))
-            .sum();
-    }
-    // Up to 4 entries (a grid's rows hold 2 to 4, at random) without a
-    // branch on the length, which would be mispredicted every few rows:
-    // 4 reads, those past the row's end of its first entry, counted as 0.
-    // The same sum in the same order as the loop's.
-    let mut sum = 0.0;
-    for k in 0..4 {
-        let x = cur.get(row[if k < n { k } else { 0 }] as usize);
-        sum += f64::from_bits(if k < n { x } else { 0 });
-    }
-    sum
-}
-
-/// `1 / k` for the degrees `k` below 64 (0 for 0: a vertex without edges
-/// contributes nothing).
-const INVERSE: [f64; 64] = {
-    let mut t = [0.0; 64];
-    let mut k = 1;
-    while k < 64 {
-        t[k] = 1.0 / k as f64;
-        k += 1;
-    }
-    t
-};
-
-/// The share of its score a vertex of degree `deg` gives each neighbour: a
-/// multiplication where a division would wait for the divider.
-#[inline(always)]
-fn share(deg: u64) -> f64 {
-    match INVERSE.get(deg as usize) {
-        Some(&x) => x,
-        None => 1.0 / deg as f64,
-    }
-}
-
 /// Positions per chunk of an iteration's sweep, which visits each chunk's
 /// even positions, then its odd ones. In place, a vertex reading the one
 /// just before it (on a grid, its left neighbour) would wait for that
@@ -297,10 +250,10 @@ fn iterate(l: &mut Local<'_, PageRank>, i: usize, o: usize, base: f64, d: f64) -
     for at in (0..n).step_by(CHUNK) {
         for parity in 0..2 {
             for v in (at + parity..n.min(at + CHUNK)).step_by(2) {
-                let new = base + d * incoming(l.in_row(v as u32), cur);
+                let new = base + d * cur.sum_f64(l.in_row(v as u32));
                 err += (new - score[v]).abs();
                 score[v] = new;
-                next.set(lo + v, (new * share(l.degree(v as u32))).to_bits());
+                next.set(lo + v, (new * l.inverse_degree(v as u32)).to_bits());
             }
         }
     }
