@@ -144,6 +144,26 @@ where
     })
 }
 
+/// Applies `f` to every trustee's state of program `P`, made by an earlier
+/// [`run`] on `graph`, outside any kernel's clock: e.g. to free what the
+/// next [`run`]'s `init` makes again (SSSP frees its bounds and parents
+/// once a search's answer is gathered, so validation does not sit beside
+/// them).
+pub fn update_states<P: Program>(
+    graph: &ShardedGraph,
+    f: impl Fn(&mut P) + Copy + Send + Sync + 'static,
+) {
+    run(
+        graph,
+        move |_, old: Option<P>| {
+            let mut st = old.expect("update_states: no earlier run made this program's state");
+            f(&mut st);
+            st
+        },
+        |_| (),
+    );
+}
+
 /// Collects one value per vertex from every trustee's program state, by
 /// global vertex id: `get(state, v)` runs on each trustee for each own
 /// position `v`. `fill` stands for the values of vertices no trustee

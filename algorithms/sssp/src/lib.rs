@@ -120,7 +120,7 @@ pub use graph_core::sharded::WeightProfile;
 use graph_core::alloc::{huge_vec_or_exit, refill};
 use graph_core::sharded::{KernelError, ShardedGraph};
 use graph_kernel::adjacency::NO_FLAT;
-use graph_kernel::{gather, gather_flat, run, Bounds, LightHeavy, Local};
+use graph_kernel::{gather, gather_flat, run, update_states, Bounds, LightHeavy, Local};
 use graph_kernel::{Prepare, Program, Sender, Setup};
 
 /// Δ for Graph500 weights, used by [`SsspConfig::default`]: the middle of
@@ -391,20 +391,6 @@ fn pass(l: &mut Local<'_, Sssp>, budget: usize) -> bool {
     s.epoch_pass(rows, &mut out, budget)
 }
 
-/// Applies `free` to every trustee's state (after a search: what it
-/// frees, the next search's set-up makes again).
-fn release(graph: &ShardedGraph, free: impl Fn(&mut Sssp) + Copy + Send + Sync + 'static) {
-    run(
-        graph,
-        move |_, old: Option<Sssp>| {
-            let mut st = old.expect("SSSP ran on this graph");
-            free(&mut st);
-            st
-        },
-        |_| (),
-    );
-}
-
 /// Delta-stepping SSSP from `root` over `graph`, from a fiber of the runtime
 /// that built the graph. Returns [`KernelError::RootOutOfRange`] for a bad root
 /// and [`KernelError::Config`] for a bad setting (Δ, budgets).
@@ -501,11 +487,11 @@ pub fn sssp(graph: &ShardedGraph, root: u64, cfg: &SsspConfig) -> Result<SsspOut
     // and 4 B per own vertex) would otherwise sit beside the answer and its
     // validation, the peak of a run.
     let dist = gather(graph, f32::INFINITY, |st: &Sssp, v| st.rows.bounds.own(v))?;
-    release(graph, |st| st.rows.bounds.release());
+    update_states(graph, |st: &mut Sssp| st.rows.bounds.release());
     let parent = gather_flat(graph, |st: &Sssp| &st.s.parent[..])?;
     // And given back to the system in every process (glibc keeps arrays
     // under 32 MiB in its heaps otherwise: SCALE 22 and below).
-    release(graph, |st| {
+    update_states(graph, |st: &mut Sssp| {
         st.s.parent = Vec::new();
         graph_core::alloc::give_back_freed();
     });
