@@ -253,15 +253,28 @@ pub fn bfs(graph: &ShardedGraph, root: u64, cfg: &BfsConfig) -> Result<BfsOutput
             let mut active = k.end_superstep();
             while active > 0 {
                 active = k.step(
+                    // Plain rows as slices: through the format-blind
+                    // visitors a grid's search took 8% longer.
                     |l, v| {
                         let me = l.flat(v);
-                        l.for_each_target(v, |l, f| l.send_first(f, me));
+                        if l.adjacency().rows_format() == RowsFormat::Plain {
+                            for &f in l.row(v) {
+                                l.send_first(f, me);
+                            }
+                        } else {
+                            l.for_each_target(v, |l, f| l.send_first(f, me));
+                        }
                     },
                     |l, v| {
                         if l.state().parent[v as usize] != NO_FLAT {
                             return;
                         }
-                        if let Some(f) = l.find_in_target(v, |f| l.was_active(f)) {
+                        let found = if l.adjacency().rows_format() == RowsFormat::Plain {
+                            l.in_row(v).iter().copied().find(|&f| l.was_active(f))
+                        } else {
+                            l.find_in_target(v, |f| l.was_active(f))
+                        };
+                        if let Some(f) = found {
                             l.receive(v, f);
                         }
                     },
