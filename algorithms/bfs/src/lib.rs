@@ -44,10 +44,11 @@
 //!   parent. Rows start with the hubs (on a graph that has hubs), where a
 //!   frontier neighbour is found soonest.
 //!
-//! Both directions read the rows through
+//! Both directions read compressed rows through
 //! [`for_each_target`](graph_kernel::Local::for_each_target) and
-//! [`find_in_target`](graph_kernel::Local::find_in_target), so the search
-//! runs on plain or compressed rows ([`BfsConfig::rows`]; compressed rows
+//! [`find_in_target`](graph_kernel::Local::find_in_target) and plain rows
+//! as slices (faster on a grid), so the search runs on plain or compressed
+//! rows ([`BfsConfig::rows`]; compressed rows
 //! hold byte-coded differences, about 1.5 B an entry on a Graph500 graph
 //! instead of 4, and cost a decode per entry read).
 //!
