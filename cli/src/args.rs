@@ -499,11 +499,12 @@ pub struct BfsArgs {
     pub mode: BfsModeArg,
     /// How the search's rows are stored (see the values). Compressed rows
     /// hold each row's sorted neighbour ids as byte-coded differences: on a
-    /// Graph500 graph about half the bytes of plain rows' 4 per entry, plus
-    /// 12 B per vertex, paid for by decoding each entry as it is read and
-    /// one more pass over the rows while preparing them. Today the graph's
-    /// own plain array stays beside them (validation reads it), so the
-    /// process's peak does not fall yet (results/memory/compressed.md).
+    /// Graph500 graph 1.5-1.6 B per entry instead of plain rows' 4, plus
+    /// 12 B per vertex, paid for by decoding each entry as it is read
+    /// (measured: 0.8-0.9x the TEPS) and one more pass over the rows while
+    /// preparing them. Today the graph's own plain array stays beside them
+    /// (validation reads it), so the process's peak rises instead of
+    /// falling (results/memory/compressed.md): an experiment, not a saving.
     #[arg(long, value_enum, default_value_t = RowsArg::Plain)]
     pub rows: RowsArg,
     /// Write the BFS levels from the first root: N x i64 little-endian, -1
