@@ -1,6 +1,7 @@
 //! [`Latch<T>`]: mutual exclusion among one trustee's fibers, without atomics.
 
 use crate::worker::worker;
+use serde::{ser, Deserialize, Deserializer, Serialize, Serializer};
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::marker::PhantomData;
@@ -79,6 +80,50 @@ impl<T> Latch<T> {
     pub(crate) unsafe fn value_ptr(l: *const Self) -> *mut T {
         // SAFETY: caller contract.
         unsafe { (*l).value.as_ptr() }
+    }
+}
+
+/// A latch serializes as its value (so a latched property can move into
+/// another rank, [`Trust::migrate_with`](crate::Trust::migrate_with)), and
+/// refuses while a launched closure holds it: that closure may be suspended
+/// with the value borrowed mutably. (A move checks this before serializing,
+/// and does not move a held latch.)
+impl<T: Serialize> Serialize for Latch<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.locked.get() {
+            return Err(ser::Error::custom(
+                "a launched closure holds the latch: its value cannot be serialized now",
+            ));
+        }
+        // Held for the call, so that a fiber the value's own `serialize`
+        // might switch to cannot launch on it meanwhile (it would wait).
+        self.locked.set(true);
+        let _release = Release(self);
+        // SAFETY: `value` lives until `self` is dropped, and only a holder of
+        // the latch borrows it (`value_ptr`); we hold it until `_release`
+        // drops, after this borrow ends, so it aliases no `&mut T`.
+        unsafe { self.value.as_ref() }.serialize(s)
+    }
+}
+
+/// Releases a latch when dropped (also when the value's serialization
+/// panics).
+struct Release<'a, T>(&'a Latch<T>);
+
+impl<T> Drop for Release<'_, T> {
+    fn drop(&mut self) {
+        // SAFETY: the latch is live (borrowed) and held by this guard's
+        // owner; a fiber that waits for it waits on this thread (a latch is
+        // not `Sync`), so this is its trustee's thread when there is one.
+        unsafe { Latch::release(self.0) }
+    }
+}
+
+/// The other half of [`Latch`]'s `Serialize`: a new, unheld latch around
+/// the decoded value.
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Latch<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        T::deserialize(d).map(Latch::new)
     }
 }
 

@@ -448,3 +448,46 @@ fn migrate_with_moves_through_memory_within_a_process() {
         "within a process the value moves through memory"
     );
 }
+
+static SER_HELD: AtomicBool = AtomicBool::new(false);
+static SER_GATE: AtomicBool = AtomicBool::new(false);
+
+/// A latch serializes as its value (what `migrate_with` ships), decodes into an
+/// unheld latch, and refuses while a launched closure holds it.
+#[test]
+fn a_latch_serializes_as_its_value_and_refuses_while_held() {
+    let bytes = postcard::to_stdvec(&Latch::new(41u64)).unwrap();
+    assert_eq!(bytes, postcard::to_stdvec(&41u64).unwrap());
+    let back: Latch<u64> = postcard::from_bytes(&bytes).unwrap();
+    assert!(!back.is_locked());
+    let v = rt(2)
+        .run(move || {
+            let l = entrust_on(WorkerId(1), back);
+            let l2 = l.clone();
+            let h = spawn(move || {
+                l2.launch(|x| {
+                    SER_HELD.store(true, Ordering::SeqCst);
+                    while !SER_GATE.load(Ordering::SeqCst) {
+                        yield_now();
+                    }
+                    *x += 1;
+                })
+            });
+            while !SER_HELD.load(Ordering::SeqCst) {
+                yield_now();
+            }
+            let refused_while_held = l.apply(|x| postcard::to_stdvec(x).is_err());
+            SER_GATE.store(true, Ordering::SeqCst);
+            h.join();
+            let after = l.apply(|x| postcard::to_stdvec(x).ok().map(|b| b.len()));
+            let unlocked = l.apply(|x| !x.is_locked());
+            (
+                refused_while_held,
+                after.is_some(),
+                unlocked,
+                l.launch(|x| *x),
+            )
+        })
+        .unwrap();
+    assert_eq!(v, (true, true, true, 42));
+}

@@ -658,6 +658,110 @@ fn holding(t: TransportKind) {
     println!("rank 0 result {out}");
 }
 
+/// Set (in rank 0) while a launched closure holds [`refused`]'s latch.
+static HELD: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// Opened (in rank 0) to let that closure return.
+static GATE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// A value the codec may not encode: serializing fails while `refuse` is set.
+#[derive(serde::Deserialize)]
+#[serde(from = "(bool, u64)")]
+struct Picky {
+    refuse: bool,
+    n: u64,
+}
+
+impl From<(bool, u64)> for Picky {
+    fn from((refuse, n): (bool, u64)) -> Self {
+        Picky { refuse, n }
+    }
+}
+
+impl serde::Serialize for Picky {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.refuse {
+            return Err(serde::ser::Error::custom("Picky refuses to be encoded"));
+        }
+        (self.refuse, self.n).serialize(s)
+    }
+}
+
+/// The message of a caught panic.
+fn panic_text(p: Box<dyn std::any::Any + Send>) -> String {
+    match p.downcast::<String>() {
+        Ok(s) => *s,
+        Err(p) => p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .unwrap_or_default(),
+    }
+}
+
+/// Moves into another rank that must not happen (`migrate_with`): a value a
+/// launched closure holds stays where it is (false) and moves once released;
+/// a value that cannot be serialized stays where it is, intact and usable,
+/// with the codec's message in the panic, whether its trustee is the
+/// caller's worker or one of another rank; once it can be encoded it moves.
+fn refused(t: TransportKind) {
+    let out = builder(t)
+        .run(move || {
+            use std::sync::atomic::Ordering::SeqCst;
+            // A held latch on worker 0 (rank 0) does not move to rank 1.
+            let l = gossamer::entrust_on(WorkerId(0), gossamer::Latch::new(0u64));
+            let l2 = l.clone();
+            let h = gossamer::spawn(move || {
+                l2.launch(|x| {
+                    HELD.store(true, SeqCst);
+                    while !GATE.load(SeqCst) {
+                        gossamer::yield_now();
+                    }
+                    *x += 1;
+                })
+            });
+            let t0 = Instant::now();
+            while !HELD.load(SeqCst) {
+                assert!(t0.elapsed() < GUARD, "the launch never started");
+                gossamer::yield_now();
+            }
+            assert!(!l.migrate_with(WorkerId(THREADS)), "a held latch moved");
+            assert_eq!(l.trustee(), WorkerId(0));
+            GATE.store(true, SeqCst);
+            h.join();
+            assert!(l.migrate_with(WorkerId(THREADS)), "a released latch stayed");
+            assert_eq!(l.trustee(), WorkerId(THREADS));
+            let ran_on = l.launch(|x| {
+                *x += 1;
+                (*x, gossamer::current_worker())
+            });
+            assert_eq!(ran_on, (2, WorkerId(THREADS)));
+
+            // A value that cannot be encoded, on the caller's worker and on
+            // a worker of rank 1.
+            let mut stayed = 0;
+            for (home, to) in [(0, THREADS), (THREADS + 1, 0)] {
+                let p: Trust<Picky> = entrust_with(WorkerId(home), || Picky { refuse: true, n: 7 });
+                let why = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    p.migrate_with(WorkerId(to))
+                }))
+                .map_err(panic_text)
+                .expect_err("an unencodable value moved");
+                assert!(
+                    why.contains("could not be serialized") && why.contains("Picky"),
+                    "{why}"
+                );
+                assert_eq!(p.trustee(), WorkerId(home));
+                assert_eq!(p.apply(|x| x.n), 7, "the value left behind changed");
+                p.apply(|x| x.refuse = false);
+                assert!(p.migrate_with(WorkerId(to)));
+                assert_eq!(p.trustee(), WorkerId(to));
+                stayed += p.apply(|x| x.n);
+            }
+            stayed
+        })
+        .expect("rack run");
+    println!("rank 0 result {out}");
+}
+
 macro_rules! rank_tests {
     ($($name:ident => $body:expr;)*) => {$(
         #[test]
@@ -691,6 +795,8 @@ rank_tests! {
     rank_moving_ranks_tcp => moving_ranks(TransportKind::Tcp);
     rank_holding_shm => holding(TransportKind::Shm);
     rank_holding_tcp => holding(TransportKind::Tcp);
+    rank_refused_shm => refused(TransportKind::Shm);
+    rank_refused_tcp => refused(TransportKind::Tcp);
     rank_inflight_shm => inflight(TransportKind::Shm);
     rank_inflight_tcp => inflight(TransportKind::Tcp);
 }
@@ -822,6 +928,18 @@ fn a_value_moving_between_ranks_keeps_every_increment_and_each_clients_order() {
         let (code, text, _) = launch(ranks, test);
         assert_eq!(code, 0, "{test} x{ranks} failed:\n{text}");
         assert!(text.contains("rank 0 result"), "{text}");
+    }
+}
+
+#[test]
+fn a_held_or_unencodable_value_stays_in_place_when_asked_to_move_into_another_rank() {
+    if is_rank() {
+        return;
+    }
+    for test in ["rank_refused_shm", "rank_refused_tcp"] {
+        let (code, text, _) = launch(2, test);
+        assert_eq!(code, 0, "{test} failed:\n{text}");
+        assert!(text.contains("rank 0 result 14"), "{text}");
     }
 }
 

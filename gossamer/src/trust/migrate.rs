@@ -140,7 +140,8 @@ impl<T: Send + Serialize + DeserializeOwned + 'static> Trust<T> {
     /// trustee when the last trust of it is gone, like any property. So a `T`
     /// whose `Drop` has effects beyond its own memory sees one drop per
     /// process the value left, and one at the end. A value whose serialization
-    /// fails does not move (this panics with the codec's message); one whose
+    /// fails does not move (this panics with the type's name and the codec's
+    /// message, and the value stays usable where it was); one whose
     /// bytes fail to decode on `to` stops the run (delegated panic).
     ///
     /// Blocking: not in delegated context.
@@ -289,8 +290,10 @@ impl<T: Send + Serialize + DeserializeOwned + 'static> Trust<T> {
                 }
                 if code == UNENCODABLE {
                     panic!(
-                        "gossamer: migrate_with({}): the value could not be serialized: {}",
+                        "gossamer: migrate_with({}): the value (a {}) could not be serialized, \
+                         so it stays where it was: {}",
                         WorkerId(to),
+                        std::any::type_name::<T>(),
                         String::from_utf8_lossy(&shipped.bytes)
                     );
                 }
