@@ -91,8 +91,8 @@ pub enum PreparedRun {
     },
 }
 
-/// Checks the directory of `--save-prepared` / `--prepared` before any
-/// work (on every rank): a directory to save into (created if absent) or
+/// Checks the graph (one the option fits) and then the directory of
+/// `--save-prepared` / `--prepared` before any work (on every rank): a directory to save into (created if absent) or
 /// to read from (must exist). Refused: a path that exists and is not a
 /// directory. Returns what the run does, with the directory made absolute
 /// (the trustees of every rank get the same path).
@@ -105,6 +105,9 @@ pub fn prepared_run(
         (None, Some(d)) => ("--prepared", d, false),
         (None, None) => return Ok(None),
     };
+    // The graph first: a graph the option does not fit is refused before
+    // a directory is made for it.
+    let graph = graph()?;
     match std::fs::metadata(dir) {
         Ok(m) if m.is_dir() => {}
         Ok(m) => {
@@ -137,7 +140,6 @@ pub fn prepared_run(
     }
     let dir = std::fs::canonicalize(dir)
         .map_err(|e| CliError::new(format!("{flag} {}: {e}", dir.display())))?;
-    let graph = graph()?;
     Ok(Some(if save {
         PreparedRun::Save { dir, graph }
     } else {

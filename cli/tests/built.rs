@@ -121,6 +121,23 @@ fn a_built_file_answers_as_its_graph_file() {
         e.contains("a built graph file is mapped by every run"),
         "{e}"
     );
+    // ... and refusing to save them makes no directory.
+    let never = dir.join("never-made");
+    let e = fails(&run(&[
+        "bfs",
+        "--graph",
+        arg(&b),
+        "--save-prepared",
+        arg(&never),
+    ]));
+    assert!(
+        e.contains("a built graph file is mapped by every run"),
+        "{e}"
+    );
+    assert!(
+        !never.exists(),
+        "a refused --save-prepared made its directory"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
