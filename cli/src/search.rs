@@ -537,6 +537,10 @@ fn balance_step(
             return Ok(false);
         }
     }
+    // Nothing measured to win: no planning, not even the block costs.
+    if balance::imbalance(&busy) < 1.0 + balance::BalanceConfig::default().min_gain {
+        return Ok(false);
+    }
     let p = *engine.graph().partition();
     let (entries, live) = rb
         .entries

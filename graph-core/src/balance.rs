@@ -1,22 +1,33 @@
 //! Which blocks of a [`PartitionKind::Blocks`](crate::PartitionKind::Blocks)
-//! partition to move between searches, from the trustees' measured busy
-//! time (issue 29, docs/balance.md).
+//! partition to move between searches (issue 29, docs/balance.md). Two
+//! planners:
 //!
-//! The model: trustee `t` was busy `busy[t]` seconds in the last search
-//! and owns blocks whose estimated work is `cost[b]` (e.g. the block's
-//! edge count). Its seconds per unit of cost are `busy[t] / sum(cost of its
-//! blocks)`, so a slow core (a straggler) shows up as a high rate, and
-//! block `b` on trustee `u` is predicted to take `cost[b] * rate[u]`
-//! seconds (for a trustee busy less than the mean, at most the pooled
-//! rate `sum(busy) / sum(cost)`: its own is inflated by what every search
-//! costs whatever a trustee owns). A search takes as long as its busiest
-//! trustee. [`plan`] moves, one block at a time, the block of the busiest
-//! trustee that lowers the predicted maximum most to the least busy
-//! trustee, and stops when no move lowers it or a move's gain over the
-//! searches still to come does not pay for copying the block's bytes at
-//! `copy_bytes_per_s`. The whole plan is dropped when it lowers the
-//! maximum by less than `min_gain` of it, or when its gain over the
-//! searches to come does not pay for its copies plus `fixed_cost_s`.
+//! - [`deal`], what `--balance between-searches` uses: predicts each
+//!   trustee's load from what it owns ([`block_cost`]: edge-list entries
+//!   plus [`VERTEX_COST`] per live vertex), not from its busy seconds, so
+//!   an imbalance that ownership does not explain (BFS's trustee 0, which
+//!   also gathers answers; a core shared with another process) moves
+//!   nothing. It deals the blocks with work one per trustee in each window
+//!   of ids, the heaviest of a window to the least loaded trustee, and
+//!   keeps the plan only when the predicted gain, counted in search
+//!   seconds over the searches still to come, repays the move.
+//! - [`plan`], by measured busy rate: trustee `t` was busy `busy[t]`
+//!   seconds in the last search and owns blocks whose estimated work is
+//!   `cost[b]`. Its seconds per unit of cost are `busy[t] / sum(cost of
+//!   its blocks)`, so a slow core (a straggler) shows up as a high rate,
+//!   and block `b` on trustee `u` is predicted to take `cost[b] *
+//!   rate[u]` seconds (for a trustee busy less than the mean, at most the
+//!   pooled rate `sum(busy) / sum(cost)`: its own is inflated by what
+//!   every search costs whatever a trustee owns). A search takes as long
+//!   as its busiest trustee. [`plan`] moves, one block at a time, the
+//!   block of the busiest trustee that lowers the predicted maximum most
+//!   to the least busy trustee, and stops when no move lowers it or a
+//!   move's gain over the searches still to come does not pay for copying
+//!   the block's bytes at `copy_bytes_per_s`. The whole plan is dropped
+//!   when it lowers the maximum by less than `min_gain` of it, or when its
+//!   gain over the searches to come does not pay for its copies plus
+//!   `fixed_cost_s`. Measured, its moves lost 25-40% on BFS and 7-38%
+//!   against a straggler (docs/balance.md); it is kept for experiments.
 //!
 //! ```
 //! use graph_core::balance::{plan, BalanceConfig};
