@@ -25,7 +25,7 @@ pub fn available_bytes() -> Option<u64> {
 
 /// `GOSSAMER_GRAPH_TEST_BUSY=S,S,...`: the between-searches balancer reads
 /// these busy seconds (one per trustee) instead of the last search's, so
-/// the tests see it move blocks whatever the machine measures.
+/// the tests see an imbalance whatever the machine measures.
 pub fn pretend_busy() -> Option<Vec<f64>> {
     let v = hook!("GOSSAMER_GRAPH_TEST_BUSY")?;
     v.to_str()?.split(',').map(|x| x.parse().ok()).collect()
