@@ -316,7 +316,7 @@ pub struct SearchOptions {
     /// Print one JSON object on stdout instead of the human-readable report.
     #[arg(long)]
     pub json: bool,
-    /// Move blocks of vertices between trustees by their measured busy time (docs/balance.md): off, or between-searches (needs --partition blocks and one process: after each search, the blocks the balancer picks go to the least busy trustees and the shards are rebuilt, when the predicted gain over the searches left pays for the rebuild). `supersteps` is refused: a rebuild costs more than a superstep.
+    /// Move blocks of vertices between trustees (docs/balance.md): off, or between-searches (needs --partition blocks and one process: after a search whose busy times are uneven, the blocks are dealt again by what they hold, edge entries and live vertices, one per trustee in each stretch of ids, and the shards are rebuilt, when the predicted gain in search seconds over the searches left pays for the rebuild; it pays for long searches on ids sorted by degree, not for BFS's short ones nor against a core shared with another process). `supersteps` is refused: a rebuild costs more than a superstep.
     #[arg(long, value_enum, default_value_t = BalanceArg::Off)]
     pub balance: BalanceArg,
 }
@@ -326,7 +326,7 @@ pub struct SearchOptions {
 pub enum BalanceArg {
     /// Never move blocks.
     Off,
-    /// Between searches, from the last search's busy times.
+    /// Between searches, by what each trustee owns, when the last search's busy times are uneven.
     BetweenSearches,
     /// Between supersteps (not offered; see docs/balance.md).
     Supersteps,

@@ -25,10 +25,17 @@ pub fn available_bytes() -> Option<u64> {
 
 /// `GOSSAMER_GRAPH_TEST_BUSY=S,S,...`: the between-searches balancer reads
 /// these busy seconds (one per trustee) instead of the last search's, so
-/// the tests see it move blocks whatever the machine measures.
+/// the tests see an imbalance whatever the machine measures.
 pub fn pretend_busy() -> Option<Vec<f64>> {
     let v = hook!("GOSSAMER_GRAPH_TEST_BUSY")?;
     v.to_str()?.split(',').map(|x| x.parse().ok()).collect()
+}
+
+/// `GOSSAMER_GRAPH_TEST_SEARCH_S=S`: the between-searches balancer counts
+/// each search as taking `S` seconds, so the tests' tiny searches can
+/// repay a rebuild.
+pub fn pretend_search_s() -> Option<f64> {
+    hook!("GOSSAMER_GRAPH_TEST_SEARCH_S").and_then(|v| v.to_str()?.parse().ok())
 }
 
 /// Refuses a hook's value it could not use (only in test builds, where the
@@ -44,6 +51,9 @@ pub fn check_env() -> Result<(), String> {
     }
     if hook!("GOSSAMER_GRAPH_TEST_BUSY").is_some() && pretend_busy().is_none() {
         return Err("GOSSAMER_GRAPH_TEST_BUSY: expected seconds separated by commas".into());
+    }
+    if hook!("GOSSAMER_GRAPH_TEST_SEARCH_S").is_some() && pretend_search_s().is_none() {
+        return Err("GOSSAMER_GRAPH_TEST_SEARCH_S: expected seconds".into());
     }
     let numbers = [
         (

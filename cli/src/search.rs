@@ -57,8 +57,9 @@ struct Rebuild {
     weighted: bool,
     /// Seconds the first construction took: the fixed cost of a plan.
     build_s: f64,
-    /// Edge-list entries per block (do not change with the placement).
-    entries: std::cell::OnceCell<Vec<u64>>,
+    /// Edge-list entries and live vertices per block (do not change with
+    /// the placement).
+    entries: std::cell::OnceCell<(Vec<u64>, Vec<u64>)>,
 }
 
 /// The balancer's memory between searches: what its last rebuild cost and
@@ -483,7 +484,9 @@ fn run_kernel(
         rebuilt = false;
         if let (Some(rb), Some(b)) = (rebuild, balance.as_mut()) {
             if i + 1 < roots.len() {
-                rebuilt = balance_step(engine, rb, roots.len() - i - 1, b, &mut damping)?;
+                let search_s = crate::hooks::pretend_search_s()
+                    .unwrap_or_else(|| results.last().map_or(0.0, |r: &RootResult| r.time_s));
+                rebuilt = balance_step(engine, rb, search_s, roots.len() - i - 1, b, &mut damping)?;
             }
         }
         bar.tick();
@@ -503,17 +506,21 @@ fn run_kernel(
     })
 }
 
-/// After a search: plans moves from its busy times
-/// ([`graph_core::balance::plan`]: each block's cost its edge-list entries,
-/// its bytes those of its rows and row offsets, the last rebuild's seconds
-/// (at first the construction's) the fixed cost, paid back over the
-/// `searches_left`), and when there are any, rebuilds the shards with the
-/// new block table from the same source as the first build. Stops for the
+/// After a search that took `search_s`: plans moves
+/// ([`graph_core::balance::deal`]: each block's cost its edge-list entries
+/// plus [`graph_core::balance::VERTEX_COST`] per live vertex, the
+/// trustees' loads what they own, the search's busy times only a check
+/// that there is an imbalance to win; its bytes those of its rows and row
+/// offsets, the last rebuild's seconds (at first the construction's) the
+/// fixed cost, paid back in search seconds over the `searches_left`), and
+/// when there are any, rebuilds the shards with the new block table from
+/// the same source as the first build. Stops for the
 /// rest of the run once a rebuild's next search shows less than half the
 /// imbalance gain it predicted. Returns whether it rebuilt.
 fn balance_step(
     engine: &mut Engine,
     rb: &Rebuild,
+    search_s: f64,
     searches_left: usize,
     report: &mut BalanceReport,
     damping: &mut Damping,
@@ -532,11 +539,14 @@ fn balance_step(
             return Ok(false);
         }
     }
+    // Nothing measured to win: no planning, not even the block costs.
+    if balance::imbalance(&busy) < 1.0 + balance::BalanceConfig::default().min_gain {
+        return Ok(false);
+    }
     let p = *engine.graph().partition();
-    let entries = rb
+    let (entries, live) = rb
         .entries
-        .get_or_init(|| graph_core::sharded::block_entries(engine.graph()));
-    let cost: Vec<f64> = entries.iter().map(|&e| e as f64).collect();
+        .get_or_init(|| graph_core::sharded::block_entries_and_live(engine.graph()));
     let per_entry = if rb.weighted { 8 } else { 4 };
     let bytes: Vec<u64> = (0..p.num_blocks())
         .map(|b| {
@@ -549,7 +559,8 @@ fn balance_step(
         fixed_cost_s: damping.last_cost_s.unwrap_or(rb.build_s),
         ..balance::BalanceConfig::default()
     };
-    let plan = balance::plan(&p, &busy, &cost, &bytes, &cfg);
+    let cost = balance::block_cost(entries, live, cfg.vertex_cost);
+    let plan = balance::deal(&p, &busy, &cost, &bytes, search_s, &cfg);
     if plan.moves.is_empty() {
         return Ok(false);
     }

@@ -1,8 +1,10 @@
-//! Prints the block table that [`graph_core::balance::plan`] picks for a
-//! blocks partition of a graph file, from each trustee's busy seconds in an
-//! earlier run (the `profile.trustees[].busy_s` of its `--json`), with each
-//! block's cost its count of edge endpoints and its bytes those of its rows
-//! (12 bytes per endpoint: id and weight) and 16 bytes of state per vertex.
+//! Prints the block table that [`graph_core::balance::deal`] picks for a
+//! blocks partition of a graph file, given each trustee's busy seconds in an
+//! earlier run (the `profile.trustees[].busy_s` of its `--json`; they only
+//! have to show an imbalance), with each block's cost its count of edge
+//! endpoints plus [`graph_core::balance::VERTEX_COST`] per live vertex, and
+//! its bytes those of its rows (12 bytes per endpoint: id and weight) and 16
+//! bytes of state per vertex.
 //!
 //! ```text
 //! cargo run --release -p graph-core --example plan_blocks -- FILE RANKS THREADS BUSY...
@@ -10,10 +12,11 @@
 //!
 //! The table goes to stdout as `gossamer-graph ... --partition blocks
 //! --block-table` takes it; the plan (moves, bytes, predicted imbalance) to
-//! stderr. The copy rate and searches ahead are the defaults of
-//! [`graph_core::balance::BalanceConfig`].
+//! stderr. The thresholds are the defaults of
+//! [`graph_core::balance::BalanceConfig`], with searches of a second and
+//! no rebuild to repay.
 
-use graph_core::balance::{apply, plan, BalanceConfig};
+use graph_core::balance::{apply, block_cost, deal, BalanceConfig};
 use graph_core::io::file;
 use graph_core::{Partition, PartitionKind};
 
@@ -32,18 +35,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let n = g.header().num_vertices;
     let mut p = Partition::new(PartitionKind::Blocks, n, ranks, threads)?;
     let nb = p.num_blocks() as usize;
-    let mut cost = vec![0.0f64; nb];
+    let mut degree = vec![0u32; n as usize];
     for e in g.edges() {
-        cost[p.block_of(u64::from(e.u)) as usize] += 1.0;
-        cost[p.block_of(u64::from(e.v)) as usize] += 1.0;
+        degree[e.u as usize] += 1;
+        degree[e.v as usize] += 1;
     }
+    let (mut entries, mut live) = (vec![0u64; nb], vec![0u64; nb]);
+    for (v, &d) in degree.iter().enumerate() {
+        let b = p.block_of(v as u64) as usize;
+        entries[b] += u64::from(d);
+        live[b] += u64::from(d > 0);
+    }
+    let cfg = BalanceConfig::default();
+    let cost = block_cost(&entries, &live, cfg.vertex_cost);
     let bytes: Vec<u64> = (0..nb as u32)
         .map(|b| {
             let r = p.block_range(b);
-            12 * cost[b as usize] as u64 + 16 * (r.end - r.start)
+            12 * entries[b as usize] + 16 * (r.end - r.start)
         })
         .collect();
-    let moves = plan(&p, &busy, &cost, &bytes, &BalanceConfig::default());
+    // Searches of a second, no rebuild to repay: the table as the
+    // between-searches balancer would deal it.
+    let moves = deal(&p, &busy, &cost, &bytes, 1.0, &cfg);
     apply(&mut p, &moves)?;
     eprintln!(
         "{} moves, {} bytes (predicted copy {:.4} s), imbalance {:.3} -> {:.3} (predicted)",

@@ -45,7 +45,7 @@ static START_TABLE: Mutex<Option<Vec<u32>>> = Mutex::new(None);
 /// Makes every [`PartitionKind::Blocks`] partition this process makes from
 /// now on start from `table` (block -> trustee), or (`None`) from
 /// contiguous ranges again: a placement chosen by
-/// [`crate::balance::plan`], given with `--block-table`, or set by the
+/// [`crate::balance::deal`], given with `--block-table`, or set by the
 /// between-searches balancer before it rebuilds the shards. Every rank of a
 /// job must set the same table; partitions already made keep theirs.
 pub fn set_start_table(table: Option<Vec<u32>>) {

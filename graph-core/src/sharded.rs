@@ -490,30 +490,35 @@ impl ShardedGraph {
     }
 }
 
-/// Edge-list entries (row lengths, every edge counted at each end it is
-/// stored at) per block of a [`PartitionKind::Blocks`] partition, from the
-/// shards on every trustee: the balancer's cost of each block (empty for
-/// the other kinds).
-pub fn block_entries(g: &ShardedGraph) -> Vec<u64> {
+/// Per block of a [`PartitionKind::Blocks`] partition: its edge-list
+/// entries (row lengths, every edge counted at each end it is stored at)
+/// and its live vertices (those with an entry), from the shards on every trustee: the two terms of the
+/// balancer's cost model ([`crate::balance::block_cost`]). Empty for the
+/// other kinds.
+pub fn block_entries_and_live(g: &ShardedGraph) -> (Vec<u64>, Vec<u64>) {
     let p = *g.partition();
+    let nb = p.num_blocks() as usize;
     let parts = g.on_trustees(move |ctx| {
         ctx.local.apply_returning(move |s| {
             let sh = s.shard();
-            let mut out = vec![0u64; p.num_blocks() as usize];
+            let mut out = vec![(0u64, 0u64); nb];
             for l in 0..sh.num_local_vertices() {
                 let b = p.block_of(p.global(sh.trustee(), l)) as usize;
-                out[b] += sh.degree(l);
+                let d = sh.degree(l);
+                out[b].0 += d;
+                out[b].1 += u64::from(d > 0);
             }
             out
         })
     });
-    let mut out = vec![0u64; p.num_blocks() as usize];
+    let (mut entries, mut live) = (vec![0u64; nb], vec![0u64; nb]);
     for part in parts {
-        for (o, x) in out.iter_mut().zip(part) {
-            *o += x;
+        for (b, (e, l)) in part.into_iter().enumerate() {
+            entries[b] += e;
+            live[b] += l;
         }
     }
-    out
+    (entries, live)
 }
 
 /// The vertices with at least one edge (degree > 0 in their shard: the

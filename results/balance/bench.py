@@ -15,7 +15,9 @@ example). Cases: `clean` (nothing else running), `straggler` (a CPU-bound
 cwd /tmp before the run and killed after it, so a run under
 /work/notes/quiet.py keeps it going). --settings is a comma list of
 PARTITION:BALANCE (`--partition` and `--balance` values; `block:off` runs
-with neither flag, so builds without them work). Shapes are RANKSxTHREADS;
+with neither flag, so builds without them work; `blocks@FILE:off` adds
+`--block-table` with the table in FILE, as graph-core's plan_blocks example
+prints it). Shapes are RANKSxTHREADS;
 the runs of one round alternate the settings (order reversed every other
 round).
 
@@ -55,8 +57,11 @@ def run(graph, kernel, shape, balance):
     cmd += [kernel, "--graph", graph, "--threads", threads, "--roots", str(a.roots),
             "--json", "--skip-validation"] + a.extra.split()
     part, bal = balance.split(":")
+    part, _, table = part.partition("@")
     if part != "block":
         cmd += ["--partition", part]
+    if table:
+        cmd += ["--block-table", open(table).read().strip()]
     if bal != "off":
         cmd += ["--balance", bal]
     p = subprocess.run(cmd, capture_output=True, text=True, cwd="/tmp")
