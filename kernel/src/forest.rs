@@ -24,6 +24,13 @@
 //! sends anything leaves every process's copy of every word it can read
 //! current.
 //!
+//! [`Forest::flatten`] compresses a parent forest to stars on every
+//! trustee once no link is in flight, in turns of compress and publish
+//! until such a turn. A vertex whose walk ended at a vertex of this
+//! process ended at a real root (this process's words are current); only
+//! those whose walk ended in another process are walked again, and only
+//! in a process that was sent words since.
+//!
 //! On a grid cut into blocks the boundary is a row of vertices; on a
 //! scrambled Kronecker graph split over processes it is nearly every
 //! vertex, and then (decided over all trustees at the first publish, so
