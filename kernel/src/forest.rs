@@ -24,6 +24,13 @@
 //! sends anything leaves every process's copy of every word it can read
 //! current.
 //!
+//! [`Forest::flatten`] compresses a parent forest to stars on every
+//! trustee once no link is in flight, in turns of compress and publish
+//! until such a turn. A vertex whose walk ended at a vertex of this
+//! process ended at a real root (this process's words are current); only
+//! those whose walk ended in another process are walked again, and only
+//! in a process that was sent words since.
+//!
 //! On a grid cut into blocks the boundary is a row of vertices; on a
 //! scrambled Kronecker graph split over processes it is nearly every
 //! vertex, and then (decided over all trustees at the first publish, so
@@ -36,9 +43,12 @@
 use std::ops::Deref;
 use std::sync::Arc;
 
+use gossamer::{Delegable, Op};
+
 use crate::adjacency::Adjacency;
 use crate::replica::{Replica, Words};
 use crate::run::Setup;
+use crate::{Kernel, Program};
 
 /// A per-vertex replica of vertex names that knows which own words other
 /// processes can read; see the module docs. Dereferences to the
@@ -63,6 +73,17 @@ pub struct Forest {
     alone: bool,
     /// Publish whole runs (decided at the first publish, over all trustees).
     whole: Option<bool>,
+    /// This process's flat ids (its trustees' runs, when they are one
+    /// range; else this trustee's own run).
+    here: (u32, u32),
+    /// This process's bit in [`flatten`](Self::flatten)'s all-reduce of
+    /// who sent (0 past 64 processes: then every turn compresses).
+    bit: u64,
+    /// Own flat ids whose root was in another process at the last
+    /// [`compress`](Self::compress), and the own roots counted by the last
+    /// whole one.
+    remote: Vec<u32>,
+    roots: u64,
 }
 
 impl Forest {
@@ -74,7 +95,28 @@ impl Forest {
     pub fn new(s: &Setup<'_>, name: &'static str, exposed_name: &'static str) -> Self {
         let a: &Adjacency = s.adjacency();
         let own = a.own_flat();
+        // Trustee t runs on worker t.
+        let process = |t: usize| gossamer::process_of(gossamer::WorkerId(t));
+        let ts = a.num_trustees();
+        let mine: Vec<usize> = (0..ts)
+            .filter(|&t| process(t) == process(a.me() as usize))
+            .collect();
+        let (first, last) = (mine[0], mine[mine.len() - 1]);
+        let here = if last - first + 1 == mine.len() {
+            (a.base(first), a.base(last + 1))
+        } else {
+            (own.start as u32, own.end as u32)
+        };
+        let processes = process(ts - 1) + 1;
         Forest {
+            here,
+            bit: if processes <= 64 {
+                1 << process(a.me() as usize)
+            } else {
+                0
+            },
+            remote: Vec::new(),
+            roots: 0,
             words: Replica::per_vertex(a, name),
             exposed: Replica::bitmap(a, exposed_name),
             boundary: a.boundary_both_ways(s.shard()),
@@ -86,6 +128,20 @@ impl Forest {
             alone: a.is_alone(),
             whole: None,
         }
+    }
+
+    /// Sets the words of this trustee's share of the flat ids
+    /// ([`Adjacency::fill_share`]: its own, and its share of the other
+    /// processes', so that each is filled by one trustee of every process)
+    /// to `word(flat id)`, then [`reset`](Self::reset)s: every process
+    /// fills the same words alike, and nothing is sent. Call on every
+    /// trustee, then a collective ([`Kernel::sync`](crate::Kernel::sync))
+    /// before any trustee reads a word of another or exposes a vertex.
+    pub fn fill(&mut self, a: &Adjacency, word: impl Fn(u32) -> u64) {
+        for f in a.fill_share().into_iter().flatten() {
+            self.words.set(f, word(f as u32));
+        }
+        self.reset();
     }
 
     /// Starts a run: every other process holds the words as they are now
@@ -107,6 +163,90 @@ impl Forest {
         }
         // No other trustee of the process sets bits before the run starts.
         self.exposed.store(self.lo / 64, &self.seen);
+    }
+
+    /// Points every own word at the root of its tree (a word that names
+    /// its own vertex), walking up from it; returns the words changed and
+    /// the own roots. In one process that leaves stars. Across processes a
+    /// walk may end at a vertex of another process whose word here is
+    /// older than its owner's: such own vertices are noted, and with
+    /// `again` only they are walked (the others point at roots of this
+    /// process, which no compress changes). See [`flatten`](Self::flatten).
+    pub fn compress(&mut self, again: bool) -> [u64; 2] {
+        let (w, (lo, hi)) = (&*self.words, self.here);
+        let outside = |r: u64| (r as u32).wrapping_sub(lo) >= hi - lo;
+        let root = |p: u64| {
+            let mut r = p;
+            while w.get(r as u32 as usize) != r {
+                r = w.get(r as u32 as usize);
+            }
+            r
+        };
+        let mut changed = 0;
+        if again {
+            let mut kept = 0;
+            for i in 0..self.remote.len() {
+                let f = self.remote[i] as usize;
+                let (p, r) = (w.get(f), root(w.get(f)));
+                if r != p {
+                    w.set(f, r);
+                    changed += 1;
+                }
+                self.remote[kept] = f as u32;
+                kept += usize::from(outside(r));
+            }
+            self.remote.truncate(kept);
+            return [changed, self.roots];
+        }
+        let mut roots = 0;
+        self.remote.clear();
+        for f in self.lo..self.lo + self.n {
+            let p = w.get(f);
+            let r = root(p);
+            if r != p {
+                w.set(f, r);
+                changed += 1;
+            }
+            roots += u64::from(r as u32 == f as u32);
+            if !self.alone && outside(r) {
+                self.remote.push(f as u32);
+            }
+        }
+        self.roots = roots;
+        [changed, roots]
+    }
+
+    /// Flattens the forest `forest` finds in every trustee's state to stars
+    /// on every trustee, once no link is in flight: [`compress`](Self::compress),
+    /// then [`Kernel::publish_forest`], repeated until a turn in which no
+    /// trustee sent anything (then every word a compress read was current).
+    /// A repeated turn walks only from the own vertices whose root was in
+    /// another process, and only in a process that was sent words in the
+    /// turn before (else its walks would end where they did). `linked`:
+    /// whether any own word may have changed since the last publish.
+    /// Returns the roots over all trustees. Collective.
+    pub fn flatten<P: Program>(
+        k: &mut Kernel<P>,
+        forest: impl Fn(&mut P) -> &mut Forest + Delegable,
+        linked: bool,
+    ) -> u64 {
+        let (mut again, mut changed) = (false, linked);
+        let mut received = true;
+        loop {
+            let [c, roots, bit] = k.with(move |l| {
+                let f = forest(l.state());
+                let c = if received { f.compress(again)[0] } else { 0 };
+                [c, f.roots, f.bit]
+            });
+            let sent = k.publish_forest(forest, changed || c > 0);
+            let from = if sent > 0 { bit } else { 0 };
+            let [sent, roots, from] = k.reduce([sent, roots, from], [Op::Sum, Op::Sum, Op::Or]);
+            if sent == 0 {
+                return roots;
+            }
+            received = bit == 0 || from & !bit != 0;
+            (again, changed) = (true, false);
+        }
     }
 
     /// Marks flat id `f` as known to another process (named in a message
