@@ -86,6 +86,24 @@ impl Packed {
         }
     }
 
+    /// Starts rows coded one by one in any order of positions
+    /// ([`Builder::push`]), for `n` positions holding at most `entries`
+    /// entries in all; `lo` is the flat id of position 0.
+    pub(crate) fn builder(n: u32, lo: u32, entries: u64) -> Builder {
+        let mut bytes = Vec::new();
+        // Room for the longest coding of every entry (5 B): address space
+        // only, as pages are touched when written; `finish` gives the
+        // rest back.
+        reserve_or_exit(&mut bytes, 5 * entries as usize + PAD, "compressed rows");
+        advise_huge_pages(bytes.spare_capacity_mut());
+        Builder(Packed {
+            start: huge_vec_or_exit(n as usize, 0u64, "compressed row offsets"),
+            degree: huge_vec_or_exit(n as usize, 0u32, "compressed row lengths"),
+            bytes,
+            lo,
+        })
+    }
+
     /// The rows as plain slices.
     #[inline(always)]
     pub(crate) fn view(&self) -> PackedView<'_> {
@@ -105,6 +123,62 @@ impl Packed {
     /// Bytes held in all: the rows, the padding, 12 B per position.
     pub(crate) fn footprint(&self) -> u64 {
         (self.bytes.len() + 8 * self.start.len() + 4 * self.degree.len()) as u64
+    }
+}
+
+/// [`Packed`] coded a row at a time ([`Packed::builder`]), each row's
+/// parallel entries kept after its targets so that the shard's entries
+/// can be read back ([`TakenRows`](graph_core::csr::TakenRows)).
+pub(crate) struct Builder(Packed);
+
+impl Builder {
+    /// Codes position `v`'s row: `targets` (flat ids, ascending,
+    /// distinct) as in the module docs, then `repeats` (ascending,
+    /// entries that repeat targets: parallel edges) in the same codes but
+    /// with gaps not less one, which a search never reads (it stops after
+    /// `targets.len()` numbers).
+    pub(crate) fn push(&mut self, v: u32, targets: &[u32], repeats: &[u32]) {
+        let p = &mut self.0;
+        let me = p.lo.wrapping_add(v);
+        p.start[v as usize] = p.bytes.len() as u64;
+        p.degree[v as usize] = targets.len() as u32;
+        encode_row(me, targets, &mut p.bytes);
+        if let Some(&r0) = repeats.first() {
+            put(&mut p.bytes, first_code(me, r0));
+            for w in repeats.windows(2) {
+                put(&mut p.bytes, u64::from(w[1] - w[0]));
+            }
+        }
+    }
+
+    /// The rows, their unused room given back.
+    pub(crate) fn finish(self) -> Packed {
+        let mut p = self.0;
+        p.bytes.extend_from_slice(&[0; PAD]);
+        // Shrinking an allocation this large unmaps its tail, no copy.
+        p.bytes.shrink_to_fit();
+        p
+    }
+}
+
+impl graph_core::csr::TakenRows for Packed {
+    /// Position `row`'s targets, then its parallel entries (see
+    /// [`Builder::push`]): `entries` numbers in all.
+    fn read_row(&self, row: usize, entries: usize, out: &mut Vec<u32>) {
+        let targets = self.degree[row] as usize;
+        let me = self.lo.wrapping_add(row as u32);
+        let (mut at, mut t) = (self.start[row] as usize, 0u32);
+        for i in 0..entries {
+            let x = read(&self.bytes, &mut at);
+            t = if i == 0 || i == targets {
+                first(me, x)
+            } else if i < targets {
+                t.wrapping_add(x as u32).wrapping_add(1)
+            } else {
+                t.wrapping_add(x as u32)
+            };
+            out.push(t);
+        }
     }
 }
 

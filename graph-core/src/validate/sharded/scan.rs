@@ -190,19 +190,26 @@ pub(super) fn by_names(words: &[u64], names: &[u32]) -> Vec<u64> {
 /// Entries ahead whose answer word [`entries`] asks the cache for.
 const PREFETCH: usize = 8;
 
-/// Calls `f(rep, t, w)` for each entry of local vertex `l` (vertex `u`)
+/// Calls `f(rep, t, w)` for each entry of local vertex `l` (global id `u`)
 /// whose stored id `t` is in `ids`, `w` being the weight as `weights`
-/// reads it; an id outside is reported in `rep` and skipped.
+/// reads it; an id outside is reported in `rep` and skipped. `buf` holds
+/// the row when the shard's rows were taken by a kernel
+/// ([`Shard::row_ids`]).
 fn entries(
     shard: &Shard,
-    l: u64,
-    u: u64,
+    (l, u): (u64, u64),
     ids: &Ids<'_>,
     weights: Weights,
     rep: &mut ShardReport,
+    buf: &mut Vec<u32>,
     mut f: impl FnMut(&mut ShardReport, u64, f32),
 ) {
-    let (targets, ws) = shard.adjacency(l);
+    // Rows a kernel took (unweighted) are read back through it.
+    let (targets, ws) = if shard.rows_taken() {
+        (shard.row_ids(l, buf), &[][..])
+    } else {
+        shard.adjacency(l)
+    };
     let n = ids.words.len() as u64;
     for (i, &t) in targets.iter().enumerate() {
         // The words are read at random: ask for the ones a few entries on.
@@ -243,69 +250,77 @@ pub(super) fn scan(
     if shard.is_directed() {
         return scan_arcs(shard, own, ids, weights);
     }
-    let mut rep = ShardReport::default();
+    let (mut rep, mut buf) = (ShardReport::default(), Vec::new());
     for (l, u) in shard.vertices() {
         let wu = own[u as usize];
         let mine = unpack(wu);
         let mut confirmed = mine.is_none() || u == root;
-        entries(shard, l, u, ids, weights, &mut rep, |rep, t, w| {
-            let wv = ids.words[t as usize];
-            let other = unpack(wv);
-            let (Some((pu, du)), Some((_, dv))) = (mine, other) else {
-                if let (Some((_, d)), None) = (mine, other) {
-                    // Rule 4, from the reached end.
+        entries(
+            shard,
+            (l, u),
+            ids,
+            weights,
+            &mut rep,
+            &mut buf,
+            |rep, t, w| {
+                let wv = ids.words[t as usize];
+                let other = unpack(wv);
+                let (Some((pu, du)), Some((_, dv))) = (mine, other) else {
+                    if let (Some((_, d)), None) = (mine, other) {
+                        // Rule 4, from the reached end.
+                        let v = ids.global(t);
+                        let (a, b) = (u.min(v), u.max(v));
+                        rep.edge(if overflows(d, w) {
+                            EdgeProblem::Overflow {
+                                u: a,
+                                v: b,
+                                reached: u,
+                                d,
+                                w,
+                                arc: false,
+                            }
+                        } else {
+                            EdgeProblem::Split {
+                                u: a,
+                                v: b,
+                                reached: u,
+                            }
+                        });
+                    }
+                    return;
+                };
+                // Rule 6 for u, on any entry (both directions of an edge are here).
+                if !confirmed && du == dv + w {
                     let v = ids.global(t);
-                    let (a, b) = (u.min(v), u.max(v));
-                    rep.edge(if overflows(d, w) {
-                        EdgeProblem::Overflow {
-                            u: a,
-                            v: b,
-                            reached: u,
-                            d,
-                            w,
-                            arc: false,
-                        }
-                    } else {
-                        EdgeProblem::Split {
-                            u: a,
-                            v: b,
-                            reached: u,
-                        }
-                    });
+                    confirmed = pu == v && v != u;
                 }
-                return;
-            };
-            // Rule 6 for u, on any entry (both directions of an edge are here).
-            if !confirmed && du == dv + w {
-                let v = ids.global(t);
-                confirmed = pu == v && v != u;
-            }
-            let here = match wu.cmp(&wv) {
-                std::cmp::Ordering::Less => true,
-                std::cmp::Ordering::Greater => false,
-                std::cmp::Ordering::Equal => {
-                    let v = ids.global(t);
-                    v != u && u < v
+                let here = match wu.cmp(&wv) {
+                    std::cmp::Ordering::Less => true,
+                    std::cmp::Ordering::Greater => false,
+                    std::cmp::Ordering::Equal => {
+                        let v = ids.global(t);
+                        v != u && u < v
+                    }
+                };
+                if here {
+                    rep.traversed += 1;
+                    if dv > du + w || du > dv + w {
+                        let v = ids.global(t);
+                        rep.edge(if u < v {
+                            EdgeProblem::Triangle { u, v, w, du, dv }
+                        } else {
+                            EdgeProblem::Triangle {
+                                u: v,
+                                v: u,
+                                w,
+                                du: dv,
+                                dv: du,
+                            }
+                        });
+                    }
                 }
-            };
-            if here {
-                rep.traversed += 1;
-                if dv > du + w || du > dv + w {
-                    let v = ids.global(t);
-                    rep.edge(if u < v {
-                        EdgeProblem::Triangle { u, v, w, du, dv }
-                    } else {
-                        EdgeProblem::Triangle {
-                            u: v,
-                            v: u,
-                            w,
-                            du: dv,
-                            dv: du,
-                        }
-                    });
-                }
-            }
-        });
+            },
+        );
         if !confirmed {
             rep.unconfirmed += 1;
             if rep.unconfirmed_listed.len() < MAX_LISTED {
@@ -325,46 +340,55 @@ fn scan_arcs(shard: &Shard, own: &[u64], ids: &Ids<'_>, weights: Weights) -> Sha
         confirmed: vec![0; (own.len() as u64).div_ceil(64) as usize],
         ..ShardReport::default()
     };
+    let mut buf = Vec::new();
     for (l, u) in shard.vertices() {
         let Some((_, du)) = unpack(own[u as usize]) else {
             continue;
         };
-        entries(shard, l, u, ids, weights, &mut rep, |rep, t, w| {
-            let other = unpack(ids.words[t as usize]);
-            // Most arcs: the head reached, no rule broken and not the
-            // parent's arc, so no global id is needed (no shard holds a
-            // self-loop: the CSR drops them).
-            if let Some((pv, dv)) = other {
-                if dv <= du + w && (pv != u || dv != du + w) {
-                    rep.traversed += 1;
+        entries(
+            shard,
+            (l, u),
+            ids,
+            weights,
+            &mut rep,
+            &mut buf,
+            |rep, t, w| {
+                let other = unpack(ids.words[t as usize]);
+                // Most arcs: the head reached, no rule broken and not the
+                // parent's arc, so no global id is needed (no shard holds a
+                // self-loop: the CSR drops them).
+                if let Some((pv, dv)) = other {
+                    if dv <= du + w && (pv != u || dv != du + w) {
+                        rep.traversed += 1;
+                        return;
+                    }
+                }
+                let v = ids.global(t);
+                if v == u {
                     return;
                 }
-            }
-            let v = ids.global(t);
-            if v == u {
-                return;
-            }
-            rep.traversed += 1;
-            match other {
-                None if overflows(du, w) => rep.edge(EdgeProblem::Overflow {
-                    u,
-                    v,
-                    reached: u,
-                    d: du,
-                    w,
-                    arc: true,
-                }),
-                None => rep.edge(EdgeProblem::ArcSplit { u, v }),
-                Some((pv, dv)) => {
-                    if dv > du + w {
-                        rep.edge(EdgeProblem::ArcTriangle { u, v, w, du, dv });
-                    }
-                    if pv == u && dv == du + w {
-                        rep.confirmed[(v / 64) as usize] |= 1 << (v % 64);
+                rep.traversed += 1;
+                match other {
+                    None if overflows(du, w) => rep.edge(EdgeProblem::Overflow {
+                        u,
+                        v,
+                        reached: u,
+                        d: du,
+                        w,
+                        arc: true,
+                    }),
+                    None => rep.edge(EdgeProblem::ArcSplit { u, v }),
+                    Some((pv, dv)) => {
+                        if dv > du + w {
+                            rep.edge(EdgeProblem::ArcTriangle { u, v, w, du, dv });
+                        }
+                        if pv == u && dv == du + w {
+                            rep.confirmed[(v / 64) as usize] |= 1 << (v % 64);
+                        }
                     }
                 }
-            }
-        });
+            },
+        );
     }
     rep.trim();
     rep
