@@ -59,7 +59,7 @@ pub fn validate_sssp_sharded(
             traversed_edges: 0,
         });
     }
-    check_shards(g, root, parent, dist, Weights::Shard, problems)
+    check_shards(g, root, parent, dist.into(), Weights::Shard, problems)
 }
 
 /// [`validate_bfs_list`](crate::validate::validate_bfs_list) from the shards of `g`:
@@ -77,7 +77,9 @@ pub fn validate_bfs_sharded(
         return Err(length_mismatch("parent", parent.len(), n));
     }
     match bfs_prelude(root, parent, level) {
-        (problems, Some(dist)) => check_shards(g, root, parent, &dist, Weights::Unit, problems),
+        (problems, Some(dist)) => {
+            check_shards(g, root, parent, dist.into(), Weights::Unit, problems)
+        }
         (problems, None) => problems.into_result(Validated {
             reached: 0,
             traversed_edges: 0,
@@ -136,12 +138,18 @@ fn check_shards(
     g: &ShardedGraph,
     root: u64,
     parent: &[u64],
-    dist: &[f32],
+    dist: std::borrow::Cow<'_, [f32]>,
     weights: Weights,
     mut problems: Problems,
 ) -> Result<Validated, ValidationError> {
-    root_distance(root, dist, &mut problems);
-    let words: Vec<u64> = parent.iter().zip(dist).map(|(&p, &d)| pack(p, d)).collect();
+    root_distance(root, &dist, &mut problems);
+    let words: Vec<u64> = parent
+        .iter()
+        .zip(&*dist)
+        .map(|(&p, &d)| pack(p, d))
+        .collect();
+    // The words hold the distances (a BFS's, made here, are freed).
+    drop(dist);
     let published = per_rank::publish(g, words);
     let id = published.id();
     let reports = g.on_trustees(move |ctx| {
@@ -152,6 +160,18 @@ fn check_shards(
                     let ids = Ids {
                         words: &words,
                         names: None,
+                        by_global: false,
+                    };
+                    scan(shard, &words, &ids, root, weights)
+                }
+                // Rows a kernel took (kept compressed to save memory): the
+                // words read by global id, through the names, with no
+                // re-indexed copy beside them.
+                Some(names) if shard.rows_taken() => {
+                    let ids = Ids {
+                        words: &words,
+                        names: Some(names),
+                        by_global: true,
                     };
                     scan(shard, &words, &ids, root, weights)
                 }
@@ -163,12 +183,15 @@ fn check_shards(
                     let ids = Ids {
                         words: &by_name,
                         names: Some(names),
+                        by_global: false,
                     };
                     scan(shard, &words, &ids, root, weights)
                 }
             }
         })
     });
+    // The distances of the listed vertices, from the words.
+    let words = per_rank::get(id);
     drop(published);
 
     let mut edges: Vec<EdgeProblem> = Vec::new();
@@ -211,7 +234,8 @@ fn check_shards(
     problems.add_many(
         unconfirmed_count,
         unconfirmed.iter().map(|&v| {
-            let (p, d) = (parent[v as usize], dist[v as usize]);
+            let p = parent[v as usize];
+            let d = super::scan::distance(words[v as usize]);
             if directed {
                 arc_unconfirmed_message(v, p, d)
             } else {

@@ -35,6 +35,11 @@ pub(super) fn pack(parent: u64, dist: f32) -> u64 {
     (u64::from(d.to_bits()) << 32) | (parent & 0xFFFF_FFFF)
 }
 
+/// The distance packed in `word` (infinity if unreached).
+pub(super) fn distance(word: u64) -> f32 {
+    unpack(word).map_or(f32::INFINITY, |(_, d)| d)
+}
+
 /// `(parent, distance)` of a reached vertex, `None` if unreached.
 fn unpack(word: u64) -> Option<(u64, f32)> {
     let high = (word >> 32) as u32;
@@ -169,9 +174,43 @@ pub(super) struct Ids<'a> {
     pub(super) words: &'a [u64],
     /// Global id of each renamed id (`None`: stored ids are global).
     pub(super) names: Option<&'a [u32]>,
+    /// `words` is indexed by global id though the ids are renamed: each
+    /// entry's word is read through `names` (one random read more per
+    /// entry, and no re-indexed copy of the answer in memory).
+    pub(super) by_global: bool,
 }
 
 impl Ids<'_> {
+    /// Number of ids the rows may store.
+    #[inline]
+    fn len(&self) -> u64 {
+        match (self.by_global, self.names) {
+            (true, Some(n)) => n.len() as u64,
+            _ => self.words.len() as u64,
+        }
+    }
+
+    /// The answer word of stored id `t` (below [`len`](Self::len)).
+    #[inline]
+    fn word(&self, t: u64) -> u64 {
+        match (self.by_global, self.names) {
+            (true, Some(n)) => self.words[n[t as usize] as usize],
+            _ => self.words[t as usize],
+        }
+    }
+
+    /// Asks the cache for the word of stored id `t` (a hint).
+    #[inline]
+    fn prefetch(&self, t: u32) {
+        let at = match (self.by_global, self.names) {
+            (true, Some(n)) => n.get(t as usize).map(|&g| g as usize),
+            _ => Some(t as usize),
+        };
+        if let Some(w) = at.and_then(|a| self.words.get(a)) {
+            prefetch::line(w);
+        }
+    }
+
     /// Global id of stored id `t` (a random read of the names when
     /// renamed: only where a rule needs it, not per entry).
     #[inline]
@@ -210,14 +249,11 @@ fn entries(
     } else {
         shard.adjacency(l)
     };
-    let n = ids.words.len() as u64;
+    let n = ids.len();
     for (i, &t) in targets.iter().enumerate() {
         // The words are read at random: ask for the ones a few entries on.
-        if let Some(w) = targets
-            .get(i + PREFETCH)
-            .and_then(|&a| ids.words.get(a as usize))
-        {
-            prefetch::line(w);
+        if let Some(&a) = targets.get(i + PREFETCH) {
+            ids.prefetch(a);
         }
         let t = u64::from(t);
         let w = match weights {
@@ -263,7 +299,7 @@ pub(super) fn scan(
             &mut rep,
             &mut buf,
             |rep, t, w| {
-                let wv = ids.words[t as usize];
+                let wv = ids.word(t);
                 let other = unpack(wv);
                 let (Some((pu, du)), Some((_, dv))) = (mine, other) else {
                     if let (Some((_, d)), None) = (mine, other) {
@@ -353,7 +389,7 @@ fn scan_arcs(shard: &Shard, own: &[u64], ids: &Ids<'_>, weights: Weights) -> Sha
             &mut rep,
             &mut buf,
             |rep, t, w| {
-                let other = unpack(ids.words[t as usize]);
+                let other = unpack(ids.word(t));
                 // Most arcs: the head reached, no rule broken and not the
                 // parent's arc, so no global id is needed (no shard holds a
                 // self-loop: the CSR drops them).
