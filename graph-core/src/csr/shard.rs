@@ -77,6 +77,21 @@ pub trait TakenRows: Send + Sync {
     fn read_row(&self, row: usize, entries: usize, out: &mut Vec<u32>);
 }
 
+/// A kernel taking a shard's rows ([`Shard::take_rows`]).
+pub trait TakeRows {
+    /// What the kernel keeps of the rows.
+    type Kept;
+    /// Sees position `v`'s row before it is taken (only for rows not
+    /// stored by position, all of them in one pass first): e.g. to size
+    /// the kernel's storage of each row. May reorder the row as `take`
+    /// may; it is copied again for `take`.
+    fn measure(&mut self, v: usize, row: &mut [u32]);
+    /// Takes position `v`'s row (see [`Shard::take_rows`]).
+    fn take(&mut self, v: usize, row: &mut [u32]);
+    /// The reader the shard keeps, and what the kernel keeps.
+    fn finish(self) -> (Arc<dyn TakenRows>, Self::Kept);
+}
+
 /// A shard's handle on the rows a kernel took: compared by identity.
 #[derive(Clone)]
 struct Taken(Arc<dyn TakenRows>);
@@ -761,43 +776,43 @@ impl Shard {
 
     /// Lets a kernel take an unweighted shard's rows into its own storage
     /// (e.g. compressed), so that the process never holds them twice: the
-    /// shard gives its targets up, row by row as `each` takes them, and
+    /// shard gives its targets up, row by row as `taker` takes them, and
     /// keeps its offsets (degrees stay) and `names`
     /// ([`renamed`](Self::renamed)); validation and the TEPS count then
     /// read the rows back through the kernel ([`row_ids`](Self::row_ids)).
     ///
     /// `slots` are the kernel's positions, as for
-    /// [`share_rows`](Self::share_rows). `each(&mut builder, v, row)` gets
-    /// every row once (position `v`, the stored targets as they are, in no
-    /// particular order of rows), may rename and reorder its entries under
-    /// the rules of [`rewrite_rows`](Self::rewrite_rows) and must keep
-    /// what it needs of them (the array is gone afterwards); `finish`
-    /// turns the builder into the reader the shard keeps and what the
-    /// kernel keeps. `ahead` is told the stored targets about [`AHEAD`]
-    /// entries before `each` gets them, as in
+    /// [`share_rows`](Self::share_rows). [`TakeRows::take`] gets every row
+    /// once (its position, the stored targets as they are), may rename and
+    /// reorder its entries under the rules of
+    /// [`rewrite_rows`](Self::rewrite_rows) and must keep what it needs of
+    /// them (the array is gone afterwards); rows not stored by position
+    /// (a mapped built file's) first go once through
+    /// [`TakeRows::measure`], in the same order, so that the kernel can
+    /// lay its storage out by position. `ahead` is told the stored targets
+    /// about [`AHEAD`] entries before the taker gets them, as in
     /// [`share_rows_ahead`](Self::share_rows_ahead).
     ///
-    /// Rows in memory are taken in place, in chunks from the last stored
-    /// row back to the first, and each chunk's pages are given back
-    /// (the array truncated and shrunk, which for an allocation this large
-    /// unmaps its tail) before the next; rows viewed in a mapped file are
-    /// copied out one by one and their pages given back behind. So the
-    /// kernel's storage and the plain targets together never hold much
-    /// more than the plain targets did. Afterwards the rows are stored by
-    /// position ([`row_slots`](Self::row_slots) is `slots`).
+    /// Rows in memory stored by position (an unweighted build's) are taken
+    /// in place, in chunks from the last row back to the first, and each
+    /// chunk's pages are given back (the array truncated and shrunk, which
+    /// for an allocation this large unmaps its tail) before the next; rows
+    /// viewed in a mapped file are copied out one by one and their pages
+    /// given back behind. So the kernel's storage and the plain targets
+    /// together never hold much more than the plain targets did.
+    /// Afterwards the rows are stored by position
+    /// ([`row_slots`](Self::row_slots) is `slots`).
     ///
     /// Returns `None`, calling nothing, unless the shard is unweighted and
     /// not renamed, shared or taken yet, and `slots` has one entry per
     /// owned vertex.
-    pub fn take_rows<B, R>(
+    pub fn take_rows<T: TakeRows>(
         &mut self,
         names: Arc<[u32]>,
         slots: &[u32],
         mut ahead: impl FnMut(&[u32]),
-        mut builder: B,
-        mut each: impl FnMut(&mut B, usize, &mut [u32]),
-        finish: impl FnOnce(B) -> (Arc<dyn TakenRows>, R),
-    ) -> Option<R> {
+        mut taker: T,
+    ) -> Option<T::Kept> {
         if self.weighted
             || self.renamed.is_some()
             || self.taken.is_some()
@@ -807,9 +822,12 @@ impl Shard {
             return None;
         }
         let n = slots.len();
-        // The position of the row stored at each index.
+        // The position of the row stored at each index (none when the
+        // rows are stored by position already: an unweighted build's).
         let position: std::borrow::Cow<'_, [u32]> = if self.slots.is_empty() {
             slots.into()
+        } else if *self.slots == *slots {
+            Vec::new().into()
         } else {
             let mut at = crate::alloc::vec_or_exit(n, 0u32, "row positions");
             for (l, &s) in self.slots.iter().enumerate() {
@@ -817,10 +835,12 @@ impl Shard {
             }
             at.into()
         };
+        let position_of = |s: usize| position.get(s).map_or(s, |&v| v as usize);
+        let by_position = (0..n).all(|s| position_of(s) == s);
         let step = RELEASE_STEP / std::mem::size_of::<u32>();
         let offsets = &self.offsets;
         match &mut self.targets {
-            Array::Owned(targets) => {
+            Array::Owned(targets) if by_position => {
                 // Chunks of about `step` entries, the last first.
                 let mut b = n;
                 while b > 0 {
@@ -837,51 +857,62 @@ impl Shard {
                             ahead(&targets[hinted.max(x)..to]);
                             hinted = to;
                         }
-                        each(&mut builder, position[s] as usize, &mut targets[x..y]);
+                        taker.take(s, &mut targets[x..y]);
                     }
                     targets.truncate(offsets[a] as usize);
                     targets.shrink_to_fit();
                     b = a;
                 }
             }
-            mapped => {
+            stored => {
+                // Copied out row by row: measured first unless stored by
+                // position, then taken; mapped pages given back behind.
                 let mut row = Vec::new();
-                let (mut released, mut hinted) = (0, 0);
-                for (s, r) in offsets.windows(2).enumerate() {
-                    let (x, y) = (r[0] as usize, r[1] as usize);
-                    let to = (y + AHEAD).min(mapped.len());
-                    if to > hinted {
-                        ahead(&mapped[hinted.max(y)..to]);
-                        hinted = to;
+                for measuring in [true, false] {
+                    if measuring && by_position {
+                        continue;
                     }
-                    row.clear();
-                    row.extend_from_slice(&mapped[x..y]);
-                    each(&mut builder, position[s] as usize, &mut row);
-                    if y - released >= step {
-                        mapped.release(released..y);
-                        released = y;
+                    let (mut released, mut hinted) = (0, 0);
+                    for (s, r) in offsets.windows(2).enumerate() {
+                        let (x, y) = (r[0] as usize, r[1] as usize);
+                        let to = (y + AHEAD).min(stored.len());
+                        if to > hinted {
+                            ahead(&stored[hinted.max(y)..to]);
+                            hinted = to;
+                        }
+                        row.clear();
+                        row.extend_from_slice(&stored[x..y]);
+                        if measuring {
+                            taker.measure(position_of(s), &mut row);
+                        } else {
+                            taker.take(position_of(s), &mut row);
+                        }
+                        if y - released >= step {
+                            stored.release(released..y);
+                            released = y;
+                        }
                     }
+                    stored.release(released..stored.len());
                 }
-                mapped.release(released..mapped.len());
             }
         }
         // Offsets by position, the rows' new order.
-        if position.iter().enumerate().any(|(s, &v)| v as usize != s) {
-            let mut by_position = crate::alloc::huge_vec_or_exit(n + 1, 0u64, "row offsets");
+        if !by_position {
+            let mut new = crate::alloc::huge_vec_or_exit(n + 1, 0u64, "row offsets");
             for (s, r) in offsets.windows(2).enumerate() {
-                by_position[position[s] as usize + 1] = r[1] - r[0];
+                new[position_of(s) + 1] = r[1] - r[0];
             }
             for v in 0..n {
-                by_position[v + 1] += by_position[v];
+                new[v + 1] += new[v];
             }
-            self.offsets = Array::Owned(by_position);
+            self.offsets = Array::Owned(new);
         } else {
             self.offsets.own("row offsets");
         }
         drop(position);
         self.slots = Array::Owned(slots.to_vec());
         self.targets = Array::Owned(Vec::new());
-        let (reader, kept) = finish(builder);
+        let (reader, kept) = taker.finish();
         self.taken = Some(Taken(reader));
         self.renamed = Some(names);
         Some(kept)

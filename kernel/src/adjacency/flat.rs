@@ -251,27 +251,20 @@ impl Adjacency {
             .collect();
         if self.format == RowsFormat::Compressed {
             // The shard gives its targets up as they are coded.
-            let mut ordered = InPlace::counting(self.num_flat());
-            let builder = Packed::builder(self.n, lo, shard.num_entries());
+            let taker = Taker {
+                adj: self,
+                ordered: InPlace::counting(self.num_flat()),
+                measuring: InPlace::counting(self.num_flat()),
+                builder: Packed::builder(self.n, lo, shard.num_entries()),
+            };
             let taken = shard.take_rows(
                 names,
                 &slots,
                 |ids| self.tables.prefetch(&self.partition, ids),
-                builder,
-                |b, v, row| {
-                    let d = ordered.order(v, row, |x| self.flat_of(x));
-                    b.push(v as u32, &row[..d], &row[d..]);
-                },
-                |b| {
-                    let packed = Arc::new(b.finish());
-                    (
-                        packed.clone() as Arc<dyn graph_core::csr::TakenRows>,
-                        packed,
-                    )
-                },
+                taker,
             );
-            if let Some(packed) = taken {
-                let _ = self.rows.set(Rows::taken(packed, &ordered));
+            if let Some(rows) = taken {
+                let _ = self.rows.set(rows);
             }
             return;
         }
@@ -409,5 +402,34 @@ impl Adjacency {
             .iter()
             .map(|&f| at(f - self.lo))
             .collect()
+    }
+}
+
+/// Codes a shard's rows as it gives them up ([`Shard::take_rows`]).
+struct Taker<'a> {
+    adj: &'a Adjacency,
+    /// Orders the rows taken (and counts them for [`Rows::taken`]).
+    ordered: InPlace,
+    /// Orders the rows measured (not counted).
+    measuring: InPlace,
+    builder: super::packed::Builder,
+}
+
+impl graph_core::csr::TakeRows for Taker<'_> {
+    type Kept = Rows;
+
+    fn measure(&mut self, v: usize, row: &mut [u32]) {
+        let d = self.measuring.order(v, row, |x| self.adj.flat_of(x));
+        self.builder.measure(v as u32, &row[..d], &row[d..]);
+    }
+
+    fn take(&mut self, v: usize, row: &mut [u32]) {
+        let d = self.ordered.order(v, row, |x| self.adj.flat_of(x));
+        self.builder.push(v as u32, &row[..d], &row[d..]);
+    }
+
+    fn finish(self) -> (Arc<dyn graph_core::csr::TakenRows>, Rows) {
+        let packed = Arc::new(self.builder.finish());
+        (packed.clone(), Rows::taken(packed, &self.ordered))
     }
 }
