@@ -502,8 +502,9 @@ pub struct BfsArgs {
     /// Graph500 graph 1.6-1.7 B per entry instead of plain rows' 4, plus
     /// 12 B per vertex, and they replace the graph's plain array (coded
     /// as it is given up; validation reads the entries back through
-    /// them): the memory-lean choice, a process's peak 15-35% lower
-    /// (SCALE 22 from a built file, 1 x 2: 581 MB against 858 MB).
+    /// them): the memory-lean choice, a process's peak 12-36% lower
+    /// (SCALE 22 from a built file, 1 x 2, validated: 550 000 KiB
+    /// against 858 000).
     /// They cost decoding each entry as it is read (measured: 0.8-0.9x
     /// the TEPS), a slower validation, and from a built file a second
     /// pass over the rows while preparing them
