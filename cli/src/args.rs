@@ -499,12 +499,16 @@ pub struct BfsArgs {
     pub mode: BfsModeArg,
     /// How the search's rows are stored (see the values). Compressed rows
     /// hold each row's sorted neighbour ids as byte-coded differences: on a
-    /// Graph500 graph 1.5-1.6 B per entry instead of plain rows' 4, plus
-    /// 12 B per vertex, paid for by decoding each entry as it is read
-    /// (measured: 0.8-0.9x the TEPS) and one more pass over the rows while
-    /// preparing them. Today the graph's own plain array stays beside them
-    /// (validation reads it), so the process's peak rises instead of
-    /// falling (results/memory/compressed.md): an experiment, not a saving.
+    /// Graph500 graph 1.6-1.7 B per entry instead of plain rows' 4, plus
+    /// 12 B per vertex, and they replace the graph's plain array (coded
+    /// as it is given up; validation reads the entries back through
+    /// them): the memory-lean choice, a process's peak 12-36% lower
+    /// (SCALE 22 from a built file, 1 x 2, validated: 550 000 KiB
+    /// against 858 000).
+    /// They cost decoding each entry as it is read (measured: 0.8-0.9x
+    /// the TEPS), a slower validation, and from a built file a second
+    /// pass over the rows while preparing them
+    /// (results/memory/compressed.md).
     #[arg(long, value_enum, default_value_t = RowsArg::Plain)]
     pub rows: RowsArg,
     /// Write the BFS levels from the first root: N x i64 little-endian, -1
@@ -719,7 +723,8 @@ pub enum PartitionArg {
 pub enum RowsArg {
     /// 4-byte neighbour ids, read as slices (the shard's own array).
     Plain,
-    /// Byte-coded differences of the sorted ids (1-5 B each), decoded as read.
+    /// Byte-coded differences of the sorted ids (1-5 B each), decoded as
+    /// read, in place of the shard's array.
     Compressed,
 }
 

@@ -56,6 +56,63 @@ pub struct Shard {
     /// ([`Shard::rewrite_rows`]): the global id of each stored target id.
     #[serde(skip)]
     renamed: Option<Arc<[u32]>>,
+    /// Set when a kernel took the rows ([`Shard::take_rows`]): `targets`
+    /// is then empty and this reads the rows back. Such a shard cannot be
+    /// serialized (its rows live in the kernel's format).
+    #[serde(
+        skip_deserializing,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "refuse_taken"
+    )]
+    taken: Option<Taken>,
+}
+
+/// How a kernel that took a shard's rows ([`Shard::take_rows`]) hands
+/// them back to whoever reads the shard's entries (validation, the TEPS
+/// count): each row's entries, in the kernel's own storage.
+pub trait TakenRows: Send + Sync {
+    /// Appends to `out` the `entries` stored ids of stored row `row` (the
+    /// ids the shard held there after the kernel's `order`, parallel
+    /// entries included, in any order).
+    fn read_row(&self, row: usize, entries: usize, out: &mut Vec<u32>);
+}
+
+/// A kernel taking a shard's rows ([`Shard::take_rows`]).
+pub trait TakeRows {
+    /// What the kernel keeps of the rows.
+    type Kept;
+    /// Sees position `v`'s row before it is taken (only for rows not
+    /// stored by position, all of them in one pass first): e.g. to size
+    /// the kernel's storage of each row. May reorder the row as `take`
+    /// may; it is copied again for `take`.
+    fn measure(&mut self, v: usize, row: &mut [u32]);
+    /// Takes position `v`'s row (see [`Shard::take_rows`]).
+    fn take(&mut self, v: usize, row: &mut [u32]);
+    /// The reader the shard keeps, and what the kernel keeps.
+    fn finish(self) -> (Arc<dyn TakenRows>, Self::Kept);
+}
+
+/// A shard's handle on the rows a kernel took: compared by identity.
+#[derive(Clone)]
+struct Taken(Arc<dyn TakenRows>);
+
+impl fmt::Debug for Taken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Taken(..)")
+    }
+}
+
+impl PartialEq for Taken {
+    fn eq(&self, o: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &o.0)
+    }
+}
+
+/// A shard whose rows a kernel took has no targets to send.
+fn refuse_taken<S: serde::Serializer>(_: &Option<Taken>, _: S) -> Result<S::Ok, S::Error> {
+    Err(serde::ser::Error::custom(
+        "a shard whose rows a kernel took (Shard::take_rows) cannot be serialized",
+    ))
 }
 
 /// A shard's rows as [`Shard::share_rows`] lends them to a kernel: the
@@ -178,6 +235,12 @@ impl<'de, T: Plain + serde::Deserialize<'de>> serde::Deserialize<'de> for Array<
     }
 }
 
+#[cold]
+#[inline(never)]
+fn rows_were_taken() -> ! {
+    panic!("graph-core: Shard::adjacency on a shard whose rows a kernel took (Shard::take_rows): read them with Shard::row_ids")
+}
+
 impl Shard {
     /// The partition this shard belongs to.
     #[inline]
@@ -233,6 +296,7 @@ impl Shard {
             in_offsets: Vec::new().into(),
             in_sources: Vec::new().into(),
             renamed: None,
+            taken: None,
         }
     }
 
@@ -259,6 +323,7 @@ impl Shard {
             in_offsets: Vec::new().into(),
             in_sources: Vec::new().into(),
             renamed: None,
+            taken: None,
         }
     }
 
@@ -381,7 +446,7 @@ impl Shard {
     /// Number of adjacency entries (sum of degrees).
     #[inline]
     pub fn num_entries(&self) -> u64 {
-        self.targets.len() as u64
+        self.offsets.last().copied().unwrap_or(0)
     }
 
     /// Global id of local vertex `local`.
@@ -428,8 +493,16 @@ impl Shard {
     /// ids, unless a kernel [renamed](Self::rewrite_rows) them (then
     /// [`renamed`](Self::renamed) maps them back). The weights are empty on
     /// an [unweighted](Self::is_weighted) shard.
+    ///
+    /// # Panics
+    ///
+    /// When a kernel [took](Self::take_rows) the rows: read them with
+    /// [`row_ids`](Self::row_ids).
     #[inline]
     pub fn adjacency(&self, local: u64) -> (&[u32], &[f32]) {
+        if self.taken.is_some() {
+            rows_were_taken();
+        }
         let r = self.entry_range(local);
         let w = if self.weighted {
             &self.weights[r.clone()]
@@ -437,6 +510,34 @@ impl Shard {
             &[]
         };
         (&self.targets[r], w)
+    }
+
+    /// The stored ids of local vertex `local`'s entries (as
+    /// [`adjacency`](Self::adjacency)'s first slice: global ids unless
+    /// [renamed](Self::renamed), parallel entries included), also when a
+    /// kernel [took](Self::take_rows) the rows: then decoded into `buf`
+    /// (in the order the kernel keeps them), else the shard's own slice.
+    #[inline]
+    pub fn row_ids<'a>(&'a self, local: u64, buf: &'a mut Vec<u32>) -> &'a [u32] {
+        match &self.taken {
+            None => self.adjacency(local).0,
+            Some(t) => {
+                let r = self.entry_range(local);
+                buf.clear();
+                // Taken rows are stored by position: the slot is the row.
+                let row = self.slots.get(local as usize).map_or(0, |&s| s as usize);
+                t.0.read_row(row, r.len(), buf);
+                buf
+            }
+        }
+    }
+
+    /// Whether a kernel [took](Self::take_rows) the rows (then
+    /// [`targets`](Self::targets) is empty and
+    /// [`row_ids`](Self::row_ids) reads them).
+    #[inline]
+    pub fn rows_taken(&self) -> bool {
+        self.taken.is_some()
     }
 
     /// `(neighbour global id, weight)` pairs of local vertex `local` (global
@@ -673,6 +774,150 @@ impl Shard {
         self.slots = Array::Owned(slots.to_vec());
     }
 
+    /// Lets a kernel take an unweighted shard's rows into its own storage
+    /// (e.g. compressed), so that the process never holds them twice: the
+    /// shard gives its targets up, row by row as `taker` takes them, and
+    /// keeps its offsets (degrees stay) and `names`
+    /// ([`renamed`](Self::renamed)); validation and the TEPS count then
+    /// read the rows back through the kernel ([`row_ids`](Self::row_ids)).
+    ///
+    /// `slots` are the kernel's positions, as for
+    /// [`share_rows`](Self::share_rows). [`TakeRows::take`] gets every row
+    /// once (its position, the stored targets as they are), may rename and
+    /// reorder its entries under the rules of
+    /// [`rewrite_rows`](Self::rewrite_rows) and must keep what it needs of
+    /// them (the array is gone afterwards); rows not stored by position
+    /// (a mapped built file's) first go once through
+    /// [`TakeRows::measure`], in the same order, so that the kernel can
+    /// lay its storage out by position. `ahead` is told the stored targets
+    /// about [`AHEAD`] entries before the taker gets them, as in
+    /// [`share_rows_ahead`](Self::share_rows_ahead).
+    ///
+    /// Rows in memory stored by position (an unweighted build's) are taken
+    /// in place, in chunks from the last row back to the first, and each
+    /// chunk's pages are given back (the array truncated and shrunk, which
+    /// for an allocation this large unmaps its tail) before the next; rows
+    /// viewed in a mapped file are copied out one by one and their pages
+    /// given back behind. So the kernel's storage and the plain targets
+    /// together never hold much more than the plain targets did.
+    /// Afterwards the rows are stored by position
+    /// ([`row_slots`](Self::row_slots) is `slots`).
+    ///
+    /// Returns `None`, calling nothing, unless the shard is unweighted and
+    /// not renamed, shared or taken yet, and `slots` has one entry per
+    /// owned vertex.
+    pub fn take_rows<T: TakeRows>(
+        &mut self,
+        names: Arc<[u32]>,
+        slots: &[u32],
+        mut ahead: impl FnMut(&[u32]),
+        mut taker: T,
+    ) -> Option<T::Kept> {
+        if self.weighted
+            || self.renamed.is_some()
+            || self.taken.is_some()
+            || slots.len() as u64 != self.num_local_vertices()
+            || matches!(self.targets, Array::Shared(_))
+        {
+            return None;
+        }
+        let n = slots.len();
+        // The position of the row stored at each index (none when the
+        // rows are stored by position already: an unweighted build's).
+        let position: std::borrow::Cow<'_, [u32]> = if self.slots.is_empty() {
+            slots.into()
+        } else if *self.slots == *slots {
+            Vec::new().into()
+        } else {
+            let mut at = crate::alloc::vec_or_exit(n, 0u32, "row positions");
+            for (l, &s) in self.slots.iter().enumerate() {
+                at[s as usize] = slots[l];
+            }
+            at.into()
+        };
+        let position_of = |s: usize| position.get(s).map_or(s, |&v| v as usize);
+        let by_position = (0..n).all(|s| position_of(s) == s);
+        let step = RELEASE_STEP / std::mem::size_of::<u32>();
+        let offsets = &self.offsets;
+        match &mut self.targets {
+            Array::Owned(targets) if by_position => {
+                // Chunks of about `step` entries, the last first.
+                let mut b = n;
+                while b > 0 {
+                    let end = offsets[b];
+                    let mut a = b - 1;
+                    while a > 0 && end - offsets[a] < step as u64 {
+                        a -= 1;
+                    }
+                    let mut hinted = offsets[a] as usize;
+                    for s in a..b {
+                        let (x, y) = (offsets[s] as usize, offsets[s + 1] as usize);
+                        let to = (y + AHEAD).min(end as usize);
+                        if to > hinted {
+                            ahead(&targets[hinted.max(x)..to]);
+                            hinted = to;
+                        }
+                        taker.take(s, &mut targets[x..y]);
+                    }
+                    targets.truncate(offsets[a] as usize);
+                    targets.shrink_to_fit();
+                    b = a;
+                }
+            }
+            stored => {
+                // Copied out row by row: measured first unless stored by
+                // position, then taken; mapped pages given back behind.
+                let mut row = Vec::new();
+                for measuring in [true, false] {
+                    if measuring && by_position {
+                        continue;
+                    }
+                    let (mut released, mut hinted) = (0, 0);
+                    for (s, r) in offsets.windows(2).enumerate() {
+                        let (x, y) = (r[0] as usize, r[1] as usize);
+                        let to = (y + AHEAD).min(stored.len());
+                        if to > hinted {
+                            ahead(&stored[hinted.max(y)..to]);
+                            hinted = to;
+                        }
+                        row.clear();
+                        row.extend_from_slice(&stored[x..y]);
+                        if measuring {
+                            taker.measure(position_of(s), &mut row);
+                        } else {
+                            taker.take(position_of(s), &mut row);
+                        }
+                        if y - released >= step {
+                            stored.release(released..y);
+                            released = y;
+                        }
+                    }
+                    stored.release(released..stored.len());
+                }
+            }
+        }
+        // Offsets by position, the rows' new order.
+        if !by_position {
+            let mut new = crate::alloc::huge_vec_or_exit(n + 1, 0u64, "row offsets");
+            for (s, r) in offsets.windows(2).enumerate() {
+                new[position_of(s) + 1] = r[1] - r[0];
+            }
+            for v in 0..n {
+                new[v + 1] += new[v];
+            }
+            self.offsets = Array::Owned(new);
+        } else {
+            self.offsets.own("row offsets");
+        }
+        drop(position);
+        self.slots = Array::Owned(slots.to_vec());
+        self.targets = Array::Owned(Vec::new());
+        let (reader, kept) = taker.finish();
+        self.taken = Some(Taken(reader));
+        self.renamed = Some(names);
+        Some(kept)
+    }
+
     /// `(local index, global id)` of every owned vertex.
     pub fn vertices(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
         (0..self.num_local_vertices()).map(move |l| (l, self.global_id(l)))
@@ -687,7 +932,8 @@ impl Shard {
     }
 
     /// Neighbour ids of all entries (global ids unless
-    /// [renamed](Self::rewrite_rows)).
+    /// [renamed](Self::rewrite_rows)); empty when a kernel
+    /// [took](Self::take_rows) the rows.
     #[inline]
     pub fn targets(&self) -> &[u32] {
         &self.targets

@@ -7,6 +7,7 @@ use std::sync::{Arc, OnceLock};
 
 use graph_core::{Partition, Shard};
 
+use super::packed::Packed;
 use super::renumber::{bases, Tables};
 use super::rows::{InPlace, Rows, RowsFormat};
 
@@ -229,7 +230,11 @@ impl Adjacency {
     /// copied row by row out of a mapped built file or another order,
     /// which the shard then drops), so the process keeps one copy of every
     /// entry; the table the entries are renamed by is prefetched a few
-    /// dozen entries ahead ([`Shard::share_rows_ahead`]). Otherwise (or
+    /// dozen entries ahead ([`Shard::share_rows_ahead`]). Compressed rows
+    /// instead take the shard's targets ([`Shard::take_rows`]), coding each
+    /// row (its parallel entries after its targets) as the shard gives it
+    /// up, so the plain and the compressed arrays are never held whole
+    /// together. Otherwise (or
     /// when the rows exist already) nothing:
     /// the rows are copied on first use ([`rows`](Self::rows)).
     pub(super) fn share_rows(&self, shard: &mut Shard) {
@@ -237,7 +242,6 @@ impl Adjacency {
             return;
         }
         let names = self.tables.global_of.clone();
-        let mut ordered = InPlace::new(self.n as usize, self.num_flat());
         let lo = self.lo;
         let slots: Vec<u32> = self
             .tables
@@ -245,11 +249,33 @@ impl Adjacency {
             .iter()
             .map(|&f| f - lo)
             .collect();
+        if self.format == RowsFormat::Compressed {
+            // The shard gives its targets up as they are coded.
+            let taker = Taker {
+                adj: self,
+                ordered: InPlace::counting(self.num_flat()),
+                measuring: InPlace::counting(self.num_flat()),
+                builder: Packed::builder(self.n, lo, shard.num_entries()),
+            };
+            let taken = shard.take_rows(
+                names,
+                &slots,
+                |ids| self.tables.prefetch(&self.partition, ids),
+                taker,
+            );
+            if let Some(rows) = taken {
+                let _ = self.rows.set(rows);
+            }
+            return;
+        }
+        let mut ordered = InPlace::new(self.n as usize, self.num_flat());
         let shared = shard.share_rows_ahead(
             names,
             &slots,
             |ids| self.tables.prefetch(&self.partition, ids),
-            |v, row| ordered.order(v, row, |x| self.flat_of(x)),
+            |v, row| {
+                ordered.order(v, row, |x| self.flat_of(x));
+            },
         );
         if let Some(arrays) = shared {
             let _ = self.rows.set(self.in_format(Rows::shared(arrays, ordered)));
@@ -376,5 +402,34 @@ impl Adjacency {
             .iter()
             .map(|&f| at(f - self.lo))
             .collect()
+    }
+}
+
+/// Codes a shard's rows as it gives them up ([`Shard::take_rows`]).
+struct Taker<'a> {
+    adj: &'a Adjacency,
+    /// Orders the rows taken (and counts them for [`Rows::taken`]).
+    ordered: InPlace,
+    /// Orders the rows measured (not counted).
+    measuring: InPlace,
+    builder: super::packed::Builder,
+}
+
+impl graph_core::csr::TakeRows for Taker<'_> {
+    type Kept = Rows;
+
+    fn measure(&mut self, v: usize, row: &mut [u32]) {
+        let d = self.measuring.order(v, row, |x| self.adj.flat_of(x));
+        self.builder.measure(v as u32, &row[..d], &row[d..]);
+    }
+
+    fn take(&mut self, v: usize, row: &mut [u32]) {
+        let d = self.ordered.order(v, row, |x| self.adj.flat_of(x));
+        self.builder.push(v as u32, &row[..d], &row[d..]);
+    }
+
+    fn finish(self) -> (Arc<dyn graph_core::csr::TakenRows>, Rows) {
+        let packed = Arc::new(self.builder.finish());
+        (packed.clone(), Rows::taken(packed, &self.ordered))
     }
 }

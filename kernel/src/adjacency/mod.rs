@@ -76,10 +76,16 @@
 //! [`Local::find_target`](crate::Local::find_target)), which read plain
 //! rows too with one branch per row on the format, none per entry, so a
 //! kernel is written once for both; [`Rows::row`] panics on compressed
-//! rows. The shard keeps its own array (validation and the TEPS count read
-//! it), so today compression saves the bytes of a kernel's copy only where
-//! the rows are a copy (a weighted shard, in-rows of a directed graph),
-//! not where they are the shard's own array.
+//! rows. On a shard without weights the shard gives its targets up to them
+//! ([`Shard::take_rows`](graph_core::Shard::take_rows)): each row is
+//! renamed, ordered and coded as the shard hands it over, its parallel
+//! entries coded after its targets (a search never reads them), and the
+//! shard's plain array is given back chunk by chunk behind the coding, so
+//! the process never holds both; validation and the TEPS count read the
+//! shard's entries back through the compressed rows
+//! ([`Shard::row_ids`](graph_core::Shard::row_ids)). Elsewhere (a weighted
+//! shard, in-rows of a directed graph) the compressed rows are coded from a
+//! copy.
 //!
 //! Preparing costs O(entries): each entry is renamed (one load from the
 //! flat-id table, prefetched a few dozen entries ahead) and each row

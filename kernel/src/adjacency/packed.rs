@@ -35,7 +35,7 @@
 //! [`PackedView::for_each`] and [`PackedView::find`] (which stops at the
 //! first match, as a bottom-up BFS does at its first parent).
 
-use graph_core::alloc::{huge_vec_or_exit, reserve_or_exit};
+use graph_core::alloc::{huge_vec_or_exit, reserve_or_exit, vec_or_exit};
 use graph_core::csr::{advise_huge_pages, prefetch_line};
 
 /// Bytes of zeros after the last row: a decoder's 8-byte read that starts
@@ -86,6 +86,37 @@ impl Packed {
         }
     }
 
+    /// Starts rows coded one by one in any order of positions
+    /// ([`Builder::push`]), for `n` positions holding at most `entries`
+    /// entries in all; `lo` is the flat id of position 0.
+    pub(crate) fn builder(n: u32, lo: u32, entries: u64) -> Builder {
+        let mut bytes = Vec::new();
+        // Room for the longest coding of every entry (5 B): address space
+        // only, as pages are touched when written; `finish` gives the
+        // rest back.
+        reserve_or_exit(&mut bytes, 5 * entries as usize + PAD, "compressed rows");
+        advise_huge_pages(bytes.spare_capacity_mut());
+        // Zeroed by the system, touched as rows are coded (the shard's
+        // plain rows are given back meanwhile).
+        let (mut start, mut degree) = (
+            vec_or_exit(n as usize, 0u64, "compressed row offsets"),
+            vec_or_exit(n as usize, 0u32, "compressed row lengths"),
+        );
+        advise_huge_pages(&mut start);
+        advise_huge_pages(&mut degree);
+        Builder {
+            p: Packed {
+                start,
+                degree,
+                bytes,
+                lo,
+            },
+            measured: false,
+            placed: false,
+            scratch: Vec::new(),
+        }
+    }
+
     /// The rows as plain slices.
     #[inline(always)]
     pub(crate) fn view(&self) -> PackedView<'_> {
@@ -105,6 +136,127 @@ impl Packed {
     /// Bytes held in all: the rows, the padding, 12 B per position.
     pub(crate) fn footprint(&self) -> u64 {
         (self.bytes.len() + 8 * self.start.len() + 4 * self.degree.len()) as u64
+    }
+}
+
+/// [`Packed`] coded a row at a time ([`Packed::builder`]), each row's
+/// parallel entries kept after its targets so that the shard's entries
+/// can be read back ([`TakenRows`](graph_core::csr::TakenRows)).
+///
+/// Rows pushed without [`measure`](Self::measure) are appended in the
+/// order they come; rows measured first (all of them, before any push)
+/// are laid out by position, each at its place.
+pub(crate) struct Builder {
+    p: Packed,
+    /// Rows measured ([`measure`](Self::measure)): `p.start` holds each
+    /// row's size in bytes until the first push lays them out.
+    measured: bool,
+    placed: bool,
+    scratch: Vec<u8>,
+}
+
+impl Builder {
+    /// Codes position `v`'s row: `targets` (flat ids, ascending,
+    /// distinct) as in the module docs, then `repeats` (ascending,
+    /// entries that repeat targets: parallel edges) in the same codes but
+    /// with gaps not less one, which a search never reads (it stops after
+    /// `targets.len()` numbers).
+    pub(crate) fn push(&mut self, v: u32, targets: &[u32], repeats: &[u32]) {
+        if self.measured && !self.placed {
+            self.place();
+        }
+        if targets.is_empty() && repeats.is_empty() {
+            // Nothing to code, and its offset and length stay 0 (never
+            // read): an isolated vertex's words stay untouched.
+            return;
+        }
+        let me = self.p.lo.wrapping_add(v);
+        self.p.degree[v as usize] = targets.len() as u32;
+        let out = if self.placed {
+            self.scratch.clear();
+            &mut self.scratch
+        } else {
+            self.p.start[v as usize] = self.p.bytes.len() as u64;
+            &mut self.p.bytes
+        };
+        encode_row(me, targets, out);
+        if let Some(&r0) = repeats.first() {
+            put(out, first_code(me, r0));
+            for w in repeats.windows(2) {
+                put(out, u64::from(w[1] - w[0]));
+            }
+        }
+        if self.placed {
+            let at = self.p.start[v as usize] as usize;
+            self.p.bytes[at..at + self.scratch.len()].copy_from_slice(&self.scratch);
+        }
+    }
+
+    /// Notes the size of position `v`'s row as [`push`](Self::push)
+    /// will code it; once every row is measured, pushes lay the rows out
+    /// by position.
+    pub(crate) fn measure(&mut self, v: u32, targets: &[u32], repeats: &[u32]) {
+        self.measured = true;
+        if targets.is_empty() && repeats.is_empty() {
+            return;
+        }
+        let me = self.p.lo.wrapping_add(v);
+        let mut size = row_bytes(me, targets);
+        if let Some(&r0) = repeats.first() {
+            size += varint_len(first_code(me, r0))
+                + repeats
+                    .windows(2)
+                    .map(|w| varint_len(u64::from(w[1] - w[0])))
+                    .sum::<usize>();
+        }
+        self.p.start[v as usize] = size as u64;
+    }
+
+    /// Turns the measured sizes into offsets and sizes the bytes exactly
+    /// (zeroed by the system: touched as rows are coded).
+    fn place(&mut self) {
+        let mut at = 0u64;
+        // Empty rows keep offset 0 (never read), their pages untouched.
+        for s in self.p.start.iter_mut().filter(|s| **s > 0) {
+            let size = *s;
+            *s = at;
+            at += size;
+        }
+        self.p.bytes = vec_or_exit(at as usize + PAD, 0u8, "compressed rows");
+        advise_huge_pages(&mut self.p.bytes);
+        self.placed = true;
+    }
+
+    /// The rows, their unused room given back.
+    pub(crate) fn finish(self) -> Packed {
+        let mut p = self.p;
+        if !self.placed {
+            p.bytes.extend_from_slice(&[0; PAD]);
+            // Shrinking an allocation this large unmaps its tail, no copy.
+            p.bytes.shrink_to_fit();
+        }
+        p
+    }
+}
+
+impl graph_core::csr::TakenRows for Packed {
+    /// Position `row`'s targets, then its parallel entries (see
+    /// [`Builder::push`]): `entries` numbers in all.
+    fn read_row(&self, row: usize, entries: usize, out: &mut Vec<u32>) {
+        let targets = self.degree[row] as usize;
+        let me = self.lo.wrapping_add(row as u32);
+        let (mut at, mut t) = (self.start[row] as usize, 0u32);
+        for i in 0..entries {
+            let x = read(&self.bytes, &mut at);
+            t = if i == 0 || i == targets {
+                first(me, x)
+            } else if i < targets {
+                t.wrapping_add(x as u32).wrapping_add(1)
+            } else {
+                t.wrapping_add(x as u32)
+            };
+            out.push(t);
+        }
     }
 }
 

@@ -28,7 +28,9 @@ pub enum RowsFormat {
     /// `packed.rs`), read in order through [`Rows::for_each`] and
     /// [`Rows::find`] ([`Local::for_each_target`](crate::Local::for_each_target),
     /// [`Local::find_target`](crate::Local::find_target)); [`Rows::row`]
-    /// panics. 12 B per vertex (byte offset, length) beside the bytes.
+    /// panics. 12 B per vertex (byte offset, length) beside the bytes. On
+    /// a shard without weights they replace the shard's own array
+    /// ([`Shard::take_rows`](graph_core::Shard::take_rows)).
     Compressed,
 }
 
@@ -59,8 +61,9 @@ pub struct Rows {
     /// Empty when every row ends at the next one's start.
     len: Vec<u32>,
     targets: Arc<Vec<u32>>,
-    /// The compressed rows, when the rows are compressed.
-    packed: Option<Packed>,
+    /// The compressed rows, when the rows are compressed (shared with
+    /// the shard when it gave its rows up: [`Rows::taken`]).
+    packed: Option<Arc<Packed>>,
     entries: u64,
     merged: u64,
     shared: bool,
@@ -142,8 +145,24 @@ impl Rows {
             start: Arc::new(Vec::new()),
             len: Vec::new(),
             targets: Arc::new(Vec::new()),
-            packed: Some(packed),
+            packed: Some(Arc::new(packed)),
             ..self
+        }
+    }
+
+    /// Compressed rows coded from a shard's own targets as it gave them up
+    /// ([`Shard::take_rows`](graph_core::Shard::take_rows)), `ordered`
+    /// having ordered each row (their counts); the shard reads its entries
+    /// back through the same `packed`.
+    pub(super) fn taken(packed: Arc<Packed>, ordered: &InPlace) -> Rows {
+        Rows {
+            start: Arc::new(Vec::new()),
+            len: Vec::new(),
+            targets: Arc::new(Vec::new()),
+            packed: Some(packed),
+            entries: ordered.distinct,
+            merged: ordered.merged,
+            shared: true,
         }
     }
 
@@ -165,7 +184,7 @@ impl Rows {
     /// The compressed rows as slices, when they are compressed.
     #[inline(always)]
     pub(crate) fn packed_view(&self) -> Option<PackedView<'_>> {
-        self.packed.as_ref().map(Packed::view)
+        self.packed.as_deref().map(Packed::view)
     }
 
     /// How the rows are stored.
@@ -255,8 +274,10 @@ impl Rows {
     }
 
     /// Whether the rows are the shard's own array (renamed and ordered in
-    /// place, [`Shard::share_rows`](graph_core::Shard::share_rows)) rather
-    /// than a copy.
+    /// place, [`Shard::share_rows`](graph_core::Shard::share_rows)), or
+    /// compressed in its place
+    /// ([`Shard::take_rows`](graph_core::Shard::take_rows)), rather than a
+    /// copy.
     pub fn is_shared(&self) -> bool {
         self.shared
     }
@@ -273,7 +294,9 @@ impl Rows {
 /// one of them (parallel edges) in any order; keeps each position's count
 /// of distinct targets for [`Rows::shared`].
 pub(super) struct InPlace {
+    /// Empty when the counts are not kept ([`InPlace::counting`]).
     len: Vec<u32>,
+    distinct: u64,
     merged: u64,
     repeats: Vec<u32>,
     /// Significant bits of a flat id, and room for the radix sort.
@@ -286,6 +309,16 @@ impl InPlace {
     pub(super) fn new(n: usize, num_flat: u32) -> InPlace {
         InPlace {
             len: huge_vec_or_exit(n, 0u32, "row lengths"),
+            ..InPlace::counting(num_flat)
+        }
+    }
+
+    /// [`new`](Self::new) without the per-position counts: for rows
+    /// that keep their own ([`Rows::taken`]).
+    pub(super) fn counting(num_flat: u32) -> InPlace {
+        InPlace {
+            len: Vec::new(),
+            distinct: 0,
             merged: 0,
             repeats: Vec::new(),
             bits: super::radix::bits_below(num_flat),
@@ -293,9 +326,15 @@ impl InPlace {
         }
     }
 
-    /// Renames `row` (position `v`'s) by `to_flat` and orders it.
+    /// Renames `row` (position `v`'s) by `to_flat` and orders it; returns
+    /// its count of distinct targets (the row's first entries).
     #[inline]
-    pub(super) fn order(&mut self, v: usize, row: &mut [u32], to_flat: impl Fn(u32) -> u32) {
+    pub(super) fn order(
+        &mut self,
+        v: usize,
+        row: &mut [u32],
+        to_flat: impl Fn(u32) -> u32,
+    ) -> usize {
         row.iter_mut().for_each(|x| *x = to_flat(*x));
         super::radix::sort_by_bits(row, &mut self.scratch, self.bits, u64::from);
         self.repeats.clear();
@@ -310,7 +349,11 @@ impl InPlace {
         }
         row[unique..].copy_from_slice(&self.repeats);
         self.merged += self.repeats.len() as u64;
-        self.len[v] = unique as u32;
+        self.distinct += unique as u64;
+        if let Some(n) = self.len.get_mut(v) {
+            *n = unique as u32;
+        }
+        unique
     }
 }
 

@@ -134,6 +134,10 @@ fn decode<T: Plain>(bytes: &[u8]) -> Vec<T> {
         .collect()
 }
 
+/// Bytes of a shard's neighbour ids checked before their pages are given
+/// back ([`BuiltGraph::shard`]).
+const RELEASE_PIECE: usize = 2 << 20;
+
 impl BuiltGraph {
     /// The decoded header.
     pub fn header(&self) -> &BuiltHeader {
@@ -198,6 +202,11 @@ impl BuiltGraph {
                 return Err(self.err(Problem::CorruptSection(s.name())));
             }
             slot.store(true, Ordering::Relaxed);
+            // Checked: its pages go (they stay in the page cache), so the
+            // trustees checking a file together hold a chunk each, not the
+            // file.
+            let from = self.header.sections[s as usize].start as usize + at;
+            crate::mapped::release(&self.map, from..from + chunk.len());
         }
         Ok(())
     }
@@ -261,9 +270,14 @@ impl BuiltGraph {
             rotate,
         )?;
         let targets: Array<u32> = rows.take(self, Section::Targets, rotate)?;
-        self.check_ids(&targets, Section::Targets)?;
-        // Checked: the pages go until a kernel reads them (see above).
-        targets.release(0..targets.len());
+        // Checked piece by piece: the pages go until a kernel reads them
+        // (see above).
+        let piece = (RELEASE_PIECE / 4).max(1);
+        for at in (0..targets.len()).step_by(piece) {
+            let end = (at + piece).min(targets.len());
+            self.check_ids(&targets[at..end], Section::Targets)?;
+            targets.release(at..end);
+        }
         let weights = match weights {
             Weights::Skip => None,
             Weights::Stored if self.header.weighted => {
@@ -298,7 +312,7 @@ impl BuiltGraph {
         Ok(shard.with_in_edges(rows.offsets, sources))
     }
 
-    /// Refuses an id that is not a vertex.
+    /// Refuses an id that is not a vertex (the first one of `ids`).
     fn check_ids(&self, ids: &[u32], s: Section) -> Result<(), BuiltError> {
         let n = self.header.num_vertices;
         match ids.iter().find(|&&v| u64::from(v) >= n) {

@@ -52,14 +52,21 @@ pub fn validate_sssp_sharded(
     if parent.len() as u64 != n {
         return Err(length_mismatch("parent", parent.len(), n));
     }
-    let (problems, go_on) = sssp_prelude(root, parent, dist);
+    let (mut problems, go_on) = sssp_prelude(root, parent, dist);
     if !go_on {
         return problems.into_result(Validated {
             reached: 0,
             traversed_edges: 0,
         });
     }
-    check_shards(g, root, parent, dist, Weights::Shard, problems)
+    root_distance(root, dist, &mut problems);
+    let words = pack_all(parent, dist);
+    check_shards(g, root, parent, words, Weights::Shard, problems)
+}
+
+/// The answer words ([`pack`]) of `parent` and `dist`.
+fn pack_all(parent: &[u64], dist: &[f32]) -> Vec<u64> {
+    parent.iter().zip(dist).map(|(&p, &d)| pack(p, d)).collect()
 }
 
 /// [`validate_bfs_list`](crate::validate::validate_bfs_list) from the shards of `g`:
@@ -77,7 +84,22 @@ pub fn validate_bfs_sharded(
         return Err(length_mismatch("parent", parent.len(), n));
     }
     match bfs_prelude(root, parent, level) {
-        (problems, Some(dist)) => check_shards(g, root, parent, &dist, Weights::Unit, problems),
+        (mut problems, Some(dist)) => {
+            root_distance(root, &dist, &mut problems);
+            let words = match level {
+                // The levels are the tree's depths: the words are made
+                // from them, the depths freed first (4 B per vertex less
+                // at the validation's peak).
+                Some(level) if problems.count == 0 => {
+                    drop(dist);
+                    let d = |l: i64| if l < 0 { f32::INFINITY } else { l as f32 };
+                    let pairs = parent.iter().zip(level);
+                    pairs.map(|(&p, &l)| pack(p, d(l))).collect()
+                }
+                _ => pack_all(parent, &dist),
+            };
+            check_shards(g, root, parent, words, Weights::Unit, problems)
+        }
         (problems, None) => problems.into_result(Validated {
             reached: 0,
             traversed_edges: 0,
@@ -131,17 +153,16 @@ pub fn count_traversed_sharded(g: &ShardedGraph, parent: &[u64]) -> (u64, u64) {
     (reached, degrees / halves)
 }
 
-/// Rules 4-6 on every trustee, merged with the caller's `problems`.
+/// Rules 4-6 on every trustee, merged with the caller's `problems`;
+/// `words` is the answer packed ([`pack`]), by global id.
 fn check_shards(
     g: &ShardedGraph,
     root: u64,
     parent: &[u64],
-    dist: &[f32],
+    words: Vec<u64>,
     weights: Weights,
     mut problems: Problems,
 ) -> Result<Validated, ValidationError> {
-    root_distance(root, dist, &mut problems);
-    let words: Vec<u64> = parent.iter().zip(dist).map(|(&p, &d)| pack(p, d)).collect();
     let published = per_rank::publish(g, words);
     let id = published.id();
     let reports = g.on_trustees(move |ctx| {
@@ -152,6 +173,18 @@ fn check_shards(
                     let ids = Ids {
                         words: &words,
                         names: None,
+                        by_global: false,
+                    };
+                    scan(shard, &words, &ids, root, weights)
+                }
+                // Rows a kernel took (kept compressed to save memory): the
+                // words read by global id, through the names, with no
+                // re-indexed copy beside them.
+                Some(names) if shard.rows_taken() => {
+                    let ids = Ids {
+                        words: &words,
+                        names: Some(names),
+                        by_global: true,
                     };
                     scan(shard, &words, &ids, root, weights)
                 }
@@ -163,12 +196,15 @@ fn check_shards(
                     let ids = Ids {
                         words: &by_name,
                         names: Some(names),
+                        by_global: false,
                     };
                     scan(shard, &words, &ids, root, weights)
                 }
             }
         })
     });
+    // The distances of the listed vertices, from the words.
+    let words = per_rank::get(id);
     drop(published);
 
     let mut edges: Vec<EdgeProblem> = Vec::new();
@@ -211,7 +247,8 @@ fn check_shards(
     problems.add_many(
         unconfirmed_count,
         unconfirmed.iter().map(|&v| {
-            let (p, d) = (parent[v as usize], dist[v as usize]);
+            let p = parent[v as usize];
+            let d = super::scan::distance(words[v as usize]);
             if directed {
                 arc_unconfirmed_message(v, p, d)
             } else {

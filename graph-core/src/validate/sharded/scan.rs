@@ -35,6 +35,11 @@ pub(super) fn pack(parent: u64, dist: f32) -> u64 {
     (u64::from(d.to_bits()) << 32) | (parent & 0xFFFF_FFFF)
 }
 
+/// The distance packed in `word` (infinity if unreached).
+pub(super) fn distance(word: u64) -> f32 {
+    unpack(word).map_or(f32::INFINITY, |(_, d)| d)
+}
+
 /// `(parent, distance)` of a reached vertex, `None` if unreached.
 fn unpack(word: u64) -> Option<(u64, f32)> {
     let high = (word >> 32) as u32;
@@ -169,9 +174,43 @@ pub(super) struct Ids<'a> {
     pub(super) words: &'a [u64],
     /// Global id of each renamed id (`None`: stored ids are global).
     pub(super) names: Option<&'a [u32]>,
+    /// `words` is indexed by global id though the ids are renamed: each
+    /// entry's word is read through `names` (one random read more per
+    /// entry, and no re-indexed copy of the answer in memory).
+    pub(super) by_global: bool,
 }
 
 impl Ids<'_> {
+    /// Number of ids the rows may store.
+    #[inline]
+    fn len(&self) -> u64 {
+        match (self.by_global, self.names) {
+            (true, Some(n)) => n.len() as u64,
+            _ => self.words.len() as u64,
+        }
+    }
+
+    /// The answer word of stored id `t` (below [`len`](Self::len)).
+    #[inline]
+    fn word(&self, t: u64) -> u64 {
+        match (self.by_global, self.names) {
+            (true, Some(n)) => self.words[n[t as usize] as usize],
+            _ => self.words[t as usize],
+        }
+    }
+
+    /// Asks the cache for the word of stored id `t` (a hint).
+    #[inline]
+    fn prefetch(&self, t: u32) {
+        let at = match (self.by_global, self.names) {
+            (true, Some(n)) => n.get(t as usize).map(|&g| g as usize),
+            _ => Some(t as usize),
+        };
+        if let Some(w) = at.and_then(|a| self.words.get(a)) {
+            prefetch::line(w);
+        }
+    }
+
     /// Global id of stored id `t` (a random read of the names when
     /// renamed: only where a rule needs it, not per entry).
     #[inline]
@@ -190,27 +229,31 @@ pub(super) fn by_names(words: &[u64], names: &[u32]) -> Vec<u64> {
 /// Entries ahead whose answer word [`entries`] asks the cache for.
 const PREFETCH: usize = 8;
 
-/// Calls `f(rep, t, w)` for each entry of local vertex `l` (vertex `u`)
+/// Calls `f(rep, t, w)` for each entry of local vertex `l` (global id `u`)
 /// whose stored id `t` is in `ids`, `w` being the weight as `weights`
-/// reads it; an id outside is reported in `rep` and skipped.
+/// reads it; an id outside is reported in `rep` and skipped. `buf` holds
+/// the row when the shard's rows were taken by a kernel
+/// ([`Shard::row_ids`]).
 fn entries(
     shard: &Shard,
-    l: u64,
-    u: u64,
+    (l, u): (u64, u64),
     ids: &Ids<'_>,
     weights: Weights,
     rep: &mut ShardReport,
+    buf: &mut Vec<u32>,
     mut f: impl FnMut(&mut ShardReport, u64, f32),
 ) {
-    let (targets, ws) = shard.adjacency(l);
-    let n = ids.words.len() as u64;
+    // Rows a kernel took (unweighted) are read back through it.
+    let (targets, ws) = if shard.rows_taken() {
+        (shard.row_ids(l, buf), &[][..])
+    } else {
+        shard.adjacency(l)
+    };
+    let n = ids.len();
     for (i, &t) in targets.iter().enumerate() {
         // The words are read at random: ask for the ones a few entries on.
-        if let Some(w) = targets
-            .get(i + PREFETCH)
-            .and_then(|&a| ids.words.get(a as usize))
-        {
-            prefetch::line(w);
+        if let Some(&a) = targets.get(i + PREFETCH) {
+            ids.prefetch(a);
         }
         let t = u64::from(t);
         let w = match weights {
@@ -243,69 +286,77 @@ pub(super) fn scan(
     if shard.is_directed() {
         return scan_arcs(shard, own, ids, weights);
     }
-    let mut rep = ShardReport::default();
+    let (mut rep, mut buf) = (ShardReport::default(), Vec::new());
     for (l, u) in shard.vertices() {
         let wu = own[u as usize];
         let mine = unpack(wu);
         let mut confirmed = mine.is_none() || u == root;
-        entries(shard, l, u, ids, weights, &mut rep, |rep, t, w| {
-            let wv = ids.words[t as usize];
-            let other = unpack(wv);
-            let (Some((pu, du)), Some((_, dv))) = (mine, other) else {
-                if let (Some((_, d)), None) = (mine, other) {
-                    // Rule 4, from the reached end.
+        entries(
+            shard,
+            (l, u),
+            ids,
+            weights,
+            &mut rep,
+            &mut buf,
+            |rep, t, w| {
+                let wv = ids.word(t);
+                let other = unpack(wv);
+                let (Some((pu, du)), Some((_, dv))) = (mine, other) else {
+                    if let (Some((_, d)), None) = (mine, other) {
+                        // Rule 4, from the reached end.
+                        let v = ids.global(t);
+                        let (a, b) = (u.min(v), u.max(v));
+                        rep.edge(if overflows(d, w) {
+                            EdgeProblem::Overflow {
+                                u: a,
+                                v: b,
+                                reached: u,
+                                d,
+                                w,
+                                arc: false,
+                            }
+                        } else {
+                            EdgeProblem::Split {
+                                u: a,
+                                v: b,
+                                reached: u,
+                            }
+                        });
+                    }
+                    return;
+                };
+                // Rule 6 for u, on any entry (both directions of an edge are here).
+                if !confirmed && du == dv + w {
                     let v = ids.global(t);
-                    let (a, b) = (u.min(v), u.max(v));
-                    rep.edge(if overflows(d, w) {
-                        EdgeProblem::Overflow {
-                            u: a,
-                            v: b,
-                            reached: u,
-                            d,
-                            w,
-                            arc: false,
-                        }
-                    } else {
-                        EdgeProblem::Split {
-                            u: a,
-                            v: b,
-                            reached: u,
-                        }
-                    });
+                    confirmed = pu == v && v != u;
                 }
-                return;
-            };
-            // Rule 6 for u, on any entry (both directions of an edge are here).
-            if !confirmed && du == dv + w {
-                let v = ids.global(t);
-                confirmed = pu == v && v != u;
-            }
-            let here = match wu.cmp(&wv) {
-                std::cmp::Ordering::Less => true,
-                std::cmp::Ordering::Greater => false,
-                std::cmp::Ordering::Equal => {
-                    let v = ids.global(t);
-                    v != u && u < v
+                let here = match wu.cmp(&wv) {
+                    std::cmp::Ordering::Less => true,
+                    std::cmp::Ordering::Greater => false,
+                    std::cmp::Ordering::Equal => {
+                        let v = ids.global(t);
+                        v != u && u < v
+                    }
+                };
+                if here {
+                    rep.traversed += 1;
+                    if dv > du + w || du > dv + w {
+                        let v = ids.global(t);
+                        rep.edge(if u < v {
+                            EdgeProblem::Triangle { u, v, w, du, dv }
+                        } else {
+                            EdgeProblem::Triangle {
+                                u: v,
+                                v: u,
+                                w,
+                                du: dv,
+                                dv: du,
+                            }
+                        });
+                    }
                 }
-            };
-            if here {
-                rep.traversed += 1;
-                if dv > du + w || du > dv + w {
-                    let v = ids.global(t);
-                    rep.edge(if u < v {
-                        EdgeProblem::Triangle { u, v, w, du, dv }
-                    } else {
-                        EdgeProblem::Triangle {
-                            u: v,
-                            v: u,
-                            w,
-                            du: dv,
-                            dv: du,
-                        }
-                    });
-                }
-            }
-        });
+            },
+        );
         if !confirmed {
             rep.unconfirmed += 1;
             if rep.unconfirmed_listed.len() < MAX_LISTED {
@@ -325,46 +376,55 @@ fn scan_arcs(shard: &Shard, own: &[u64], ids: &Ids<'_>, weights: Weights) -> Sha
         confirmed: vec![0; (own.len() as u64).div_ceil(64) as usize],
         ..ShardReport::default()
     };
+    let mut buf = Vec::new();
     for (l, u) in shard.vertices() {
         let Some((_, du)) = unpack(own[u as usize]) else {
             continue;
         };
-        entries(shard, l, u, ids, weights, &mut rep, |rep, t, w| {
-            let other = unpack(ids.words[t as usize]);
-            // Most arcs: the head reached, no rule broken and not the
-            // parent's arc, so no global id is needed (no shard holds a
-            // self-loop: the CSR drops them).
-            if let Some((pv, dv)) = other {
-                if dv <= du + w && (pv != u || dv != du + w) {
-                    rep.traversed += 1;
+        entries(
+            shard,
+            (l, u),
+            ids,
+            weights,
+            &mut rep,
+            &mut buf,
+            |rep, t, w| {
+                let other = unpack(ids.word(t));
+                // Most arcs: the head reached, no rule broken and not the
+                // parent's arc, so no global id is needed (no shard holds a
+                // self-loop: the CSR drops them).
+                if let Some((pv, dv)) = other {
+                    if dv <= du + w && (pv != u || dv != du + w) {
+                        rep.traversed += 1;
+                        return;
+                    }
+                }
+                let v = ids.global(t);
+                if v == u {
                     return;
                 }
-            }
-            let v = ids.global(t);
-            if v == u {
-                return;
-            }
-            rep.traversed += 1;
-            match other {
-                None if overflows(du, w) => rep.edge(EdgeProblem::Overflow {
-                    u,
-                    v,
-                    reached: u,
-                    d: du,
-                    w,
-                    arc: true,
-                }),
-                None => rep.edge(EdgeProblem::ArcSplit { u, v }),
-                Some((pv, dv)) => {
-                    if dv > du + w {
-                        rep.edge(EdgeProblem::ArcTriangle { u, v, w, du, dv });
-                    }
-                    if pv == u && dv == du + w {
-                        rep.confirmed[(v / 64) as usize] |= 1 << (v % 64);
+                rep.traversed += 1;
+                match other {
+                    None if overflows(du, w) => rep.edge(EdgeProblem::Overflow {
+                        u,
+                        v,
+                        reached: u,
+                        d: du,
+                        w,
+                        arc: true,
+                    }),
+                    None => rep.edge(EdgeProblem::ArcSplit { u, v }),
+                    Some((pv, dv)) => {
+                        if dv > du + w {
+                            rep.edge(EdgeProblem::ArcTriangle { u, v, w, du, dv });
+                        }
+                        if pv == u && dv == du + w {
+                            rep.confirmed[(v / 64) as usize] |= 1 << (v % 64);
+                        }
                     }
                 }
-            }
-        });
+            },
+        );
     }
     rep.trim();
     rep
