@@ -206,34 +206,58 @@ impl<'a, P: Program> Local<'a, P> {
             (None, Some(_)) => None,
             (None, None) => self.rows().view(),
         };
-        let mut decoded = Vec::new();
+        // Set only for a compressed row: a plain row's loop writes nothing.
+        let mut short: [u32; SHORT_ROW];
+        let mut long = Vec::new();
         let row = match plain {
             Some(r) => r.row(v),
             None => {
-                decoded = self.decode(v);
-                &decoded[..]
+                short = [0; SHORT_ROW];
+                self.decode(v, &mut short, &mut long)
             }
         };
         for &t in row {
             f(self, t);
         }
-        if decoded.capacity() > 0 {
-            decoded.clear();
-            self.net.scratch = decoded;
+        if long.capacity() > 0 {
+            self.net.scratch = long;
         }
     }
 
-    /// Own vertex `v`'s compressed row, decoded into the scratch vector
-    /// (taken: a visit inside `f` finds it empty and makes its own).
-    #[inline(never)]
-    fn decode(&mut self, v: u32) -> Vec<u32> {
-        let mut out = std::mem::take(&mut self.net.scratch);
-        out.clear();
-        match self.packed {
-            Some(p) => p.for_each(v, |t| out.push(t)),
-            None => self.rows().for_each(v, |t| out.push(t)),
+    /// Own vertex `v`'s compressed row, decoded into `short` if it fits,
+    /// else into `long`, which takes the scratch vector (a visit inside
+    /// `f` then finds it empty and makes its own).
+    #[inline(always)]
+    fn decode<'s>(
+        &mut self,
+        v: u32,
+        short: &'s mut [u32; SHORT_ROW],
+        long: &'s mut Vec<u32>,
+    ) -> &'s [u32] {
+        let (rows, packed) = (self.rows(), self.packed);
+        let n = rows.degree(v) as usize;
+        if n <= SHORT_ROW {
+            let mut i = 0;
+            let mut put = |t| {
+                short[i] = t;
+                i += 1;
+            };
+            match packed {
+                Some(p) => p.for_each(v, &mut put),
+                None => rows.for_each(v, &mut put),
+            }
+            &short[..n]
+        } else {
+            *long = std::mem::take(&mut self.net.scratch);
+            long.clear();
+            long.reserve(n);
+            let mut put = |t| long.push(t);
+            match packed {
+                Some(p) => p.for_each(v, &mut put),
+                None => rows.for_each(v, &mut put),
+            }
+            &long[..]
         }
-        out
     }
 
     /// The first neighbour of own vertex `v` (ascending flat ids, as
@@ -522,6 +546,10 @@ impl<'l, P: Program> Sender<'l, P> {
         self.net.push(o, v, msg);
     }
 }
+
+/// Compressed rows up to this long are decoded on the stack
+/// ([`Local::for_each_target`]).
+const SHORT_ROW: usize = 16;
 
 /// `1 / k` for `k` below 64, 0 for 0 ([`Local::inverse_degree`]).
 const INVERSE: [f64; 64] = {
