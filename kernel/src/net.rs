@@ -42,6 +42,9 @@ pub(crate) struct Net<P: Program> {
     /// Supersteps this trustee has ended in the run: the tag of the
     /// records it sends (see [`deliver`]).
     pub(crate) superstep: u32,
+    /// A compressed row decoded for [`Local::for_each_target`](crate::Local::for_each_target)
+    /// (kept to save an allocation per row).
+    pub(crate) scratch: Vec<u32>,
 }
 
 impl<P: Program> Net<P> {
@@ -60,6 +63,7 @@ impl<P: Program> Net<P> {
             sent_mark: 0,
             queued: 0,
             superstep: 0,
+            scratch: Vec::new(),
         }
     }
 

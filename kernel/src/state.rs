@@ -137,8 +137,7 @@ impl<P: Program> Core<P> {
     /// return if nothing else arrived).
     pub(crate) fn next_counts(&self, shard: &Shard, entries: bool) -> (u64, u64) {
         let e = if entries {
-            let rows = self.adj.rows(shard);
-            self.next.iter().map(|v| rows.degree(v)).sum()
+            row_entries(self.adj.rows(shard), &self.next)
         } else {
             0
         };
@@ -163,14 +162,40 @@ impl<P: Program> Core<P> {
             self.early.clear();
         }
         let entries = if entries {
-            let rows = self.adj.rows(shard);
-            self.cur.iter().map(|v| rows.degree(v)).sum()
+            row_entries(self.adj.rows(shard), &self.cur)
         } else {
             0
         };
         self.unexplored = self.unexplored.saturating_sub(entries);
         (self.cur.len() as u64, entries)
     }
+}
+
+/// The row entries of the vertices of `f` (a direction-optimizing step's
+/// `m_f`, counted once a superstep). A queued frontier is read with the
+/// spans of the vertices 16 places on asked for: a grid's frontier is
+/// scattered over the rows, each span a cache miss, and waited for one by
+/// one these took 9% of a one-thread BFS on the 2048 x 2048 grid.
+fn row_entries(rows: &crate::adjacency::Rows, f: &Frontier) -> u64 {
+    const AHEAD: usize = 16;
+    if !f.is_sparse() {
+        return f.iter().map(|v| rows.degree(v)).sum();
+    }
+    let (view, packed) = (rows.view(), rows.packed_view());
+    let ask = |v: u32| match (&view, &packed) {
+        (Some(r), _) => r.prefetch_span(v),
+        (None, Some(p)) => p.prefetch_span(v),
+        (None, None) => {}
+    };
+    (0..AHEAD).filter_map(|i| f.queued(i)).for_each(ask);
+    let mut sum = 0;
+    for (i, v) in f.iter().enumerate() {
+        if let Some(u) = f.queued(i + AHEAD) {
+            ask(u);
+        }
+        sum += rows.degree(v);
+    }
+    sum
 }
 
 /// What a [`Core`] keeps from one run to the next besides the program.

@@ -186,3 +186,68 @@ fn compressed_rows_decode_to_the_plain_rows_on_uniform_and_directed_graphs() {
         &[Build::Weighted, Build::Unweighted, Build::Directed],
     );
 }
+
+struct Visits;
+
+impl Program for Visits {
+    type Msg = u32;
+    fn receive(&mut self, _: u32, _: u32) -> bool {
+        false
+    }
+}
+
+/// Every row read through `Local::for_each_target` gives the same targets
+/// in the same order on compressed rows as on plain ones, and so does a
+/// visit nested inside a long row (each target's own row, summed): rows of up to
+/// 16 entries decode on the stack, longer ones into the scratch vector,
+/// and a long row inside a long one (the hub 0 and vertex 1, given 40
+/// more neighbours here) finds the scratch vector taken.
+#[test]
+fn for_each_target_reads_compressed_rows_as_plain() {
+    let base = skewed();
+    let mut edges = base.edges().to_vec();
+    edges.extend((3000..3040).map(|v| PackedEdge::new(1, v, 1.0)));
+    let read = move |format: RowsFormat, threads: usize| {
+        let list = EdgeList::from_edges(base.num_vertices(), edges.clone()).unwrap();
+        gossamer::main(threads, move || {
+            let g = ShardedGraph::build(&list, PartitionKind::Block).unwrap();
+            prepare_with(&g, Prepare::Rows, format);
+            run(
+                &g,
+                |_, _| Visits,
+                |k| {
+                    k.with_returning(|l| {
+                        (0..l.num_own())
+                            .map(|v| {
+                                let mut out = Vec::new();
+                                // Nested in long rows only (the hub's
+                                // inside each of its 70 000 would be slow).
+                                let nest = l.degree(v) > 16;
+                                l.for_each_target(v, |l, f| {
+                                    let mut nested = 0u64;
+                                    if let Some(u) = l.own(f).filter(|_| nest) {
+                                        l.for_each_target(u, |l, t| {
+                                            nested += u64::from(l.global(t))
+                                        });
+                                    }
+                                    out.push((l.global(f), nested));
+                                });
+                                out
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                },
+            )
+        })
+    };
+    for threads in [1, 2] {
+        let plain = read(RowsFormat::Plain, threads);
+        assert_eq!(plain, read(RowsFormat::Compressed, threads));
+        let hub = plain.iter().flatten().max_by_key(|r| r.len()).unwrap();
+        assert!(hub.len() > 70_000, "the hub's row");
+        assert!(
+            hub.iter().any(|&(_, nested)| nested > 0),
+            "rows read inside it"
+        );
+    }
+}

@@ -44,11 +44,11 @@
 //!   parent. Rows start with the hubs (on a graph that has hubs), where a
 //!   frontier neighbour is found soonest.
 //!
-//! Both directions read compressed rows through
+//! Both directions read the rows through
 //! [`for_each_target`](graph_kernel::Local::for_each_target) and
-//! [`find_in_target`](graph_kernel::Local::find_in_target) and plain rows
-//! as slices (faster on a grid), so the search runs on plain or compressed
-//! rows ([`BfsConfig::rows`]; compressed rows
+//! [`find_in_target`](graph_kernel::Local::find_in_target), which cost
+//! what loops over plain rows' slices cost, so the search runs on plain or
+//! compressed rows alike ([`BfsConfig::rows`]; compressed rows
 //! hold byte-coded differences, about 1.5 B an entry on a Graph500 graph
 //! instead of 4, and cost a decode per entry read).
 //!
@@ -254,28 +254,15 @@ pub fn bfs(graph: &ShardedGraph, root: u64, cfg: &BfsConfig) -> Result<BfsOutput
             let mut active = k.end_superstep();
             while active > 0 {
                 active = k.step(
-                    // Plain rows as slices: through the format-blind
-                    // visitors a grid's search took 8% longer.
                     |l, v| {
                         let me = l.flat(v);
-                        if l.adjacency().rows_format() == RowsFormat::Plain {
-                            for &f in l.row(v) {
-                                l.send_first(f, me);
-                            }
-                        } else {
-                            l.for_each_target(v, |l, f| l.send_first(f, me));
-                        }
+                        l.for_each_target(v, |l, f| l.send_first(f, me));
                     },
                     |l, v| {
                         if l.state().parent[v as usize] != NO_FLAT {
                             return;
                         }
-                        let found = if l.adjacency().rows_format() == RowsFormat::Plain {
-                            l.in_row(v).iter().copied().find(|&f| l.was_active(f))
-                        } else {
-                            l.find_in_target(v, |f| l.was_active(f))
-                        };
-                        if let Some(f) = found {
+                        if let Some(f) = l.find_in_target(v, |f| l.was_active(f)) {
                             l.receive(v, f);
                         }
                     },
