@@ -143,15 +143,22 @@ pub fn imbalance(load: &[f64]) -> f64 {
     }
 }
 
-/// The moves for partition `p` given each trustee's busy seconds `busy`
-/// (one per trustee), each block's estimated work `cost` and its bytes
-/// `bytes` (one per block). No moves for a partition without blocks, a
-/// length mismatch, or nothing measured.
-pub fn plan(p: &Partition, busy: &[f64], cost: &[f64], bytes: &[u64], cfg: &BalanceConfig) -> Plan {
+/// What [`plan`] and [`deal`] start from: a plan without moves at the
+/// measured imbalance of `busy`, and, when the inputs fit the partition (it
+/// has blocks, at least two trustees, one busy figure per trustee and one
+/// cost and byte count per block), its block table and each trustee's
+/// owned cost.
+#[allow(clippy::type_complexity)]
+fn start(
+    p: &Partition,
+    busy: &[f64],
+    cost: &[f64],
+    bytes: &[u64],
+) -> (Plan, Option<(Vec<u32>, Vec<f64>)>) {
     let t = p.num_trustees() as usize;
     let nb = p.num_blocks() as usize;
     let before = imbalance(busy);
-    let mut out = Plan {
+    let out = Plan {
         moves: Vec::new(),
         bytes: 0,
         copy_s: 0.0,
@@ -159,13 +166,26 @@ pub fn plan(p: &Partition, busy: &[f64], cost: &[f64], bytes: &[u64], cfg: &Bala
         predicted_after: before,
     };
     if nb == 0 || busy.len() != t || cost.len() != nb || bytes.len() != nb || t < 2 {
-        return out;
+        return (out, None);
     }
-    let mut owner = p.block_table();
+    let owner = p.block_table();
     let mut owned = vec![0.0f64; t];
     for (b, &o) in owner.iter().enumerate() {
         owned[o as usize] += cost[b];
     }
+    (out, Some((owner, owned)))
+}
+
+/// The moves for partition `p` given each trustee's busy seconds `busy`
+/// (one per trustee), each block's estimated work `cost` and its bytes
+/// `bytes` (one per block). No moves for a partition without blocks, a
+/// length mismatch, or nothing measured.
+pub fn plan(p: &Partition, busy: &[f64], cost: &[f64], bytes: &[u64], cfg: &BalanceConfig) -> Plan {
+    let (mut out, fits) = start(p, busy, cost, bytes);
+    let Some((mut owner, owned)) = fits else {
+        return out;
+    };
+    let (t, nb) = (owned.len(), owner.len());
     // Seconds per unit of cost; trustees with no work get the mean rate.
     let (sb, sc): (f64, f64) = (busy.iter().sum(), owned.iter().sum());
     let mean_rate = if sc > 0.0 { sb / sc } else { 0.0 };
@@ -280,24 +300,11 @@ pub fn deal(
     search_s: f64,
     cfg: &BalanceConfig,
 ) -> Plan {
-    let t = p.num_trustees() as usize;
-    let nb = p.num_blocks() as usize;
-    let before = imbalance(measured);
-    let mut out = Plan {
-        moves: Vec::new(),
-        bytes: 0,
-        copy_s: 0.0,
-        predicted_before: before,
-        predicted_after: before,
-    };
-    if nb == 0 || measured.len() != t || cost.len() != nb || bytes.len() != nb || t < 2 {
+    let (mut out, fits) = start(p, measured, cost, bytes);
+    let Some((owner, now)) = fits else {
         return out;
-    }
-    let owner = p.block_table();
-    let mut now = vec![0.0f64; t];
-    for (b, &o) in owner.iter().enumerate() {
-        now[o as usize] += cost[b];
-    }
+    };
+    let (t, nb) = (now.len(), owner.len());
     // The live blocks in id order, in windows of `t`: each trustee gets
     // one block of each window, the heaviest to the least loaded so far.
     let live: Vec<usize> = (0..nb).filter(|&b| cost[b] > 0.0).collect();
@@ -336,7 +343,7 @@ pub fn deal(
     let bytes_moved: u64 = moves.iter().map(|m| bytes[m.block as usize]).sum();
     let copy_s = bytes_moved as f64 / cfg.copy_bytes_per_s;
     if gain < cfg.min_gain
-        || before < 1.0 + cfg.min_gain
+        || out.predicted_before < 1.0 + cfg.min_gain
         || gain * search_s * cfg.searches_ahead <= cfg.fixed_cost_s + copy_s
     {
         return out;
