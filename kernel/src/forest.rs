@@ -84,6 +84,9 @@ pub struct Forest {
     /// whole one.
     remote: Vec<u32>,
     roots: u64,
+    /// Own vertices walked again by repeated turns since the last
+    /// [`reset`](Self::reset) ([`rewalked`](Self::rewalked)).
+    rewalked: u64,
 }
 
 impl Forest {
@@ -117,6 +120,7 @@ impl Forest {
             },
             remote: Vec::new(),
             roots: 0,
+            rewalked: 0,
             words: Replica::per_vertex(a, name),
             exposed: Replica::bitmap(a, exposed_name),
             boundary: a.boundary_both_ways(s.shard()),
@@ -149,6 +153,7 @@ impl Forest {
     /// on every trustee before any of them exposes a vertex (in a
     /// [`run`](crate::run)'s `init`).
     pub fn reset(&mut self) {
+        self.rewalked = 0;
         if self.alone || self.whole == Some(true) {
             return; // nothing to track
         }
@@ -184,6 +189,7 @@ impl Forest {
         };
         let mut changed = 0;
         if again {
+            self.rewalked += self.remote.len() as u64;
             let mut kept = 0;
             for i in 0..self.remote.len() {
                 let f = self.remote[i] as usize;
@@ -216,13 +222,42 @@ impl Forest {
         [changed, roots]
     }
 
+    /// Points the own exposed words (those other processes can read) at
+    /// the roots of their trees, walking up from them; returns how many
+    /// changed, or `None` when there is nothing to do so (one process, or
+    /// whole runs published: every own word is exposed, and the whole
+    /// compress comes next anyway). The same on every trustee of a run.
+    fn compress_exposed(&mut self) -> Option<u64> {
+        if self.alone || self.whole == Some(true) {
+            return None;
+        }
+        while self.take_new() {}
+        let w = &*self.words;
+        let mut changed = 0;
+        for &f in &self.list {
+            let p = w.get(f as usize);
+            let mut r = p;
+            while w.get(r as u32 as usize) != r {
+                r = w.get(r as u32 as usize);
+            }
+            if r != p {
+                w.set(f as usize, r);
+                changed += 1;
+            }
+        }
+        Some(changed)
+    }
+
     /// Flattens the forest `forest` finds in every trustee's state to stars
     /// on every trustee, once no link is in flight: [`compress`](Self::compress),
     /// then [`Kernel::publish_forest`], repeated until a turn in which no
     /// trustee sent anything (then every word a compress read was current).
     /// A repeated turn walks only from the own vertices whose root was in
     /// another process, and only in a process that was sent words in the
-    /// turn before (else its walks would end where they did). `linked`:
+    /// turn before (else its walks would end where they did). In a rack
+    /// job the exposed own words are walked up and sent first, behind a
+    /// barrier, so that the first whole compress reads them current and a
+    /// repeated turn rarely finds anything to walk. `linked`:
     /// whether any own word may have changed since the last publish.
     /// Returns the roots over all trustees. Collective.
     pub fn flatten<P: Program>(
@@ -232,6 +267,18 @@ impl Forest {
     ) -> u64 {
         let (mut again, mut changed) = (false, linked);
         let mut received = true;
+        // In a rack job, the words other processes read first: walked up
+        // and sent, then a barrier, so that the whole compress below reads
+        // them current. On a grid cut into blocks the later process's
+        // vertices mostly have their roots in the earlier one; without this
+        // its whole compress ended at those vertices' old words, and a
+        // second turn walked its vertices again while the other process
+        // waited (results/kernels/road.md).
+        let early = k.with(move |l| forest(l.state()).compress_exposed());
+        if early.is_some() {
+            k.publish_forest(forest, linked);
+            k.sync();
+        }
         loop {
             let [c, roots, bit] = k.with(move |l| {
                 let f = forest(l.state());
@@ -247,6 +294,13 @@ impl Forest {
             received = bit == 0 || from & !bit != 0;
             (again, changed) = (true, false);
         }
+    }
+
+    /// Own vertices that [`flatten`](Self::flatten)'s repeated turns
+    /// walked again since the run started (the last [`reset`](Self::reset)):
+    /// the price of reading another process's words before it sent them.
+    pub fn rewalked(&self) -> u64 {
+        self.rewalked
     }
 
     /// Marks flat id `f` as known to another process (named in a message
