@@ -57,6 +57,8 @@ struct CcResult {
     /// Linking passes (`CcOutput::sweeps`).
     sweeps: u64,
     records: u64,
+    /// Vertices walked again across processes (`CcOutput::rewalked`).
+    rewalked: u64,
 }
 
 #[derive(Serialize)]
@@ -364,6 +366,7 @@ impl WholeKernel for Cc {
             largest_component: sizes.iter().copied().max().unwrap_or(0),
             sweeps: answer.sweeps,
             records: answer.records,
+            rewalked: answer.rewalked,
         }
     }
 

@@ -298,3 +298,40 @@ fn sssp_derives_its_delta_from_the_graph_unless_given() {
         "{out}"
     );
 }
+
+#[test]
+fn cc_across_two_ranks_walks_no_vertex_twice_on_a_grid() {
+    // `Forest::flatten` sends the words other processes read before the
+    // whole compress: on a grid cut into two blocks the second rank's
+    // compress then reads the first rank's roots as they are, and no
+    // vertex is walked a second time (before, every vertex of the second
+    // rank whose root lay in the first was). The labels are those of one
+    // process, under both partitions.
+    let dir = scratch("grid-cc-ranks");
+    let (g, _) = generate(&dir, "cc", &[]);
+    let labels = |name: &str, args: &[&str]| {
+        let dump = dir.join(name);
+        let mut all = args.to_vec();
+        all.extend(["--graph", arg(&g), "--json", "--dump-labels", arg(&dump)]);
+        let out = ok(&run(&all));
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        (v["rewalked"].as_u64(), std::fs::read(&dump).unwrap())
+    };
+    let (again, one) = labels("one.bin", &["cc", "--threads", "2"]);
+    assert_eq!(again, Some(0), "one process publishes nothing");
+    let (again, two) = labels("two.bin", &["--ranks", "2", "cc", "--threads", "1"]);
+    assert_eq!(again, Some(0), "block partition, 2 ranks");
+    assert_eq!(two, one);
+    let cyclic = [
+        "--ranks",
+        "2",
+        "cc",
+        "--threads",
+        "1",
+        "--partition",
+        "cyclic",
+    ];
+    let (again, cyc) = labels("cyclic.bin", &cyclic);
+    assert!(again.is_some());
+    assert_eq!(cyc, one);
+}

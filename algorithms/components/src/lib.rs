@@ -176,6 +176,10 @@ pub struct CcOutput {
     pub sampling_rounds: u32,
     /// Records sent between trustees (hooks).
     pub records: u64,
+    /// Own vertices walked again, over all trustees, because a compress
+    /// read another process's words before it sent them
+    /// ([`Forest::rewalked`]); 0 in one process.
+    pub rewalked: u64,
     /// Time of the kernel (excludes preparing the adjacency and gathering).
     pub kernel_time: Duration,
 }
@@ -463,7 +467,8 @@ pub fn cc(graph: &ShardedGraph, cfg: &CcConfig) -> Result<CcOutput, KernelError>
             }
         }
         let (last, roots) = settle(k, Pass::Finish(r as usize, skip));
-        (roots, passes + last, k.stats().sent, r)
+        let again = k.with(|l| l.state().comp.rewalked());
+        (roots, passes + last, k.stats().sent, r, again)
     });
     let kernel_time = t0.elapsed();
     // Every parent is a root, whose global id is the smallest of its tree.
@@ -476,6 +481,7 @@ pub fn cc(graph: &ShardedGraph, cfg: &CcConfig) -> Result<CcOutput, KernelError>
         sweeps: per[0].1,
         sampling_rounds: per[0].3,
         records: per.iter().map(|p| p.2).sum(),
+        rewalked: per.iter().map(|p| p.4).sum(),
         kernel_time,
     })
 }
