@@ -103,6 +103,7 @@
 mod error;
 mod header;
 mod open;
+mod ready;
 #[cfg(test)]
 pub(crate) mod tests;
 mod write;
@@ -113,4 +114,8 @@ pub use header::{
     MAX_ROOTS,
 };
 pub use open::{open, BuiltGraph, Weights};
+pub use ready::{
+    ready_path, write_ready, Part, ReadyError, ReadyPart, ReadyRows, ReadyShape, READY_MAGIC,
+    READY_VERSION,
+};
 pub use write::write;
