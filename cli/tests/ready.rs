@@ -55,11 +55,13 @@ fn setup(name: &str) -> (PathBuf, PathBuf, PathBuf, PathBuf) {
 #[test]
 fn ready_rows_answer_as_the_graph_file_and_other_layouts_fall_back() {
     let (dir, g, b, _) = setup("ready-same");
-    let runs: [(&str, &[&str], bool); 6] = [
+    let runs: [(&str, &[&str], bool); 7] = [
         ("bfs", &["--threads", "2"], true),
         ("sssp", &["--threads", "2"], true),
         // Another Δ: the ready split is moved to it.
         ("sssp", &["--threads", "2", "--delta", "0.05"], true),
+        // Two ranks of one trustee each: the same 2 trustees' rows.
+        ("sssp", &["--ranks", "2", "--threads", "1"], true),
         // Other layouts: the built file's rows.
         ("bfs", &["--threads", "1"], false),
         ("sssp", &["--threads", "2", "--partition", "cyclic"], false),
