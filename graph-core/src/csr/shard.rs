@@ -79,12 +79,12 @@ pub struct Shard {
 pub(crate) struct Ready {
     /// Unweighted: each stored row's count of distinct targets (empty when
     /// no row holds parallel entries).
-    pub(crate) distinct: Array<u32>,
+    pub(crate) distinct: Vec<u32>,
     /// Unweighted: parallel entries merged, all rows.
     pub(crate) merged: u64,
     /// Weighted: SSSP's spans, one word per position (its `Spans`), and
     /// the Δ the rows are split at.
-    pub(crate) spans: Array<u64>,
+    pub(crate) spans: Vec<u64>,
     pub(crate) delta: f32,
     /// Weighted: the smallest and largest weight of the whole graph.
     pub(crate) weights: (f32, f32),
@@ -461,14 +461,14 @@ impl Shard {
     /// positions `slots`. `None`, changing nothing, otherwise (the kernel
     /// then copies the rows, renaming them by [`renamed`](Self::renamed)).
     pub fn lend_ready_rows(&mut self, names: &Arc<[u32]>, slots: &[u32]) -> Option<ReadyLent> {
-        let ready = self.ready.as_ref()?;
         if self.weighted
             || !self.renamed.as_ref().is_some_and(|n| Arc::ptr_eq(n, names))
             || *self.slots != *slots
         {
             return None;
         }
-        let (distinct, merged) = (ready.distinct.to_vec(), ready.merged);
+        let ready = self.ready.as_mut()?;
+        let (distinct, merged) = (std::mem::take(&mut ready.distinct), ready.merged);
         let rows = (self.targets.lend(), self.offsets.lend());
         Some(ReadyLent {
             rows,
@@ -477,12 +477,12 @@ impl Shard {
         })
     }
 
-    /// SSSP's split of a weighted shard taken from ready rows: the Δ its
-    /// rows are split at and one span word per position (SSSP's own
-    /// format), or `None`.
-    pub fn ready_split(&self) -> Option<(f32, &[u64])> {
-        let r = self.ready.as_ref()?;
-        (self.weighted && !r.spans.is_empty()).then(|| (r.delta, &r.spans[..]))
+    /// SSSP's split of a weighted shard taken from ready rows, handed
+    /// over once: the Δ its rows are split at and one span word per
+    /// position (SSSP's own format), or `None`.
+    pub fn take_ready_split(&mut self) -> Option<(f32, Vec<u64>)> {
+        let r = self.ready.as_mut()?;
+        (self.weighted && !r.spans.is_empty()).then(|| (r.delta, std::mem::take(&mut r.spans)))
     }
 
     /// The graph's smallest and largest weight, when the shard came with

@@ -26,15 +26,14 @@ impl Adjacency {
         // A shard taken from a built file's ready rows is split already
         // (at the Δ it says; `resplit` moves it to another): O(vertices).
         if in_place && shard.renamed().is_some_and(|n| Arc::ptr_eq(n, &names)) {
-            if let Some((at, packed)) = shard.ready_split() {
+            if let Some((at, packed)) = shard.take_ready_split() {
                 if packed.len() == self.n as usize {
-                    let mut spans = Spans::default();
-                    reserve_or_exit(&mut spans.packed, packed.len(), "light/heavy rows");
-                    graph_core::csr::advise_huge_pages(spans.packed.spare_capacity_mut());
-                    spans.packed.extend_from_slice(packed);
                     return LightHeavy {
                         delta: at,
-                        spans,
+                        spans: Spans {
+                            packed,
+                            wide: Vec::new(),
+                        },
                         copy: None,
                     };
                 }

@@ -288,6 +288,18 @@ pub fn write_ready(
     })
 }
 
+/// The values of `a` in memory of their own, the mapped pages given back
+/// (small per-vertex arrays a kernel keeps as its own).
+fn owned<T: Plain>(a: Array<T>) -> Vec<T> {
+    let mut v = Vec::new();
+    crate::alloc::reserve_or_exit(&mut v, a.len(), "ready rows' per-vertex arrays");
+    // Read at random by a search, as the kernel's own copy would be.
+    crate::csr::advise_huge_pages(v.spare_capacity_mut());
+    v.extend_from_slice(&a);
+    a.release(0..a.len());
+    v
+}
+
 /// A trustee's place in the header.
 #[derive(Clone, Debug)]
 struct TrusteeEntry {
@@ -523,6 +535,7 @@ impl ReadyRows {
                     seen[f as usize] = true;
                     names[f as usize] = partition.global(t, l as u64) as u32;
                 }
+                flat.release(0..flat.len());
             }
             Ok(names.into())
         });
@@ -584,7 +597,7 @@ impl ReadyRows {
             let targets: Array<u32> = self.part(trustee, Part::SplitTargets)?;
             bad_ids(&targets, "split rows")?;
             let weights: Array<f32> = self.part(trustee, Part::SplitWeights)?;
-            let spans: Array<u64> = self.part(trustee, Part::Spans)?;
+            let spans = owned(self.part::<u64>(trustee, Part::Spans)?);
             if spans
                 .iter()
                 .any(|&s| s & WIDE == WIDE || (s >> 24) + (s & WIDE) > m)
@@ -592,7 +605,7 @@ impl ReadyRows {
                 return Err(self.err(format!("trustee {trustee}'s spans leave its rows")));
             }
             let ready = Ready {
-                distinct: Array::Owned(Vec::new()),
+                distinct: Vec::new(),
                 merged: 0,
                 spans,
                 delta: self.shape.delta,
@@ -605,6 +618,7 @@ impl ReadyRows {
         }
         let flat: Array<u32> = self.part(trustee, Part::Flat)?;
         let slots: Vec<u32> = flat.iter().map(|&f| f - e.base).collect();
+        flat.release(0..flat.len());
         let start: Array<u64> = self.part(trustee, Part::Start)?;
         if start.len() != n + 1
             || start[0] != 0
@@ -615,7 +629,7 @@ impl ReadyRows {
                 "trustee {trustee}'s row offsets do not rise from 0 to {m}"
             )));
         }
-        let distinct: Array<u32> = self.part(trustee, Part::Distinct)?;
+        let distinct = owned(self.part::<u32>(trustee, Part::Distinct)?);
         if !distinct.is_empty()
             && distinct
                 .iter()
@@ -631,7 +645,7 @@ impl ReadyRows {
         let ready = Ready {
             distinct,
             merged: e.merged,
-            spans: Array::Owned(Vec::new()),
+            spans: Vec::new(),
             delta: 0.0,
             weights: (0.0, 0.0),
         };
