@@ -86,6 +86,12 @@ pub enum Command {
     /// GAPBS .sg/.wsg) into a gossamer-graph file, or (--built) any graph
     /// file into a built graph file that runs map instead of building.
     Convert(ConvertArgs),
+    /// Write a built graph file's ready rows for runs of --threads trustees
+    /// (block partition, one rank): BUILT.w<T>.ready, every trustee's rows
+    /// as the kernels prepare them (BFS's rows, SSSP's split at the default
+    /// delta), which such runs of bfs, sssp and graph500 map instead of
+    /// preparing their rows (time to first answer).
+    Ready(ReadyArgs),
     /// Check a built graph file whole (every section's checksum, its rows'
     /// offsets and ids); runs check only the rows they read.
     Verify(VerifyArgs),
@@ -637,6 +643,17 @@ pub struct VerifyArgs {
     /// The built graph file (`convert --built`, `generate --built`).
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct ReadyArgs {
+    /// The built graph file (`convert --built`, `generate --built`).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// The trustees (worker threads) of the runs it serves. Default: a
+    /// run's default, all cores.
+    #[arg(long, value_name = "T")]
+    pub threads: Option<usize>,
 }
 
 #[derive(Args, Debug)]

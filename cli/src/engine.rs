@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use bfs::{BfsConfig, BfsMode};
-use graph_core::construct::{BuildTimes, Unweighted};
+use graph_core::construct::{BuildTimes, ReadyUse, Unweighted};
 use graph_core::io::built::Weights;
 use graph_core::sharded::ShardedGraph;
 use graph_core::{EdgeList, PartitionKind};
@@ -32,6 +32,8 @@ pub struct Engine {
     graph: ShardedGraph,
     /// SSSP's weight profile, computed on the first SSSP without `--delta`.
     profile: OnceLock<WeightProfile>,
+    /// Whether the shards came from a built file's ready rows.
+    ready_use: ReadyUse,
 }
 
 /// One SSSP answer.
@@ -67,18 +69,21 @@ impl Engine {
         kind: PartitionKind,
         weighted: bool,
     ) -> Result<(Engine, BuildTimes)> {
+        let mut ready_use = ReadyUse::NotAsked;
         let (graph, times) = match source {
             BuildSource::Graph500(s) if weighted => ShardedGraph::build_from(s, kind)?,
             BuildSource::Graph500(s) => ShardedGraph::build_from(Unweighted(s), kind)?,
             BuildSource::Local(s) if weighted => ShardedGraph::build_from(s, kind)?,
             BuildSource::Local(s) => ShardedGraph::build_from(Unweighted(s), kind)?,
-            BuildSource::Built { path, unit } => {
+            BuildSource::Built { path, unit, ready } => {
                 let weights = match (weighted, unit) {
                     (false, _) => Weights::Skip,
                     (true, false) => Weights::Stored,
                     (true, true) => Weights::Unit,
                 };
-                ShardedGraph::open_built(&path, kind, weights)?
+                let (g, times, used) = ShardedGraph::open_built_ready(&path, kind, weights, ready)?;
+                ready_use = used;
+                (g, times)
             }
             BuildSource::Prepared { dir, graph } => {
                 ShardedGraph::open_prepared(&dir, &graph, kind)?
@@ -88,9 +93,16 @@ impl Engine {
             Engine {
                 graph,
                 profile: OnceLock::new(),
+                ready_use,
             },
             times,
         ))
+    }
+
+    /// Whether the shards came from a built file's ready rows, and if not
+    /// why ([`ShardedGraph::open_built_ready`]).
+    pub fn ready_use(&self) -> &ReadyUse {
+        &self.ready_use
     }
 
     /// The kernels' graph.

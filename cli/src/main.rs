@@ -49,6 +49,7 @@ mod output;
 mod phases;
 mod plan;
 mod progress;
+mod ready;
 mod record;
 mod runtime;
 mod search;
@@ -118,6 +119,7 @@ fn command_name(command: &Command) -> &'static str {
         Command::Generate(_) => "generate",
         Command::Convert(_) => "convert",
         Command::Verify(_) => "verify",
+        Command::Ready(_) => "ready",
         Command::Plan(_) => "plan",
         Command::Sssp(_) => "sssp",
         Command::Bfs(_) => "bfs",
@@ -155,7 +157,11 @@ fn run_options(command: &Command) -> Option<&args::RunOptions> {
         Command::Bc(a) => Some(&a.whole.run),
         Command::Tc(a) => Some(&a.whole.run),
         Command::Kcore(a) => Some(&a.whole.run),
-        Command::Generate(_) | Command::Convert(_) | Command::Verify(_) | Command::Plan(_) => None,
+        Command::Generate(_)
+        | Command::Convert(_)
+        | Command::Verify(_)
+        | Command::Ready(_)
+        | Command::Plan(_) => None,
     }
 }
 
@@ -176,6 +182,7 @@ fn workload(command: &Command) -> graph_core::memory::Workload {
         Command::Pagerank(_) => Workload::PageRank,
         // Converting holds what generating does.
         Command::Convert(_) | Command::Verify(_) => Workload::Generate,
+        Command::Ready(_) => Workload::Sssp,
         Command::Bc(_) => Workload::Bc,
         Command::Tc(_) => Workload::Tc,
         Command::Kcore(_) => Workload::Kcore,
@@ -282,6 +289,7 @@ fn main() {
         Command::Pagerank(a) => whole::run_pagerank(a),
         Command::Convert(a) => convert::run(a),
         Command::Verify(a) => convert::verify(a),
+        Command::Ready(a) => ready::run_ready(a),
         Command::Bc(a) => whole::run_bc(a),
         Command::Tc(a) => whole::run_tc(a),
         Command::Kcore(a) => whole::run_kcore(a),

@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
+use graph_core::construct::ReadyUse;
+
 use graph_core::io::prepared::GraphIdentity;
 use graph_core::meta::IdMap;
 use graph_core::validate::{
@@ -195,6 +197,42 @@ pub fn run(
     Ok(outcome)
 }
 
+/// Says on stderr when a built file's ready rows exist but do not serve
+/// this run (the kernels then prepare their rows from the built file).
+fn ready_note(used: &ReadyUse) {
+    match used {
+        ReadyUse::NotForThisRun(p, why) => eprintln!(
+            "note: the ready rows {} do not serve this run ({why}): the kernels prepare their rows from the built file",
+            p.display()
+        ),
+        ReadyUse::Absent(p) => {
+            // Ready rows of another trustee count beside the file?
+            let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+            let (Some(name), Some(dir)) = (name, p.parent()) else {
+                return;
+            };
+            let Some(stem) = name.rfind(".w").map(|i| name[..i + 2].to_string()) else {
+                return;
+            };
+            let others: Vec<String> = std::fs::read_dir(dir)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with(&stem) && n.ends_with(".ready"))
+                .collect();
+            if !others.is_empty() {
+                eprintln!(
+                    "note: ready rows exist for other trustee counts ({}), not for this run's (no {}): the kernels prepare their rows from the built file; `gossamer-graph ready FILE --threads T` writes them for T trustees",
+                    others.join(", "),
+                    p.display()
+                );
+            }
+        }
+        ReadyUse::Mapped(_) | ReadyUse::NotAsked => {}
+    }
+}
+
 fn run_inside(
     graph: &LoadedGraph,
     source: BuildSource,
@@ -226,6 +264,10 @@ fn run_inside(
         return Err(CliError::new(
             "--balance between-searches runs in one process in this version (a new block table would have to reach every rank before the shards are rebuilt): drop --ranks, or use --balance off",
         ));
+    }
+    let mut source = source;
+    if let BuildSource::Built { ready, .. } = &mut source {
+        *ready = true;
     }
     let again = plan.balance.then(|| source.clone());
     let started = Instant::now();
@@ -272,6 +314,11 @@ fn run_inside(
     if generated > 0.0 {
         crate::phases::add("generation", generated);
     }
+    let phase = match engine.ready_use() {
+        ReadyUse::Mapped(_) => "mapping the built graph's ready rows",
+        _ => phase,
+    };
+    ready_note(engine.ready_use());
     crate::phases::add(phase, build_s - generated);
     let roots = match roots {
         RootPlan::Fixed(roots) => roots,

@@ -129,7 +129,7 @@ pub(crate) fn records_as_bytes(records: &[PackedEdge]) -> Option<&[u8]> {
 
 /// Numbers a prepared shard stores: every bit pattern is a valid value,
 /// no padding, little-endian in the file.
-pub(crate) trait Plain: Copy + Send + Sync + 'static + private::Sealed {
+pub trait Plain: Copy + Send + Sync + 'static + private::Sealed {
     /// Appends the little-endian bytes (the big-endian fallback).
     fn put_le(self, out: &mut Vec<u8>);
     /// Decodes little-endian bytes (exactly the type's size).

@@ -630,6 +630,10 @@ impl ShardedGraph {
         let parts = self.on_trustees(|ctx| {
             ctx.local.apply_returning(|s| {
                 let sh = s.shard();
+                // Ready rows carry the whole graph's range: no pass.
+                if let Some((lo, hi)) = sh.ready_weight_range() {
+                    return (lo, hi, sh.num_entries());
+                }
                 let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
                 for &w in sh.weights() {
                     lo = lo.min(w);

@@ -86,6 +86,9 @@ pub enum BuildSource {
         path: std::path::PathBuf,
         /// Every weight 1.0 (`--unit-weights`).
         unit: bool,
+        /// Take the shards from the file's ready rows for this layout when
+        /// there are some (`gossamer-graph ready`; BFS and SSSP runs).
+        ready: bool,
     },
     /// Every trustee maps its shard saved in `dir` (`--prepared`).
     Prepared {
@@ -181,6 +184,7 @@ impl LoadedGraph {
             } => BuildSource::Built {
                 path: std::path::absolute(graph.path()).unwrap_or_else(|_| graph.path().into()),
                 unit: unit_meta.is_some(),
+                ready: false,
             },
         }
     }

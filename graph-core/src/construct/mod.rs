@@ -97,6 +97,7 @@ mod prepared;
 mod progress;
 mod source;
 
+pub use built::ReadyUse;
 pub use passes::{scratch_bytes_per_trustee, BuildTimes};
 pub use progress::{build_progress, BuildProgress, BuildStep};
 pub use source::{EdgeRecords, EdgeSource, LocalSource, Unweighted};

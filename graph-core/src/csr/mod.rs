@@ -96,4 +96,5 @@ pub use huge_pages::advise as advise_huge_pages;
 pub use order::{positions, SKEW};
 pub use prefetch::line as prefetch_line;
 pub(crate) use shard::Array;
-pub use shard::{Shard, SharedRows, TakeRows, TakenRows, AHEAD};
+pub(crate) use shard::Ready;
+pub use shard::{Lent, ReadyLent, Shard, SharedRows, TakeRows, TakenRows, AHEAD};

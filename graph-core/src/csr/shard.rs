@@ -65,6 +65,41 @@ pub struct Shard {
         serialize_with = "refuse_taken"
     )]
     taken: Option<Taken>,
+    /// Set when the shard was taken from a built file's ready rows
+    /// ([`crate::io::built::ReadyRows`]): what the kernels' preparation
+    /// would otherwise work out ([`Shard::lend_ready_rows`],
+    /// [`Shard::ready_split`]).
+    #[serde(skip)]
+    ready: Option<Ready>,
+}
+
+/// What a shard taken from a built file's ready rows carries for the
+/// kernels ([`crate::io::built::ReadyRows`]).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Ready {
+    /// Unweighted: each stored row's count of distinct targets (empty when
+    /// no row holds parallel entries).
+    pub(crate) distinct: Vec<u32>,
+    /// Unweighted: parallel entries merged, all rows.
+    pub(crate) merged: u64,
+    /// Weighted: SSSP's spans, one word per position (its `Spans`), and
+    /// the Δ the rows are split at.
+    pub(crate) spans: Vec<u64>,
+    pub(crate) delta: f32,
+    /// Weighted: the smallest and largest weight of the whole graph.
+    pub(crate) weights: (f32, f32),
+}
+
+/// The unweighted rows of a shard taken from ready rows, lent to a kernel
+/// ([`Shard::lend_ready_rows`]).
+pub struct ReadyLent {
+    /// The targets (flat ids) and offsets, by position.
+    pub rows: SharedRows,
+    /// Each position's count of distinct targets (its first entries);
+    /// empty when no row holds parallel entries.
+    pub distinct: Vec<u32>,
+    /// Parallel entries merged, all rows.
+    pub merged: u64,
 }
 
 /// How a kernel that took a shard's rows ([`Shard::take_rows`]) hands
@@ -118,7 +153,60 @@ fn refuse_taken<S: serde::Serializer>(_: &Option<Taken>, _: S) -> Result<S::Ok, 
 /// A shard's rows as [`Shard::share_rows`] lends them to a kernel: the
 /// targets and the offsets (the row at position `v` is
 /// `targets[offsets[v]..offsets[v + 1]]`).
-pub type SharedRows = (Arc<Vec<u32>>, Arc<Vec<u64>>);
+pub type SharedRows = (Lent<u32>, Lent<u64>);
+
+/// An array a shard shares, read-only, with a kernel
+/// ([`Shard::share_rows`]): in memory, or viewed in place in a mapped file
+/// (a built file's ready rows, [`crate::io::built::ReadyRows`]). Reads as
+/// a slice; clones share it.
+pub struct Lent<T: Plain>(Arc<Array<T>>);
+
+impl<T: Plain> Lent<T> {
+    /// Bytes of memory it holds of its own (0 for a view of a mapped
+    /// file: those pages belong to the page cache).
+    pub fn heap_bytes(&self) -> u64 {
+        match &*self.0 {
+            Array::Owned(v) => (v.capacity() * std::mem::size_of::<T>()) as u64,
+            Array::Mapped(_) => 0,
+            Array::Shared(l) => l.heap_bytes(),
+        }
+    }
+
+    /// Whether it is a view of a mapped file.
+    pub fn is_mapped(&self) -> bool {
+        match &*self.0 {
+            Array::Mapped(_) => true,
+            Array::Owned(_) => false,
+            Array::Shared(l) => l.is_mapped(),
+        }
+    }
+}
+
+impl<T: Plain> From<Vec<T>> for Lent<T> {
+    fn from(v: Vec<T>) -> Self {
+        Lent(Arc::new(Array::Owned(v)))
+    }
+}
+
+impl<T: Plain> std::ops::Deref for Lent<T> {
+    type Target = [T];
+    #[inline(always)]
+    fn deref(&self) -> &[T] {
+        &self.0
+    }
+}
+
+impl<T: Plain> Clone for Lent<T> {
+    fn clone(&self) -> Self {
+        Lent(self.0.clone())
+    }
+}
+
+impl<T: Plain + fmt::Debug> fmt::Debug for Lent<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Lent({} values)", self.len())
+    }
+}
 
 /// One array of a shard: owned, viewed in place in a mapped file, or
 /// shared with a kernel's rows ([`Shard::share_rows`]).
@@ -127,8 +215,8 @@ pub(crate) enum Array<T: Plain> {
     Owned(Vec<T>),
     /// A view of a memory-mapped prepared-shard file.
     Mapped(MappedSlice<T>),
-    /// Built in memory and shared (read-only) with a kernel.
-    Shared(Arc<Vec<T>>),
+    /// Shared (read-only) with a kernel.
+    Shared(Lent<T>),
 }
 
 impl<T: Plain> std::ops::Deref for Array<T> {
@@ -149,8 +237,20 @@ impl<T: Plain> Array<T> {
         match self {
             Array::Owned(v) => v,
             Array::Mapped(m) => m.as_slice().to_vec(),
-            Array::Shared(v) => Arc::unwrap_or_clone(v),
+            Array::Shared(v) => v.to_vec(),
         }
+    }
+
+    /// The array shared with a kernel (no copy: an owned or mapped array
+    /// moves behind the shared handle).
+    pub(crate) fn lend(&mut self) -> Lent<T> {
+        if let Array::Shared(l) = self {
+            return l.clone();
+        }
+        let a = std::mem::replace(self, Array::Owned(Vec::new()));
+        let l = Lent(Arc::new(a));
+        *self = Array::Shared(l.clone());
+        l
     }
 }
 
@@ -297,6 +397,7 @@ impl Shard {
             in_sources: Vec::new().into(),
             renamed: None,
             taken: None,
+            ready: None,
         }
     }
 
@@ -324,7 +425,71 @@ impl Shard {
             in_sources: Vec::new().into(),
             renamed: None,
             taken: None,
+            ready: None,
         }
+    }
+
+    /// The shard as taken from ready rows: its targets already renamed by
+    /// `names` and ordered as a kernel's preparation leaves them, with what
+    /// that preparation would work out (`ready`).
+    pub(crate) fn with_ready(mut self, names: Arc<[u32]>, ready: Ready) -> Shard {
+        self.renamed = Some(names);
+        self.ready = Some(ready);
+        self
+    }
+
+    /// Makes `names` the shard's renaming table when it holds the same ids
+    /// as the one it has (a shard taken from ready rows, whose table a
+    /// kernel then builds again for itself): the kernels then know the
+    /// shard's targets are theirs. True when the shard is renamed by
+    /// `names` afterwards. O(vertices).
+    pub fn adopt_names(&mut self, names: &Arc<[u32]>) -> bool {
+        match &self.renamed {
+            Some(n) if Arc::ptr_eq(n, names) => true,
+            Some(n) if **n == **names => {
+                self.renamed = Some(names.clone());
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The unweighted rows of a shard taken from ready rows, lent to a
+    /// kernel as its own (no copy: views of the mapped file), when they are
+    /// what the kernel would make: renamed by `names` (the same table,
+    /// [`adopt_names`](Self::adopt_names)) and stored by the kernel's
+    /// positions `slots`. `None`, changing nothing, otherwise (the kernel
+    /// then copies the rows, renaming them by [`renamed`](Self::renamed)).
+    pub fn lend_ready_rows(&mut self, names: &Arc<[u32]>, slots: &[u32]) -> Option<ReadyLent> {
+        if self.weighted
+            || !self.renamed.as_ref().is_some_and(|n| Arc::ptr_eq(n, names))
+            || *self.slots != *slots
+        {
+            return None;
+        }
+        let ready = self.ready.as_mut()?;
+        let (distinct, merged) = (std::mem::take(&mut ready.distinct), ready.merged);
+        let rows = (self.targets.lend(), self.offsets.lend());
+        Some(ReadyLent {
+            rows,
+            distinct,
+            merged,
+        })
+    }
+
+    /// SSSP's split of a weighted shard taken from ready rows, handed
+    /// over once: the Δ its rows are split at and one span word per
+    /// position (SSSP's own format), or `None`.
+    pub fn take_ready_split(&mut self) -> Option<(f32, Vec<u64>)> {
+        let r = self.ready.as_mut()?;
+        (self.weighted && !r.spans.is_empty()).then(|| (r.delta, std::mem::take(&mut r.spans)))
+    }
+
+    /// The graph's smallest and largest weight, when the shard came with
+    /// them (ready rows): no pass over the weights needed.
+    pub fn ready_weight_range(&self) -> Option<(f32, f32)> {
+        let r = self.ready.as_ref()?;
+        self.weighted.then_some(r.weights)
     }
 
     /// The shard without its weights, their memory freed: for kernels and
@@ -427,7 +592,11 @@ impl Shard {
     /// view of them any more.
     pub fn is_mapped(&self) -> bool {
         fn mapped<T: Plain>(a: &Array<T>) -> bool {
-            matches!(a, Array::Mapped(_))
+            match a {
+                Array::Mapped(_) => true,
+                Array::Shared(l) => l.is_mapped(),
+                Array::Owned(_) => false,
+            }
         }
         mapped(&self.offsets)
             || mapped(&self.targets)
@@ -629,6 +798,8 @@ impl Shard {
         );
         rewrite(offsets, targets, weights);
         self.renamed = Some(names);
+        // Reordered: a ready split's Δ no longer says how.
+        self.ready = None;
         true
     }
 
@@ -712,8 +883,8 @@ impl Shard {
             unreachable!("in memory: ordered in place or laid out above");
         };
         let shared = (
-            Arc::new(std::mem::take(targets)),
-            Arc::new(std::mem::take(offsets)),
+            Lent::from(std::mem::take(targets)),
+            Lent::from(std::mem::take(offsets)),
         );
         self.targets = Array::Shared(shared.0.clone());
         self.offsets = Array::Shared(shared.1.clone());
@@ -952,7 +1123,7 @@ impl Shard {
         fn cap<T: Plain>(a: &Array<T>) -> usize {
             match a {
                 Array::Owned(v) => v.capacity() * std::mem::size_of::<T>(),
-                Array::Shared(v) => v.capacity() * std::mem::size_of::<T>(),
+                Array::Shared(v) => v.heap_bytes() as usize,
                 Array::Mapped(_) => 0,
             }
         }

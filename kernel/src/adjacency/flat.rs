@@ -249,6 +249,14 @@ impl Adjacency {
             .iter()
             .map(|&f| f - lo)
             .collect();
+        // A shard taken from a built file's ready rows holds them as this
+        // preparation would leave them: lent as they are, O(vertices).
+        if shard.adopt_names(&names) {
+            if let Some(lent) = shard.lend_ready_rows(&names, &slots) {
+                let _ = self.rows.set(self.in_format(Rows::ready(lent)));
+            }
+            return;
+        }
         if self.format == RowsFormat::Compressed {
             // The shard gives its targets up as they are coded.
             let taker = Taker {

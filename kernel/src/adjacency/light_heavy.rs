@@ -23,6 +23,22 @@ impl Adjacency {
     /// weights read as 1.0).
     pub fn light_heavy(&self, shard: &mut Shard, delta: f32, in_place: bool) -> LightHeavy {
         let names = self.tables.global_of.clone();
+        // A shard taken from a built file's ready rows is split already
+        // (at the Δ it says; `resplit` moves it to another): O(vertices).
+        if in_place && shard.renamed().is_some_and(|n| Arc::ptr_eq(n, &names)) {
+            if let Some((at, packed)) = shard.take_ready_split() {
+                if packed.len() == self.n as usize {
+                    return LightHeavy {
+                        delta: at,
+                        spans: Spans {
+                            packed,
+                            wide: Vec::new(),
+                        },
+                        copy: None,
+                    };
+                }
+            }
+        }
         let mut spans = Spans::default();
         reserve_or_exit(&mut spans.packed, self.n as usize, "light/heavy rows");
         // Read at random by a search: huge pages spare it the page walks.
@@ -319,6 +335,14 @@ impl LightHeavy {
         } else {
             return Ok(());
         })
+    }
+
+    /// The split as SSSP keeps it, one word per position (a row's start
+    /// in the high 40 bits, its distinct targets in the low 24), when it
+    /// lives in the shard and every span packs: what a built file's ready
+    /// rows keep beside the shard's arrays.
+    pub fn stored_spans(&self) -> Option<&[u64]> {
+        (self.copy.is_none() && self.spans.wide.is_empty()).then_some(&self.spans.packed[..])
     }
 
     /// The Δ of the split.

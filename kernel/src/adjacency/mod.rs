@@ -91,6 +91,13 @@
 //! flat-id table, prefetched a few dozen entries ahead) and each row
 //! sorted (radix sorted when long, `radix.rs`); from a built graph file
 //! the rows are also copied out of the mapping into their position order.
+//! A shard taken from a built file's *ready rows* (graph-core's
+//! `io::built::ReadyRows`, written by this very preparation for one
+//! layout) holds its rows renamed and ordered already: once the
+//! renumbering tables prove equal to the file's
+//! ([`Shard::adopt_names`](graph_core::Shard::adopt_names)), its rows are
+//! lent as they are ([`Shard::lend_ready_rows`](graph_core::Shard::lend_ready_rows),
+//! SSSP's split likewise), and preparing costs O(vertices).
 //!
 //! ```
 //! use graph_core::sharded::ShardedGraph;

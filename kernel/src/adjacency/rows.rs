@@ -7,7 +7,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use graph_core::alloc::{huge_vec_or_exit, reserve_or_exit};
-use graph_core::csr::advise_huge_pages;
+use graph_core::csr::{advise_huge_pages, Lent};
 
 use super::packed::{Packed, PackedView};
 
@@ -57,10 +57,10 @@ pub enum RowsFormat {
 pub struct Rows {
     /// Shared with the shard when the targets are; one per position and
     /// one more.
-    start: Arc<Vec<u64>>,
+    start: Lent<u64>,
     /// Empty when every row ends at the next one's start.
     len: Vec<u32>,
-    targets: Arc<Vec<u32>>,
+    targets: Lent<u32>,
     /// The compressed rows, when the rows are compressed (shared with
     /// the shard when it gave its rows up: [`Rows::taken`]).
     packed: Option<Arc<Packed>>,
@@ -102,10 +102,10 @@ impl Rows {
             start.push(targets.len() as u64);
         }
         Rows {
-            start: Arc::new(start),
+            start: start.into(),
             len: Vec::new(),
             entries: targets.len() as u64,
-            targets: Arc::new(targets),
+            targets: targets.into(),
             packed: None,
             merged,
             shared: false,
@@ -132,6 +132,47 @@ impl Rows {
         }
     }
 
+    /// The rows of a shard taken from a built file's ready rows, lent as
+    /// they are ([`Shard::lend_ready_rows`](graph_core::Shard::lend_ready_rows)):
+    /// no renaming, ordering or copying.
+    pub(super) fn ready(lent: graph_core::csr::ReadyLent) -> Rows {
+        let (targets, start) = lent.rows;
+        let entries = if lent.merged == 0 {
+            targets.len() as u64
+        } else {
+            lent.distinct.iter().map(|&d| u64::from(d)).sum()
+        };
+        Rows {
+            start,
+            len: if lent.merged == 0 {
+                Vec::new()
+            } else {
+                lent.distinct
+            },
+            targets,
+            packed: None,
+            entries,
+            merged: lent.merged,
+            shared: true,
+        }
+    }
+
+    /// The plain rows' arrays as stored (offsets by position, each row's
+    /// distinct count or empty, the targets with any parallel entries
+    /// after each row's distinct ones) and the entries merged: what a
+    /// built file's ready rows keep. `None` when compressed or not the
+    /// shard's own (a copy holds no parallel entries).
+    pub fn stored_parts(&self) -> Option<StoredParts<'_>> {
+        (self.packed.is_none() && self.shared).then(|| {
+            (
+                &self.start[..],
+                &self.len[..],
+                &self.targets[..],
+                self.merged,
+            )
+        })
+    }
+
     /// The same rows compressed ([`RowsFormat::Compressed`]); `lo` is the
     /// flat id of position 0. Drops the plain arrays (the shard keeps its
     /// own handle on them when they were its).
@@ -142,9 +183,9 @@ impl Rows {
         let n = self.start.len().saturating_sub(1) as u32;
         let packed = Packed::build(n, lo, |v| self.row(v));
         Rows {
-            start: Arc::new(Vec::new()),
+            start: Vec::new().into(),
             len: Vec::new(),
-            targets: Arc::new(Vec::new()),
+            targets: Vec::new().into(),
             packed: Some(Arc::new(packed)),
             ..self
         }
@@ -156,9 +197,9 @@ impl Rows {
     /// back through the same `packed`.
     pub(super) fn taken(packed: Arc<Packed>, ordered: &InPlace) -> Rows {
         Rows {
-            start: Arc::new(Vec::new()),
+            start: Vec::new().into(),
             len: Vec::new(),
-            targets: Arc::new(Vec::new()),
+            targets: Vec::new().into(),
             packed: Some(packed),
             entries: ordered.distinct,
             merged: ordered.merged,
@@ -287,6 +328,11 @@ impl Rows {
         self.merged
     }
 }
+
+/// A shard's own rows as stored ([`Rows::stored_parts`]): offsets by
+/// position, distinct counts (empty without parallel entries), targets,
+/// entries merged.
+pub type StoredParts<'a> = (&'a [u64], &'a [u32], &'a [u32], u64);
 
 /// Orders the rows of a shard's own targets in place, one row at a time
 /// ([`Shard::share_rows`](graph_core::Shard::share_rows)): each row's

@@ -93,16 +93,28 @@
 //! `--prepared` shard files ([`crate::io::prepared`]) still work for the
 //! run that saved them; a built file serves any run.
 //!
+//! # Ready rows
+//!
+//! A sidecar, `FILE.w<T>.ready` ([`ReadyRows`], `ready.rs`, its own
+//! version and checksums, tied to this file by its header checksum),
+//! holds for one layout (a block partition into `T` trustees) every
+//! trustee's rows as the kernels' preparation leaves them (BFS's by
+//! position in flat ids, SSSP's split); runs of that layout that ask for
+//! them ([`ShardedGraph::open_built_ready`](crate::sharded::ShardedGraph::open_built_ready))
+//! take their shards from it in place, so that preparing is O(vertices).
+//!
 //! | file | what |
 //! |---|---|
 //! | `header.rs` | the fields' places, [`BuiltHeader`] ([`parse_header`]) and its encoding |
 //! | `write.rs` | a graph written ([`write`](fn@write)) |
 //! | `open.rs` | [`BuiltGraph`]: mapped ([`open`](fn@open)), a trustee's [`shard`](BuiltGraph::shard), [`verify`](BuiltGraph::verify) |
 //! | `error.rs` | [`BuiltError`], [`Problem`] |
+//! | `ready.rs` | [`ReadyRows`]: the kernels' rows for one layout, a sidecar ([`write_ready`], [`ReadyRows::shard`]) |
 
 mod error;
 mod header;
 mod open;
+mod ready;
 #[cfg(test)]
 pub(crate) mod tests;
 mod write;
@@ -113,4 +125,8 @@ pub use header::{
     MAX_ROOTS,
 };
 pub use open::{open, BuiltGraph, Weights};
+pub use ready::{
+    ready_path, write_ready, Part, ReadyError, ReadyPart, ReadyRows, ReadyShape, READY_MAGIC,
+    READY_VERSION,
+};
 pub use write::write;

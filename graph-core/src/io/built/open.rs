@@ -159,6 +159,36 @@ impl BuiltGraph {
         &self.path
     }
 
+    /// The header's checksum: what names this file's content (a ready-rows
+    /// file records it, [`super::ReadyRows`]).
+    pub fn header_checksum(&self) -> u64 {
+        crate::io::le::u64_at(&self.map, super::header::OFF_HEADER_SUM)
+    }
+
+    /// Trustee `t`'s row offsets under the block partition `partition`
+    /// (rebased to 0, checked) and where its entries are in the file.
+    pub(crate) fn block_offsets(
+        &self,
+        partition: &Partition,
+        t: u32,
+    ) -> Result<(Array<u64>, Range<u64>), BuiltError> {
+        let rotate = (u64::from(t), u64::from(partition.num_trustees()));
+        let rows = Rows::of(
+            self,
+            partition,
+            t,
+            Section::Offsets,
+            self.header.entries,
+            rotate,
+        )?;
+        match rows.span {
+            Ok(r) => Ok((rows.offsets, r)),
+            Err(_) => Err(self.err(Problem::BadSection(
+                "asked for a block trustee's offsets of another partition".into(),
+            ))),
+        }
+    }
+
     fn err(&self, problem: Problem) -> BuiltError {
         BuiltError {
             path: self.path.clone(),

@@ -312,8 +312,8 @@ fn a_kernel_takes_the_rows_into_memory_and_the_shard_drops_its_view() {
             assert!(!s.is_mapped(), "{what}: no view of the mapping is left");
             assert!(seen.iter().all(|&c| c == 1), "{what}: every row once");
             assert_eq!(s.row_slots(), slots, "{what}");
-            assert_eq!(shared.0.as_slice(), s.targets(), "{what}");
-            assert_eq!(shared.1.as_slice(), s.offsets(), "{what}");
+            assert_eq!(&shared.0[..], s.targets(), "{what}");
+            assert_eq!(&shared.1[..], s.offsets(), "{what}");
             assert_eq!(entries(&s), want, "{what}: the same entries by global id");
             for l in 0..u64::from(local) {
                 assert!(s.adjacency(l).0.is_sorted(), "{what}: row {l} ordered");
