@@ -189,6 +189,23 @@ impl<'a, P: Program> Local<'a, P> {
         }
     }
 
+    /// Own vertex `v`'s in-neighbours ([`in_row`](Self::in_row)) as a
+    /// slice, plain or compressed rows alike: a plain in-row itself, a
+    /// compressed one decoded into `buf` (cleared first). For a kernel
+    /// that hands the whole row to a function of slices (PageRank's sum
+    /// of contributions), with the same slices whatever the format.
+    #[inline(always)]
+    pub fn read_in_row<'x>(&self, v: u32, buf: &'x mut Vec<u32>) -> &'x [u32]
+    where
+        'a: 'x,
+    {
+        match (&self.in_view, &self.in_packed) {
+            (Some(r), _) => r.row(v),
+            (None, Some(p)) => p.decode(v, buf),
+            (None, None) => self.in_rows().read(v, buf),
+        }
+    }
+
     /// Calls `f(self, f)` for each neighbour `f` of own vertex `v` (as
     /// [`row`](Self::row): flat ids, ascending), plain or compressed rows
     /// alike. `f` may send ([`send_first`](Self::send_first) and the like).

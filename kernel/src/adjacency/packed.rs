@@ -294,6 +294,15 @@ impl<'a> PackedView<'a> {
         }
     }
 
+    /// Position `v`'s targets decoded into `buf` (cleared first).
+    #[inline(always)]
+    pub(crate) fn decode<'x>(&self, v: u32, buf: &'x mut Vec<u32>) -> &'x [u32] {
+        buf.clear();
+        buf.reserve(self.degree[v as usize] as usize);
+        self.for_each(v, |t| buf.push(t));
+        buf
+    }
+
     /// The first target of position `v` (ascending) for which `pred`
     /// holds; decodes no further than it.
     #[inline(always)]
