@@ -199,10 +199,23 @@ impl<'a, P: Program> Local<'a, P> {
     where
         'a: 'x,
     {
-        match (&self.in_view, &self.in_packed) {
-            (Some(r), _) => r.row(v),
-            (None, Some(p)) => p.decode(v, buf),
-            (None, None) => self.in_rows().read(v, buf),
+        // Plain rows as `in_row` reads them (on a grid's 4-entry rows a
+        // match on both views in the loop cost PageRank 10-15%).
+        match &self.in_view {
+            Some(r) => r.row(v),
+            None => self.decode_in_row(v, buf),
+        }
+    }
+
+    /// [`read_in_row`](Self::read_in_row) of rows that are not plain.
+    #[inline(never)]
+    fn decode_in_row<'x>(&self, v: u32, buf: &'x mut Vec<u32>) -> &'x [u32]
+    where
+        'a: 'x,
+    {
+        match &self.in_packed {
+            Some(p) => p.decode(v, buf),
+            None => self.in_rows().read(v, buf),
         }
     }
 
