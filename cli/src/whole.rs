@@ -204,6 +204,10 @@ fn run<K: WholeKernel>(mut kernel: K, args: &WholeArgs, dump: Option<&Path>) -> 
     };
     let validated = !args.out.skip_validation;
     let verified = if validated {
+        // The shards are gone: what the allocator keeps of them (rows
+        // coded into its heaps, not unmapped when freed) is given back
+        // before the list is read again.
+        graph_core::alloc::give_back_freed();
         crate::memtrace::start();
         // The shards are gone; a list no process held is read again (a
         // graph file mapped whole and checked, a generated graph generated).
