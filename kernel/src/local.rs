@@ -30,7 +30,9 @@ use crate::replica::Replica;
 /// [`in_row`](Self::in_row) hand out slices of plain rows only;
 /// [`for_each_target`](Self::for_each_target),
 /// [`find_target`](Self::find_target) and
-/// [`find_in_target`](Self::find_in_target) read both.
+/// [`find_in_target`](Self::find_in_target) read both, and
+/// [`read_in_row`](Self::read_in_row) hands out an in-row as a slice in
+/// either format (a compressed one decoded into a buffer).
 pub struct Local<'a, P: Program> {
     shard: &'a Shard,
     adj: &'a Adjacency,
