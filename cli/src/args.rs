@@ -566,6 +566,12 @@ pub struct WholeArgs {
 pub struct CcArgs {
     #[command(flatten)]
     pub whole: WholeArgs,
+    /// How the rows are stored (as `bfs --rows`). Compressed rows take the
+    /// place of the graph's plain array, coded as it is given up: the
+    /// memory-lean choice (results/memory/unweighted.md). The labels are
+    /// the same.
+    #[arg(long, value_enum, default_value_t = RowsArg::Plain)]
+    pub rows: RowsArg,
     /// Write every vertex's component label (the smallest vertex id of its
     /// component): N x u64 little-endian.
     #[arg(long, value_name = "FILE")]
@@ -593,6 +599,12 @@ pub struct PageRankArgs {
     /// road grid: 11 iterations instead of 20 that do not reach 1e-4).
     #[arg(long)]
     pub jacobi: bool,
+    /// How the rows are stored (as `bfs --rows`). Compressed rows take the
+    /// place of the graph's plain array, coded as it is given up: the
+    /// memory-lean choice (results/memory/unweighted.md); each in-row is
+    /// decoded before its sum, so the scores are the same bit for bit.
+    #[arg(long, value_enum, default_value_t = RowsArg::Plain)]
+    pub rows: RowsArg,
     /// Write every vertex's score: N x f64 little-endian.
     #[arg(long, value_name = "FILE")]
     pub dump_scores: Option<PathBuf>,

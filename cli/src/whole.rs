@@ -206,6 +206,10 @@ fn run<K: WholeKernel>(mut kernel: K, args: &WholeArgs, dump: Option<&Path>) -> 
     };
     let validated = !args.out.skip_validation;
     let verified = if validated {
+        // The shards are gone: what the allocator keeps of them (rows
+        // coded into its heaps, not unmapped when freed) is given back
+        // before the list is read again.
+        graph_core::alloc::give_back_freed();
         crate::memtrace::start();
         // The shards are gone; a list no process held is read again (a
         // graph file mapped whole and checked, a generated graph generated).
@@ -324,12 +328,16 @@ fn header<T: Serialize>(r: &Report<T>, setting: &str) -> String {
 
 /// Runs the `cc` command.
 pub fn run_cc(args: &CcArgs) -> Result<()> {
-    run(Cc, &args.whole, args.dump_labels.as_deref())
+    run(
+        Cc(args.rows.format()),
+        &args.whole,
+        args.dump_labels.as_deref(),
+    )
 }
 
-/// Connected components (Afforest).
+/// Connected components (Afforest), on rows in this format.
 #[derive(Clone)]
-struct Cc;
+struct Cc(graph_kernel::RowsFormat);
 
 impl WholeKernel for Cc {
     const NAME: &'static str = "cc";
@@ -338,7 +346,11 @@ impl WholeKernel for Cc {
     type Fields = CcResult;
 
     fn run(&self, g: &ShardedGraph) -> Result<Self::Answer> {
-        Ok(::components::cc(g, &::components::CcConfig::default())?)
+        let cfg = ::components::CcConfig {
+            rows: self.0,
+            ..Default::default()
+        };
+        Ok(::components::cc(g, &cfg)?)
     }
 
     fn kernel_time(answer: &Self::Answer) -> Duration {
@@ -392,12 +404,16 @@ pub fn run_pagerank(args: &PageRankArgs) -> Result<()> {
     };
     // Refuse bad settings before generating the graph.
     cfg.check()?;
-    run(PageRank(cfg), &args.whole, args.dump_scores.as_deref())
+    run(
+        PageRank(cfg, args.rows.format()),
+        &args.whole,
+        args.dump_scores.as_deref(),
+    )
 }
 
-/// PageRank with its settings.
+/// PageRank with its settings, on rows in this format.
 #[derive(Clone)]
-struct PageRank(::pagerank::PageRankConfig);
+struct PageRank(::pagerank::PageRankConfig, graph_kernel::RowsFormat);
 
 impl WholeKernel for PageRank {
     const NAME: &'static str = "pagerank";
@@ -406,6 +422,8 @@ impl WholeKernel for PageRank {
     type Fields = PageRankResult;
 
     fn run(&self, g: &ShardedGraph) -> Result<Self::Answer> {
+        // The first preparation of the graph decides its rows' format.
+        graph_kernel::prepare_with(g, graph_kernel::Prepare::Boundary, self.1);
         Ok(::pagerank::pagerank(g, &self.0)?)
     }
 

@@ -94,7 +94,7 @@ pub(crate) fn per_process<T: Any + Send + Sync>(
 
 /// A dense array of 64-bit words shared by this process's trustees; see the
 /// module docs.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct Replica {
     words: Box<[AtomicU64]>,
 }

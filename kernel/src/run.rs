@@ -164,6 +164,21 @@ pub fn update_states<P: Program>(
     );
 }
 
+/// [`update_states`] for an `f` that frees part of each state (e.g. a
+/// kernel's [`Replica`](crate::Replica)s, replaced by empty ones, once its
+/// iterations end and before its answer is gathered), then gives the freed
+/// memory back to the system
+/// ([`give_back_freed`](graph_core::alloc::give_back_freed): glibc keeps
+/// freed arrays under 32 MiB resident otherwise), so what follows does not
+/// sit beside it. A few milliseconds, outside any kernel's clock.
+pub fn release_states<P: Program>(
+    graph: &ShardedGraph,
+    f: impl Fn(&mut P) + Copy + Send + Sync + 'static,
+) {
+    update_states(graph, f);
+    graph_core::alloc::give_back_freed();
+}
+
 /// Collects one value per vertex from every trustee's program state, by
 /// global vertex id: `get(state, v)` runs on each trustee for each own
 /// position `v`. `fill` stands for the values of vertices no trustee

@@ -4,7 +4,8 @@
 //! keeps them compressed and reads each shard's entries back (parallel
 //! ones included) for validation and the TEPS count; BFS on them finds the
 //! levels of plain rows, validates with the same counts, and a broken
-//! answer is still caught, for 1-3 trustees, block and cyclic.
+//! answer is still caught, for 1-3 trustees, block and cyclic; cc gives
+//! the labels and PageRank the scores (bit for bit) of plain rows.
 
 use bfs::BfsConfig;
 use graph_core::construct::{LocalSource, Unweighted};
@@ -188,6 +189,85 @@ fn bfs_on_rows_taken_from_the_shard_matches_plain_rows_and_validates() {
                 assert!(s.3, "{what}, search {i}: a cut tree passed");
                 assert_eq!(s.4, (s.1.reached, s.1.traversed_edges), "{what}");
                 assert!(s.1.traversed_edges > 0);
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// cc's labels and PageRank's scores (Jacobi, and Gauss-Seidel on one
+/// trustee, where it is deterministic) on a graph prepared with `rows`.
+fn whole_on(from: From, kind: PartitionKind, threads: usize, rows: RowsFormat) -> Vec<Vec<u64>> {
+    gossamer::main(threads, move || {
+        let g = match from {
+            From::Built(source) => {
+                ShardedGraph::build_from(Unweighted(source), kind)
+                    .unwrap()
+                    .0
+            }
+            From::File(path) => {
+                ShardedGraph::open_built(&path, kind, Weights::Skip)
+                    .unwrap()
+                    .0
+            }
+        };
+        let cc = components::CcConfig {
+            rows,
+            ..Default::default()
+        };
+        let mut seen = vec![components::cc(&g, &cc).unwrap().labels];
+        let taken = g.on_trustees(|ctx| ctx.local.apply_returning(|s| s.shard().rows_taken()));
+        assert!(taken.iter().all(|&t| t == (rows == RowsFormat::Compressed)));
+        let mut sweeps = vec![pagerank::Sweep::Jacobi];
+        if threads == 1 {
+            sweeps.push(pagerank::Sweep::GaussSeidel);
+        }
+        for sweep in sweeps {
+            // Prepared above, by cc, in `rows`.
+            let cfg = pagerank::PageRankConfig {
+                sweep,
+                tolerance: 0.0,
+                ..Default::default()
+            };
+            let out = pagerank::pagerank(&g, &cfg).unwrap();
+            seen.push(out.scores.iter().map(|x| x.to_bits()).collect());
+        }
+        seen
+    })
+}
+
+#[test]
+fn cc_and_pagerank_on_rows_taken_from_the_shard_match_plain_rows() {
+    let list = graph();
+    let want = components::cc_sequential(&list);
+    let dir = std::env::temp_dir().join(format!("gg-taken-whole-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("g.gbuilt");
+    let meta = GraphMeta {
+        directed: false,
+        weighted: true,
+        ids: IdMap::Offset(0),
+    };
+    graph_core::io::built::write(&file, &list, &meta, &[], None).unwrap();
+    let seq = pagerank::pagerank_sequential(&list, false, 0.85, 20, 0.0).unwrap();
+    let source = LocalSource::publish_list(list);
+    for threads in [1, 2, 3] {
+        for kind in [PartitionKind::Block, PartitionKind::Cyclic] {
+            let what = format!("{threads} trustees, {kind:?}");
+            let plain = whole_on(From::Built(source), kind, threads, RowsFormat::Plain);
+            let taken = whole_on(From::Built(source), kind, threads, RowsFormat::Compressed);
+            let mapped = whole_on(
+                From::File(file.clone()),
+                kind,
+                threads,
+                RowsFormat::Compressed,
+            );
+            assert_eq!(plain[0], want, "{what}: cc labels");
+            assert_eq!(plain, taken, "{what}");
+            assert_eq!(plain, mapped, "{what}: from the built file");
+            // Jacobi is the reference's formulation, up to rounding.
+            for (v, (&a, b)) in plain[1].iter().zip(&seq.scores).enumerate() {
+                assert!((f64::from_bits(a) - b).abs() < 1e-12, "{what}: vertex {v}");
             }
         }
     }

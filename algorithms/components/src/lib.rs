@@ -98,7 +98,9 @@ use std::time::{Duration, Instant};
 
 use graph_core::sharded::{KernelError, ShardedGraph};
 use graph_kernel::adjacency::{Adjacency, NO_FLAT};
-use graph_kernel::{gather, run, Forest, Kernel, Local, Prepare, Program, Replica, Sender, Setup};
+use graph_kernel::{
+    gather, run, Forest, Kernel, Local, Prepare, Program, Replica, RowsFormat, Sender, Setup,
+};
 
 /// The sequential reference (union-find over the edge list) and the
 /// verifier, kept with the other kernels' in graph-core's `validate`.
@@ -133,6 +135,12 @@ pub struct CcConfig {
     /// grid, 10.5 M of 15 M entries). Afforest's 2 rounds join it there.
     /// Default 2; a Graph500 graph never needs one.
     pub extra_rounds: u32,
+    /// How the rows are stored when this run is the first to prepare the
+    /// graph ([`graph_kernel::prepare_with`]; default plain): compressed
+    /// rows take the place of the shard's array (less memory; a sampled
+    /// neighbour is decoded from the row's start, a finishing row whole).
+    /// The labels are the same. A graph prepared already keeps its format.
+    pub rows: RowsFormat,
 }
 
 /// The share of the samples above which the largest sampled component is
@@ -147,6 +155,7 @@ impl Default for CcConfig {
             samples: 1024,
             skip_largest: true,
             extra_rounds: 2,
+            rows: RowsFormat::Plain,
         }
     }
 }
@@ -316,18 +325,20 @@ fn link_pass(l: &mut Local<'_, Cc>, pass: Pass) {
             // (results/kernels/road.md).
             for i in 0..a.num_own() {
                 let u = if r == 0 { i } else { a.num_own() - 1 - i };
-                if let Some(&f) = rows.row(u).get(r) {
+                if let Some(f) = rows.nth(u, r) {
                     c.unite(a, &mut out, a.flat(u), f);
                 }
             }
         }
         Pass::Finish(k, skip) => {
+            let (mut buf, mut in_buf) = (Vec::new(), Vec::new());
             for u in 0..a.num_own() {
                 // The skip first: most vertices are skipped, unread rows.
                 if c.comp.get(a.flat(u) as usize) as u32 == skip {
                     continue;
                 }
-                let (row, ins) = (rows.row(u), in_rows.map_or(&[][..], |r| r.row(u)));
+                let row = rows.read(u, &mut buf);
+                let ins = in_rows.map_or(&[][..], |r| r.read(u, &mut in_buf));
                 for &f in row.get(k..).unwrap_or(&[]) {
                     c.unite(a, &mut out, a.flat(u), f);
                 }
@@ -441,7 +452,7 @@ pub fn cc(graph: &ShardedGraph, cfg: &CcConfig) -> Result<CcOutput, KernelError>
     let cfg = *cfg;
     // The rows (and a directed graph's in-rows), the state and the way
     // parents are published are made before the clock starts.
-    graph_kernel::prepare(graph, Prepare::InRows);
+    graph_kernel::prepare_with(graph, Prepare::InRows, cfg.rows);
     run(graph, init, |k| {
         start(k);
         k.publish_forest(|c: &mut Cc| &mut c.comp, false)

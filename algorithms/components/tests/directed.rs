@@ -1,8 +1,10 @@
 //! CC on directed graphs: weakly connected components (arcs as undirected
-//! edges), checked against the sequential union-find for 1-3 trustees.
+//! edges), checked against the sequential union-find for 1-3 trustees, on
+//! plain and compressed rows.
 
 use graph_core::sharded::ShardedGraph;
 use graph_core::{EdgeList, PackedEdge, PartitionKind};
+use graph_kernel::RowsFormat;
 
 /// A star of arcs out of hub 0 (so the hub's component is the largest),
 /// arcs into it from 7 and 8, a chain 9 -> 10 <- 11, and isolated 12.
@@ -30,17 +32,24 @@ fn directed_cc_gives_weak_components() {
     assert_eq!(want, [0, 0, 0, 0, 0, 0, 0, 0, 0, 9, 9, 9, 12]);
     for threads in 1..=3 {
         for kind in [PartitionKind::Block, PartitionKind::Cyclic] {
-            for skip_largest in [true, false] {
+            let formats = [RowsFormat::Plain, RowsFormat::Compressed];
+            for (skip_largest, rows) in [true, false]
+                .into_iter()
+                .zip(formats)
+                .chain([(true, formats[1])])
+            {
                 let list = graph();
                 let got = gossamer::main(threads, move || {
                     let g = ShardedGraph::build_with(&list, kind, true).unwrap();
                     let cfg = components::CcConfig {
                         skip_largest,
+                        rows,
                         ..Default::default()
                     };
                     components::cc(&g, &cfg).unwrap()
                 });
-                assert_eq!(got.labels, want, "{threads} {kind:?} skip {skip_largest}");
+                let what = format!("{threads} {kind:?} skip {skip_largest} {rows:?}");
+                assert_eq!(got.labels, want, "{what}");
                 assert_eq!(got.components, 3);
                 assert_eq!(components::verify_cc(&graph(), &got.labels), Ok(3));
             }
@@ -91,13 +100,20 @@ fn directed_cc_with_the_skip_matches_union_find_on_random_graphs() {
         assert!(comps > 10, "seed {seed}: {comps} components");
         for threads in 1..=3 {
             for kind in [PartitionKind::Block, PartitionKind::Cyclic] {
-                let list = random(seed, 3000);
-                let got = gossamer::main(threads, move || {
-                    let g = ShardedGraph::build_with(&list, kind, true).unwrap();
-                    components::cc(&g, &Default::default()).unwrap()
-                });
-                assert_eq!(got.labels, want, "seed {seed}, {threads} {kind:?}");
-                assert_eq!(got.components, comps);
+                for rows in [RowsFormat::Plain, RowsFormat::Compressed] {
+                    let list = random(seed, 3000);
+                    let got = gossamer::main(threads, move || {
+                        let g = ShardedGraph::build_with(&list, kind, true).unwrap();
+                        let cfg = components::CcConfig {
+                            rows,
+                            ..Default::default()
+                        };
+                        components::cc(&g, &cfg).unwrap()
+                    });
+                    let what = format!("seed {seed}, {threads} {kind:?} {rows:?}");
+                    assert_eq!(got.labels, want, "{what}");
+                    assert_eq!(got.components, comps);
+                }
             }
         }
     }

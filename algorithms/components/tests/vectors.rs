@@ -10,6 +10,7 @@ use components::{cc, cc_sequential, verify_cc, CcConfig};
 use graph_core::io::vectors::Vectors;
 use graph_core::sharded::ShardedGraph;
 use graph_core::{EdgeList, PartitionKind};
+use graph_kernel::RowsFormat;
 
 fn load(scale: u32) -> EdgeList<'static> {
     let vectors = Vectors::bundled().unwrap_or_else(|e| panic!("{e}"));
@@ -32,6 +33,7 @@ const CONFIGS: [CcConfig; 5] = [
         samples: 1024,
         skip_largest: true,
         extra_rounds: 0,
+        rows: RowsFormat::Plain,
     },
     // No sampling: the finishing phase reads every edge of the non-largest.
     CcConfig {
@@ -39,6 +41,7 @@ const CONFIGS: [CcConfig; 5] = [
         samples: 1024,
         skip_largest: true,
         extra_rounds: 2,
+        rows: RowsFormat::Plain,
     },
     // Plain Shiloach-Vishkin over all edges after one sampled neighbour.
     CcConfig {
@@ -46,6 +49,7 @@ const CONFIGS: [CcConfig; 5] = [
         samples: 1,
         skip_largest: false,
         extra_rounds: 0,
+        rows: RowsFormat::Plain,
     },
     // More sampled neighbours than most rows have.
     CcConfig {
@@ -53,6 +57,7 @@ const CONFIGS: [CcConfig; 5] = [
         samples: 7,
         skip_largest: true,
         extra_rounds: 0,
+        rows: RowsFormat::Plain,
     },
     // Added rounds whenever the largest sample is small: a few samples
     // over many components keep them coming until the limit.
@@ -61,6 +66,7 @@ const CONFIGS: [CcConfig; 5] = [
         samples: 3,
         skip_largest: true,
         extra_rounds: 3,
+        rows: RowsFormat::Plain,
     },
 ];
 

@@ -71,7 +71,8 @@
 //! relative to the row's own vertex (as Ligra+ does; `packed.rs` has the
 //! format): 1-5 B an entry instead of 4, plus a byte offset and a length
 //! per vertex. They have no slices to hand out: a kernel reads them with
-//! [`Rows::for_each`] and [`Rows::find`] (in a sweep,
+//! [`Rows::for_each`], [`Rows::find`], [`Rows::nth`] and [`Rows::read`]
+//! (a row as a slice, a compressed one decoded into a buffer; in a sweep,
 //! [`Local::for_each_target`](crate::Local::for_each_target) and
 //! [`Local::find_target`](crate::Local::find_target)), which read plain
 //! rows too with one branch per row on the format, none per entry, so a

@@ -270,6 +270,33 @@ impl Rows {
         }
     }
 
+    /// Position `v`'s targets as a slice in either format: a plain row
+    /// itself, a compressed one decoded into `buf` (cleared first). For a
+    /// kernel that hands whole rows to a function of slices.
+    #[inline(always)]
+    pub fn read<'x>(&'x self, v: u32, buf: &'x mut Vec<u32>) -> &'x [u32] {
+        match &self.packed {
+            None => self.row(v),
+            Some(p) => p.view().decode(v, buf),
+        }
+    }
+
+    /// Target `r` of position `v` (ascending from 0), in either format;
+    /// `None` when the row is shorter. Decodes no further than it.
+    #[inline(always)]
+    pub fn nth(&self, v: u32, r: usize) -> Option<u32> {
+        match &self.packed {
+            None => self.row(v).get(r).copied(),
+            Some(p) => {
+                let mut i = 0;
+                p.view().find(v, |_| {
+                    i += 1;
+                    i > r
+                })
+            }
+        }
+    }
+
     /// The first target of position `v` (ascending) for which `pred`
     /// holds, in either format; reads no further than it.
     #[inline(always)]
