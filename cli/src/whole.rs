@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use graph_core::construct::BuildTimes;
 
+use graph_core::memory::Workload;
 use graph_core::meta::IdMap;
 use graph_core::sharded::ShardedGraph;
 use serde::Serialize;
@@ -112,6 +113,9 @@ struct TcResult {
 trait WholeKernel: Clone + Send + 'static {
     /// The kernel's name in reports and messages.
     const NAME: &'static str;
+    /// Its memory profile, which also picks its default partition
+    /// ([`crate::args::default_partition`]).
+    const WORKLOAD: Workload;
     /// The kernel's answer.
     type Answer: Send + 'static;
     /// What verification measured that the report shows (`()`: nothing).
@@ -172,6 +176,7 @@ trait WholeKernel: Clone + Send + 'static {
 /// verification (unless skipped), the dump and the report.
 fn run<K: WholeKernel>(mut kernel: K, args: &WholeArgs, dump: Option<&Path>) -> Result<()> {
     let threads = runtime::threads(args.run.threads)?;
+    let partition = args.run.partition_for(K::WORKLOAD);
     if let Some(p) = dump {
         files::check_output(p)?;
     }
@@ -190,8 +195,7 @@ fn run<K: WholeKernel>(mut kernel: K, args: &WholeArgs, dump: Option<&Path>) -> 
     crate::phases::time("kernel preparation", || kernel.prepare(&graph))?;
     let source = graph.build_source();
     let ran = {
-        let (source, partition, kernel) =
-            (source.clone(), args.run.partition.kind(), kernel.clone());
+        let (source, partition, kernel) = (source.clone(), partition.kind(), kernel.clone());
         runtime::run(threads, move || in_runtime(source, partition, &kernel))
     };
     source.withdraw();
@@ -231,7 +235,7 @@ fn run<K: WholeKernel>(mut kernel: K, args: &WholeArgs, dump: Option<&Path>) -> 
         input: output::GraphReport::new(&args.input, &graph, generation_time),
         ranks,
         threads,
-        partition: partition_name(args.run.partition),
+        partition: partition_name(partition),
         construction_time_s: construction,
         kernel_time_s: K::kernel_time(&answer).as_secs_f64(),
         validated,
@@ -331,6 +335,7 @@ struct Cc;
 
 impl WholeKernel for Cc {
     const NAME: &'static str = "cc";
+    const WORKLOAD: Workload = Workload::Cc;
     type Answer = ::components::CcOutput;
     type Verified = ();
     type Fields = CcResult;
@@ -398,6 +403,7 @@ struct PageRank(::pagerank::PageRankConfig);
 
 impl WholeKernel for PageRank {
     const NAME: &'static str = "pagerank";
+    const WORKLOAD: Workload = Workload::PageRank;
     type Answer = ::pagerank::PageRankOutput;
     type Verified = ();
     type Fields = PageRankResult;
@@ -525,6 +531,7 @@ struct Bc {
 
 impl WholeKernel for Bc {
     const NAME: &'static str = "bc";
+    const WORKLOAD: Workload = Workload::Bc;
     type Answer = ::bc::BcOutput;
     /// The largest difference from the sequential reference.
     type Verified = f64;
@@ -620,6 +627,7 @@ struct Tc;
 
 impl WholeKernel for Tc {
     const NAME: &'static str = "tc";
+    const WORKLOAD: Workload = Workload::Tc;
     type Answer = ::tc::TcOutput;
     type Verified = ();
     type Fields = TcResult;
@@ -669,6 +677,7 @@ struct Kcore;
 
 impl WholeKernel for Kcore {
     const NAME: &'static str = "kcore";
+    const WORKLOAD: Workload = Workload::Kcore;
     type Answer = ::kcore::KcoreOutput;
     type Verified = ();
     type Fields = KcoreResult;
