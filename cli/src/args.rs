@@ -249,15 +249,15 @@ pub struct RunOptions {
     /// follow its geometry (a road network or grid in row order) a search's
     /// frontier is a ring that under block can lie in one trustee's ids for
     /// hundreds of levels while the other waits, and stripes spread it (BFS
-    /// 13-16% faster on a 2048 x 2048 grid, up to 3% slower on a 1024 x 4096
-    /// one, whose block boundary every ring crosses early, Kronecker graphs
+    /// 13-18% faster on square grids, up to 3% slower on a 1024 x 4096 one,
+    /// whose block boundary every ring crosses early, Kronecker graphs
     /// alike); block for bfs from a built graph file (block maps its rows in
     /// place, stripes copy them: up to half again the memory, a later first
     /// answer) and where stripes would not deal the vertices evenly (the
     /// busiest trustee more than 1/16 above an even share, e.g. 2^20
     /// vertices over 3 trustees). Block for every other command: stripes
     /// cut more streets, which SSSP pays for on the wide grid (4-36% slower,
-    /// 8-17% faster on the square one), cc's link passes lose the rows'
+    /// 7-16% faster on square ones), cc's link passes lose the rows'
     /// locality (37% slower) and pagerank gains nothing. Blocks with
     /// --block-table or --balance between-searches. Every report names the
     /// partition that ran.
