@@ -250,10 +250,12 @@ pub struct RunOptions {
     /// frontier is a ring that under block can lie in one trustee's ids for
     /// hundreds of levels while the other waits, and stripes spread it (BFS
     /// 13-18% faster on square grids, up to 3% slower on a 1024 x 4096 one,
-    /// whose block boundary every ring crosses early, Kronecker graphs
-    /// alike); block for bfs from a built graph file (block maps its rows in
-    /// place, stripes copy them: up to half again the memory, a later first
-    /// answer) and where stripes would not deal the vertices evenly (the
+    /// whose block boundary every ring crosses early); block for bfs on
+    /// Graph500 graphs (scrambled ids: searches alike, but the set-up takes
+    /// 0.3-0.7 s longer striped at SCALE 22), from a built graph file (block
+    /// maps its rows in place, stripes copy them: up to half again the
+    /// memory, a later first answer) and where stripes would not deal the
+    /// vertices evenly (the
     /// busiest trustee more than 1/16 above an even share, e.g. 2^20
     /// vertices over 3 trustees). Block for every other command: stripes
     /// cut more streets, which SSSP pays for on the wide grid (4-36% slower,
@@ -781,11 +783,12 @@ pub fn default_partition(w: graph_core::memory::Workload) -> PartitionArg {
 
 /// The partition that runs on `graph` over `ranks` x `threads` trustees:
 /// `chosen` ([`RunOptions::partition_for`]), but block in place of a
-/// default striped one on a built graph file (whose rows block maps in
-/// place, while stripes copy them: more memory and a later first answer)
-/// or where stripes would not deal the vertices evenly
-/// ([`graph_core::partition::striped_is_even`]). A partition given with
-/// `--partition` (`explicit`) always runs.
+/// default striped one on a Graph500 graph (scrambled ids: stripes keep no
+/// locality, and BFS's set-up takes longer under them), on a built graph
+/// file (whose rows block maps in place, while stripes copy them: more
+/// memory and a later first answer) and where stripes would not deal the
+/// vertices evenly ([`graph_core::partition::striped_is_even`]). A
+/// partition given with `--partition` (`explicit`) always runs.
 pub fn settle_partition(
     chosen: PartitionArg,
     explicit: bool,
@@ -795,7 +798,8 @@ pub fn settle_partition(
 ) -> PartitionArg {
     let t = u32::try_from(threads).unwrap_or(u32::MAX);
     let n = graph.num_vertices();
-    if settle_kind(chosen.kind(), explicit, n, graph.is_built(), ranks, t) == chosen.kind() {
+    let block_pays = graph.is_built() || graph.params().is_some();
+    if settle_kind(chosen.kind(), explicit, n, block_pays, ranks, t) == chosen.kind() {
         chosen
     } else {
         PartitionArg::Block
@@ -803,20 +807,20 @@ pub fn settle_partition(
 }
 
 /// [`settle_partition`]'s rule on partition kinds, for a graph of `n`
-/// vertices (`built`: a built graph file): also what the memory check and
-/// `plan` count ranks' shares with.
+/// vertices (`block_pays`: a Graph500 graph or a built graph file): also
+/// what the memory check and `plan` count ranks' shares with.
 pub fn settle_kind(
     chosen: graph_core::PartitionKind,
     explicit: bool,
     n: u64,
-    built: bool,
+    block_pays: bool,
     ranks: u32,
     threads: u32,
 ) -> graph_core::PartitionKind {
     use graph_core::PartitionKind;
     if chosen == PartitionKind::Striped
         && !explicit
-        && (built || !graph_core::partition::striped_is_even(n, ranks, threads))
+        && (block_pays || !graph_core::partition::striped_is_even(n, ranks, threads))
     {
         PartitionKind::Block
     } else {

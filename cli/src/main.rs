@@ -186,8 +186,9 @@ fn workload(command: &Command) -> graph_core::memory::Workload {
 /// The vertex partition a command runs with (`--partition` or the
 /// command's default; block where it has none), as the memory check counts
 /// ranks' shares with it. BFS's striped default may still fall back to
-/// block once the graph is known (`args::settle_partition`), whose shares
-/// are even.
+/// block once the graph is known (`args::settle_partition`); the memory
+/// check settles it the same way on the Graph500 graph it counts
+/// (`args::settle_kind`).
 fn partition(command: &Command) -> graph_core::PartitionKind {
     let w = workload(command);
     match command {

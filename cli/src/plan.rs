@@ -125,8 +125,9 @@ pub fn check_colocated(command: &crate::args::Command, ranks: usize) -> Result<(
     let ranks32 = u32::try_from(ranks).unwrap_or(u32::MAX);
     let t32 = u32::try_from(t).unwrap_or(u32::MAX);
     let shape = Shape::even(scale, edgefactor, ranks32, t32);
+    // A Graph500 graph: a default striped partition runs block.
     let n = kron.num_vertices();
-    let partition = crate::args::settle_kind(partition, explicit, n, false, ranks32, t32);
+    let partition = crate::args::settle_kind(partition, explicit, n, true, ranks32, t32);
     let shares = crate::shares::rank_shares(&kron, partition, ranks32, t32);
     let per_rank = (0..ranks32).map(|r| {
         let share_permille = shares.get(r as usize).copied().unwrap_or(1000);
@@ -235,7 +236,7 @@ fn planned_partition(workload: Workload, shape: Shape) -> graph_core::PartitionK
         crate::args::default_partition(workload).kind(),
         false,
         1u64 << shape.scale.min(63),
-        false,
+        true,
         shape.ranks,
         shape.threads_per_rank,
     )

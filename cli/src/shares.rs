@@ -28,8 +28,9 @@ pub fn rank_shares(
 }
 
 /// The heaviest rank's share of a generated graph's edges for each rank
-/// count under `partition` (a default one settled for that count,
-/// [`crate::args::settle_kind`]; `explicit`: given with `--partition`),
+/// count under `partition` (a default one settled for a Graph500 graph
+/// and that count, [`crate::args::settle_kind`]; `explicit`: given with
+/// `--partition`),
 /// for the advice of a refusal.
 pub fn heaviest_share(
     kron: &Kronecker,
@@ -39,7 +40,7 @@ pub fn heaviest_share(
 ) -> impl Fn(u32) -> u32 + '_ {
     move |ranks| {
         let n = kron.num_vertices();
-        let p = crate::args::settle_kind(partition, explicit, n, false, ranks, threads);
+        let p = crate::args::settle_kind(partition, explicit, n, true, ranks, threads);
         rank_shares(kron, p, ranks, threads)
             .into_iter()
             .max()

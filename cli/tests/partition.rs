@@ -2,8 +2,8 @@
 //! for `bfs`, block for `sssp`, `graph500` and the whole-graph commands,
 //! blocks with `--block-table` or `--balance between-searches`; an explicit
 //! `--partition` wins, and every report names the partition that ran. BFS's
-//! default falls back to block from a built file and where the
-//! stripes would not deal the vertices evenly. The searches answer under
+//! default falls back to block on Graph500 graphs, from a built file and
+//! where the stripes would not deal the vertices evenly. The searches answer under
 //! every partition as under block, bit for bit, from a graph file and a
 //! built file, in one process and across ranks.
 
@@ -69,6 +69,24 @@ fn each_command_runs_and_reports_its_default_partition() {
         "--json",
     ]));
     assert_eq!(partition_of(&out), "block", "graph500");
+    // BFS on a Graph500 graph (scrambled ids), generated or from its file,
+    // runs block; asked for, striped.
+    let k = dir.join("k.ggraph");
+    ok(&run(&["generate", "--scale", "10", "-o", arg(&k)]));
+    for (input, extra, want) in [
+        (["--scale", "10"], &[][..], "block"),
+        (["--graph", arg(&k)], &[][..], "block"),
+        (
+            ["--graph", arg(&k)],
+            &["--partition", "striped"][..],
+            "striped",
+        ),
+    ] {
+        let mut args = vec!["bfs", "--threads", "2", "--roots", "2", "--json"];
+        args.extend(input);
+        args.extend(extra);
+        assert_eq!(partition_of(&ok(&run(&args))), want, "{args:?}");
+    }
     // The text report's first line names it too.
     let text = ok(&run(&[
         "bfs",

@@ -29,8 +29,9 @@ use super::loaded::{LoadedGraph, Storage};
 fn check_generated_memory(kron: &Kronecker, threads: usize, force: bool) -> Result<Vec<u32>> {
     let ctx = memory_context();
     let t = u32::try_from(threads).unwrap_or(u32::MAX);
+    // A Graph500 graph: a default striped partition runs block.
     let n = kron.num_vertices();
-    let partition = crate::args::settle_kind(ctx.partition, ctx.explicit, n, false, ctx.ranks, t);
+    let partition = crate::args::settle_kind(ctx.partition, ctx.explicit, n, true, ctx.ranks, t);
     let shares = rank_shares(kron, partition, ctx.ranks, t);
     let share = shares.get(ctx.rank as usize).copied().unwrap_or(1000);
     let heaviest = heaviest_share(kron, ctx.partition, ctx.explicit, t);
