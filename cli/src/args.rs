@@ -250,10 +250,28 @@ pub struct RunOptions {
     /// launcher bound the rank to, or the cores / ranks on the host).
     #[arg(long, value_name = "T")]
     pub threads: Option<usize>,
-    /// How vertices are spread over trustees: contiguous blocks or round-robin.
-    #[arg(long, value_enum, default_value_t = PartitionArg::Block)]
-    pub partition: PartitionArg,
-    /// With --partition blocks: start from this block table instead of contiguous ranges, a comma list of one trustee per block (as printed by graph-core's `plan_blocks` example from an earlier run's busy times; docs/balance.md). Every rank reads the same list; a list of the wrong length is refused.
+    /// How vertices are spread over trustees. Default, per command (measured
+    /// in results/kernels/road.md): striped for bfs: on a graph whose ids
+    /// follow its geometry (a road network or grid in row order) a search's
+    /// frontier is a ring that under block can lie in one trustee's ids for
+    /// hundreds of levels while the other waits, and stripes spread it (BFS
+    /// 13-18% faster on square grids, up to 3% slower on a 1024 x 4096 one,
+    /// whose block boundary every ring crosses early); block for bfs on
+    /// Graph500 graphs (scrambled ids: searches alike, but the set-up takes
+    /// 0.3-0.7 s longer striped at SCALE 22), from a built graph file (block
+    /// maps its rows in place, stripes copy them: up to half again the
+    /// memory, a later first answer) and where stripes would not deal the
+    /// vertices evenly (the
+    /// busiest trustee more than 1/16 above an even share, e.g. 2^20
+    /// vertices over 3 trustees). Block for every other command: stripes
+    /// cut more streets, which SSSP pays for on the wide grid (4-36% slower,
+    /// 7-16% faster on square ones), cc's link passes lose the rows'
+    /// locality (37% slower) and pagerank gains nothing. Blocks with
+    /// --block-table or --balance between-searches. Every report names the
+    /// partition that ran.
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub partition: Option<PartitionArg>,
+    /// With --partition blocks (the default when this is given): start from this block table instead of contiguous ranges, a comma list of one trustee per block (as printed by graph-core's `plan_blocks` example from an earlier run's busy times; docs/balance.md). Every rank reads the same list; a list of the wrong length is refused.
     #[arg(long, value_name = "T,T,...", value_delimiter = ',')]
     pub block_table: Option<Vec<u32>>,
     /// Run even if the memory estimate exceeds the available memory.
@@ -322,7 +340,7 @@ pub struct SearchOptions {
     /// Print one JSON object on stdout instead of the human-readable report.
     #[arg(long)]
     pub json: bool,
-    /// Move blocks of vertices between trustees (docs/balance.md): off, or between-searches (needs --partition blocks and one process: after a search whose busy times are uneven, the blocks are dealt again by what they hold, edge entries and live vertices, one per trustee in each stretch of ids, and the shards are rebuilt, when the predicted gain in search seconds over the searches left pays for the rebuild; it pays for long searches on ids sorted by degree, not for BFS's short ones nor against a core shared with another process). `supersteps` is refused: a rebuild costs more than a superstep.
+    /// Move blocks of vertices between trustees (docs/balance.md): off, or between-searches (needs the blocks partition, which it makes the default, and one process: after a search whose busy times are uneven, the blocks are dealt again by what they hold, edge entries and live vertices, one per trustee in each stretch of ids, and the shards are rebuilt, when the predicted gain in search seconds over the searches left pays for the rebuild; it pays for long searches on ids sorted by degree, not for BFS's short ones nor against a core shared with another process). `supersteps` is refused: a rebuild costs more than a superstep.
     #[arg(long, value_enum, default_value_t = BalanceArg::Off)]
     pub balance: BalanceArg,
 }
@@ -773,6 +791,94 @@ pub enum BfsModeArg {
     Do,
     /// Top-down only.
     TopDown,
+}
+
+/// The partition a command runs with when it gives no `--partition` (and no
+/// `--block-table` or `--balance`): see `--partition`'s help for why.
+pub fn default_partition(w: graph_core::memory::Workload) -> PartitionArg {
+    use graph_core::memory::Workload;
+    match w {
+        Workload::Bfs => PartitionArg::Striped,
+        Workload::Sssp
+        | Workload::Graph500
+        | Workload::Generate
+        | Workload::Cc
+        | Workload::PageRank
+        | Workload::Bc
+        | Workload::Tc
+        | Workload::Kcore => PartitionArg::Block,
+    }
+}
+
+/// The partition that runs on `graph` over `ranks` x `threads` trustees:
+/// `chosen` ([`RunOptions::partition_for`]), but block in place of a
+/// default striped one on a Graph500 graph (scrambled ids: stripes keep no
+/// locality, and BFS's set-up takes longer under them), on a built graph
+/// file (whose rows block maps in place, while stripes copy them: more
+/// memory and a later first answer) and where stripes would not deal the
+/// vertices evenly ([`graph_core::partition::striped_is_even`]). A
+/// partition given with `--partition` (`explicit`) always runs.
+pub fn settle_partition(
+    chosen: PartitionArg,
+    explicit: bool,
+    graph: &crate::graph::LoadedGraph,
+    ranks: u32,
+    threads: usize,
+) -> PartitionArg {
+    let t = u32::try_from(threads).unwrap_or(u32::MAX);
+    let n = graph.num_vertices();
+    let block_pays = graph.is_built() || graph.params().is_some();
+    if settle_kind(chosen.kind(), explicit, n, block_pays, ranks, t) == chosen.kind() {
+        chosen
+    } else {
+        PartitionArg::Block
+    }
+}
+
+/// [`settle_partition`]'s rule on partition kinds, for a graph of `n`
+/// vertices (`block_pays`: a Graph500 graph or a built graph file): also
+/// what the memory check and `plan` count ranks' shares with.
+pub fn settle_kind(
+    chosen: graph_core::PartitionKind,
+    explicit: bool,
+    n: u64,
+    block_pays: bool,
+    ranks: u32,
+    threads: u32,
+) -> graph_core::PartitionKind {
+    use graph_core::PartitionKind;
+    if chosen == PartitionKind::Striped
+        && !explicit
+        && (block_pays || !graph_core::partition::striped_is_even(n, ranks, threads))
+    {
+        PartitionKind::Block
+    } else {
+        chosen
+    }
+}
+
+impl RunOptions {
+    /// The partition of a command of workload `w`: `--partition`, else
+    /// blocks with `--block-table` (which needs them), else `w`'s default.
+    pub fn partition_for(&self, w: graph_core::memory::Workload) -> PartitionArg {
+        match (self.partition, &self.block_table) {
+            (Some(p), _) => p,
+            (None, Some(_)) => PartitionArg::Blocks,
+            (None, None) => default_partition(w),
+        }
+    }
+}
+
+impl SingleArgs {
+    /// The partition of `sssp` or `bfs` (workload `w`): as
+    /// [`RunOptions::partition_for`], and blocks with `--balance
+    /// between-searches` (which moves them) when `--partition` is not given.
+    pub fn partition_for(&self, w: graph_core::memory::Workload) -> PartitionArg {
+        match (self.run.partition, self.out.balance) {
+            (None, BalanceArg::BetweenSearches) => PartitionArg::Blocks,
+            _ => self.run.partition_for(w),
+        }
+    }
 }
 
 impl PartitionArg {

@@ -19,6 +19,7 @@ use crate::record::{Kernel, KernelRun};
 use crate::runtime;
 use crate::search::{self, KernelSpec, Plan};
 use crate::stats::{Summary, TepsSummary};
+use graph_core::memory::Workload;
 
 /// The reference's line for an invalid run.
 pub const INVALID_RUN: &str = "No results printed for invalid run.";
@@ -35,6 +36,13 @@ pub fn run(args: &Graph500Args) -> Result<()> {
         }
     })?;
     loaded.check_kernel("graph500", true, args.unit_weights)?;
+    let partition = crate::args::settle_partition(
+        args.run.partition_for(Workload::Graph500),
+        args.run.partition.is_some(),
+        &loaded,
+        crate::memcheck::memory_context().ranks,
+        threads,
+    );
     let roots = loaded.root_plan(&RootChoice {
         root: None,
         roots: None,
@@ -62,7 +70,7 @@ pub fn run(args: &Graph500Args) -> Result<()> {
     ];
     let plan = Plan {
         threads,
-        partition: args.run.partition.kind(),
+        partition: partition.kind(),
         validate: true,
         warmup: true,
         prepared,
@@ -98,7 +106,7 @@ pub fn run(args: &Graph500Args) -> Result<()> {
             nbfs: bfs.results.len(),
             ranks: outcome.ranks,
             threads,
-            partition: crate::single::partition_name(args.run.partition),
+            partition: crate::single::partition_name(partition),
             delta: args.delta,
             bfs_mode,
             construction_time_s: outcome.construction_time,

@@ -190,9 +190,21 @@ fn workload(command: &Command) -> graph_core::memory::Workload {
     }
 }
 
-/// The vertex partition a command runs with (block where it has none).
+/// The vertex partition a command runs with (`--partition` or the
+/// command's default; block where it has none), as the memory check counts
+/// ranks' shares with it. BFS's striped default may still fall back to
+/// block once the graph is known (`args::settle_partition`); the memory
+/// check settles it the same way on the Graph500 graph it counts
+/// (`args::settle_kind`).
 fn partition(command: &Command) -> graph_core::PartitionKind {
-    run_options(command).map_or(graph_core::PartitionKind::Block, |r| r.partition.kind())
+    let w = workload(command);
+    match command {
+        Command::Sssp(a) => a.single.partition_for(w).kind(),
+        Command::Bfs(a) => a.single.partition_for(w).kind(),
+        _ => run_options(command).map_or(graph_core::PartitionKind::Block, |r| {
+            r.partition_for(w).kind()
+        }),
+    }
 }
 
 /// An allocation that fails anywhere ends the command with a message and
@@ -257,6 +269,7 @@ fn main() {
     memcheck::set_memory_context(memcheck::MemoryContext {
         workload: workload(&cli.command),
         partition: partition(&cli.command),
+        explicit: run_options(&cli.command).is_some_and(|r| r.partition.is_some()),
         rank: u32::try_from(rank).unwrap_or(u32::MAX),
         ranks: u32::try_from(ranks).unwrap_or(u32::MAX),
     });

@@ -13,8 +13,12 @@ pub struct MemoryContext {
     /// The command's memory profile.
     pub workload: memory::Workload,
     /// How the command spreads vertices over trustees (ranks' shares of
-    /// the edges follow from it).
+    /// the edges follow from it): its `--partition`, or its default, which
+    /// may still fall back to block on the graph at hand
+    /// ([`crate::args::settle_kind`]).
     pub partition: graph_core::PartitionKind,
+    /// Whether `--partition` gave it (a given partition never falls back).
+    pub explicit: bool,
     /// This process's rank.
     pub rank: u32,
     /// Ranks in the job.
@@ -33,6 +37,7 @@ pub fn memory_context() -> MemoryContext {
     MEMORY_CONTEXT.get().copied().unwrap_or(MemoryContext {
         workload: memory::Workload::Graph500,
         partition: graph_core::PartitionKind::Block,
+        explicit: false,
         rank: 0,
         ranks: 1,
     })

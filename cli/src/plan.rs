@@ -20,6 +20,8 @@ struct Requested {
     /// `--threads`, `--partition`, `--force`.
     threads: Option<usize>,
     partition: graph_core::PartitionKind,
+    /// Whether `--partition` gave it (else a default that may fall back).
+    explicit: bool,
     force: bool,
 }
 
@@ -55,7 +57,8 @@ fn requested(command: &crate::args::Command) -> Option<Requested> {
         workload,
         graph,
         threads: run.threads,
-        partition: run.partition.kind(),
+        partition: run.partition_for(workload).kind(),
+        explicit: run.partition.is_some(),
         force: run.force,
     })
 }
@@ -93,6 +96,7 @@ pub fn check_colocated(command: &crate::args::Command, ranks: usize) -> Result<(
         graph: Some(g),
         threads,
         partition,
+        explicit,
         force,
     }) = requested(command)
     else {
@@ -121,6 +125,9 @@ pub fn check_colocated(command: &crate::args::Command, ranks: usize) -> Result<(
     let ranks32 = u32::try_from(ranks).unwrap_or(u32::MAX);
     let t32 = u32::try_from(t).unwrap_or(u32::MAX);
     let shape = Shape::even(scale, edgefactor, ranks32, t32);
+    // A Graph500 graph: a default striped partition runs block.
+    let n = kron.num_vertices();
+    let partition = crate::args::settle_kind(partition, explicit, n, true, ranks32, t32);
     let shares = crate::shares::rank_shares(&kron, partition, ranks32, t32);
     let per_rank = (0..ranks32).map(|r| {
         let share_permille = shares.get(r as usize).copied().unwrap_or(1000);
@@ -194,10 +201,10 @@ pub fn run(args: &PlanArgs) -> Result<()> {
     let t = u32::try_from(threads).unwrap_or(u32::MAX);
     let shape = Shape::even(args.scale, args.edgefactor, args.ranks, t);
     // The ranks' shares of the Graph500 graph (reference seeds) under the
-    // default block partition, as a run would check them.
+    // command's default partition, as a run would check them.
     let shares = match reference_graph(args.scale, args.edgefactor) {
         Some(k) if args.ranks > 1 => {
-            crate::shares::rank_shares(&k, graph_core::PartitionKind::Block, args.ranks, t)
+            crate::shares::rank_shares(&k, planned_partition(args.command, shape), args.ranks, t)
         }
         _ => Vec::new(),
     };
@@ -219,6 +226,31 @@ fn reference_graph(scale: u32, edgefactor: u32) -> Option<generators::Kronecker>
         ..generators::Graph500Config::with_scale(scale)
     };
     generators::Kronecker::new(cfg).ok()
+}
+
+/// The partition a planned run of `workload` takes on the Graph500 graph
+/// of `shape`: its command's default, settled for that graph and shape
+/// ([`crate::args::settle_kind`]).
+fn planned_partition(workload: Workload, shape: Shape) -> graph_core::PartitionKind {
+    crate::args::settle_kind(
+        crate::args::default_partition(workload).kind(),
+        false,
+        1u64 << shape.scale.min(63),
+        true,
+        shape.ranks,
+        shape.threads_per_rank,
+    )
+}
+
+/// A partition kind as `--partition` names it.
+fn kind_name(k: graph_core::PartitionKind) -> &'static str {
+    use graph_core::PartitionKind;
+    match k {
+        PartitionKind::Block => "block",
+        PartitionKind::Cyclic => "cyclic",
+        PartitionKind::Striped => "striped",
+        PartitionKind::Blocks => "blocks",
+    }
 }
 
 /// The report (separate for tests). `shares` are the ranks' shares of the
@@ -304,7 +336,8 @@ pub fn render(
     if shares.len() > 1 {
         let heaviest = zero_share.max(other_share);
         out.push_str(&format!(
-            "(the block partition does not split a Graph500 graph's edges evenly: the heaviest rank holds {}.{}% more than an even share; rank 0 counts with its own share, {others} with the heaviest of theirs)\n",
+            "(the {} partition does not split a Graph500 graph's edges evenly: the heaviest rank holds {}.{}% more than an even share; rank 0 counts with its own share, {others} with the heaviest of theirs)\n",
+            kind_name(planned_partition(workload, shape)),
             (heaviest - 1000) / 10,
             (heaviest - 1000) % 10,
         ));
@@ -374,7 +407,8 @@ fn verdict(
             memory,
             &crate::shares::heaviest_share(
                 &k,
-                graph_core::PartitionKind::Block,
+                crate::args::default_partition(workload).kind(),
+                false,
                 shape.threads_per_rank,
             ),
         ),

@@ -23,6 +23,15 @@ impl Kernel {
             Kernel::Bfs { .. } => "bfs",
         }
     }
+
+    /// The command's memory profile, which also picks its default
+    /// partition ([`crate::args::default_partition`]).
+    pub fn workload(&self) -> graph_core::memory::Workload {
+        match self {
+            Kernel::Sssp { .. } => graph_core::memory::Workload::Sssp,
+            Kernel::Bfs { .. } => graph_core::memory::Workload::Bfs,
+        }
+    }
 }
 
 /// BFS's mode as the reports name it.

@@ -28,14 +28,20 @@ pub fn rank_shares(
 }
 
 /// The heaviest rank's share of a generated graph's edges for each rank
-/// count under `partition`, for the advice of a refusal.
+/// count under `partition` (a default one settled for a Graph500 graph
+/// and that count, [`crate::args::settle_kind`]; `explicit`: given with
+/// `--partition`),
+/// for the advice of a refusal.
 pub fn heaviest_share(
     kron: &Kronecker,
     partition: graph_core::PartitionKind,
+    explicit: bool,
     threads: u32,
 ) -> impl Fn(u32) -> u32 + '_ {
     move |ranks| {
-        rank_shares(kron, partition, ranks, threads)
+        let n = kron.num_vertices();
+        let p = crate::args::settle_kind(partition, explicit, n, true, ranks, threads);
+        rank_shares(kron, p, ranks, threads)
             .into_iter()
             .max()
             .unwrap_or(1000)

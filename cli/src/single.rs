@@ -26,7 +26,8 @@ pub struct Request<'a> {
 pub fn run(req: Request<'_>) -> Result<()> {
     let a = req.args;
     let threads = runtime::threads(a.run.threads)?;
-    check_balance(a)?;
+    let partition = a.partition_for(req.spec.kernel.workload());
+    check_balance(a, partition)?;
     // Validate the root before the (possibly long) generation when we can.
     if let (Some(r), Some(scale)) = (a.roots.root, a.input.scale) {
         if scale <= graph_core::MAX_SCALE {
@@ -49,6 +50,13 @@ pub fn run(req: Request<'_>) -> Result<()> {
         files::check_sidecar(path, &loaded.meta().ids)?;
     }
     let roots = loaded.root_plan(&a.roots)?;
+    let partition = crate::args::settle_partition(
+        partition,
+        a.run.partition.is_some(),
+        &loaded,
+        crate::memcheck::memory_context().ranks,
+        threads,
+    );
     let prepared = search::prepared_run(&a.prepared, || loaded.identity(req.unit_weights))?;
     if req.unit_weights {
         loaded = loaded.with_unit_weights();
@@ -56,7 +64,7 @@ pub fn run(req: Request<'_>) -> Result<()> {
     let loaded = Arc::new(loaded);
     let plan = Plan {
         threads,
-        partition: a.run.partition.kind(),
+        partition: partition.kind(),
         validate: !a.out.skip_validation,
         warmup: false,
         prepared,
@@ -87,7 +95,7 @@ pub fn run(req: Request<'_>) -> Result<()> {
         input: GraphReport::new(&a.input, &loaded, seconds),
         ranks: outcome.ranks,
         threads,
-        partition: partition_name(a.run.partition),
+        partition: partition_name(partition),
         construction_time: outcome.construction_time,
     };
     let mode = req.mode.map(crate::record::mode_name);
@@ -109,15 +117,15 @@ pub fn run(req: Request<'_>) -> Result<()> {
 }
 
 /// Refuses `--balance` settings this build does not run, saying why.
-fn check_balance(a: &SingleArgs) -> Result<()> {
+fn check_balance(a: &SingleArgs, partition: PartitionArg) -> Result<()> {
     match a.out.balance {
         BalanceArg::Off => Ok(()),
         BalanceArg::Supersteps => Err(crate::error::CliError::new(
             "--balance supersteps is not offered: moving a block means rebuilding the shards (about a construction's time, seconds on SCALE 20), far more than a superstep (milliseconds), so it could never pay; use --balance between-searches (docs/balance.md)",
         )),
-        BalanceArg::BetweenSearches if a.run.partition != PartitionArg::Blocks => {
+        BalanceArg::BetweenSearches if partition != PartitionArg::Blocks => {
             Err(crate::error::CliError::new(
-                "--balance between-searches moves blocks of a blocks partition: add --partition blocks",
+                "--balance between-searches moves blocks of a blocks partition: use --partition blocks (the default with --balance), not another",
             ))
         }
         BalanceArg::BetweenSearches if a.prepared.prepared.is_some() || a.prepared.save_prepared.is_some() => {

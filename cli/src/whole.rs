@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use graph_core::construct::BuildTimes;
 
+use graph_core::memory::Workload;
 use graph_core::meta::IdMap;
 use graph_core::sharded::ShardedGraph;
 use serde::Serialize;
@@ -114,6 +115,9 @@ struct TcResult {
 trait WholeKernel: Clone + Send + 'static {
     /// The kernel's name in reports and messages.
     const NAME: &'static str;
+    /// Its memory profile, which also picks its default partition
+    /// ([`crate::args::default_partition`]).
+    const WORKLOAD: Workload;
     /// The kernel's answer.
     type Answer: Send + 'static;
     /// What verification measured that the report shows (`()`: nothing).
@@ -174,6 +178,7 @@ trait WholeKernel: Clone + Send + 'static {
 /// verification (unless skipped), the dump and the report.
 fn run<K: WholeKernel>(mut kernel: K, args: &WholeArgs, dump: Option<&Path>) -> Result<()> {
     let threads = runtime::threads(args.run.threads)?;
+    let partition = args.run.partition_for(K::WORKLOAD);
     if let Some(p) = dump {
         files::check_output(p)?;
     }
@@ -192,8 +197,7 @@ fn run<K: WholeKernel>(mut kernel: K, args: &WholeArgs, dump: Option<&Path>) -> 
     crate::phases::time("kernel preparation", || kernel.prepare(&graph))?;
     let source = graph.build_source();
     let ran = {
-        let (source, partition, kernel) =
-            (source.clone(), args.run.partition.kind(), kernel.clone());
+        let (source, partition, kernel) = (source.clone(), partition.kind(), kernel.clone());
         runtime::run(threads, move || in_runtime(source, partition, &kernel))
     };
     source.withdraw();
@@ -237,7 +241,7 @@ fn run<K: WholeKernel>(mut kernel: K, args: &WholeArgs, dump: Option<&Path>) -> 
         input: output::GraphReport::new(&args.input, &graph, generation_time),
         ranks,
         threads,
-        partition: partition_name(args.run.partition),
+        partition: partition_name(partition),
         construction_time_s: construction,
         kernel_time_s: K::kernel_time(&answer).as_secs_f64(),
         validated,
@@ -341,6 +345,7 @@ struct Cc(graph_kernel::RowsFormat);
 
 impl WholeKernel for Cc {
     const NAME: &'static str = "cc";
+    const WORKLOAD: Workload = Workload::Cc;
     type Answer = ::components::CcOutput;
     type Verified = ();
     type Fields = CcResult;
@@ -417,6 +422,7 @@ struct PageRank(::pagerank::PageRankConfig, graph_kernel::RowsFormat);
 
 impl WholeKernel for PageRank {
     const NAME: &'static str = "pagerank";
+    const WORKLOAD: Workload = Workload::PageRank;
     type Answer = ::pagerank::PageRankOutput;
     type Verified = ();
     type Fields = PageRankResult;
@@ -546,6 +552,7 @@ struct Bc {
 
 impl WholeKernel for Bc {
     const NAME: &'static str = "bc";
+    const WORKLOAD: Workload = Workload::Bc;
     type Answer = ::bc::BcOutput;
     /// The largest difference from the sequential reference.
     type Verified = f64;
@@ -641,6 +648,7 @@ struct Tc;
 
 impl WholeKernel for Tc {
     const NAME: &'static str = "tc";
+    const WORKLOAD: Workload = Workload::Tc;
     type Answer = ::tc::TcOutput;
     type Verified = ();
     type Fields = TcResult;
@@ -690,6 +698,7 @@ struct Kcore;
 
 impl WholeKernel for Kcore {
     const NAME: &'static str = "kcore";
+    const WORKLOAD: Workload = Workload::Kcore;
     type Answer = ::kcore::KcoreOutput;
     type Verified = ();
     type Fields = KcoreResult;

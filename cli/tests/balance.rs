@@ -197,9 +197,9 @@ fn balance_settings_that_cannot_run_are_refused() {
     };
     let e = with(&["--partition", "blocks", "--balance", "supersteps"]);
     assert!(e.contains("--balance supersteps is not offered"), "{e}");
-    let e = with(&["--balance", "between-searches"]);
-    assert!(e.contains("add --partition blocks"), "{e}");
-    let e = with(&["--block-table", "0,1"]);
+    let e = with(&["--partition", "block", "--balance", "between-searches"]);
+    assert!(e.contains("use --partition blocks"), "{e}");
+    let e = with(&["--partition", "striped", "--block-table", "0,1"]);
     assert!(e.contains("--block-table needs --partition blocks"), "{e}");
     let e = with(&["--partition", "blocks", "--block-table", "0,1"]);
     assert!(e.contains("the block table has 2 entries"), "{e}");

@@ -267,6 +267,25 @@ fn stripe_shift(n: u64, t: u64) -> u32 {
     per.max(1).ilog2().min(MAX_STRIPE.ilog2())
 }
 
+/// Whether a striped partition of `n` ids over `ranks * threads_per_rank`
+/// trustees deals them about as evenly as a block one: its heaviest
+/// trustee owns at most 1/16 more ids than an even share. Stripes come
+/// whole, so when the trustees do not divide their count some own one
+/// stripe more, which weighs when each owns few (2^20 ids over 3
+/// trustees: 6 stripes of 2^16 against 5, 12.5% more; 2^22 over 3: 22
+/// against 21, 3%). `false` when no partition can be made.
+pub fn striped_is_even(n: u64, ranks: u32, threads_per_rank: u32) -> bool {
+    let Ok(p) = Partition::new(PartitionKind::Striped, n, ranks, threads_per_rank) else {
+        return false;
+    };
+    let t = p.trustees;
+    let full = n >> p.shift.unwrap_or(0);
+    // Trustee 0 owns the most whole stripes, trustee `full % t` the short
+    // last one.
+    let heaviest = p.local_count(0).max(p.local_count((full % t) as u32));
+    heaviest * 16 <= n.div_ceil(t) * 17
+}
+
 /// `log2(x)` when `x` is a power of two.
 fn log2_exact(x: u64) -> Option<u32> {
     x.is_power_of_two().then(|| x.trailing_zeros())
@@ -744,6 +763,37 @@ mod tests {
             assert_eq!(p.rank_count(1), 0);
             check_partition(&p);
         }
+    }
+
+    #[test]
+    fn striped_is_even_when_every_trustee_owns_about_as_many_stripes() {
+        // Powers of two over powers of two: exactly even.
+        assert!(striped_is_even(1 << 20, 1, 2));
+        assert!(striped_is_even(1 << 22, 2, 1));
+        assert!(striped_is_even(1 << 27, 16, 32));
+        // 16 stripes over 3 trustees: 6, 5, 5 (12.5% above 16/3).
+        assert!(!striped_is_even(1 << 20, 3, 1));
+        // 64 over 3: 22, 21, 21 (3%).
+        assert!(striped_is_even(1 << 22, 3, 1));
+        // SCALE 27 over 12 x 32: 2048 stripes, 6 or 5 each.
+        assert!(!striped_is_even(1 << 27, 12, 32));
+        // A short last stripe: 10^6 ids over 2, 8 stripes of 2^16 against
+        // 7 and 16960 ids (4.9%).
+        assert!(striped_is_even(1_000_000, 1, 2));
+        // Exactly what local_count says, for many shapes.
+        for n in [1u64, 5, 100, 1000, 65_537, 1 << 20, 3_000_001] {
+            for t in 1..=7u32 {
+                let p = Partition::new(PartitionKind::Striped, n, 1, t).unwrap();
+                let heaviest = (0..t).map(|i| p.local_count(i)).max().unwrap();
+                let even = n.div_ceil(u64::from(t));
+                assert_eq!(
+                    striped_is_even(n, 1, t),
+                    heaviest * 16 <= even * 17,
+                    "{n} over {t}"
+                );
+            }
+        }
+        assert!(!striped_is_even(10, 0, 1));
     }
 
     #[test]

@@ -29,9 +29,12 @@ use super::loaded::{LoadedGraph, Storage};
 fn check_generated_memory(kron: &Kronecker, threads: usize, force: bool) -> Result<Vec<u32>> {
     let ctx = memory_context();
     let t = u32::try_from(threads).unwrap_or(u32::MAX);
-    let shares = rank_shares(kron, ctx.partition, ctx.ranks, t);
+    // A Graph500 graph: a default striped partition runs block.
+    let n = kron.num_vertices();
+    let partition = crate::args::settle_kind(ctx.partition, ctx.explicit, n, true, ctx.ranks, t);
+    let shares = rank_shares(kron, partition, ctx.ranks, t);
     let share = shares.get(ctx.rank as usize).copied().unwrap_or(1000);
-    let heaviest = heaviest_share(kron, ctx.partition, t);
+    let heaviest = heaviest_share(kron, ctx.partition, ctx.explicit, t);
     let (scale, edgefactor) = (kron.config().scale, kron.config().edgefactor);
     check_memory(scale, edgefactor, threads, share, Some(&heaviest), force)?;
     Ok(shares)

@@ -154,6 +154,12 @@ impl LoadedGraph {
         }
     }
 
+    /// Whether the graph is a built graph file, whose rows each trustee of
+    /// a block partition maps in place (other partitions copy them).
+    pub fn is_built(&self) -> bool {
+        matches!(self.storage, Storage::Built { .. })
+    }
+
     /// What the kernels' graph is built from, slice by slice on every
     /// trustee. For records this process holds, this publishes them in the
     /// process's table (call it once per run on every rank, in the same

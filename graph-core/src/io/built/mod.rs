@@ -26,10 +26,11 @@
 //!   bytes per vertex it owns), its neighbour ids, weights and in-edge
 //!   sources are views of the mapping (`Array::Mapped`), not copies. No
 //!   construction pass beyond O(its vertices).
-//! * **cyclic** partition: a trustee's rows are spread over the whole
-//!   file; they are copied into its shard row by row (O(its entries), a
-//!   sequential read with no sort and no exchange), so it reads every
-//!   page of the sections it takes.
+//! * **cyclic** partition (and striped and blocks): a trustee's rows are
+//!   spread over the whole file (over its stripes or blocks); they are
+//!   copied into its shard row by row (O(its entries), a sequential read
+//!   with no sort and no exchange), so it reads every page of the sections
+//!   it takes (under stripes or blocks, the pages of its own).
 //!
 //! # Memory
 //!
