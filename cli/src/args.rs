@@ -87,7 +87,7 @@ pub enum Command {
     /// file into a built graph file that runs map instead of building.
     Convert(ConvertArgs),
     /// Write a built graph file's ready rows for runs of --threads trustees
-    /// (block partition, one rank): BUILT.w<T>.ready, every trustee's rows
+    /// (block partition, one rank): `BUILT.w<T>.ready`, every trustee's rows
     /// as the kernels prepare them (BFS's rows, SSSP's split at the default
     /// delta), which such runs of bfs, sssp and graph500 map instead of
     /// preparing their rows (time to first answer).
