@@ -87,7 +87,8 @@ pub enum Command {
     /// file into a built graph file that runs map instead of building.
     Convert(ConvertArgs),
     /// Write a built graph file's ready rows for runs of --threads trustees
-    /// (block partition, one rank): `BUILT.w<T>.ready`, every trustee's rows
+    /// in all (block partition: one rank of T threads, or ranks whose
+    /// threads add up to T): `BUILT.w<T>.ready`, every trustee's rows
     /// as the kernels prepare them (BFS's rows, SSSP's split at the default
     /// delta), which such runs of bfs, sssp and graph500 map instead of
     /// preparing their rows (time to first answer).
@@ -680,8 +681,8 @@ pub struct ReadyArgs {
     /// The built graph file (`convert --built`, `generate --built`).
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
-    /// The trustees (worker threads) of the runs it serves. Default: a
-    /// run's default, all cores.
+    /// The trustees (worker threads, over all ranks) of the runs it serves.
+    /// Default: a one-process run's default, all cores.
     #[arg(long, value_name = "T")]
     pub threads: Option<usize>,
 }
