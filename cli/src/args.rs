@@ -509,6 +509,13 @@ pub struct SsspArgs {
     /// Give every edge weight 1.0 (needed to run SSSP on an unweighted graph).
     #[arg(long)]
     pub unit_weights: bool,
+    /// How SSSP's split rows keep their targets: plain (4-byte ids) or
+    /// compressed (byte-coded differences beside the shard's weights, about
+    /// 2 B an entry on Graph500 graphs: the lower peak memory, the same
+    /// answers; results/memory/unweighted.md). Compressed rows are split at
+    /// one delta per run and refuse to be rebuilt at another.
+    #[arg(long, value_enum, default_value_t = RowsArg::Plain)]
+    pub rows: RowsArg,
     /// Write the distances from the first root: N x f32 little-endian, +inf
     /// for unreached vertices (the reference vectors' .dist format).
     #[arg(long, value_name = "FILE")]

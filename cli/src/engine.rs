@@ -137,13 +137,15 @@ impl Engine {
     }
 
     /// Delta-stepping shortest paths from `root`; `None` derives delta from
-    /// the graph ([`Engine::sssp_delta`]).
-    pub fn sssp(&self, root: u64, delta: Option<f32>) -> Result<SsspRun> {
+    /// the graph ([`Engine::sssp_delta`]); the split rows' targets stored
+    /// as `rows` says (when this is the graph's first search).
+    pub fn sssp(&self, root: u64, delta: Option<f32>, rows: RowsArg) -> Result<SsspRun> {
         // In place: the commands that run SSSP run only SSSP and BFS on the
         // graph afterwards, and the copy would be a third of the peak.
         let cfg = SsspConfig {
             in_place: true,
             delta: self.sssp_delta(delta).value,
+            rows: rows.format(),
             ..SsspConfig::default()
         };
         let out = sssp::sssp(&self.graph, root, &cfg)?;

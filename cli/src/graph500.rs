@@ -64,6 +64,7 @@ pub fn run(args: &Graph500Args) -> Result<()> {
         KernelSpec {
             kernel: Kernel::Sssp {
                 delta: Some(args.delta),
+                rows: RowsArg::Plain,
             },
             dump: None,
         },

@@ -9,8 +9,9 @@ use crate::args::{BfsModeArg, RowsArg};
 /// Which kernel, with its options.
 #[derive(Clone, Copy, Debug)]
 pub enum Kernel {
-    /// Delta-stepping SSSP; `None` lets the kernel choose delta.
-    Sssp { delta: Option<f32> },
+    /// Delta-stepping SSSP; `None` lets the kernel choose delta; its split
+    /// rows' targets stored as `rows` says.
+    Sssp { delta: Option<f32>, rows: RowsArg },
     /// BFS in the given mode, on rows stored as `rows` says.
     Bfs { mode: BfsModeArg, rows: RowsArg },
 }

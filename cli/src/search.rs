@@ -363,7 +363,7 @@ enum Answer {
 impl Answer {
     fn search(engine: &Engine, kernel: Kernel, root: u64) -> Result<Answer> {
         Ok(match kernel {
-            Kernel::Sssp { delta } => Answer::Sssp(engine.sssp(root, delta)?),
+            Kernel::Sssp { delta, rows } => Answer::Sssp(engine.sssp(root, delta, rows)?),
             Kernel::Bfs { mode, rows } => Answer::Bfs(engine.bfs(root, mode, rows)?),
         })
     }
@@ -437,14 +437,15 @@ fn run_kernel(
     let mut rebuilt = false;
     // SSSP's delta: given, or derived from the graph once.
     let delta = match spec.kernel {
-        Kernel::Sssp { delta } => Some(engine.sssp_delta(delta)),
+        Kernel::Sssp { delta, .. } => Some(engine.sssp_delta(delta)),
         Kernel::Bfs { .. } => None,
     };
-    let kernel = match delta {
-        Some(d) => Kernel::Sssp {
+    let kernel = match (delta, spec.kernel) {
+        (Some(d), Kernel::Sssp { rows, .. }) => Kernel::Sssp {
             delta: Some(d.value),
+            rows,
         },
-        None => spec.kernel,
+        _ => spec.kernel,
     };
     if plan.warmup {
         if let Some(&first) = roots.first() {

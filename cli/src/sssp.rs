@@ -29,7 +29,10 @@ pub fn run(args: &SsspArgs) -> Result<()> {
     single::run(Request {
         args: &args.single,
         spec: KernelSpec {
-            kernel: Kernel::Sssp { delta: args.delta },
+            kernel: Kernel::Sssp {
+                delta: args.delta,
+                rows: args.rows,
+            },
             dump: args.dump_dist.clone(),
         },
         mode: None,

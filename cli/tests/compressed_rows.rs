@@ -131,3 +131,51 @@ fn cc_and_pagerank_on_compressed_rows_dump_the_answers_of_plain_rows() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `sssp --rows compressed` (targets taken out of the shard, byte-coded
+/// beside its weights): the roots, counts and distances of plain rows,
+/// validated (the validator reads the targets back through the split),
+/// in one process of 2 threads and on 2 ranks of 1, from a graph file
+/// (rows in memory) and a built file (mapped rows; cyclic: copied rows).
+#[test]
+fn sssp_on_compressed_rows_gives_the_distances_of_plain_rows() {
+    let dir = scratch("compressed-sssp");
+    let g = dir.join("g.ggraph");
+    ok(&run(&["generate", "--scale", "12", "-o", arg(&g)]));
+    let b = dir.join("g.gbuilt");
+    ok(&run(&["convert", arg(&g), "--built", "-o", arg(&b)]));
+    let shapes: [&[&str]; 3] = [
+        &["--threads", "2"],
+        &["--ranks", "2", "--threads", "1"],
+        &["--threads", "2", "--partition", "cyclic"],
+    ];
+    for graph in [&g, &b] {
+        for (i, shape) in shapes.iter().enumerate() {
+            let (ranks, rest) = shape.split_at(if shape[0] == "--ranks" { 2 } else { 0 });
+            let run_one = |rows: &str, tag: &str| {
+                let mut args: Vec<&str> = ranks.to_vec();
+                args.extend(["sssp", "--graph", arg(graph), "--roots", "4", "--json"]);
+                args.extend(rest);
+                let dump = dir.join(format!("{i}-{tag}"));
+                args.extend(["--rows", rows, "--dump-dist", arg(&dump)]);
+                let out = ok(&run(&args));
+                let v: serde_json::Value = serde_json::from_str(out.trim()).expect("JSON");
+                // Every root validated (asserted by json_roots).
+                (json_roots(&v), std::fs::read(&dump).unwrap())
+            };
+            let plain = run_one("plain", "p");
+            let packed = run_one("compressed", "c");
+            let tag = format!("{} {shape:?}", graph.display());
+            assert_eq!(plain.0.len(), 4);
+            assert!(plain.0.iter().all(|r| r.1 > 0), "{tag}: {:?}", plain.0);
+            assert_eq!(plain.0, packed.0, "{tag}: roots and counts");
+            assert!(
+                !plain.1.is_empty() && plain.1 == packed.1,
+                "{tag}: the distances differ"
+            );
+        }
+    }
+    let help = ok(&run(&["sssp", "--help"]));
+    assert!(help.contains("--rows"), "{help}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -121,7 +121,7 @@ use graph_core::alloc::{huge_vec_or_exit, refill};
 use graph_core::sharded::{KernelError, ShardedGraph};
 use graph_kernel::adjacency::NO_FLAT;
 use graph_kernel::{gather, gather_flat, run, update_states, Bounds, LightHeavy, Local};
-use graph_kernel::{Prepare, Program, Sender, Setup};
+use graph_kernel::{Prepare, Program, RowsFormat, Sender, Setup};
 
 /// Δ for Graph500 weights, used by [`SsspConfig::default`]: the middle of
 /// the flat optimum (0.0005-0.002) of the sweep on Graph500 graphs at
@@ -182,6 +182,13 @@ pub struct SsspConfig {
     /// ([`ShardedGraph::check_global_ids`]). Shards mapped from a file are
     /// copied anyway. Default false; `gossamer-graph` sets it.
     pub in_place: bool,
+    /// How the split keeps its targets with [`in_place`](Self::in_place):
+    /// [`RowsFormat::Compressed`] takes them out of the shard as
+    /// byte-coded differences (about 2 B an entry instead of 4 on
+    /// Kronecker graphs; the weights stay in the shard), the same answers
+    /// ([`Adjacency::light_heavy_compressed`](graph_kernel::adjacency::Adjacency::light_heavy_compressed):
+    /// such a graph then runs SSSP at its first Δ only). Default plain.
+    pub rows: RowsFormat,
 }
 
 impl Default for SsspConfig {
@@ -191,6 +198,7 @@ impl Default for SsspConfig {
             pass_budget: 16 * 1024,
             epoch_work: 256 * 1024,
             in_place: false,
+            rows: RowsFormat::Plain,
         }
     }
 }
@@ -319,20 +327,19 @@ impl Search {
     /// work done (entries, and 4 per record queued for another trustee).
     #[inline(always)]
     fn relax(&mut self, r: &mut Rows, out: &mut Out, v: u32, d: f32) -> usize {
-        let span = r.lh.row(v);
-        let (a, (targets, weights)) = (out.adjacency(), r.lh.arrays(out.shard()));
-        let (g, mut work) = (a.flat(v), 1 + span.len());
-        self.scanned += span.len() as u64;
-        r.bounds
-            .relax_row(&targets[span.clone()], &weights[span], d, |f, x| {
-                if let Some(u) = a.own(f) {
-                    self.parent[u as usize] = g;
-                    return self.push(u, x);
-                }
-                self.sent_min = self.sent_min.min(self.bucket_of(x));
-                out.send_remote(f, Relax { dist: x, parent: g });
-                work += RECORD_COST;
-            });
+        let a = out.adjacency();
+        let (targets, weights) = r.lh.read_row(out.shard(), v);
+        let (g, mut work) = (a.flat(v), 1 + targets.len());
+        self.scanned += targets.len() as u64;
+        r.bounds.relax_row(targets, weights, d, |f, x| {
+            if let Some(u) = a.own(f) {
+                self.parent[u as usize] = g;
+                return self.push(u, x);
+            }
+            self.sent_min = self.sent_min.min(self.bucket_of(x));
+            out.send_remote(f, Relax { dist: x, parent: g });
+            work += RECORD_COST;
+        });
         work
     }
 
@@ -421,7 +428,7 @@ pub fn sssp(graph: &ShardedGraph, root: u64, cfg: &SsspConfig) -> Result<SsspOut
         let mut st = old.unwrap_or_else(|| Sssp {
             rows: Rows {
                 bounds: Bounds::for_graph(&a, edges, "sssp.sent"),
-                lh: a.light_heavy(s.shard_mut(), delta, cfg.in_place),
+                lh: a.light_heavy_with(s.shard_mut(), delta, cfg.in_place, cfg.rows),
             },
             s: Search::default(),
         });

@@ -693,8 +693,12 @@ impl Shard {
             Some(t) => {
                 let r = self.entry_range(local);
                 buf.clear();
-                // Taken rows are stored by position: the slot is the row.
-                let row = self.slots.get(local as usize).map_or(0, |&s| s as usize);
+                // Taken rows are stored by position (the slot is the
+                // row) or, weighted ones, by local index.
+                let row = self
+                    .slots
+                    .get(local as usize)
+                    .map_or(local as usize, |&s| s as usize);
                 t.0.read_row(row, r.len(), buf);
                 buf
             }
@@ -1086,6 +1090,96 @@ impl Shard {
         let (reader, kept) = taker.finish();
         self.taken = Some(Taken(reader));
         self.renamed = Some(names);
+        Some(kept)
+    }
+
+    /// Lets a kernel take a weighted shard's targets into its own storage
+    /// (e.g. compressed) while the shard keeps the weights, so that the
+    /// process never holds the targets twice: `take(l, start, targets,
+    /// weights)` gets local vertex `l`'s row once (`start`: its first
+    /// entry; a copy of its stored targets, and its weights in the
+    /// shard's memory), may rename and reorder both together under the
+    /// rules of [`rewrite_rows`](Self::rewrite_rows), and must keep the
+    /// targets (the array is gone afterwards); `finish` then gives the
+    /// reader the shard keeps: validation reads the rows back through it
+    /// ([`row_ids`](Self::row_ids), each row's ids in the order of its
+    /// weights) and the shard keeps `names` ([`renamed`](Self::renamed)).
+    ///
+    /// Mapped weights are first taken into memory, giving the mapped pages
+    /// back behind ([`rewrite_rows`](Self::rewrite_rows)); mapped targets are
+    /// read row by row from the first, their pages given back behind;
+    /// targets in memory are taken in chunks from the last row back, each
+    /// chunk's pages given back (the array truncated and shrunk) before the
+    /// next. Rows stay stored by local index.
+    ///
+    /// Returns `None`, calling nothing, unless the shard is weighted,
+    /// stored by local index, not taken or shared, and not renamed with
+    /// another table.
+    pub fn take_weighted_rows<K>(
+        &mut self,
+        names: Arc<[u32]>,
+        mut take: impl FnMut(usize, usize, &mut [u32], &mut [f32]),
+        finish: impl FnOnce() -> (Arc<dyn TakenRows>, K),
+    ) -> Option<K> {
+        if !self.weighted
+            || self.taken.is_some()
+            || !self.slots.is_empty()
+            || matches!(self.targets, Array::Shared(_))
+            || self
+                .renamed
+                .as_ref()
+                .is_some_and(|n| !Arc::ptr_eq(n, &names))
+        {
+            return None;
+        }
+        self.offsets.own("row offsets");
+        self.weights.own("weighted adjacency");
+        let (Array::Owned(offsets), Array::Owned(weights)) = (&self.offsets, &mut self.weights)
+        else {
+            return None;
+        };
+        let n = offsets.len().saturating_sub(1);
+        let step = RELEASE_STEP / std::mem::size_of::<u32>();
+        let range = |l: usize| offsets[l] as usize..offsets[l + 1] as usize;
+        match &mut self.targets {
+            Array::Owned(targets) => {
+                // Chunks of about `step` entries, the last first.
+                let mut b = n;
+                while b > 0 {
+                    let end = offsets[b];
+                    let mut a = b - 1;
+                    while a > 0 && end - offsets[a] < step as u64 {
+                        a -= 1;
+                    }
+                    for l in a..b {
+                        let r = range(l);
+                        take(l, r.start, &mut targets[r.clone()], &mut weights[r]);
+                    }
+                    targets.truncate(offsets[a] as usize);
+                    targets.shrink_to_fit();
+                    b = a;
+                }
+            }
+            stored => {
+                let (mut row, mut released) = (Vec::new(), 0);
+                for l in 0..n {
+                    let r = range(l);
+                    row.clear();
+                    row.extend_from_slice(&stored[r.clone()]);
+                    take(l, r.start, &mut row, &mut weights[r.clone()]);
+                    if r.end - released >= step {
+                        stored.release(released..r.end);
+                        released = r.end;
+                    }
+                }
+                stored.release(released..stored.len());
+            }
+        }
+        self.targets = Array::Owned(Vec::new());
+        let (reader, kept) = finish();
+        self.taken = Some(Taken(reader));
+        self.renamed = Some(names);
+        self.ready = None;
         Some(kept)
     }
 

@@ -4,10 +4,16 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use graph_core::alloc::reserve_or_exit;
+use std::cell::RefCell;
+
+use graph_core::alloc::{reserve_or_exit, vec_or_exit};
+use graph_core::csr::TakenRows;
 use graph_core::Shard;
 
 use super::flat::Adjacency;
+use super::packed::{self, PAD};
+use super::renumber::Tables;
+use super::RowsFormat;
 use crate::Bounds;
 
 impl Adjacency {
@@ -35,6 +41,8 @@ impl Adjacency {
                             wide: Vec::new(),
                         },
                         copy: None,
+                        coded: None,
+                        buf: Vec::new(),
                     };
                 }
             }
@@ -59,6 +67,8 @@ impl Adjacency {
                 delta,
                 spans,
                 copy: None,
+                coded: None,
+                buf: Vec::new(),
             };
         }
         let (mut t, mut w) = (Vec::new(), Vec::new());
@@ -94,7 +104,107 @@ impl Adjacency {
             delta,
             spans,
             copy: Some((t, w)),
+            coded: None,
+            buf: Vec::new(),
         }
+    }
+
+    /// [`light_heavy`](Self::light_heavy) with the targets in `format`:
+    /// [`RowsFormat::Compressed`] with `in_place` takes them out of the
+    /// shard ([`light_heavy_compressed`](Self::light_heavy_compressed))
+    /// where it can, anything else gives the plain split.
+    pub fn light_heavy_with(
+        &self,
+        shard: &mut Shard,
+        delta: f32,
+        in_place: bool,
+        format: RowsFormat,
+    ) -> LightHeavy {
+        if in_place && format == RowsFormat::Compressed {
+            if let Some(lh) = self.light_heavy_compressed(shard, delta) {
+                return lh;
+            }
+        }
+        self.light_heavy(shard, delta, in_place)
+    }
+
+    /// The weighted rows split at `delta` as in place
+    /// ([`light_heavy`](Self::light_heavy)), the weights in the shard,
+    /// but the targets taken out of it ([`Shard::take_weighted_rows`]) and
+    /// kept as byte-coded differences: each row's entries in the order of
+    /// its weights (light ascending, heavy ascending, the heavier parallel
+    /// ones), each a zigzag-coded varint of its difference to the entry
+    /// before (the first to the row's own flat id). On Kronecker graphs
+    /// that is about 2 B an entry where a plain target is 4. The graph
+    /// must have been marked as for `in_place`; validation reads the
+    /// targets back through the split. `None`, changing nothing, where the
+    /// shard cannot give its targets up (unweighted, another kernel's
+    /// rows).
+    ///
+    /// A compressed split keeps the order it was made with:
+    /// [`resplit`](LightHeavy::resplit) to another Δ panics (make a new
+    /// graph, or use plain rows, to run at several widths).
+    pub fn light_heavy_compressed(&self, shard: &mut Shard, delta: f32) -> Option<LightHeavy> {
+        let names = self.tables.global_of.clone();
+        let rename = shard.renamed().is_none();
+        let (n, lo, me) = (self.n as usize, self.flat(0), shard.trustee() as usize);
+        let bits = super::radix::bits_below(self.num_flat());
+        let mut bytes = Vec::new();
+        // Room for the longest coding of every entry (5 B): address
+        // space only, pages are touched as rows are coded (and the
+        // shard's targets given back meanwhile).
+        reserve_or_exit(
+            &mut bytes,
+            5 * shard.num_entries() as usize + PAD,
+            "compressed rows",
+        );
+        graph_core::csr::advise_huge_pages(bytes.spare_capacity_mut());
+        let spans = Spans {
+            packed: vec_or_exit(n, 0u64, "light/heavy rows"),
+            wide: Vec::new(),
+        };
+        let state = RefCell::new((spans, vec_or_exit(n, 0u64, "compressed row offsets"), bytes));
+        let mut scratch = Scratch::default();
+        let own = self.tables.own(me);
+        let kept = shard.take_weighted_rows(
+            names,
+            |l, start, t, w| {
+                if rename {
+                    self.tables.rename_all(self.partition(), t);
+                }
+                let distinct = split_row(t, w, delta, bits, &mut scratch);
+                let v = own[l] - lo;
+                let (spans, starts, bytes) = &mut *state.borrow_mut();
+                spans.set(v, start as u64, distinct as u64);
+                starts[v as usize] = bytes.len() as u64;
+                let mut prev = lo + v;
+                for &f in t.iter() {
+                    packed::put(bytes, zigzag(i64::from(f) - i64::from(prev)));
+                    prev = f;
+                }
+            },
+            || {
+                let (mut spans, start, mut bytes) = state.take();
+                spans.wide.sort_unstable_by_key(|w| w.0);
+                bytes.resize(bytes.len() + PAD, 0);
+                bytes.shrink_to_fit();
+                let coded = Arc::new(Coded {
+                    start,
+                    bytes,
+                    lo,
+                    tables: self.tables.clone(),
+                    me,
+                });
+                (coded.clone() as Arc<dyn TakenRows>, (spans, coded))
+            },
+        )?;
+        Some(LightHeavy {
+            delta,
+            spans: kept.0,
+            copy: None,
+            coded: Some(kept.1),
+            buf: Vec::new(),
+        })
     }
 
     /// Orders each own vertex's row (`row(l)`: its entries, by local index) as
@@ -110,53 +220,80 @@ impl Adjacency {
         spans: &mut Spans,
     ) {
         let bits = super::radix::bits_below(self.num_flat());
-        // Each entry as one key, the flat id above its weight's order
-        // bits: sorting the keys sorts by flat id, then lightest first.
-        let (mut row, mut rest, mut heavy, mut scratch) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut scratch = Scratch::default();
         for &l in &self.order {
             let r = row_of(l as usize);
-            row.clear();
-            rest.clear();
-            heavy.clear();
-            let (t, w) = (&mut targets[r.clone()], &mut weights[r.clone()]);
-            row.extend(
-                t.iter()
-                    .zip(w.iter())
-                    .map(|(&f, &x)| (u64::from(f) << 32) | u64::from(order_bits(x))),
+            let distinct = split_row(
+                &mut targets[r.clone()],
+                &mut weights[r.clone()],
+                delta,
+                bits,
+                &mut scratch,
             );
-            // By flat id, lightest parallel entry first (the one relaxed).
-            super::radix::sort_wide(&mut row, &mut scratch, bits);
-            let mut unique = 0;
-            for i in 0..row.len() {
-                if unique > 0 && row[unique - 1] >> 32 == row[i] >> 32 {
-                    rest.push(row[i]);
-                } else {
-                    row[unique] = row[i];
-                    unique += 1;
-                }
-            }
-            row.truncate(unique);
-            // Light first, both parts keeping their order (as `split_one`).
-            let mut light = 0;
-            for i in 0..row.len() {
-                let k = row[i];
-                if weight_of(k) > delta {
-                    heavy.push(k);
-                } else {
-                    row[light] = k;
-                    light += 1;
-                }
-            }
-            row.truncate(light);
-            row.extend_from_slice(&heavy);
-            spans.push(r.start as u64, row.len() as u64);
-            row.extend_from_slice(&rest);
-            for (k, &key) in row.iter().enumerate() {
-                (t[k], w[k]) = ((key >> 32) as u32, weight_of(key));
-            }
+            spans.push(r.start as u64, distinct as u64);
         }
     }
+}
+
+/// The buffers [`split_row`] reuses from row to row.
+#[derive(Default)]
+struct Scratch {
+    row: Vec<u64>,
+    rest: Vec<u64>,
+    heavy: Vec<u64>,
+    sort: Vec<u64>,
+}
+
+/// Orders one row (`t` flat ids, `w` weights) as [`LightHeavy`] wants
+/// it (see [`Adjacency::split_rows`]); returns its distinct targets.
+fn split_row(t: &mut [u32], w: &mut [f32], delta: f32, bits: u32, s: &mut Scratch) -> usize {
+    let Scratch {
+        row,
+        rest,
+        heavy,
+        sort,
+    } = s;
+    // Each entry as one key, the flat id above its weight's order
+    // bits: sorting the keys sorts by flat id, then lightest first.
+    row.clear();
+    rest.clear();
+    heavy.clear();
+    row.extend(
+        t.iter()
+            .zip(w.iter())
+            .map(|(&f, &x)| (u64::from(f) << 32) | u64::from(order_bits(x))),
+    );
+    // By flat id, lightest parallel entry first (the one relaxed).
+    super::radix::sort_wide(row, sort, bits);
+    let mut unique = 0;
+    for i in 0..row.len() {
+        if unique > 0 && row[unique - 1] >> 32 == row[i] >> 32 {
+            rest.push(row[i]);
+        } else {
+            row[unique] = row[i];
+            unique += 1;
+        }
+    }
+    row.truncate(unique);
+    // Light first, both parts keeping their order (as `split_one`).
+    let mut light = 0;
+    for i in 0..row.len() {
+        let k = row[i];
+        if weight_of(k) > delta {
+            heavy.push(k);
+        } else {
+            row[light] = k;
+            light += 1;
+        }
+    }
+    row.truncate(light);
+    row.extend_from_slice(heavy);
+    let distinct = row.len();
+    row.extend_from_slice(rest);
+    for (k, &key) in row.iter().enumerate() {
+        (t[k], w[k]) = ((key >> 32) as u32, weight_of(key));
+    }
+    distinct
 }
 
 /// `w`'s bits, flipped so that they order as [`f32::total_cmp`] orders
@@ -247,6 +384,87 @@ pub struct LightHeavy {
     spans: Spans,
     /// The rows, when not in the shard: targets and weights.
     copy: Option<(Vec<u32>, Vec<f32>)>,
+    /// The targets, when taken out of the shard and compressed
+    /// ([`Adjacency::light_heavy_compressed`]; the weights stay there).
+    coded: Option<Arc<Coded>>,
+    /// A compressed row decoded ([`read_row`](Self::read_row)).
+    buf: Vec<u32>,
+}
+
+/// The targets of a compressed split, which the shard reads back too
+/// ([`TakenRows`]): see [`Adjacency::light_heavy_compressed`].
+#[derive(Debug)]
+struct Coded {
+    /// Byte offset of each position's row.
+    start: Vec<u64>,
+    /// The rows, then [`PAD`] zero bytes (a decoder reads 8 at once).
+    bytes: Vec<u8>,
+    /// Flat id of position 0.
+    lo: u32,
+    /// The flat ids of trustee `me`'s vertices by local index: the
+    /// position of local vertex `l` is `tables.own(me)[l] - lo`.
+    tables: Arc<Tables>,
+    me: usize,
+}
+
+/// Zigzag code of a difference (`2x` for `x >= 0`, `-2x - 1` below).
+#[inline(always)]
+fn zigzag(d: i64) -> u64 {
+    ((d << 1) ^ (d >> 63)) as u64
+}
+
+/// The difference of a zigzag code, as a `u32` to add (wrapping).
+#[inline(always)]
+fn unzig(z: u64) -> u32 {
+    (((z >> 1) as i64) ^ -((z & 1) as i64)) as u32
+}
+
+impl Coded {
+    /// Appends the first `len` entries of position `v`'s row to `out`.
+    #[inline(always)]
+    fn decode(&self, v: u32, len: usize, out: &mut Vec<u32>) {
+        decode(
+            &self.bytes,
+            self.start[v as usize] as usize,
+            self.lo + v,
+            len,
+            out,
+        );
+    }
+}
+
+/// Appends to `out` the `len` entries coded from byte `at` of `bytes`,
+/// each a difference to the one before, the first to `me`.
+#[inline(always)]
+fn decode(bytes: &[u8], at: usize, me: u32, len: usize, out: &mut Vec<u32>) {
+    out.reserve(len);
+    let (mut at, mut t, mut left) = (at, me, len);
+    // Eight one-byte numbers in a word are taken from one load (the
+    // row's remaining numbers hold at least `left` bytes).
+    while left >= 8 {
+        let w = packed::word(bytes, at);
+        if w & 0x8080_8080_8080_8080 == 0 {
+            for k in 0..8 {
+                t = t.wrapping_add(unzig((w >> (8 * k)) & 0x7f));
+                out.push(t);
+            }
+            (at, left) = (at + 8, left - 8);
+        } else {
+            t = t.wrapping_add(unzig(packed::number(w, &mut at)));
+            out.push(t);
+            left -= 1;
+        }
+    }
+    for _ in 0..left {
+        t = t.wrapping_add(unzig(packed::read(bytes, &mut at)));
+        out.push(t);
+    }
+}
+
+impl TakenRows for Coded {
+    fn read_row(&self, row: usize, entries: usize, out: &mut Vec<u32>) {
+        self.decode(self.tables.own(self.me)[row] - self.lo, entries, out);
+    }
 }
 
 /// Bits of a packed span that hold the row's length.
@@ -306,6 +524,17 @@ impl Spans {
     fn len(&self) -> usize {
         self.packed.len()
     }
+
+    /// Sets position `v`'s span (`packed` has a word for it; `wide` is
+    /// sorted by position afterwards).
+    fn set(&mut self, v: u32, start: u64, len: u64) {
+        if len < WIDE && start < 1 << (64 - LEN_BITS) {
+            self.packed[v as usize] = start << LEN_BITS | len;
+        } else {
+            self.wide.push((v, start, len));
+            self.packed[v as usize] = WIDE;
+        }
+    }
 }
 
 impl LightHeavy {
@@ -342,7 +571,8 @@ impl LightHeavy {
     /// lives in the shard and every span packs: what a built file's ready
     /// rows keep beside the shard's arrays.
     pub fn stored_spans(&self) -> Option<&[u64]> {
-        (self.copy.is_none() && self.spans.wide.is_empty()).then_some(&self.spans.packed[..])
+        (self.copy.is_none() && self.coded.is_none() && self.spans.wide.is_empty())
+            .then_some(&self.spans.packed[..])
     }
 
     /// The Δ of the split.
@@ -358,10 +588,20 @@ impl LightHeavy {
     /// Orders every row light first for bucket width `delta` (both parts
     /// ascending by flat id); nothing to do at the width it has. `shard`
     /// is this trustee's, the one the split was made on.
+    ///
+    /// # Panics
+    ///
+    /// On a compressed split ([`Adjacency::light_heavy_compressed`]) and
+    /// another width.
     pub fn resplit(&mut self, shard: &mut Shard, delta: f32) {
         if delta == self.delta {
             return;
         }
+        assert!(
+            self.coded.is_none(),
+            "graph-kernel: compressed light/heavy rows were split at delta {} and cannot be split again at {delta}: use plain rows to run at several widths on one graph",
+            self.delta
+        );
         let spans = &self.spans;
         let mut row: Vec<(u32, f32)> = Vec::new();
         // The rows keep their starts and distinct targets: only the order
@@ -392,6 +632,37 @@ impl LightHeavy {
             }
         }
         self.delta = delta;
+    }
+
+    /// Position `v`'s whole row (as [`row`](Self::row)): its targets and
+    /// their weights, slices of the rows, or the targets decoded into a
+    /// buffer of the split when they are compressed. `shard` as for
+    /// [`arrays`](Self::arrays).
+    #[inline(always)]
+    pub fn read_row<'a>(&'a mut self, shard: &'a Shard, v: u32) -> (&'a [u32], &'a [f32]) {
+        let span = self.spans.get(v);
+        match &self.coded {
+            None => {
+                let (t, w) = match &self.copy {
+                    Some((t, w)) => (&t[..], &w[..]),
+                    None => (shard.targets(), shard.weights()),
+                };
+                (&t[span.clone()], &w[span])
+            }
+            Some(c) => {
+                self.buf.clear();
+                c.decode(v, span.len(), &mut self.buf);
+                (&self.buf[..], &shard.weights()[span])
+            }
+        }
+    }
+
+    /// Whether the targets are compressed
+    /// ([`Adjacency::light_heavy_compressed`]; then
+    /// [`arrays`](Self::arrays) has no targets: read rows with
+    /// [`read_row`](Self::read_row)).
+    pub fn compressed(&self) -> bool {
+        self.coded.is_some()
     }
 
     /// Every row's targets (flat ids) and weights: index them with
@@ -460,9 +731,13 @@ impl LightHeavy {
             let a = self.row(v).start;
             targets.get(a).map(prefetch_line);
             weights.get(a).map(prefetch_line);
+            if let Some(c) = &self.coded {
+                let at = c.start.get(v as usize).map_or(usize::MAX, |&b| b as usize);
+                c.bytes.get(at).map(prefetch_line);
+            }
         }
         for &f in next(4)
-            .map_or(&[][..], |v| &targets[self.row(v)])
+            .map_or(&[][..], |v| targets.get(self.row(v)).unwrap_or(&[]))
             .iter()
             .take(8)
         {
@@ -477,7 +752,12 @@ impl LightHeavy {
             .copy
             .as_ref()
             .map_or(0, |(t, w)| 4 * (t.capacity() + w.capacity()));
-        let spans = 8 * self.spans.packed.capacity()
+        let coded = self
+            .coded
+            .as_ref()
+            .map_or(0, |c| c.bytes.capacity() + 8 * c.start.capacity());
+        let spans = coded
+            + 8 * self.spans.packed.capacity()
             + self.spans.wide.capacity() * std::mem::size_of::<(u32, u64, u64)>();
         (spans + copy) as u64
     }
@@ -510,6 +790,35 @@ mod tests {
         for (v, &(start, len)) in rows.iter().enumerate() {
             let want = start as usize..(start + len) as usize;
             assert_eq!(s.get(v as u32), want, "position {v}");
+        }
+    }
+
+    /// A compressed row comes back as coded: rising and falling ids, far
+    /// jumps both ways, runs of one-byte differences (the eight-at-once
+    /// path) around longer ones, rows of 0-20 entries.
+    #[test]
+    fn coded_rows_decode_to_their_entries() {
+        let me = 1_000u32;
+        let long: Vec<u32> = (0..40)
+            .map(|i| match i % 13 {
+                5 => u32::MAX - i,
+                9 => 0,
+                _ => me + 3 * i + (i % 4),
+            })
+            .collect();
+        for len in [0, 1, 7, 8, 9, 16, 20, 40] {
+            let row = &long[..len];
+            let mut bytes = vec![0xffu8; 3]; // the row starts mid-array
+            let mut prev = me;
+            for &f in row {
+                packed::put(&mut bytes, zigzag(i64::from(f) - i64::from(prev)));
+                prev = f;
+            }
+            bytes.resize(bytes.len() + PAD, 0);
+            let mut out = vec![7];
+            decode(&bytes, 3, me, len, &mut out);
+            assert_eq!(out[0], 7, "appends");
+            assert_eq!(&out[1..], row, "{len} entries");
         }
     }
 

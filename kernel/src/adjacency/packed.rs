@@ -40,7 +40,7 @@ use graph_core::csr::{advise_huge_pages, prefetch_line};
 
 /// Bytes of zeros after the last row: a decoder's 8-byte read that starts
 /// on a row's last byte stays inside the array.
-const PAD: usize = 8;
+pub(super) const PAD: usize = 8;
 
 /// Compressed rows of `n` positions; see the module docs.
 #[derive(Debug)]
@@ -405,7 +405,7 @@ fn row_bytes(me: u32, row: &[u32]) -> usize {
 
 /// Appends `x` as a varint.
 #[inline]
-fn put(out: &mut Vec<u8>, mut x: u64) {
+pub(super) fn put(out: &mut Vec<u8>, mut x: u64) {
     while x >= 0x80 {
         out.push((x as u8) | 0x80);
         x >>= 7;
@@ -429,20 +429,20 @@ fn encode_row(me: u32, row: &[u32], out: &mut Vec<u8>) {
 /// The varint at `*at` (at most 5 bytes), moving `*at` past it. Reads the
 /// 8 bytes from `*at` (the padding keeps them inside the array).
 #[inline(always)]
-fn read(bytes: &[u8], at: &mut usize) -> u64 {
+pub(super) fn read(bytes: &[u8], at: &mut usize) -> u64 {
     number(word(bytes, *at), at)
 }
 
 /// The 8 bytes from `at`, little-endian.
 #[inline(always)]
-fn word(bytes: &[u8], at: usize) -> u64 {
+pub(super) fn word(bytes: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"))
 }
 
 /// The varint that starts word `w` (the 8 bytes at `*at`), moving `*at`
 /// past it.
 #[inline(always)]
-fn number(w: u64, at: &mut usize) -> u64 {
+pub(super) fn number(w: u64, at: &mut usize) -> u64 {
     // The high bit of every byte that ends a number; the lowest is ours.
     let stops = !w & 0x8080_8080_8080_8080;
     let last = stops & stops.wrapping_neg();

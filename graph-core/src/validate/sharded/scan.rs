@@ -243,9 +243,11 @@ fn entries(
     buf: &mut Vec<u32>,
     mut f: impl FnMut(&mut ShardReport, u64, f32),
 ) {
-    // Rows a kernel took (unweighted) are read back through it.
+    // Rows a kernel took are read back through it (weights, if any, stay
+    // in the shard, in the order of the ids it reads back).
     let (targets, ws) = if shard.rows_taken() {
-        (shard.row_ids(l, buf), &[][..])
+        let ws = shard.weights().get(shard.entry_range(l)).unwrap_or(&[]);
+        (shard.row_ids(l, buf), ws)
     } else {
         shard.adjacency(l)
     };

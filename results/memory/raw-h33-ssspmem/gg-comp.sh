@@ -1,0 +1,2 @@
+#!/bin/sh
+exec /tmp/h33-ssspmem/gg-new "$@" --rows compressed
