@@ -520,11 +520,22 @@ impl WholeKernel for PageRank {
 /// The ten highest scores with their vertices (named by the input file's
 /// ids, as every report does), best first (ties: lower id).
 fn top_ten(scores: &[f64], ids: &IdMap) -> Vec<(u64, f64)> {
+    // Score descending, then id ascending: a total order, so selecting the
+    // first ten and sorting them gives what a stable sort of every vertex
+    // gave, in O(vertices) (the full sort took 0.4 s at SCALE 22).
+    let by = |a: &u64, b: &u64| {
+        scores[*b as usize]
+            .total_cmp(&scores[*a as usize])
+            .then(a.cmp(b))
+    };
     let mut order: Vec<u64> = (0..scores.len() as u64).collect();
-    order.sort_by(|&a, &b| scores[b as usize].total_cmp(&scores[a as usize]));
+    if order.len() > 10 {
+        order.select_nth_unstable_by(9, by);
+        order.truncate(10);
+    }
+    order.sort_by(by);
     order
         .iter()
-        .take(10)
         .map(|&v| (ids.file_id(v), scores[v as usize]))
         .collect()
 }
@@ -757,5 +768,38 @@ impl WholeKernel for Kcore {
             "max core {} ({} vertices); {} peeling levels, {} collective rounds\n",
             r.max_core, r.max_core_vertices, r.levels, r.rounds
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn top_ten_is_what_a_stable_sort_of_every_vertex_gives() {
+        // Scores with many ties (and a NaN-free spread): a stable sort by
+        // score descending keeps ties in ascending id.
+        let mut x = 12345u64;
+        let scores: Vec<f64> = (0..1000)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((x >> 33) % 17) as f64 / 7.0
+            })
+            .collect();
+        let mut order: Vec<u64> = (0..scores.len() as u64).collect();
+        order.sort_by(|&a, &b| scores[b as usize].total_cmp(&scores[a as usize]));
+        let want: Vec<(u64, f64)> = order[..10]
+            .iter()
+            .map(|&v| (v, scores[v as usize]))
+            .collect();
+        assert_eq!(top_ten(&scores, &IdMap::default()), want);
+        // Fewer than ten vertices: all of them.
+        let few = [0.5, 2.0, 0.5];
+        assert_eq!(
+            top_ten(&few, &IdMap::default()),
+            vec![(1, 2.0), (0, 0.5), (2, 0.5)]
+        );
     }
 }
