@@ -90,8 +90,8 @@ pub enum Command {
     /// in all (block partition: one rank of T threads, or ranks whose
     /// threads add up to T): `BUILT.w<T>.ready`, every trustee's rows
     /// as the kernels prepare them (BFS's rows, SSSP's split at the default
-    /// delta), which such runs of bfs, sssp and graph500 map instead of
-    /// preparing their rows (time to first answer).
+    /// delta), which such runs of bfs, sssp, graph500, cc and pagerank
+    /// map instead of preparing their rows (time to first answer).
     Ready(ReadyArgs),
     /// Check a built graph file whole (every section's checksum, its rows'
     /// offsets and ids); runs check only the rows they read.

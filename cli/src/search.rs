@@ -199,7 +199,7 @@ pub fn run(
 
 /// Says on stderr when a built file's ready rows exist but do not serve
 /// this run (the kernels then prepare their rows from the built file).
-fn ready_note(used: &ReadyUse) {
+pub(crate) fn ready_note(used: &ReadyUse) {
     match used {
         ReadyUse::NotForThisRun(p, why) => eprintln!(
             "note: the ready rows {} do not serve this run ({why}): the kernels prepare their rows from the built file",

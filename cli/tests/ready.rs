@@ -1,7 +1,8 @@
 //! Ready rows of a built file (`gossamer-graph ready FILE --threads T`,
 //! `FILE.w<T>.ready`): runs of that layout take their shards from them
 //! (the report's phase says so) and answer as the graph file does, bit for
-//! bit (BFS levels, SSSP distances, at the default Δ and another); runs of
+//! bit (BFS levels, SSSP distances, at the default Δ and another; cc's
+//! labels and PageRank's scores, which read BFS's rows); runs of
 //! another layout take the built file's rows and say the ready rows do not
 //! serve them; a damaged, truncated, foreign or other-version file is
 //! refused with what to do.
@@ -92,6 +93,63 @@ fn ready_rows_answer_as_the_graph_file_and_other_layouts_fall_back() {
     // Graph500 runs both kernels on the weighted shards (BFS copies its rows).
     let text = ok(&run(&["graph500", "--graph", arg(&b), "--threads", "2"]));
     assert!(text.contains("validation"), "{text}");
+}
+
+/// `cc` / `pagerank --dump-*` (verified): the dump, the report's stderr,
+/// and whether the run took the ready rows (its phases say).
+fn whole(graph: &Path, kernel: &str, extra: &[&str], dump: &Path) -> (Vec<u8>, String, bool) {
+    let flag = if kernel == "cc" {
+        "--dump-labels"
+    } else {
+        "--dump-scores"
+    };
+    let mut args = vec![kernel, "--graph", arg(graph), "--json", flag, arg(dump)];
+    args.extend_from_slice(extra);
+    let out = run(&args);
+    let text = ok(&out);
+    let v: serde_json::Value = serde_json::from_str(text.trim()).expect("one JSON report");
+    assert_eq!(v["validated"], true, "{text}");
+    let ready = v["wall_time"]["phases"]
+        .as_array()
+        .expect("phases")
+        .iter()
+        .any(|p| p["name"].as_str().unwrap_or("").contains("ready rows"));
+    (std::fs::read(dump).unwrap(), stderr(&out), ready)
+}
+
+#[test]
+fn cc_and_pagerank_take_the_ready_rows_and_answer_as_the_graph_file() {
+    let (dir, g, b, _) = setup("ready-whole");
+    let runs: [(&[&str], bool); 5] = [
+        (&["--threads", "2"], true),
+        (&["--ranks", "2", "--threads", "1"], true),
+        // Compressed rows are coded from the mapped ones.
+        (&["--threads", "2", "--rows", "compressed"], true),
+        // Other layouts: the built file's rows.
+        (&["--threads", "1"], false),
+        (&["--threads", "2", "--partition", "cyclic"], false),
+    ];
+    for kernel in ["cc", "pagerank"] {
+        for (i, (extra, mapped)) in runs.iter().enumerate() {
+            let d = |what: &str| dir.join(format!("{kernel}-{i}.{what}"));
+            let want = whole(&g, kernel, extra, &d("file"));
+            let got = whole(&b, kernel, extra, &d("built"));
+            assert!(!want.2);
+            assert_eq!(
+                got.2, *mapped,
+                "{kernel} {extra:?}: ready rows taken? {}",
+                got.1
+            );
+            assert!(got.0 == want.0, "{kernel} {extra:?}: the dumps differ");
+            if !mapped {
+                assert!(
+                    got.1.contains("prepare their rows from the built file"),
+                    "{kernel} {extra:?}: no word of the ready rows not serving: {}",
+                    got.1
+                );
+            }
+        }
+    }
 }
 
 #[test]

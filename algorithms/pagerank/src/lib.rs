@@ -248,19 +248,22 @@ const CHUNK: usize = 32;
 /// contributions in replica `i` along its in-row (flat ids ascending), and
 /// its contribution to the next iteration into replica `o` (`o == i`: in
 /// place), in the order of [`CHUNK`]. Returns the residual of its
-/// vertices.
-fn iterate(l: &mut Local<'_, PageRank>, i: usize, o: usize, base: f64, d: f64) -> f64 {
+/// vertices. No `i`: every new score is `base`, and no row is read (the
+/// first scores: what an iteration with damping 0 gives, as d x a finite
+/// sum is 0, without its pass over every entry).
+fn iterate(l: &mut Local<'_, PageRank>, i: Option<usize>, o: usize, base: f64, d: f64) -> f64 {
     // The scores taken out of the state for the sweep, so that the rows
     // are read through `l`'s slices (not through the shared arrays anew
     // at every vertex).
     let p = l.state();
     let (mut score, contrib) = (std::mem::take(&mut p.score), p.contrib.clone());
-    let (cur, next, mut err, mut buf) = (&*contrib[i], &*contrib[o], 0.0, Vec::new());
+    // `c`: the replica read (none: no row is read), `b`: a row's buffer.
+    let (c, next, mut err, mut b) = (i.map(|i| &*contrib[i]), &*contrib[o], 0.0, Vec::new());
     let (lo, n) = (l.flat(0) as usize, score.len());
     for at in (0..n).step_by(CHUNK) {
         for parity in 0..2 {
             for v in (at + parity..n.min(at + CHUNK)).step_by(2) {
-                let new = base + d * cur.sum_f64(l.read_in_row(v as u32, &mut buf));
+                let new = base + c.map_or(0.0, |r| d * r.sum_f64(l.read_in_row(v as u32, &mut b)));
                 err += (new - score[v]).abs();
                 score[v] = new;
                 next.set(lo + v, (new * l.inverse_degree(v as u32)).to_bits());
@@ -295,8 +298,8 @@ pub fn pagerank(graph: &ShardedGraph, cfg: &PageRankConfig) -> Result<PageRankOu
     let (base, d) = ((1.0 - cfg.damping) / n as f64, cfg.damping);
     // Before the clock starts, as in the kernel this port replaced: the
     // rows, the state, and the first scores with their contributions in
-    // replica 0, made by an iteration with damping 0 (every score
-    // (1 - 0)/n exactly: what it reads, finite, counts zero times).
+    // replica 0, made by a sweep that reads no row (every score 1/n
+    // exactly, as an iteration with damping 0 would make it).
     graph_kernel::prepare(graph, Prepare::Boundary);
     // The replicas are found by name while `old` holds them (the first
     // run's contributions; the fields are made in this order, `old` is
@@ -310,7 +313,7 @@ pub fn pagerank(graph: &ShardedGraph, cfg: &PageRankConfig) -> Result<PageRankOu
         ),
     };
     run(graph, new, move |k| {
-        k.with(move |l| iterate(l, 1, 0, 1.0 / n as f64, 0.0))
+        k.with(move |l| iterate(l, None, 0, 1.0 / n as f64, 0.0))
     });
     let t0 = Instant::now();
     let per = run(graph, new, move |k| {
@@ -320,7 +323,7 @@ pub fn pagerank(graph: &ShardedGraph, cfg: &PageRankConfig) -> Result<PageRankOu
         let (mut gs, mut gs_its) = (cfg.sweep == Sweep::GaussSeidel, 0);
         while iterations < cfg.max_iterations && residual >= cfg.tolerance {
             let o = if gs { i } else { 1 - i };
-            let err = k.with(move |l| iterate(l, i, o, base, d));
+            let err = k.with(move |l| iterate(l, Some(i), o, base, d));
             sent += k.publish_to_neighbours(move |p: &PageRank| &p.contrib[o]);
             let r = k.sum_f64(err);
             gs |= cfg.sweep == Sweep::Auto && r > residual / 2.0;
