@@ -17,9 +17,17 @@ use crate::sharded::{in_fiber, KernelError, ShardedGraph, TrusteeCtx};
 /// (or the caller) holds it.
 static OPENED: Mutex<Vec<(PathBuf, Weak<BuiltGraph>)>> = Mutex::new(Vec::new());
 
-/// The file at `path`, opened once per process while anyone holds it.
-fn shared(path: &Path) -> Result<Arc<BuiltGraph>, BuiltError> {
-    let mut opened = OPENED.lock().unwrap_or_else(|e| e.into_inner());
+/// The ready-rows files this process has open (as [`OPENED`]).
+static READY: Mutex<Vec<(PathBuf, Weak<ReadyRows>)>> = Mutex::new(Vec::new());
+
+/// The file at `path` from `table` if anyone in this process still holds
+/// it, else `open`ed and noted there.
+fn open_once<T, E>(
+    table: &Mutex<Vec<(PathBuf, Weak<T>)>>,
+    path: &Path,
+    open: impl FnOnce() -> Result<T, E>,
+) -> Result<Arc<T>, E> {
+    let mut opened = table.lock().unwrap_or_else(|e| e.into_inner());
     opened.retain(|(_, g)| g.strong_count() > 0);
     if let Some(g) = opened
         .iter()
@@ -28,28 +36,19 @@ fn shared(path: &Path) -> Result<Arc<BuiltGraph>, BuiltError> {
     {
         return Ok(g);
     }
-    let g = Arc::new(built::open(path)?);
+    let g = Arc::new(open()?);
     opened.push((path.to_path_buf(), Arc::downgrade(&g)));
     Ok(g)
 }
 
-/// The ready-rows files this process has open (as [`OPENED`]).
-static READY: Mutex<Vec<(PathBuf, Weak<ReadyRows>)>> = Mutex::new(Vec::new());
+/// The built file at `path`, opened once per process while anyone holds it.
+fn shared(path: &Path) -> Result<Arc<BuiltGraph>, BuiltError> {
+    open_once(&OPENED, path, || built::open(path))
+}
 
 /// The ready rows at `path` for `built`, opened once per process.
 fn shared_ready(path: &Path, built: &BuiltGraph) -> Result<Arc<ReadyRows>, ReadyError> {
-    let mut opened = READY.lock().unwrap_or_else(|e| e.into_inner());
-    opened.retain(|(_, g)| g.strong_count() > 0);
-    if let Some(g) = opened
-        .iter()
-        .filter(|(p, _)| p == path)
-        .find_map(|(_, g)| g.upgrade())
-    {
-        return Ok(g);
-    }
-    let g = Arc::new(ReadyRows::open(path, built)?);
-    opened.push((path.to_path_buf(), Arc::downgrade(&g)));
-    Ok(g)
+    open_once(&READY, path, || ReadyRows::open(path, built))
 }
 
 /// Whether a run took its shards from a built file's ready rows
