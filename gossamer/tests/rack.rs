@@ -815,19 +815,22 @@ fn launcher() {
     std::process::exit(code);
 }
 
-/// Waits (at most `GUARD`) until none of `ranks` is alive (zombies count as
-/// gone): ranks must die with their launcher.
-fn wait_until_gone(ranks: &[u32]) {
+/// Waits (at most `GUARD`) until none of `ranks` (pid, start time, as
+/// [`children_of`] gives them) is alive (zombies count as gone): ranks must
+/// die with their launcher. A pid that now names a process started at
+/// another time is gone too: on a busy box the pid of a rank that died may
+/// be handed to a new process within the wait.
+fn wait_until_gone(ranks: &[(u32, u64)]) {
     let t0 = Instant::now();
     loop {
         let alive: Vec<u32> = ranks
             .iter()
-            .copied()
-            .filter(|r| {
+            .filter(|&&(r, start)| {
                 std::fs::read_to_string(format!("/proc/{r}/stat"))
-                    .map(|st| !st.contains(") Z "))
+                    .map(|st| !st.contains(") Z ") && start_time(&st) == Some(start))
                     .unwrap_or(false)
             })
+            .map(|&(r, _)| r)
             .collect();
         if alive.is_empty() {
             return;
@@ -835,6 +838,16 @@ fn wait_until_gone(ranks: &[u32]) {
         assert!(t0.elapsed() < GUARD, "orphaned ranks {alive:?}");
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// The start time (field 22, clock ticks since boot) of a `/proc/PID/stat` line.
+fn start_time(stat: &str) -> Option<u64> {
+    stat.rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .nth(19)?
+        .parse()
+        .ok()
 }
 
 /// Runs `ranks` ranks of rank test `test` through the launcher; returns its exit
@@ -1422,7 +1435,7 @@ fn a_launcher_killed_during_bootstrap_leaves_no_shm_file() {
     // The last rank joins only after 30 s: kill the launcher once rank 0 has
     // mapped the region (a /dev/shm file or the launcher's memfd) and waits.
     let mapped = || {
-        ranks.iter().any(|r| {
+        ranks.iter().any(|(r, _)| {
             std::fs::read_to_string(format!("/proc/{r}/maps"))
                 .map(|m| m.contains("gossamer-"))
                 .unwrap_or(false)
@@ -1535,19 +1548,16 @@ fn a_delegated_panic_on_another_rank_stops_every_rank_naming_it() {
     assert!(!text.contains("did not stop by itself"), "{text}");
 }
 
-fn children_of(pid: u32) -> Vec<u32> {
+/// The live children of `pid`: (pid, start time) each.
+fn children_of(pid: u32) -> Vec<(u32, u64)> {
     std::fs::read_dir("/proc")
         .unwrap()
         .flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|p| {
-            std::fs::read_to_string(format!("/proc/{p}/stat"))
-                .ok()
-                .and_then(|st| {
-                    let after = st.rsplit_once(')')?.1.to_string();
-                    after.split_whitespace().nth(1)?.parse::<u32>().ok()
-                })
-                == Some(pid)
+        .filter_map(|p| {
+            let st = std::fs::read_to_string(format!("/proc/{p}/stat")).ok()?;
+            let ppid = st.rsplit_once(')')?.1.split_whitespace().nth(1)?;
+            (ppid.parse::<u32>().ok()? == pid).then_some((p, start_time(&st)?))
         })
         .collect()
 }
