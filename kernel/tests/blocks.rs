@@ -3,9 +3,12 @@
 //! both partitions, seen from a program's setup; and supersteps ended in one
 //! round against two.
 
+mod common;
+
+use common::Looked;
 use graph_core::sharded::ShardedGraph;
 use graph_core::{EdgeList, PackedEdge, PartitionKind};
-use graph_kernel::{run, Program};
+use graph_kernel::run;
 
 /// A small multigraph with parallel edges, self-loops and an isolated vertex.
 fn graph() -> EdgeList<'static> {
@@ -29,16 +32,6 @@ fn graph() -> EdgeList<'static> {
 /// Per trustee, for every position: (global id, row as global ids, light
 /// entries as (global, weight), heavy entries), plus the merged count.
 type Seen = (Vec<(u32, Vec<u32>, Vec<(u32, f32)>, Vec<(u32, f32)>)>, u64);
-
-/// Holds what its setup saw, for the body to hand back.
-struct Looked(Option<Seen>);
-
-impl Program for Looked {
-    type Msg = u32;
-    fn receive(&mut self, _: u32, _: u32) -> bool {
-        false
-    }
-}
 
 #[test]
 fn prepared_rows_match_the_shards() {
@@ -86,7 +79,7 @@ fn prepared_rows_match_the_shards() {
                 }
                 graph_kernel::prepare(&g, graph_kernel::Prepare::Rows);
                 graph_kernel::prepare(&g, graph_kernel::Prepare::Rows); // finds it
-                let init = move |s: &mut graph_kernel::Setup<'_>, _: Option<Looked>| {
+                let init = move |s: &mut graph_kernel::Setup<'_>, _: Option<Looked<Seen>>| {
                     let a = s.adjacency().clone();
                     let mut lh = a.light_heavy(s.shard_mut(), delta, in_place);
                     assert_eq!(lh.in_shard(), in_place);

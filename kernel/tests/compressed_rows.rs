@@ -7,6 +7,9 @@
 //! rows the shard's own array), 1-3 trustees, block and cyclic; and the
 //! in-rows of a directed graph.
 
+mod common;
+
+use common::Looked;
 use graph_core::construct::{LocalSource, Unweighted};
 use graph_core::sharded::ShardedGraph;
 use graph_core::{EdgeList, PackedEdge, PartitionKind};
@@ -65,15 +68,6 @@ fn uniform(seed: u64, n: u32, m: usize) -> EdgeList<'static> {
 /// least the middle one" with how many targets it looked at.
 type Seen = (Vec<Vec<u32>>, Vec<Vec<u32>>, Vec<u64>, Vec<(u32, usize)>);
 
-struct Looked(Option<Seen>);
-
-impl Program for Looked {
-    type Msg = u32;
-    fn receive(&mut self, _: u32, _: u32) -> bool {
-        false
-    }
-}
-
 #[derive(Clone, Copy)]
 enum Build {
     Weighted,
@@ -100,7 +94,7 @@ fn look(
             Build::Directed => ShardedGraph::build_with(&list, kind, true).unwrap(),
         };
         prepare_with(&g, Prepare::InRows, format);
-        let init = move |s: &mut graph_kernel::Setup<'_>, _: Option<Looked>| {
+        let init = move |s: &mut graph_kernel::Setup<'_>, _: Option<Looked<Seen>>| {
             let a = s.adjacency().clone();
             let (rows, in_rows) = (s.rows(), s.in_rows());
             assert_eq!(rows.format(), format);

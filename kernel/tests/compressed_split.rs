@@ -7,11 +7,13 @@
 //! weights) as the plain split leaves them; for a graph built in memory
 //! and one mapped from a built file, 1-3 trustees, block and cyclic.
 
+mod common;
+
+use common::{lcg, BuiltFile, From, Looked};
 use graph_core::construct::LocalSource;
 use graph_core::io::built::Weights;
-use graph_core::sharded::ShardedGraph;
-use graph_core::{EdgeList, GraphMeta, IdMap, PackedEdge, PartitionKind};
-use graph_kernel::{run, Prepare, Program, RowsFormat};
+use graph_core::{EdgeList, PackedEdge, PartitionKind};
+use graph_kernel::{run, Prepare, RowsFormat};
 
 const DELTA: f32 = 0.3;
 
@@ -19,12 +21,10 @@ const DELTA: f32 = 0.3;
 /// and different weights, a self-loop.
 fn graph() -> EdgeList<'static> {
     let mut edges = Vec::new();
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = lcg(0x9e37_79b9_7f4a_7c15);
     let weight = |r: u64| [0.125f32, 0.25, 0.3, 0.5, 0.75, 1.0][(r % 6) as usize];
     for i in 0..12_000u32 {
-        x = x
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
+        let x = next();
         let u = if i % 4 == 0 {
             (x >> 61) as u32
         } else {
@@ -40,39 +40,17 @@ fn graph() -> EdgeList<'static> {
     EdgeList::from_edges(2000, edges).unwrap()
 }
 
-#[derive(Clone)]
-enum From {
-    Built(LocalSource),
-    File(std::path::PathBuf),
-}
-
 /// Per trustee: every position's row (flat id, weight bits), and every
 /// local vertex's entries as the shard reads them back (stored id,
 /// weight bits).
 type Seen = (Vec<Vec<(u32, u32)>>, Vec<Vec<(u32, u32)>>);
 
-struct Split(Option<Seen>);
-
-impl Program for Split {
-    type Msg = u32;
-    fn receive(&mut self, _: u32, _: u32) -> bool {
-        false
-    }
-}
-
 fn look(from: From, kind: PartitionKind, threads: usize, rows: RowsFormat) -> Vec<Seen> {
     gossamer::main(threads, move || {
-        let g = match from {
-            From::Built(source) => ShardedGraph::build_from(source, kind).unwrap().0,
-            From::File(path) => {
-                ShardedGraph::open_built(&path, kind, Weights::Stored)
-                    .unwrap()
-                    .0
-            }
-        };
+        let g = from.open(kind);
         g.mark_rows_rewritten("this test");
         graph_kernel::prepare(&g, Prepare::Renumbering);
-        let init = move |s: &mut graph_kernel::Setup<'_>, _: Option<Split>| {
+        let init = move |s: &mut graph_kernel::Setup<'_>, _: Option<Looked<Seen>>| {
             let a = s.adjacency().clone();
             let mut lh = a.light_heavy_with(s.shard_mut(), DELTA, true, rows);
             let compressed = rows == RowsFormat::Compressed;
@@ -95,7 +73,7 @@ fn look(from: From, kind: PartitionKind, threads: usize, rows: RowsFormat) -> Ve
                     bits(shard.row_ids(l, &mut buf), w)
                 })
                 .collect();
-            Split(Some((by_position, entries)))
+            Looked(Some((by_position, entries)))
         };
         run(&g, init, |k| {
             k.with_returning(|l| l.state().0.take().expect("set by init"))
@@ -106,22 +84,15 @@ fn look(from: From, kind: PartitionKind, threads: usize, rows: RowsFormat) -> Ve
 #[test]
 fn compressed_split_reads_back_as_the_plain_split() {
     let list = graph();
-    let dir = std::env::temp_dir().join(format!("gg-compressed-split-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("g.gbuilt");
-    let meta = GraphMeta {
-        directed: false,
-        weighted: true,
-        ids: IdMap::Offset(0),
-    };
-    graph_core::io::built::write(&file, &list, &meta, &[], None).unwrap();
+    let file = BuiltFile::write("compressed-split", &list);
     let source = LocalSource::publish_list(list);
     for threads in [1, 2, 3] {
         for kind in [PartitionKind::Block, PartitionKind::Cyclic] {
-            for from in [From::Built(source), From::File(file.clone())] {
+            let mapped = From::File(file.path().into(), Weights::Stored);
+            for from in [From::Built(source), mapped] {
                 let what = format!(
-                    "{threads} trustees, {kind:?}, {}",
-                    matches!(from, From::File(_))
+                    "{threads} trustees, {kind:?}, from a file: {}",
+                    from.is_file()
                 );
                 let plain = look(from.clone(), kind, threads, RowsFormat::Plain);
                 let packed = look(from, kind, threads, RowsFormat::Compressed);
@@ -132,5 +103,4 @@ fn compressed_split_reads_back_as_the_plain_split() {
             }
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -8,10 +8,13 @@
 //! each ascending by flat id, then every other entry; on 1-3 trustees,
 //! block and cyclic.
 
+mod common;
+
+use common::Looked;
 use graph_core::construct::{LocalSource, Unweighted};
 use graph_core::sharded::ShardedGraph;
 use graph_core::{EdgeList, PackedEdge, PartitionKind};
-use graph_kernel::{run, Program};
+use graph_kernel::run;
 
 const N: u32 = 3000;
 const DELTA: f32 = 0.3;
@@ -58,15 +61,6 @@ type Rows = Vec<(Vec<u32>, Vec<u32>)>;
 /// other entries) and the split made, in place and copied.
 type Split = (Vec<(u32, f32)>, Vec<(u32, f32)>, Vec<(u32, f32)>);
 
-struct Seen(Option<Looked>);
-
-impl Program for Seen {
-    type Msg = u32;
-    fn receive(&mut self, _: u32, _: u32) -> bool {
-        false
-    }
-}
-
 /// The split of one position's entries `(flat id, weight)` as it should be.
 fn reference_split(mut entries: Vec<(u32, f32)>) -> Split {
     entries.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
@@ -83,9 +77,9 @@ fn reference_split(mut entries: Vec<(u32, f32)>) -> Split {
     (light, heavy, rest)
 }
 
-type Looked = (Rows, Vec<(Split, Split, Split)>);
+type Saw = (Rows, Vec<(Split, Split, Split)>);
 
-fn look(source: LocalSource, weighted: bool, kind: PartitionKind, threads: usize) -> Vec<Looked> {
+fn look(source: LocalSource, weighted: bool, kind: PartitionKind, threads: usize) -> Vec<Saw> {
     gossamer::main(threads, move || {
         let g = if weighted {
             ShardedGraph::build_from(source, kind).unwrap().0
@@ -97,7 +91,7 @@ fn look(source: LocalSource, weighted: bool, kind: PartitionKind, threads: usize
         if weighted {
             g.mark_rows_rewritten("this test");
         }
-        let init = move |s: &mut graph_kernel::Setup<'_>, _: Option<Seen>| {
+        let init = move |s: &mut graph_kernel::Setup<'_>, _: Option<Looked<Saw>>| {
             let a = s.adjacency().clone();
             let order: Vec<u32> = (0..a.num_own()).map(|v| a.local(v)).collect();
             let entries: Vec<Vec<(u32, f32)>> = order
@@ -140,7 +134,7 @@ fn look(source: LocalSource, weighted: bool, kind: PartitionKind, threads: usize
                     splits.push((reference_split(e.clone()), made(&in_place), made(&copy)));
                 }
             }
-            Seen(Some((rows, splits)))
+            Looked(Some((rows, splits)))
         };
         run(&g, init, |k| {
             k.with_returning(|l| l.state().0.take().expect("set by init"))

@@ -4,20 +4,20 @@
 //! with weights, while the shard still reads every entry by global id; a
 //! built graph file's mapped rows end the same, taken into memory.
 
-use graph_core::construct::{LocalSource, Unweighted};
+mod common;
+
+use common::{entries_by_vertex, lcg, BuiltFile, From, Looked};
+use graph_core::construct::LocalSource;
 use graph_core::io::built::Weights;
-use graph_core::sharded::ShardedGraph;
-use graph_core::{EdgeList, GraphMeta, IdMap, PackedEdge, PartitionKind};
-use graph_kernel::{run, Program};
+use graph_core::{EdgeList, PackedEdge, PartitionKind};
+use graph_kernel::run;
 
 /// A small multigraph with parallel edges, self-loops and isolated vertices.
 fn graph() -> EdgeList<'static> {
     let mut edges = Vec::new();
-    let mut x = 777u64;
+    let mut next = lcg(777);
     for _ in 0..1500 {
-        x = x
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
+        let x = next();
         let (u, v) = (((x >> 33) % 180) as u32, ((x >> 13) % 200) as u32);
         edges.push(PackedEdge::new(u, v, 0.5));
         if x.is_multiple_of(7) {
@@ -33,38 +33,10 @@ fn graph() -> EdgeList<'static> {
 /// count, whether the shard still views a mapped file.
 type Seen = (bool, Vec<Vec<u32>>, Vec<Vec<u32>>, u64, bool);
 
-struct Looked(Option<Seen>);
-
-impl Program for Looked {
-    type Msg = u32;
-    fn receive(&mut self, _: u32, _: u32) -> bool {
-        false
-    }
-}
-
-/// Where a run takes its graph from.
-#[derive(Clone)]
-enum From {
-    Built(LocalSource, bool),
-    File(std::path::PathBuf),
-}
-
 fn look(from: From, kind: PartitionKind, threads: usize) -> Vec<Seen> {
     gossamer::main(threads, move || {
-        let g = match from {
-            From::Built(source, true) => ShardedGraph::build_from(source, kind).unwrap().0,
-            From::Built(source, false) => {
-                ShardedGraph::build_from(Unweighted(source), kind)
-                    .unwrap()
-                    .0
-            }
-            From::File(path) => {
-                ShardedGraph::open_built(&path, kind, Weights::Skip)
-                    .unwrap()
-                    .0
-            }
-        };
-        let init = |s: &mut graph_kernel::Setup<'_>, _: Option<Looked>| {
+        let g = from.open(kind);
+        let init = |s: &mut graph_kernel::Setup<'_>, _: Option<Looked<Seen>>| {
             let a = s.adjacency().clone();
             let rows = a.rows(s.shard());
             let by_position = (0..a.num_own())
@@ -97,31 +69,17 @@ fn look(from: From, kind: PartitionKind, threads: usize) -> Vec<Seen> {
 fn unweighted_shards_lend_their_rows_to_the_kernels() {
     let list = graph();
     // Every entry by global id, parallels included.
-    let mut all = vec![Vec::new(); 210];
-    for e in list.edges().iter().filter(|e| e.u != e.v) {
-        all[e.u as usize].push(e.v);
-        all[e.v as usize].push(e.u);
-    }
-    all.iter_mut()
-        .for_each(|r: &mut Vec<u32>| r.sort_unstable());
+    let all = entries_by_vertex(&list, 210);
     // The same graph as a built graph file, which the runs below map.
-    let dir = std::env::temp_dir().join(format!("gg-shared-rows-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("g.gbuilt");
-    let meta = GraphMeta {
-        directed: false,
-        weighted: true,
-        ids: IdMap::Offset(0),
-    };
-    graph_core::io::built::write(&file, &list, &meta, &[], None).unwrap();
+    let file = BuiltFile::write("shared-rows", &list);
     let source = LocalSource::publish_list(list);
     for threads in [1, 2, 3] {
         for kind in [PartitionKind::Block, PartitionKind::Cyclic] {
-            let copied = look(From::Built(source, true), kind, threads);
-            let shared = look(From::Built(source, false), kind, threads);
+            let copied = look(From::Built(source), kind, threads);
+            let shared = look(From::BuiltUnweighted(source), kind, threads);
             // Mapped rows are taken into memory, renamed and ordered as
             // the built ones, and the shard gives up its view.
-            let mapped = look(From::File(file.clone()), kind, threads);
+            let mapped = look(From::File(file.path().into(), Weights::Skip), kind, threads);
             assert_eq!(
                 mapped, shared,
                 "{threads} threads, {kind:?}: from the built file"
@@ -151,5 +109,4 @@ fn unweighted_shards_lend_their_rows_to_the_kernels() {
         }
     }
     source.withdraw();
-    let _ = std::fs::remove_dir_all(&dir);
 }

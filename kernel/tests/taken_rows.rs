@@ -7,23 +7,23 @@
 //! answer is still caught, for 1-3 trustees, block and cyclic; cc gives
 //! the labels and PageRank the scores (bit for bit) of plain rows.
 
+mod common;
+
 use bfs::BfsConfig;
-use graph_core::construct::{LocalSource, Unweighted};
+use common::{entries_by_vertex, lcg, BuiltFile, From};
+use graph_core::construct::LocalSource;
 use graph_core::io::built::Weights;
-use graph_core::sharded::ShardedGraph;
 use graph_core::validate::{count_traversed_sharded, validate_bfs_sharded, Validated};
-use graph_core::{EdgeList, GraphMeta, IdMap, PackedEdge, PartitionKind};
+use graph_core::{EdgeList, PackedEdge, PartitionKind};
 use graph_kernel::{prepare_with, Prepare, RowsFormat};
 
 /// A multigraph with hubs, parallel edges (some three times), self-loops
 /// and isolated vertices.
 fn graph() -> EdgeList<'static> {
     let mut edges = Vec::new();
-    let mut x = 4242u64;
+    let mut next = lcg(4242);
     for i in 0..4000u32 {
-        x = x
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
+        let x = next();
         let u = if i % 3 == 0 {
             (x >> 60) as u32
         } else {
@@ -42,13 +42,6 @@ fn graph() -> EdgeList<'static> {
     EdgeList::from_edges(320, edges).unwrap()
 }
 
-/// Where a run takes its graph from.
-#[derive(Clone)]
-enum From {
-    Built(LocalSource),
-    File(std::path::PathBuf),
-}
-
 /// Per own vertex of every trustee, by global id: its entries as the
 /// shard reads them (global ids, sorted).
 type Entries = Vec<(u64, Vec<u32>)>;
@@ -60,18 +53,7 @@ type Seen = (Entries, Vec<(Vec<i64>, Validated, bool, bool, (u64, u64))>);
 
 fn run_on(from: From, kind: PartitionKind, threads: usize, rows: RowsFormat) -> Seen {
     gossamer::main(threads, move || {
-        let g = match from {
-            From::Built(source) => {
-                ShardedGraph::build_from(Unweighted(source), kind)
-                    .unwrap()
-                    .0
-            }
-            From::File(path) => {
-                ShardedGraph::open_built(&path, kind, Weights::Skip)
-                    .unwrap()
-                    .0
-            }
-        };
+        let g = from.open(kind);
         prepare_with(&g, Prepare::InRows, rows);
         let mut entries: Entries = g
             .on_trustees(move |ctx| {
@@ -147,30 +129,26 @@ fn entries_of(entries: &Entries, v: u64) -> &[u32] {
 #[test]
 fn bfs_on_rows_taken_from_the_shard_matches_plain_rows_and_validates() {
     let list = graph();
-    let mut all = vec![Vec::new(); 320];
-    for e in list.edges().iter().filter(|e| e.u != e.v) {
-        all[e.u as usize].push(e.v);
-        all[e.v as usize].push(e.u);
-    }
-    all.iter_mut()
-        .for_each(|r: &mut Vec<u32>| r.sort_unstable());
-    let dir = std::env::temp_dir().join(format!("gg-taken-rows-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("g.gbuilt");
-    let meta = GraphMeta {
-        directed: false,
-        weighted: true,
-        ids: IdMap::Offset(0),
-    };
-    graph_core::io::built::write(&file, &list, &meta, &[], None).unwrap();
+    let all = entries_by_vertex(&list, 320);
+    let file = BuiltFile::write("taken-rows", &list);
     let source = LocalSource::publish_list(list);
     for threads in [1, 2, 3] {
         for kind in [PartitionKind::Block, PartitionKind::Cyclic] {
             let what = format!("{threads} trustees, {kind:?}");
-            let plain = run_on(From::Built(source), kind, threads, RowsFormat::Plain);
-            let taken = run_on(From::Built(source), kind, threads, RowsFormat::Compressed);
+            let plain = run_on(
+                From::BuiltUnweighted(source),
+                kind,
+                threads,
+                RowsFormat::Plain,
+            );
+            let taken = run_on(
+                From::BuiltUnweighted(source),
+                kind,
+                threads,
+                RowsFormat::Compressed,
+            );
             let mapped = run_on(
-                From::File(file.clone()),
+                From::File(file.path().into(), Weights::Skip),
                 kind,
                 threads,
                 RowsFormat::Compressed,
@@ -192,25 +170,13 @@ fn bfs_on_rows_taken_from_the_shard_matches_plain_rows_and_validates() {
             }
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// cc's labels and PageRank's scores (Jacobi, and Gauss-Seidel on one
 /// trustee, where it is deterministic) on a graph prepared with `rows`.
 fn whole_on(from: From, kind: PartitionKind, threads: usize, rows: RowsFormat) -> Vec<Vec<u64>> {
     gossamer::main(threads, move || {
-        let g = match from {
-            From::Built(source) => {
-                ShardedGraph::build_from(Unweighted(source), kind)
-                    .unwrap()
-                    .0
-            }
-            From::File(path) => {
-                ShardedGraph::open_built(&path, kind, Weights::Skip)
-                    .unwrap()
-                    .0
-            }
-        };
+        let g = from.open(kind);
         let cc = components::CcConfig {
             rows,
             ..Default::default()
@@ -240,24 +206,26 @@ fn whole_on(from: From, kind: PartitionKind, threads: usize, rows: RowsFormat) -
 fn cc_and_pagerank_on_rows_taken_from_the_shard_match_plain_rows() {
     let list = graph();
     let want = components::cc_sequential(&list);
-    let dir = std::env::temp_dir().join(format!("gg-taken-whole-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("g.gbuilt");
-    let meta = GraphMeta {
-        directed: false,
-        weighted: true,
-        ids: IdMap::Offset(0),
-    };
-    graph_core::io::built::write(&file, &list, &meta, &[], None).unwrap();
+    let file = BuiltFile::write("taken-whole", &list);
     let seq = pagerank::pagerank_sequential(&list, false, 0.85, 20, 0.0).unwrap();
     let source = LocalSource::publish_list(list);
     for threads in [1, 2, 3] {
         for kind in [PartitionKind::Block, PartitionKind::Cyclic] {
             let what = format!("{threads} trustees, {kind:?}");
-            let plain = whole_on(From::Built(source), kind, threads, RowsFormat::Plain);
-            let taken = whole_on(From::Built(source), kind, threads, RowsFormat::Compressed);
+            let plain = whole_on(
+                From::BuiltUnweighted(source),
+                kind,
+                threads,
+                RowsFormat::Plain,
+            );
+            let taken = whole_on(
+                From::BuiltUnweighted(source),
+                kind,
+                threads,
+                RowsFormat::Compressed,
+            );
             let mapped = whole_on(
-                From::File(file.clone()),
+                From::File(file.path().into(), Weights::Skip),
                 kind,
                 threads,
                 RowsFormat::Compressed,
@@ -271,5 +239,4 @@ fn cc_and_pagerank_on_rows_taken_from_the_shard_match_plain_rows() {
             }
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
