@@ -95,6 +95,9 @@ pub use list::{
 };
 pub use pagerank::verify_pagerank;
 pub use problems::{Validated, ValidationError};
-pub use sharded::{count_traversed_sharded, validate_bfs_sharded, validate_sssp_sharded};
+pub use sharded::{
+    count_traversed_sharded, count_traversed_sharded_u32, validate_bfs_sharded,
+    validate_bfs_sharded_u32, validate_sssp_sharded,
+};
 pub use tree::NO_PARENT;
 pub use triangles::{tc_sequential, verify_tc};
