@@ -11,8 +11,8 @@ use graph_core::construct::ReadyUse;
 use graph_core::io::prepared::GraphIdentity;
 use graph_core::meta::IdMap;
 use graph_core::validate::{
-    count_traversed_sharded, validate_bfs_sharded, validate_sssp_sharded, ValidationError,
-    NO_PARENT,
+    count_traversed_sharded, count_traversed_sharded_u32, validate_bfs_sharded_u32,
+    validate_sssp_sharded, ValidationError, NO_PARENT,
 };
 use graph_core::PartitionKind;
 
@@ -375,10 +375,12 @@ impl Answer {
         }
     }
 
-    fn parent(&self) -> &[u64] {
+    /// `(reached, traversed)` without validating
+    /// ([`count_traversed_sharded`]).
+    fn count_traversed(&self, engine: &Engine) -> (u64, u64) {
         match self {
-            Answer::Sssp(a) => &a.parent,
-            Answer::Bfs(a) => &a.parent,
+            Answer::Sssp(a) => count_traversed_sharded(engine.graph(), &a.parent),
+            Answer::Bfs(a) => count_traversed_sharded_u32(engine.graph(), &a.parent),
         }
     }
 
@@ -392,18 +394,18 @@ impl Answer {
         let g = engine.graph();
         match self {
             Answer::Sssp(a) => validate_sssp_sharded(g, root, &a.parent, &a.dist),
-            Answer::Bfs(a) => validate_bfs_sharded(g, root, &a.parent, Some(&a.level)),
+            Answer::Bfs(a) => validate_bfs_sharded_u32(g, root, &a.parent, Some(&a.level)),
         }
     }
 
     /// Spoils the answer at one reached vertex (the test hook
     /// [`crate::hooks::corrupt_answers`]).
     fn corrupt(&mut self, root: u64) {
-        let victim = self
-            .parent()
-            .iter()
-            .enumerate()
-            .position(|(v, &p)| p != NO_PARENT && v as u64 != root);
+        let other = |v: usize| v as u64 != root;
+        let victim = match self {
+            Answer::Sssp(a) => (0..a.parent.len()).find(|&v| a.parent[v] != NO_PARENT && other(v)),
+            Answer::Bfs(a) => (0..a.parent.len()).find(|&v| a.parent[v] != u32::MAX && other(v)),
+        };
         if let Some(v) = victim {
             match self {
                 Answer::Sssp(a) => a.dist[v] *= 0.5,
@@ -417,7 +419,11 @@ impl Answer {
     fn dump(&self, path: &std::path::Path, ids: &IdMap) -> Result<()> {
         match self {
             Answer::Sssp(a) => files::write_dump(path, &a.dist, ids),
-            Answer::Bfs(a) => files::write_dump(path, &a.level, ids),
+            // Levels are dumped as `i64`, as always.
+            Answer::Bfs(a) => {
+                let level: Vec<i64> = a.level.iter().map(|&l| i64::from(l)).collect();
+                files::write_dump(path, &level, ids)
+            }
         }
     }
 }
@@ -505,7 +511,7 @@ fn run_kernel(
                 }
             }
         } else {
-            let (reached, traversed) = count_traversed_sharded(engine.graph(), answer.parent());
+            let (reached, traversed) = answer.count_traversed(engine);
             (reached, traversed, None)
         };
         let phase = if plan.validate {

@@ -9,6 +9,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use graph_core::construct::{BuildTimes, ReadyUse};
+use graph_core::io::built::BuiltGraph;
+use graph_core::validate::{verify_cc_rows, verify_pagerank_rows, RowPass};
 
 use graph_core::memory::Workload;
 use graph_core::meta::IdMap;
@@ -109,6 +111,17 @@ struct TcResult {
     count_time_s: f64,
 }
 
+/// A built file's rows (`in_rows`: the tails of each vertex's in-arcs on a
+/// directed graph) for the checks that read rows, a piece at a time
+/// ([`BuiltGraph::for_each_row`]: checked as a trustee checks them, pages
+/// given back once read).
+fn rows_of(b: &BuiltGraph, in_rows: bool) -> RowPass<'_> {
+    Box::new(move |f| {
+        b.for_each_row(in_rows, |v, row| f(v, row))
+            .map_err(|e| e.to_string())
+    })
+}
+
 /// A kernel as its whole-graph command runs it. The one path, [`run`],
 /// loads the graph, runs the kernel, verifies the answer against the edge
 /// list, dumps it and reports; each kernel says only what is its own.
@@ -150,8 +163,17 @@ trait WholeKernel: Clone + Send + 'static {
     /// Seconds in the kernel, as the kernel measured them.
     fn kernel_time(answer: &Self::Answer) -> Duration;
 
-    /// Checks the answer against the edge list; the error says why not.
+    /// Checks the answer against the edge list (or, where
+    /// [`verifies_built_rows`](Self::verifies_built_rows), a built file's
+    /// rows); the error says why not.
     fn verify(&self, graph: &LoadedGraph, answer: &Self::Answer) -> Result<Self::Verified>;
+
+    /// Whether [`verify`](Self::verify) reads a built file's rows (mapped,
+    /// a piece at a time: [`rows_of`]) instead of its edge list, which
+    /// then is not read back.
+    fn verifies_built_rows(&self) -> bool {
+        false
+    }
 
     /// Writes the per-vertex array of `--dump-*` to `path`, with the
     /// sidecar of `ids` ([`files::write_dump`]; kernels with such an
@@ -225,14 +247,15 @@ fn run<K: WholeKernel>(mut kernel: K, args: &WholeArgs, dump: Option<&Path>) -> 
         crate::memtrace::start();
         // The shards are gone; a list no process held is read again (a
         // graph file mapped whole and checked, a generated graph generated).
-        let listed = if graph.holds_edge_list() {
-            graph.clone()
-        } else {
-            Arc::new(crate::phases::time(
-                "reading the list for validation",
-                || graph::load(&args.input, &args.gen, threads, args.run.force),
-            )?)
-        };
+        let listed =
+            if graph.holds_edge_list() || (graph.is_built() && kernel.verifies_built_rows()) {
+                graph.clone()
+            } else {
+                Arc::new(crate::phases::time(
+                    "reading the list for validation",
+                    || graph::load(&args.input, &args.gen, threads, args.run.force),
+                )?)
+            };
         let verified = crate::phases::time("validation", || kernel.verify(&listed, &answer))?;
         crate::memtrace::end("validation");
         Some(verified)
@@ -379,10 +402,17 @@ impl WholeKernel for Cc {
     }
 
     fn verify(&self, graph: &LoadedGraph, answer: &Self::Answer) -> Result<()> {
-        ::components::verify_cc(&graph.edge_list(), &answer.labels).map_err(|e| {
-            CliError::new(format!("cc: the component labels failed verification: {e}"))
-        })?;
+        let labels = &answer.labels;
+        match graph.built_file() {
+            Some(b) => verify_cc_rows(b.header().num_vertices, labels, rows_of(b, false)),
+            None => ::components::verify_cc(&graph.edge_list(), labels),
+        }
+        .map_err(|e| CliError::new(format!("cc: the component labels failed verification: {e}")))?;
         Ok(())
+    }
+
+    fn verifies_built_rows(&self) -> bool {
+        true
     }
 
     fn dump(&self, answer: &Self::Answer, path: &Path, ids: &IdMap) -> Result<()> {
@@ -457,11 +487,16 @@ impl WholeKernel for PageRank {
     fn verify(&self, graph: &LoadedGraph, answer: &Self::Answer) -> Result<()> {
         let cfg = &self.0;
         let directed = graph.meta().directed;
-        let residual =
-            ::pagerank::verify_pagerank(&graph.edge_list(), directed, &answer.scores, cfg.damping)
-                .map_err(|e| {
-                    CliError::new(format!("pagerank: the scores failed verification: {e}"))
-                })?;
+        let scores = &answer.scores;
+        let residual = match graph.built_file() {
+            Some(b) => {
+                let n = b.header().num_vertices;
+                let (out, into) = (rows_of(b, false), rows_of(b, true));
+                verify_pagerank_rows(n, scores, cfg.damping, out, into)
+            }
+            None => ::pagerank::verify_pagerank(&graph.edge_list(), directed, scores, cfg.damping),
+        }
+        .map_err(|e| CliError::new(format!("pagerank: the scores failed verification: {e}")))?;
         // One more iteration changes converged scores by at most d x the last
         // residual; more means the scores are not a PageRank iterate.
         if residual > cfg.damping * answer.residual * (1.0 + 1e-9) + 1e-12 {
@@ -471,6 +506,10 @@ impl WholeKernel for PageRank {
             )));
         }
         Ok(())
+    }
+
+    fn verifies_built_rows(&self) -> bool {
+        true
     }
 
     fn dump(&self, answer: &Self::Answer, path: &Path, ids: &IdMap) -> Result<()> {

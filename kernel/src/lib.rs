@@ -34,7 +34,7 @@
 //! | [`run`], [`Setup`], [`update_states`], [`release_states`] | makes the state on every trustee (from the previous run's, to reset instead of allocate) and runs one driver fiber per trustee; changes every trustee's state between runs |
 //! | [`Kernel`] | the driver: sweeps ([`for_each_vertex`](Kernel::for_each_vertex), [`for_each_active`](Kernel::for_each_active)), [`step`](Kernel::step) in a [`Direction`] (push, pull, or switched by Beamer's heuristic), [`passes`](Kernel::passes) for kernels that order their own work, [`end_superstep`](Kernel::end_superstep), [`sync`](Kernel::sync), reductions, [`publish`](Kernel::publish) |
 //! | [`Local`] | the own trustee inside a sweep: positions, flat ids, rows (as slices, or through [`for_each_target`](Local::for_each_target) / [`find_target`](Local::find_target), which read compressed rows too), state, [`send`](Local::send), [`send_first`](Local::send_first), [`send_to_trustee`](Local::send_to_trustee), [`activate`](Local::activate), [`was_active`](Local::was_active) in a pull |
-//! | [`gather`], [`gather_flat`] | one value per vertex from every trustee, by global id |
+//! | [`gather`], [`gather_flat`], [`gather_flat_u32`] | one value per vertex from every trustee, by global id |
 //! | [`prepare`], [`prepare_with`] | the renumbering and rows built before a kernel starts its clock; [`prepare_with`] chooses plain or compressed rows ([`RowsFormat`]); [`rows_footprint`] their bytes |
 //!
 //! # The blocks a state is made of
@@ -181,8 +181,8 @@ pub use net::KernelStats;
 pub use program::Program;
 pub use replica::Replica;
 pub use run::{
-    gather, gather_flat, prepare, prepare_with, release_states, rows_footprint, run, update_states,
-    Prepare, RowsFootprint, Setup,
+    gather, gather_flat, gather_flat_u32, prepare, prepare_with, release_states, rows_footprint,
+    run, update_states, Prepare, RowsFootprint, Setup,
 };
 pub use source::Graph500Source;
 

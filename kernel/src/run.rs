@@ -300,14 +300,7 @@ pub fn gather_flat<P: Program>(
     graph: &ShardedGraph,
     get: impl Fn(&P) -> &[u32] + Delegable + Sync,
 ) -> Result<Vec<u64>, KernelError> {
-    let read = move |c: &Core<P>| {
-        let v = get(&c.prog);
-        c.adj.by_local(|r| match v[r as usize] {
-            NO_FLAT => NO_FLAT,
-            f => c.adj.global_of(f),
-        })
-    };
-    let parts = parts(graph, read)?;
+    let parts = parts(graph, global_parts(get))?;
     Ok(by_global(
         graph.partition(),
         parts,
@@ -317,6 +310,31 @@ pub fn gather_flat<P: Program>(
             x => u64::from(x),
         },
     ))
+}
+
+/// [`gather_flat`] in 4 bytes a vertex: the global ids as `u32`,
+/// [`NO_FLAT`] (`u32::MAX`) where there is none (half the gathered
+/// array; graph-kernel's global ids are below `u32::MAX`).
+pub fn gather_flat_u32<P: Program>(
+    graph: &ShardedGraph,
+    get: impl Fn(&P) -> &[u32] + Delegable + Sync,
+) -> Result<Vec<u32>, KernelError> {
+    let parts = parts(graph, global_parts(get))?;
+    Ok(by_global(graph.partition(), parts, NO_FLAT, |x| x))
+}
+
+/// A trustee's part of [`gather_flat`]: each own vertex's flat id as a
+/// global id, by local index.
+fn global_parts<P: Program>(
+    get: impl Fn(&P) -> &[u32] + Delegable + Sync,
+) -> impl Fn(&Core<P>) -> Vec<u32> + Delegable + Sync {
+    move |c: &Core<P>| {
+        let v = get(&c.prog);
+        c.adj.by_local(|r| match v[r as usize] {
+            NO_FLAT => NO_FLAT,
+            f => c.adj.global_of(f),
+        })
+    }
 }
 
 /// What a kernel reads of the graph, for [`prepare`].

@@ -81,8 +81,9 @@ use std::time::{Duration, Instant};
 
 use graph_core::alloc::huge_vec_or_exit;
 use graph_core::sharded::{KernelError, ShardedGraph};
+use graph_core::validate::NO_PARENT;
 use graph_kernel::adjacency::NO_FLAT;
-use graph_kernel::{gather, gather_flat, run, Direction, Prepare, Program, RowsFormat, Setup};
+use graph_kernel::{gather, gather_flat_u32, run, Direction, Prepare, Program, RowsFormat, Setup};
 
 /// Which directions a BFS may use.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -162,6 +163,37 @@ pub struct BfsOutput {
     pub kernel_time: Duration,
 }
 
+/// [`BfsOutput`] in 4 bytes a vertex each ([`bfs_u32`]): what the gathering
+/// rank holds is 8 bytes per vertex less, for the validators'
+/// `validate_bfs_sharded_u32` (graph-core).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BfsOutputU32 {
+    /// Depth (root 0), `-1` when unreached.
+    pub level: Vec<i32>,
+    /// Levels run bottom-up (statistics).
+    pub bottom_up_levels: u32,
+    /// Each vertex's parent as a global id, `u32::MAX` when unreached.
+    pub parent: Vec<u32>,
+    /// As [`BfsOutput::kernel_time`].
+    pub kernel_time: Duration,
+}
+
+impl BfsOutputU32 {
+    /// The same answer in 8 bytes a vertex each.
+    pub fn widen(self) -> BfsOutput {
+        let parent = self.parent.iter().map(|&p| match p {
+            u32::MAX => NO_PARENT,
+            p => u64::from(p),
+        });
+        BfsOutput {
+            level: self.level.iter().map(|&l| i64::from(l)).collect(),
+            bottom_up_levels: self.bottom_up_levels,
+            parent: parent.collect(),
+            kernel_time: self.kernel_time,
+        }
+    }
+}
+
 /// One trustee's search state, by position.
 struct Bfs {
     /// Flat id of each own vertex's parent, [`NO_FLAT`] while unvisited.
@@ -204,6 +236,15 @@ impl Program for Bfs {
 /// graph. Returns [`KernelError::RootOutOfRange`] for a bad root and
 /// [`KernelError::Config`] for bad `alpha` / `beta` / `step_work`.
 pub fn bfs(graph: &ShardedGraph, root: u64, cfg: &BfsConfig) -> Result<BfsOutput, KernelError> {
+    bfs_u32(graph, root, cfg).map(BfsOutputU32::widen)
+}
+
+/// [`bfs`], its answer gathered in 4 bytes a vertex each.
+pub fn bfs_u32(
+    graph: &ShardedGraph,
+    root: u64,
+    cfg: &BfsConfig,
+) -> Result<BfsOutputU32, KernelError> {
     graph.check_root(root)?;
     cfg.check()?;
     let cfg = *cfg;
@@ -272,12 +313,18 @@ pub fn bfs(graph: &ShardedGraph, root: u64, cfg: &BfsConfig) -> Result<BfsOutput
         },
     );
     let kernel_time = t0.elapsed();
-    let parent = gather_flat(graph, |b: &Bfs| &b.parent[..])?;
+    // What the search freed (frontiers, queues: kept in the allocator's
+    // heaps otherwise) goes back in every process before the answer is
+    // gathered beside it.
+    graph_kernel::update_states(graph, |_: &mut Bfs| graph_core::alloc::give_back_freed());
+    let parent = gather_flat_u32(graph, |b: &Bfs| &b.parent[..])?;
     let level = gather(graph, -1, |b: &Bfs, v| match b.parent[v as usize] {
         NO_FLAT => -1,
-        _ => i64::from(b.depth[v as usize]),
+        _ => b.depth[v as usize],
     })?;
-    Ok(BfsOutput {
+    // And what gathering freed (the trustees' parts).
+    graph_core::alloc::give_back_freed();
+    Ok(BfsOutputU32 {
         parent,
         level,
         kernel_time,

@@ -154,6 +154,16 @@ impl LoadedGraph {
         }
     }
 
+    /// The built graph file, when the graph is one: its rows serve the
+    /// checks that can read rows instead of a list
+    /// ([`BuiltGraph::for_each_row`]).
+    pub fn built_file(&self) -> Option<&BuiltGraph> {
+        match &self.storage {
+            Storage::Built { graph, .. } => Some(graph),
+            _ => None,
+        }
+    }
+
     /// Whether the graph is a built graph file, whose rows each trustee of
     /// a block partition maps in place (other partitions copy them).
     pub fn is_built(&self) -> bool {

@@ -73,8 +73,8 @@
 //! | `list.rs` | rules 4-6 and the edge count over the input records |
 //! | `sharded/` | rules 4-6 and the edge count on every trustee's shard (`check.rs`, `scan.rs`) |
 //! | `problems.rs` | the verdict ([`Validated`], [`ValidationError`]) and each problem's words |
-//! | `components.rs` | [`verify_cc`]: a component labelling against the edge list |
-//! | `pagerank.rs` | [`verify_pagerank`]: PageRank scores against the edge list (one more iteration from them), and the simple graph PageRank reads |
+//! | `components.rs` | [`verify_cc`]: a component labelling against the edge list ([`verify_cc_rows`]: against a whole graph's rows, e.g. a built file's read piece by piece) |
+//! | `pagerank.rs` | [`verify_pagerank`]: PageRank scores against the edge list (one more iteration from them; [`verify_pagerank_rows`]: from a whole graph's rows), and the simple graph PageRank reads |
 //! | `reference.rs` | sequential BFS, Dijkstra, union-find components and PageRank, the plain answers tests compare against |
 //! | `triangles.rs` | [`tc_sequential`] and [`verify_tc`]: triangle counting's sequential count and verifier (the `tc` kernel's, kept here like the other validators) |
 
@@ -87,14 +87,17 @@ mod sharded;
 mod tree;
 mod triangles;
 
-pub use components::verify_cc;
+pub use components::{verify_cc, verify_cc_rows, RowPass};
 
 pub use list::{
     validate_bfs, validate_bfs_directed, validate_bfs_list, validate_sssp, validate_sssp_directed,
     validate_sssp_list,
 };
-pub use pagerank::verify_pagerank;
+pub use pagerank::{verify_pagerank, verify_pagerank_rows};
 pub use problems::{Validated, ValidationError};
-pub use sharded::{count_traversed_sharded, validate_bfs_sharded, validate_sssp_sharded};
+pub use sharded::{
+    count_traversed_sharded, count_traversed_sharded_u32, validate_bfs_sharded,
+    validate_bfs_sharded_u32, validate_sssp_sharded,
+};
 pub use tree::NO_PARENT;
 pub use triangles::{tc_sequential, verify_tc};

@@ -11,24 +11,92 @@ pub(super) const UNREACHED: u32 = u32::MAX;
 
 const IN_PROGRESS: u32 = u32::MAX - 1;
 
+/// A parent array as the validators read it: each vertex's parent as a
+/// global id, or none. `[u64]` marks none with [`NO_PARENT`]; `[u32]`
+/// (a search's answer in 4 bytes a vertex, where every id is below
+/// `u32::MAX`, as graph-kernel's ids are) with `u32::MAX`.
+pub(crate) trait Parents: Sync {
+    /// Number of vertices.
+    fn len(&self) -> usize;
+    /// The parent of `v`, [`NO_PARENT`] for none.
+    fn at(&self, v: usize) -> u64;
+}
+
+impl Parents for [u64] {
+    fn len(&self) -> usize {
+        <[u64]>::len(self)
+    }
+    #[inline(always)]
+    fn at(&self, v: usize) -> u64 {
+        self[v]
+    }
+}
+
+impl Parents for [u32] {
+    fn len(&self) -> usize {
+        <[u32]>::len(self)
+    }
+    #[inline(always)]
+    fn at(&self, v: usize) -> u64 {
+        match self[v] {
+            u32::MAX => NO_PARENT,
+            p => u64::from(p),
+        }
+    }
+}
+
+/// A BFS level array as the validators read it (`-1` unreached): `[i64]`,
+/// or `[i32]` beside a `[u32]` parent array.
+pub(crate) trait Levels: Sync {
+    /// Number of vertices.
+    fn len(&self) -> usize;
+    /// The level of `v`.
+    fn at(&self, v: usize) -> i64;
+}
+
+impl Levels for [i64] {
+    fn len(&self) -> usize {
+        <[i64]>::len(self)
+    }
+    #[inline(always)]
+    fn at(&self, v: usize) -> i64 {
+        self[v]
+    }
+}
+
+impl Levels for [i32] {
+    fn len(&self) -> usize {
+        <[i32]>::len(self)
+    }
+    #[inline(always)]
+    fn at(&self, v: usize) -> i64 {
+        i64::from(self[v])
+    }
+}
+
 /// Depth of every vertex in the parent tree, checking rules 1-3. Returns
 /// `None` (with problems recorded) when the tree is malformed.
-fn tree_depths(root: u64, parent: &[u64], problems: &mut Problems) -> Option<Vec<u32>> {
+fn tree_depths<P: Parents + ?Sized>(
+    root: u64,
+    parent: &P,
+    problems: &mut Problems,
+) -> Option<Vec<u32>> {
     let n = parent.len() as u64;
     if root >= n {
         problems.push(|| format!("root {root} is out of range (the graph has {n} vertices)"));
         return None;
     }
-    for (v, &p) in parent.iter().enumerate() {
+    for v in 0..parent.len() {
+        let p = parent.at(v);
         if p != NO_PARENT && p >= n {
             problems.push(|| format!("parent {p} of vertex {v} is out of range"));
         }
     }
-    if parent[root as usize] != root {
+    if parent.at(root as usize) != root {
         problems.push(|| {
             format!(
                 "root {root} has parent {}, expected itself",
-                show_parent(parent[root as usize])
+                show_parent(parent.at(root as usize))
             )
         });
     }
@@ -39,7 +107,7 @@ fn tree_depths(root: u64, parent: &[u64], problems: &mut Problems) -> Option<Vec
     depth[root as usize] = 0;
     let mut chain = Vec::new();
     for start in 0..parent.len() {
-        if parent[start] == NO_PARENT || depth[start] != UNREACHED {
+        if parent.at(start) == NO_PARENT || depth[start] != UNREACHED {
             continue;
         }
         // Walk up until a vertex of known depth, marking the chain.
@@ -48,7 +116,7 @@ fn tree_depths(root: u64, parent: &[u64], problems: &mut Problems) -> Option<Vec
         while depth[v] == UNREACHED {
             depth[v] = IN_PROGRESS;
             chain.push(v);
-            let p = parent[v];
+            let p = parent.at(v);
             if p == NO_PARENT {
                 problems.push(|| format!("vertex {start} leads up to unreached vertex {v}"));
                 broken = true;
@@ -90,10 +158,10 @@ fn show_parent(p: u64) -> String {
 /// array: rules 1-3 and the levels. Returns the problems so far and, when
 /// the edges are to be checked, the tree depths as `f32` distances
 /// (`+inf` unreached) for rules 4-6 with unit weights.
-pub(super) fn bfs_prelude(
+pub(super) fn bfs_prelude<P: Parents + ?Sized, L: Levels + ?Sized>(
     root: u64,
-    parent: &[u64],
-    levels: Option<&[i64]>,
+    parent: &P,
+    levels: Option<&L>,
 ) -> (Problems, Option<Vec<f32>>) {
     let mut problems = Problems::default();
     let depth = match tree_depths(root, parent, &mut problems) {
@@ -110,7 +178,8 @@ pub(super) fn bfs_prelude(
                 )
             });
         } else {
-            for (v, (&l, &d)) in levels.iter().zip(&depth).enumerate() {
+            for (v, &d) in depth.iter().enumerate() {
+                let l = levels.at(v);
                 let expect = if d == UNREACHED { -1 } else { d as i64 };
                 if l != expect {
                     problems.push(|| {

@@ -395,6 +395,69 @@ impl BuiltGraph {
         Ok(())
     }
 
+    /// Calls `f` with every vertex's row, in vertex order: its neighbour
+    /// ids (a directed graph's out-arcs), or with `in_rows` the sources of
+    /// the arcs into it (directed files; an undirected graph's rows are
+    /// both). For the checks that read the whole graph without a list
+    /// (e.g. [`verify_cc_rows`](crate::validate::verify_cc_rows)): the
+    /// rows are read from the mapping in pieces of about 2 MiB, each
+    /// checked first as a trustee checks its rows (the chunks' digests,
+    /// the offsets rising within the entries, every id a vertex) and its
+    /// pages given back once read, so the pass holds a piece of the file,
+    /// not the file.
+    pub fn for_each_row(
+        &self,
+        in_rows: bool,
+        mut f: impl FnMut(usize, &[u32]),
+    ) -> Result<(), BuiltError> {
+        let (o, t, entries) = if in_rows && self.header.directed {
+            (
+                Section::InOffsets,
+                Section::InSources,
+                self.header.in_entries,
+            )
+        } else {
+            (Section::Offsets, Section::Targets, self.header.entries)
+        };
+        let n = self.header.num_vertices as usize;
+        let bad = || {
+            self.err(Problem::BadSection(format!(
+                "its {} do not rise from 0 to {entries}",
+                o.name()
+            )))
+        };
+        self.check_chunks(o, 0..(n as u64 + 1) * 8, (0, 1))?;
+        let offsets: Array<u64> = self.view(o, 0..n as u64 + 1);
+        let targets: Array<u32> = self.view(t, 0..entries);
+        if offsets[0] != 0 || offsets[n] != entries {
+            return Err(bad());
+        }
+        let piece = (RELEASE_PIECE / 4) as u64;
+        let mut u = 0;
+        while u < n {
+            // Rows u..end: about a piece of entries (a longer row whole).
+            let first = offsets[u];
+            let mut end = u;
+            while end < n && (end == u || offsets[end] - first < piece) {
+                if offsets[end + 1] < offsets[end] || offsets[end + 1] > entries {
+                    return Err(bad());
+                }
+                end += 1;
+            }
+            let span = first..offsets[end];
+            self.check_chunks(t, span.start * 4..span.end * 4, (0, 1))?;
+            let ids = &targets[span.start as usize..span.end as usize];
+            self.check_ids(ids, t)?;
+            for v in u..end {
+                f(v, &targets[offsets[v] as usize..offsets[v + 1] as usize]);
+            }
+            targets.release(span.start as usize..span.end as usize);
+            offsets.release(u..end);
+            u = end;
+        }
+        Ok(())
+    }
+
     /// The graph's edges as a list (checked whole first, [`verify`](Self::verify)),
     /// for the checks that read a list: an undirected graph's edge `{u, v}`
     /// once, as `(min, max)`, in row order; a directed graph's arcs in row

@@ -336,3 +336,95 @@ fn a_kernel_takes_the_rows_into_memory_and_the_shard_drops_its_view() {
     }
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn whole_graph_checks_read_the_rows_as_the_list() {
+    use crate::validate::verify_pagerank_rows;
+    use crate::validate::{reference, verify_cc, verify_cc_rows, verify_pagerank};
+    let d = scratch("row-checks");
+    for directed in [false, true] {
+        // Several 2 MiB pieces of rows; isolated vertices at the end.
+        let n = 20_000u32;
+        let list = graph(n, 600_000, 11 + u64::from(directed), false);
+        let path = d.join(format!("g-{directed}"));
+        write(&path, &list, &meta(directed, false), &[], None).unwrap();
+        let g = open(&path).unwrap();
+        let rows = |in_rows: bool| rows_of(&g, in_rows);
+        // Every row, in vertex order, as the whole shard holds it.
+        let whole: Shard =
+            build_trustees_with(&list, &Partition::single(u64::from(n)), 0..1, directed)
+                .unwrap()
+                .remove(0);
+        let mut next = 0;
+        g.for_each_row(false, |v, r| {
+            assert_eq!((v, r), (next, whole.adjacency(v as u64).0));
+            next += 1;
+        })
+        .unwrap();
+        assert_eq!(next, n as usize);
+        let what = format!("directed {directed}");
+
+        // cc: the right labels, a split class, a class joining two components.
+        let labels = reference::cc(&list);
+        assert!(verify_cc_rows(u64::from(n), &labels, rows(false)).is_ok());
+        assert_eq!(
+            verify_cc_rows(u64::from(n), &labels, rows(false)),
+            verify_cc(&list, &labels),
+            "{what}"
+        );
+        let joined = {
+            let mut l = labels.clone();
+            *l.last_mut().unwrap() = 0; // an isolated vertex in 0's class
+            l
+        };
+        let split = {
+            let mut l = labels.clone();
+            let v = (1..n as usize).find(|&v| l[v] != v as u64).unwrap();
+            l[v] = v as u64; // a vertex with neighbours alone
+            l
+        };
+        for bad in [&joined, &split] {
+            let (a, b) = (
+                verify_cc(&list, bad),
+                verify_cc_rows(u64::from(n), bad, rows(false)),
+            );
+            assert!(a.is_err() && b.is_err(), "{what}: {a:?} {b:?}");
+        }
+        assert!(verify_cc_rows(u64::from(n), &labels[1..], rows(false)).is_err());
+
+        // PageRank: the same residual, bit for bit, on converged scores and
+        // on spoiled ones; too low a score refused by both.
+        let pr = reference::pagerank(&list, directed, 0.85, 100, 1e-9).unwrap();
+        let mut spoiled = pr.scores.clone();
+        spoiled[7] *= 3.0;
+        spoiled[1234] *= 0.5;
+        for scores in [&pr.scores, &spoiled] {
+            let a = verify_pagerank(&list, directed, scores, 0.85);
+            let b = verify_pagerank_rows(u64::from(n), scores, 0.85, rows(false), rows(true));
+            assert_eq!(a.map(f64::to_bits), b.map(f64::to_bits), "{what}");
+        }
+        let mut low = pr.scores.clone();
+        low[3] = 0.0;
+        assert!(verify_pagerank_rows(u64::from(n), &low, 0.85, rows(false), rows(true)).is_err());
+    }
+    // A damaged row is refused, not read.
+    let path = d.join("g-false");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let h = open(&path).unwrap().header().clone();
+    let at = h.sections[Section::Targets as usize].start as usize + 4 * 1000;
+    bytes[at] ^= 1;
+    let bad = d.join("bad");
+    std::fs::write(&bad, &bytes).unwrap();
+    let g = open(&bad).unwrap();
+    let labels = vec![0u64; 20_000];
+    let e = verify_cc_rows(20_000, &labels, rows_of(&g, false)).unwrap_err();
+    assert!(e.contains("corrupt") || e.contains("checksum"), "{e}");
+}
+
+/// `g`'s rows for the whole-graph checks.
+fn rows_of(g: &BuiltGraph, in_rows: bool) -> crate::validate::RowPass<'_> {
+    Box::new(move |f| {
+        g.for_each_row(in_rows, |v, r| f(v, r))
+            .map_err(|e| e.to_string())
+    })
+}

@@ -11,7 +11,7 @@ use crate::validate::problems::{
     arc_unconfirmed_message, length_mismatch, unconfirmed_message, Problems, Validated,
     ValidationError, MAX_LISTED,
 };
-use crate::validate::tree::{bfs_prelude, root_distance, sssp_prelude, NO_PARENT};
+use crate::validate::tree::{bfs_prelude, root_distance, sssp_prelude, Levels, Parents, NO_PARENT};
 
 /// [`validate_sssp_list`](crate::validate::validate_sssp_list) from the shards of `g`:
 /// the same six rules, the same [`Validated`] on success and an error for
@@ -79,6 +79,28 @@ pub fn validate_bfs_sharded(
     parent: &[u64],
     level: Option<&[i64]>,
 ) -> Result<Validated, ValidationError> {
+    bfs_sharded(g, root, parent, level)
+}
+
+/// [`validate_bfs_sharded`] for an answer in 4 bytes a vertex, as
+/// `bfs::bfs_u32` gathers it: parents as `u32` global ids (`u32::MAX`
+/// unreached), levels as `i32`. The same checks and results; the caller
+/// holds 8 bytes per vertex less.
+pub fn validate_bfs_sharded_u32(
+    g: &ShardedGraph,
+    root: u64,
+    parent: &[u32],
+    level: Option<&[i32]>,
+) -> Result<Validated, ValidationError> {
+    bfs_sharded(g, root, parent, level)
+}
+
+fn bfs_sharded<P: Parents + ?Sized, L: Levels + ?Sized>(
+    g: &ShardedGraph,
+    root: u64,
+    parent: &P,
+    level: Option<&L>,
+) -> Result<Validated, ValidationError> {
     let n = g.num_vertices();
     if parent.len() as u64 != n {
         return Err(length_mismatch("parent", parent.len(), n));
@@ -93,10 +115,12 @@ pub fn validate_bfs_sharded(
                 Some(level) if problems.count == 0 => {
                     drop(dist);
                     let d = |l: i64| if l < 0 { f32::INFINITY } else { l as f32 };
-                    let pairs = parent.iter().zip(level);
-                    pairs.map(|(&p, &l)| pack(p, d(l))).collect()
+                    let word = |v| pack(parent.at(v), d(level.at(v)));
+                    (0..parent.len()).map(word).collect()
                 }
-                _ => pack_all(parent, &dist),
+                _ => (0..parent.len())
+                    .map(|v| pack(parent.at(v), dist[v]))
+                    .collect(),
             };
             check_shards(g, root, parent, words, Weights::Unit, problems)
         }
@@ -123,20 +147,31 @@ pub fn validate_bfs_sharded(
 /// with one reached end (rounded down overall). The validators count the
 /// traversed edges themselves, entry by entry.
 pub fn count_traversed_sharded(g: &ShardedGraph, parent: &[u64]) -> (u64, u64) {
+    count_traversed(g, parent)
+}
+
+/// [`count_traversed_sharded`] for parents as `u32` ids (`u32::MAX`
+/// unreached), as [`validate_bfs_sharded_u32`] takes them.
+pub fn count_traversed_sharded_u32(g: &ShardedGraph, parent: &[u32]) -> (u64, u64) {
+    count_traversed(g, parent)
+}
+
+fn count_traversed<P: Parents + ?Sized>(g: &ShardedGraph, parent: &P) -> (u64, u64) {
     let n = g.num_vertices() as usize;
-    let (within, beyond) = parent.split_at(n.min(parent.len()));
+    let within = n.min(parent.len());
+    let is_reached = |v: usize| u64::from(parent.at(v) != NO_PARENT);
     // One pass: a word of the reached bitmap per 64 entries, counted as made.
-    let bits: Vec<u64> = within
-        .chunks(64)
-        .map(|chunk| {
-            let reached = chunk.iter().map(|&p| u64::from(p != NO_PARENT));
+    let bits: Vec<u64> = (0..within)
+        .step_by(64)
+        .map(|at| {
+            let reached = (at..within.min(at + 64)).map(is_reached);
             reached.enumerate().fold(0, |w, (i, r)| w | r << i)
         })
         .chain(std::iter::repeat(0))
         .take(n.div_ceil(64))
         .collect();
     let reached = bits.iter().map(|w| u64::from(w.count_ones())).sum::<u64>()
-        + beyond.iter().filter(|&&p| p != NO_PARENT).count() as u64;
+        + (within..parent.len()).map(is_reached).sum::<u64>();
     let published = per_rank::publish(g, bits);
     let id = published.id();
     let per_trustee = g.on_trustees(move |ctx| {
@@ -155,10 +190,10 @@ pub fn count_traversed_sharded(g: &ShardedGraph, parent: &[u64]) -> (u64, u64) {
 
 /// Rules 4-6 on every trustee, merged with the caller's `problems`;
 /// `words` is the answer packed ([`pack`]), by global id.
-fn check_shards(
+fn check_shards<P: Parents + ?Sized>(
     g: &ShardedGraph,
     root: u64,
-    parent: &[u64],
+    parent: &P,
     words: Vec<u64>,
     weights: Weights,
     mut problems: Problems,
@@ -232,7 +267,8 @@ fn check_shards(
     }
     if directed {
         // Rule 6: every reached vertex but the root needs an arc from its parent.
-        for (v, &p) in parent.iter().enumerate() {
+        for v in 0..parent.len() {
+            let p = parent.at(v);
             if p != NO_PARENT && v as u64 != root && confirmed[v / 64] >> (v % 64) & 1 == 0 {
                 unconfirmed_count += 1;
                 if unconfirmed.len() < MAX_LISTED {
@@ -247,7 +283,7 @@ fn check_shards(
     problems.add_many(
         unconfirmed_count,
         unconfirmed.iter().map(|&v| {
-            let p = parent[v as usize];
+            let p = parent.at(v as usize);
             let d = super::scan::distance(words[v as usize]);
             if directed {
                 arc_unconfirmed_message(v, p, d)
@@ -256,7 +292,9 @@ fn check_shards(
             }
         }),
     );
-    let reached = parent.iter().filter(|&&p| p != NO_PARENT).count() as u64;
+    let reached = (0..parent.len())
+        .filter(|&v| parent.at(v) != NO_PARENT)
+        .count() as u64;
     problems.into_result(Validated {
         reached,
         traversed_edges: traversed,

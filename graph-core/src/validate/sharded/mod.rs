@@ -54,4 +54,7 @@ mod scan;
 #[cfg(test)]
 mod tests;
 
-pub use check::{count_traversed_sharded, validate_bfs_sharded, validate_sssp_sharded};
+pub use check::{
+    count_traversed_sharded, count_traversed_sharded_u32, validate_bfs_sharded,
+    validate_bfs_sharded_u32, validate_sssp_sharded,
+};

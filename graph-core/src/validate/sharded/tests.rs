@@ -12,6 +12,43 @@ use crate::{EdgeList, PackedEdge, PartitionKind};
 
 const KINDS: [PartitionKind; 2] = [PartitionKind::Block, PartitionKind::Cyclic];
 
+/// The BFS answer in 4 bytes a vertex (`u32::MAX` unreached), when every
+/// value fits.
+fn narrow(parent: &[u64], level: Option<&[i64]>) -> Option<(Vec<u32>, Option<Vec<i32>>)> {
+    let p: Option<Vec<u32>> = parent
+        .iter()
+        .map(|&p| match p {
+            NO_PARENT => Some(u32::MAX),
+            p => u32::try_from(p).ok().filter(|&p| p != u32::MAX),
+        })
+        .collect();
+    let l = match level {
+        Some(l) => Some(Some(
+            l.iter()
+                .map(|&l| i32::try_from(l).ok())
+                .collect::<Option<Vec<i32>>>()?,
+        )),
+        None => Some(None),
+    };
+    Some((p?, l?))
+}
+
+/// [`validate_bfs_sharded_u32`] and [`count_traversed_sharded_u32`] on the
+/// narrowed answer give what the `u64` ones give.
+fn narrow_agrees(g: &ShardedGraph, root: u64, parent: &[u64], level: Option<&[i64]>, what: &str) {
+    let Some((p, l)) = narrow(parent, level) else {
+        return;
+    };
+    let wide = validate_bfs_sharded(g, root, parent, level);
+    let thin = validate_bfs_sharded_u32(g, root, &p, l.as_deref());
+    assert_eq!(wide, thin, "{what}: u32 answer");
+    let counts = (
+        count_traversed_sharded(g, parent),
+        count_traversed_sharded_u32(g, &p),
+    );
+    assert_eq!(counts.0, counts.1, "{what}: u32 count");
+}
+
 /// splitmix64: a small deterministic generator for the test graphs.
 struct Rng(u64);
 
@@ -265,6 +302,7 @@ fn directed_sharded_checks_agree_with_the_list() {
                             );
                             let b2 = validate_bfs_sharded(&g, root, &bp, Some(&bl));
                             agree(&format!("BFS {what}"), &a2, &b2);
+                            narrow_agrees(&g, root, &bp, Some(&bl), &what);
                             assert!(a2.is_ok(), "{what}");
                         }
                     }
@@ -366,6 +404,7 @@ fn sharded_checks_agree_with_the_list_on_random_graphs() {
                             let a2 = validate_bfs_list(&list, root, &bparent, lv);
                             let b2 = validate_bfs_sharded(&g, root, &bparent, lv);
                             agree(&format!("BFS {what} levels {}", lv.is_some()), &a2, &b2);
+                            narrow_agrees(&g, root, &bparent, lv, &what);
                             if let Err(e) = &b2 {
                                 errors.push(e.to_string());
                             }
