@@ -105,6 +105,19 @@ pub fn block_cost(entries: &[u64], live: &[u64], vertex_cost: f64) -> Vec<f64> {
         .collect()
 }
 
+/// BFS's cost of each block: its `live` vertices. A direction-optimizing
+/// BFS spends most of a search in bottom-up steps, where every unvisited
+/// vertex looks for a parent and a hub finds one among its first entries,
+/// so what a trustee owns costs it per live vertex, hardly per entry:
+/// on the degree-sorted SCALE 20 graph (docs/balance.md) blocks dealt
+/// alternately ran BFS at the even graph's speed although trustee 0 kept
+/// the hubs' block (74% of the entries), while a table dealt by
+/// [`block_cost`] (entries plus [`VERTEX_COST`] per vertex) won back less
+/// than half.
+pub fn bfs_block_cost(live: &[u64]) -> Vec<f64> {
+    live.iter().map(|&l| l as f64).collect()
+}
+
 /// One block moved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Move {
