@@ -10,8 +10,9 @@
 //! cargo run --release -p graph-core --example plan_blocks -- [--bfs] FILE RANKS THREADS BUSY...
 //! ```
 //!
-//! With `--bfs` each block's cost is BFS's, its live vertices
-//! ([`graph_core::balance::bfs_block_cost`]), and its bytes 4 per endpoint.
+//! With `--bfs` each block's cost is BFS's, its live vertices and a
+//! quarter per isolated id ([`graph_core::balance::bfs_block_cost`]), and
+//! its bytes 4 per endpoint.
 //!
 //! The table goes to stdout as `gossamer-graph ... --partition blocks
 //! --block-table` takes it; the plan (moves, bytes, predicted imbalance) to
@@ -55,7 +56,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let cfg = BalanceConfig::default();
     let cost = if bfs {
-        bfs_block_cost(&live)
+        let ids: Vec<u64> = (0..nb as u32)
+            .map(|b| p.block_range(b).end - p.block_range(b).start)
+            .collect();
+        bfs_block_cost(&live, &ids)
     } else {
         block_cost(&entries, &live, cfg.vertex_cost)
     };

@@ -145,6 +145,15 @@ impl ShardedGraph {
     }
 }
 
+/// An empty vector with room for `len` values, in huge pages where the
+/// system allows (as a build's rows are: the kernels read them at random).
+fn huge_with_capacity<T>(len: usize, what: &'static str) -> Vec<T> {
+    let mut v = Vec::new();
+    crate::alloc::reserve_or_exit(&mut v, len, what);
+    crate::csr::advise_huge_pages(v.spare_capacity_mut());
+    v
+}
+
 /// Trustee `t`'s shard under `next`, from the shards of `old` (rows with
 /// global ids, stored as a fresh build stores them).
 fn lay_out(
@@ -170,7 +179,7 @@ fn lay_out(
     // Weighted rows by local index, unweighted ones by position.
     let slots = (!weighted).then(|| crate::csr::positions(n as u32, |l| degree(l as usize)));
     let slot = |l: usize| slots.as_ref().map_or(l, |s| s[l] as usize);
-    let mut offsets = crate::alloc::vec_or_exit(n + 1, 0u64, "moved row offsets");
+    let mut offsets = crate::alloc::huge_vec_or_exit(n + 1, 0u64, "moved row offsets");
     for l in 0..n {
         offsets[slot(l) + 1] = degree(l);
     }
@@ -178,31 +187,29 @@ fn lay_out(
         offsets[k + 1] += offsets[k];
     }
     let entries = offsets[n] as usize;
-    let mut targets = crate::alloc::vec_or_exit(entries, 0u32, "moved adjacency rows");
-    let mut weights = if weighted {
-        crate::alloc::vec_or_exit(entries, 0f32, "moved weights")
-    } else {
-        Vec::new()
-    };
+    // The rows written in stored order, each array's pages touched first
+    // by the copy itself (no zeroing pass).
+    let mut targets = huge_with_capacity::<u32>(entries, "moved adjacency rows");
+    let mut weights =
+        huge_with_capacity::<f32>(if weighted { entries } else { 0 }, "moved weights");
+    let mut stored = crate::alloc::vec_or_exit(n, 0u32, "moved row order");
+    for l in 0..n {
+        stored[slot(l)] = l as u32;
+    }
     let mut buf = Vec::new();
-    for (l, &(ot, ol)) in from.iter().enumerate() {
+    for &l in &stored {
+        let (ot, ol) = from[l as usize];
         let s = &shards[ot as usize];
-        let at = offsets[slot(l)] as usize;
         let ids = s.row_ids(ol, &mut buf);
-        let row = &mut targets[at..at + ids.len()];
         match s.renamed() {
-            Some(names) => {
-                for (x, &id) in row.iter_mut().zip(ids) {
-                    *x = names[id as usize];
-                }
-            }
-            None => row.copy_from_slice(ids),
+            Some(names) => targets.extend(ids.iter().map(|&id| names[id as usize])),
+            None => targets.extend_from_slice(ids),
         }
         if weighted {
-            let w = s.adjacency(ol).1;
-            weights[at..at + w.len()].copy_from_slice(w);
+            weights.extend_from_slice(s.adjacency(ol).1);
         }
     }
+    debug_assert_eq!(targets.len(), entries);
     let shard = match slots {
         Some(slots) => Shard::unweighted_from_arrays(*next, t, offsets.into(), targets.into())
             .with_row_slots(slots),
