@@ -105,6 +105,17 @@ impl Engine {
         &self.ready_use
     }
 
+    /// Gives the blocks the owners of `next` in memory
+    /// ([`ShardedGraph::move_blocks`]); the kernels prepare again on their
+    /// next search. SSSP's weight profile does not depend on the owners
+    /// and stays.
+    pub fn move_blocks(
+        &mut self,
+        next: graph_core::Partition,
+    ) -> Result<graph_core::construct::Moved> {
+        Ok(self.graph.move_blocks(next)?)
+    }
+
     /// The kernels' graph.
     pub fn graph(&self) -> &ShardedGraph {
         &self.graph

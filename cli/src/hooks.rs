@@ -33,7 +33,7 @@ pub fn pretend_busy() -> Option<Vec<f64>> {
 
 /// `GOSSAMER_GRAPH_TEST_SEARCH_S=S`: the between-searches balancer counts
 /// each search as taking `S` seconds, so the tests' tiny searches can
-/// repay a rebuild.
+/// repay a move.
 pub fn pretend_search_s() -> Option<f64> {
     hook!("GOSSAMER_GRAPH_TEST_SEARCH_S").and_then(|v| v.to_str()?.parse().ok())
 }

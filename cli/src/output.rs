@@ -318,15 +318,16 @@ pub fn human_report(info: &RunInfo, run: &KernelRun, setting: &str) -> String {
     if let Some(b) = &run.balance {
         let _ = writeln!(
             s,
-            "balance between searches: {} rebuild(s){}, {} blocks moved ({:.1} MiB of rows), migration {:.3} s (a rebuild of the shards, outside the search times); imbalance {:.2} in the first search, {:.2} in the last (predicted {:.2})",
+            "balance between searches: {} move(s){}, {} blocks moved ({:.1} MiB of rows; {:.1} MiB copied in all), migration {:.3} s (rows copied in memory, outside the search times); imbalance {:.2} in the first search, {:.2} in the last (predicted {:.2})",
             b.rebuilds,
             if b.stopped {
-                " (then stopped: a rebuild gave less than half its predicted gain)"
+                " (then stopped: a move gave less than half its predicted gain)"
             } else {
                 ""
             },
             b.blocks_moved,
             b.bytes_moved as f64 / (1u64 << 20) as f64,
+            b.bytes_copied as f64 / (1u64 << 20) as f64,
             b.migration_s,
             b.imbalance_before,
             b.imbalance_after,

@@ -115,19 +115,21 @@ pub struct KernelRun {
 /// What the between-searches balancer did over one kernel's searches.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct BalanceReport {
-    /// Times it moved blocks (each one rebuild of the shards).
+    /// Times it moved blocks (each a copy of the rows in memory,
+    /// [`graph_core::sharded::ShardedGraph::move_blocks`]; the name is the
+    /// first version's, which rebuilt the shards from the source).
     pub rebuilds: usize,
-    /// Blocks moved, over all rebuilds.
+    /// Blocks moved, over all moves.
     pub blocks_moved: usize,
     /// Bytes of the moved blocks' rows (ids, and weights when loaded) and
-    /// row offsets: what an incremental move would copy. The rebuild this
-    /// version does reads every trustee's shard again, so it costs
-    /// `migration_s`, not this.
+    /// row offsets: what changed trustee.
     pub bytes_moved: u64,
-    /// Seconds rebuilding the shards (construction), over all rebuilds;
-    /// outside the searches' times.
+    /// Bytes of every row and offset written by the moves (blocks that
+    /// stay are renumbered, and rows a kernel renamed are named back).
+    pub bytes_copied: u64,
+    /// Seconds moving blocks, over all moves; outside the searches' times.
     pub migration_s: f64,
-    /// Set-up and gathering seconds of the searches right after a rebuild
+    /// Set-up and gathering seconds of the searches right after a move
     /// (the kernels prepare their adjacency for the new shards there; the
     /// figure includes gathering the answer, as every search's does).
     pub setup_after_rebuild_s: f64,
@@ -135,11 +137,11 @@ pub struct BalanceReport {
     pub imbalance_before: f64,
     /// Imbalance of the last search.
     pub imbalance_after: f64,
-    /// Imbalance the balancer predicted after its last rebuild.
+    /// Imbalance the balancer predicted after its last move.
     pub predicted_after: f64,
-    /// True when it stopped rebuilding: a rebuild's next search showed less
+    /// True when it stopped moving: a move's next search showed less
     /// than half the imbalance gain it predicted.
     pub stopped: bool,
-    /// The block table after the last rebuild (block -> trustee).
+    /// The block table after the last move (block -> trustee).
     pub table: Vec<u32>,
 }

@@ -121,7 +121,7 @@ fn check_balance(a: &SingleArgs, partition: PartitionArg) -> Result<()> {
     match a.out.balance {
         BalanceArg::Off => Ok(()),
         BalanceArg::Supersteps => Err(crate::error::CliError::new(
-            "--balance supersteps is not offered: moving a block means rebuilding the shards (about a construction's time, seconds on SCALE 20), far more than a superstep (milliseconds), so it could never pay; use --balance between-searches (docs/balance.md)",
+            "--balance supersteps is not offered: moving blocks means copying every shard's rows and preparing the kernel again (a tenth of a second and more on SCALE 20), far more than a superstep (milliseconds), so it could never pay; use --balance between-searches (docs/balance.md)",
         )),
         BalanceArg::BetweenSearches if partition != PartitionArg::Blocks => {
             Err(crate::error::CliError::new(
@@ -130,7 +130,7 @@ fn check_balance(a: &SingleArgs, partition: PartitionArg) -> Result<()> {
         }
         BalanceArg::BetweenSearches if a.prepared.prepared.is_some() || a.prepared.save_prepared.is_some() => {
             Err(crate::error::CliError::new(
-                "--balance between-searches rebuilds the shards for the new block table, which saved prepared shards do not follow: drop --prepared / --save-prepared",
+                "--balance between-searches moves blocks to a new block table, which saved prepared shards do not follow: drop --prepared / --save-prepared",
             ))
         }
         BalanceArg::BetweenSearches => Ok(()),

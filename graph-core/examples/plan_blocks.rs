@@ -7,8 +7,12 @@
 //! bytes of state per vertex.
 //!
 //! ```text
-//! cargo run --release -p graph-core --example plan_blocks -- FILE RANKS THREADS BUSY...
+//! cargo run --release -p graph-core --example plan_blocks -- [--bfs] FILE RANKS THREADS BUSY...
 //! ```
+//!
+//! With `--bfs` each block's cost is BFS's, its live vertices and a
+//! quarter per isolated id ([`graph_core::balance::bfs_block_cost`]), and
+//! its bytes 4 per endpoint.
 //!
 //! The table goes to stdout as `gossamer-graph ... --partition blocks
 //! --block-table` takes it; the plan (moves, bytes, predicted imbalance) to
@@ -16,13 +20,17 @@
 //! [`graph_core::balance::BalanceConfig`], with searches of a second and
 //! no rebuild to repay.
 
-use graph_core::balance::{apply, block_cost, deal, BalanceConfig};
+use graph_core::balance::{apply, bfs_block_cost, block_cost, deal, BalanceConfig};
 use graph_core::io::file;
 use graph_core::{Partition, PartitionKind};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: plan_blocks FILE RANKS THREADS BUSY...";
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let bfs = args.first().is_some_and(|a| a == "--bfs");
+    if bfs {
+        args.remove(0);
+    }
+    let usage = "usage: plan_blocks [--bfs] FILE RANKS THREADS BUSY...";
     let (path, ranks, threads) = match args.as_slice() {
         [p, r, t, ..] => (p, r.parse::<u32>()?, t.parse::<u32>()?),
         _ => return Err(usage.into()),
@@ -47,11 +55,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         live[b] += u64::from(d > 0);
     }
     let cfg = BalanceConfig::default();
-    let cost = block_cost(&entries, &live, cfg.vertex_cost);
+    let cost = if bfs {
+        let ids: Vec<u64> = (0..nb as u32)
+            .map(|b| p.block_range(b).end - p.block_range(b).start)
+            .collect();
+        bfs_block_cost(&live, &ids)
+    } else {
+        block_cost(&entries, &live, cfg.vertex_cost)
+    };
+    let per_entry = if bfs { 4 } else { 12 };
     let bytes: Vec<u64> = (0..nb as u32)
         .map(|b| {
             let r = p.block_range(b);
-            12 * entries[b as usize] + 16 * (r.end - r.start)
+            per_entry * entries[b as usize] + 16 * (r.end - r.start)
         })
         .collect();
     // Searches of a second, no rebuild to repay: the table as the

@@ -105,6 +105,32 @@ pub fn block_cost(entries: &[u64], live: &[u64], vertex_cost: f64) -> Vec<f64> {
         .collect()
 }
 
+/// BFS's cost of each block: its `live` vertices. A direction-optimizing
+/// BFS spends most of a search in bottom-up steps, where every unvisited
+/// vertex looks for a parent and a hub finds one among its first entries,
+/// so what a trustee owns costs it per live vertex, hardly per entry:
+/// on the degree-sorted SCALE 20 graph (docs/balance.md) blocks dealt
+/// alternately ran BFS faster than the even graph although trustee 0 kept
+/// the hubs' block (74% of the entries), while a table dealt by
+/// [`block_cost`] (entries plus [`VERTEX_COST`] per vertex) won back less
+/// than half.
+///
+/// An isolated id costs [`BFS_ISOLATED_COST`] of a live vertex: bottom-up
+/// steps still pass over it. `ids` is each block's id count.
+pub fn bfs_block_cost(live: &[u64], ids: &[u64]) -> Vec<f64> {
+    live.iter()
+        .zip(ids)
+        .map(|(&l, &n)| l as f64 + BFS_ISOLATED_COST * n.saturating_sub(l) as f64)
+        .collect()
+}
+
+/// What an isolated id costs BFS, in live vertices ([`bfs_block_cost`]).
+/// On the degree-sorted SCALE 20 graph (docs/balance.md), leaving its 48
+/// blocks of isolated ids on one trustee (a BFS-dealt table that counted
+/// live vertices only) made searches 0.6 ms (13%) longer than dealing
+/// them too, about a quarter of what a live vertex costs there.
+pub const BFS_ISOLATED_COST: f64 = 0.25;
+
 /// One block moved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Move {
@@ -287,9 +313,11 @@ pub fn plan(p: &Partition, busy: &[f64], cost: &[f64], bytes: &[u64], cfg: &Bala
 /// The plan is dropped (no moves) unless the predicted busiest load falls
 /// by at least `cfg.min_gain` of it, the `measured` busy seconds (one per
 /// trustee) show an imbalance above `1 + cfg.min_gain`, and the gain
-/// counted in search seconds (`search_s`, the last search's time, times
-/// the fraction) over `cfg.searches_ahead` searches pays for
-/// `cfg.fixed_cost_s` plus the copies of `bytes` at `cfg.copy_bytes_per_s`.
+/// counted in search seconds pays for `cfg.fixed_cost_s` plus the copies
+/// of `bytes` at `cfg.copy_bytes_per_s`: `search_s` (the last search's
+/// seconds) over `cfg.searches_ahead` searches, times the fraction the
+/// busiest trustee would lose if the measured imbalance fell to the
+/// predicted one (`1 - predicted_after / predicted_before`).
 /// `predicted_before` is the measured imbalance, `predicted_after` the
 /// one the model predicts.
 pub fn deal(
@@ -340,11 +368,14 @@ pub fn deal(
         return out;
     }
     let gain = 1.0 - max_after / max_now;
+    // What the busiest trustee's measured seconds would lose if the loads
+    // after the move are as uneven as the model predicts: the payback.
+    let win = 1.0 - imbalance(&load) / out.predicted_before;
     let bytes_moved: u64 = moves.iter().map(|m| bytes[m.block as usize]).sum();
     let copy_s = bytes_moved as f64 / cfg.copy_bytes_per_s;
     if gain < cfg.min_gain
         || out.predicted_before < 1.0 + cfg.min_gain
-        || gain * search_s * cfg.searches_ahead <= cfg.fixed_cost_s + copy_s
+        || win * search_s * cfg.searches_ahead <= cfg.fixed_cost_s + copy_s
     {
         return out;
     }

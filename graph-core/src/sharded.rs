@@ -167,6 +167,17 @@ impl TrusteeState {
         }
     }
 
+    /// Takes this trustee's shard out (leaving an empty one of the same
+    /// shape) and drops every kernel state made for it: the first step of
+    /// a block move ([`ShardedGraph::move_blocks`]).
+    pub(crate) fn take_shard(&mut self) -> Shard {
+        self.kernels.clear();
+        let (p, t) = (*self.shard.partition(), self.shard.trustee());
+        let n = p.local_count(t) as usize;
+        let empty = Shard::from_parts(p, t, vec![0; n + 1], Vec::new(), Vec::new());
+        std::mem::replace(&mut self.shard, empty)
+    }
+
     /// Puts `shard` in place of this trustee's shard (the last step of a
     /// distributed build), dropping every kernel state made for the old one.
     pub(crate) fn replace_shard(&mut self, shard: Shard) {
@@ -339,6 +350,13 @@ impl ShardedGraph {
             collective: Collective::new(),
             rewritten_by: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Takes `next` as the partition after a block move: the shards now
+    /// installed follow it and hold global ids again.
+    pub(crate) fn set_moved(&mut self, next: Partition) {
+        self.partition = next;
+        self.rewritten_by = std::sync::OnceLock::new();
     }
 
     /// Records that kernel `by` rewrites the shards' rows in place

@@ -27,7 +27,9 @@ the searches), each trustee's busy seconds (`;`-joined), and, when the build
 reports them (`--balance between-searches`), rebuilds, blocks moved, bytes
 moved, migration seconds, the set-up seconds of the searches after a
 rebuild, the imbalance of the first and the last search and the one the
-balancer predicted; the construction seconds."""
+balancer predicted; the construction seconds; since the in-memory move,
+the bytes every move wrote (`bytes_copied`), the run's wall seconds and its
+seconds of kernel set-up and gathering outside the searches' clocks."""
 import argparse, csv, json, os, subprocess, sys
 
 ap = argparse.ArgumentParser()
@@ -46,7 +48,7 @@ a = ap.parse_args()
 FIELDS = ["round", "case", "graph", "kernel", "shape", "setting", "teps", "median_s",
           "imbalance", "busy_s", "rebuilds", "blocks_moved", "bytes_moved", "migration_s",
           "setup_after_rebuild_s", "imbalance_before", "imbalance_after", "predicted_after",
-          "construction_s"]
+          "construction_s", "bytes_copied", "wall_s", "setup_gather_s"]
 
 
 def run(graph, kernel, shape, balance):
@@ -68,6 +70,11 @@ def run(graph, kernel, shape, balance):
     if p.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed:\n{p.stdout}\n{p.stderr}")
     return json.loads(p.stdout)
+
+
+def phase(d, name):
+    """Seconds of one wall-time phase of the report (0 when absent)."""
+    return sum(p["seconds"] for p in d["wall_time"]["phases"] if p["name"] == name)
 
 
 def straggler():
@@ -114,6 +121,9 @@ with open(a.out, "a", newline="") as f:
                                 "setup_after_rebuild_s": b.get("setup_after_rebuild_s", ""),
                                 "predicted_after": b.get("predicted_after", ""),
                                 "construction_s": f"{d['construction_time_s']:.3f}",
+                                "bytes_copied": b.get("bytes_copied", ""),
+                                "wall_s": f"{d['wall_time']['total_s']:.3f}",
+                                "setup_gather_s": f"{phase(d, 'kernel set-up and gathering'):.3f}",
                             }
                             w.writerow(row)
                             f.flush()

@@ -88,16 +88,19 @@
 //! | `exchange.rs` | what the trustees send each other: entries to their owners, and whether a step failed |
 //! | `progress.rs` | how far this process's trustees are, for a progress display ([`build_progress`]) |
 //! | `built.rs` | [`open_built`](crate::sharded::ShardedGraph::open_built): every trustee takes its shard from a built graph file ([`crate::io::built`]) |
+//! | `moved.rs` | [`move_blocks`](crate::sharded::ShardedGraph::move_blocks): blocks given new owners in one process, the rows copied in memory from the old shards ([`Moved`]) |
 //! | `prepared.rs` | [`save_prepared`](crate::sharded::ShardedGraph::save_prepared) and [`open_prepared`](crate::sharded::ShardedGraph::open_prepared) on every trustee (the file is [`crate::io::prepared`]) |
 
 mod built;
 mod exchange;
+mod moved;
 mod passes;
 mod prepared;
 mod progress;
 mod source;
 
 pub use built::ReadyUse;
+pub use moved::Moved;
 pub use passes::{scratch_bytes_per_trustee, BuildTimes};
 pub use progress::{build_progress, BuildProgress, BuildStep};
 pub use source::{EdgeRecords, EdgeSource, LocalSource, Unweighted};

@@ -51,7 +51,6 @@ impl ShardedGraph {
         source: S,
         kind: PartitionKind,
     ) -> Result<(Self, BuildTimes), KernelError> {
-        let start = Instant::now();
         let workers = in_fiber("ShardedGraph::build_from")?;
         let n = source.num_vertices();
         if n > u64::from(u32::MAX) + 1 {
@@ -60,6 +59,28 @@ impl ShardedGraph {
             )));
         }
         let partition = Partition::new(kind, n, 1, workers as u32)?;
+        Self::build_from_placed(source, partition)
+    }
+
+    /// [`build_from`](Self::build_from) over a given `partition` (of the
+    /// source's vertices over this runtime's workers), e.g. a blocks
+    /// partition with a chosen table.
+    pub fn build_from_placed<S: EdgeSource>(
+        source: S,
+        partition: Partition,
+    ) -> Result<(Self, BuildTimes), KernelError> {
+        let start = Instant::now();
+        let workers = in_fiber("ShardedGraph::build_from")?;
+        if partition.num_vertices() != source.num_vertices()
+            || partition.num_trustees() as usize != workers
+        {
+            return Err(KernelError::Config(format!(
+                "the partition is of {} vertices over {} trustees, the source has {} vertices and the runtime {workers} workers",
+                partition.num_vertices(),
+                partition.num_trustees(),
+                source.num_vertices()
+            )));
+        }
         let mut graph = ShardedGraph::with_placeholders(partition, source.num_edges());
         graph.set_directed(source.directed());
         graph.set_weighted(source.weighted());
