@@ -87,6 +87,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use gossamer::WorkerId;
 use graph_core::alloc::vec_or_exit;
 use graph_core::sharded::{KernelError, ShardedGraph};
 use graph_core::EdgeList;
@@ -105,6 +106,9 @@ pub const MAX_SOURCES: usize = 64;
 /// 12 graphs, 1 to 3 trustees). A wrong path count or a missed successor
 /// changes a score by far more than 1e-9.
 pub const TOLERANCE: f64 = 1e-9;
+
+/// The name of the even levels' share replica.
+const EVEN: &str = "bc.even";
 
 /// Depth of a vertex not reached (yet) from the current source.
 const UNSEEN: u32 = u32::MAX;
@@ -189,7 +193,8 @@ struct Brandes {
     /// (`f64` bits) its `σ` (shortest paths from the source) once reached
     /// at depth `d`, and once its level is done backward its share
     /// `(1 + δ) / σ` instead (read only after that, by depth), by flat id
-    /// (one copy per process; see the module docs for the two).
+    /// (one copy per process; see the module docs for the two; in a
+    /// job of one process both are one array: no copy lands late).
     depths: Arc<Replica>,
     shares: [Arc<Replica>; 2],
 }
@@ -306,6 +311,9 @@ pub fn bc(graph: &ShardedGraph, sources: &[u64], cfg: &BcConfig) -> Result<BcOut
     // A new state every run (an earlier run's was released).
     let init = |s: &mut graph_kernel::Setup<'_>, _| {
         let n = s.num_own() as usize;
+        // In one process both parities are one array (no late copies).
+        let one = (0..gossamer::num_workers()).all(|t| gossamer::is_local_worker(WorkerId(t)));
+        let odd = if one { EVEN } else { "bc.odd" };
         Brandes {
             lo: s.adjacency().flat(0),
             score: vec_or_exit(n, 0.0, "bc scores"),
@@ -316,7 +324,7 @@ pub fn bc(graph: &ShardedGraph, sources: &[u64], cfg: &BcConfig) -> Result<BcOut
             sending: vec_or_exit(s.adjacency().num_flat() as usize / 64, 0, "bc sent bits"),
             reached: [0, 1].map(|_| vec_or_exit(n.div_ceil(64), 0, "bc reached bits")),
             depths: Replica::per_vertex(s.adjacency(), "bc.depths"),
-            shares: ["bc.even", "bc.odd"].map(|name| Replica::per_vertex(s.adjacency(), name)),
+            shares: [EVEN, odd].map(|name| Replica::per_vertex(s.adjacency(), name)),
         }
     };
     let per = run(graph, init, move |k| {
