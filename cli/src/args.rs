@@ -713,6 +713,12 @@ pub struct BcArgs {
     /// (converted and text files).
     #[arg(long, value_name = "S", default_value_t = DEFAULT_ROOT_SEED)]
     pub seed: u64,
+    /// How the rows are stored (as `cc --rows`). Compressed rows take the
+    /// place of the graph's plain array, coded as it is given up: the
+    /// memory-lean choice (results/memory/unweighted.md), each row decoded
+    /// as it is read. The scores are the same.
+    #[arg(long, value_enum, default_value_t = RowsArg::Plain)]
+    pub rows: RowsArg,
     /// Write every vertex's normalised score: N x f64 little-endian.
     #[arg(long, value_name = "FILE")]
     pub dump_scores: Option<PathBuf>,

@@ -149,7 +149,8 @@ trait WholeKernel: Clone + Send + 'static {
     }
 
     /// Whether [`prepare`](Self::prepare) reads the edge list (bc choosing
-    /// its sources among the vertices with edges): the command then loads
+    /// its sources among the vertices with edges, but not from a built
+    /// file: its offsets say which have edges): the command then loads
     /// the list whole before the run; otherwise each trustee reads only
     /// its slice, and the list is read again for verification, after the
     /// shards are gone.
@@ -209,7 +210,14 @@ fn run<K: WholeKernel>(mut kernel: K, args: &WholeArgs, dump: Option<&Path>) -> 
     if let Some(p) = dump {
         files::check_output(p)?;
     }
-    let whole = kernel.prepares_from_the_list();
+    // A built file says which vertices have edges by its offsets: bc picks
+    // its sources there, and the list is read only for validation.
+    let built = args
+        .input
+        .graph
+        .as_deref()
+        .is_some_and(graph::is_built_file);
+    let whole = kernel.prepares_from_the_list() && !built;
     let graph = Arc::new(crate::phases::time("load", || {
         if whole {
             graph::load(&args.input, &args.gen, threads, args.run.force)
@@ -603,18 +611,21 @@ pub fn run_bc(args: &BcArgs) -> Result<()> {
         given: args.source.clone(),
         seed: args.seed,
         sources: Vec::new(),
+        rows: args.rows.format(),
     };
     run(bc, &args.whole, args.dump_scores.as_deref())
 }
 
 /// Betweenness from the `given` sources, or `roots` distinct ones chosen
-/// as the searches' roots are (`sources` once the graph is loaded).
+/// as the searches' roots are (`sources` once the graph is loaded), on
+/// rows in this format.
 #[derive(Clone)]
 struct Bc {
     roots: usize,
     given: Vec<u64>,
     seed: u64,
     sources: Vec<u64>,
+    rows: graph_kernel::RowsFormat,
 }
 
 impl WholeKernel for Bc {
@@ -641,7 +652,11 @@ impl WholeKernel for Bc {
     }
 
     fn run(&self, g: &ShardedGraph) -> Result<Self::Answer> {
-        Ok(::bc::bc(g, &self.sources, &::bc::BcConfig::default())?)
+        let cfg = ::bc::BcConfig {
+            rows: self.rows,
+            ..Default::default()
+        };
+        Ok(::bc::bc(g, &self.sources, &cfg)?)
     }
 
     fn kernel_time(answer: &Self::Answer) -> Duration {

@@ -47,7 +47,9 @@
 //! | [`filter`] | [`Filter`]: those bounds for the other processes' vertices, one per process |
 //! | [`forest`] | [`Forest`]: a per-vertex replica of vertex names (a union-find parent forest) [published](Kernel::publish_forest) only where other processes can read it: the boundary and the vertices named in what was sent; [filled](Forest::fill) in a run's first step, [compressed](Forest::compress) to stars across processes by [`Forest::flatten`] |
 //! | [`replica`] | [`Replica`]: a dense bitmap or per-vertex array over flat ids, one per process, shared by its trustees and [published](Kernel::publish) to other processes |
+//! | [`roots`] | [`check_roots`](roots::check_roots): 1 to a most roots, each a vertex |
 //! | [`runtime`] | starting the runtime configured for graph work (the slot size the kernels were measured with) |
+//! | [`sequential`] | [`simple_rows`](sequential::simple_rows): an edge list as the simple graph the kernels see, for the sequential references |
 //! | [`source`] | [`Graph500Source`]: the Graph500 generator read slice by slice, for [`ShardedGraph::build_from`](graph_core::sharded::ShardedGraph::build_from) |
 //! | [`test_hook!`] | an environment variable read only in builds with the `test-hooks` feature (test builds of the command) |
 //!
@@ -164,7 +166,9 @@ pub mod forest;
 mod outbox;
 pub mod paths;
 pub mod replica;
+pub mod roots;
 pub mod runtime;
+pub mod sequential;
 pub mod source;
 pub mod tutorial;
 

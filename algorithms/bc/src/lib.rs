@@ -28,10 +28,12 @@
 //!
 //! # In graph-kernel's one shape
 //!
-//! Each trustee's [`Program`] state holds depth, `σ` and score of its
-//! vertices, by position in graph-kernel's renumbered adjacency, whose rows
-//! are already the simple graph (out-arcs on a directed graph). Both passes
-//! read only the rows:
+//! Each trustee's [`Program`] state holds `σ` and score of its vertices, by
+//! position in graph-kernel's renumbered adjacency, whose rows are already
+//! the simple graph (out-arcs on a directed graph), plain or compressed
+//! ([`BcConfig::rows`]); their depths are written straight into the
+//! replica of depths below (the carry word of `σ` above each depth, 8 B a
+//! vertex in all). Both passes read only the rows:
 //!
 //! - **forward** (push), one superstep per level: each frontier vertex
 //!   sends its `σ` along its row, sum-combined ([`Program::COMBINE`]: at
@@ -85,11 +87,12 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use gossamer::WorkerId;
 use graph_core::alloc::vec_or_exit;
 use graph_core::sharded::{KernelError, ShardedGraph};
-use graph_core::{build_trustees_with, EdgeList, Partition};
+use graph_core::EdgeList;
 use graph_kernel::paths::{paths_add, paths_scale, Paths};
-use graph_kernel::{gather, run, Local, Prepare, Program, Replica};
+use graph_kernel::{gather, run, Local, Prepare, Program, Replica, RowsFormat};
 
 /// Most sources one run takes (the 64 search roots of Graph500).
 pub const MAX_SOURCES: usize = 64;
@@ -103,6 +106,9 @@ pub const MAX_SOURCES: usize = 64;
 /// 12 graphs, 1 to 3 trustees). A wrong path count or a missed successor
 /// changes a score by far more than 1e-9.
 pub const TOLERANCE: f64 = 1e-9;
+
+/// The name of the even levels' share replica.
+const EVEN: &str = "bc.even";
 
 /// Depth of a vertex not reached (yet) from the current source.
 const UNSEEN: u32 = u32::MAX;
@@ -118,12 +124,18 @@ pub struct BcConfig {
     /// alike within the noise of a loaded machine, 16 Ki was up to 20%
     /// slower across ranks.
     pub step_work: usize,
+    /// How the rows are stored when this run is the first to prepare the
+    /// graph ([`graph_kernel::prepare_with`]; default plain): compressed
+    /// rows take the place of the shard's array (less memory, each row
+    /// decoded when read); the scores are the same.
+    pub rows: RowsFormat,
 }
 
 impl Default for BcConfig {
     fn default() -> Self {
         BcConfig {
             step_work: graph_kernel::STEP_WORK,
+            rows: RowsFormat::Plain,
         }
     }
 }
@@ -160,9 +172,8 @@ pub struct BcOutput {
 
 /// One trustee's state, by position.
 struct Brandes {
-    depth: Vec<u32>,
-    /// Shortest paths from the source.
-    sigma: Vec<Paths>,
+    /// Flat id of position 0.
+    lo: u32,
     score: Vec<f64>,
     /// Own vertices in the order reached; level `d` is `order[starts[d]..starts[d + 1]]`.
     order: Vec<u32>,
@@ -174,10 +185,16 @@ struct Brandes {
     /// this one.
     sent: Vec<u64>,
     sending: Vec<u64>,
-    /// Every vertex's depth (and above it its `σ`'s carry word) and, once
-    /// its level `d` is done backward, its
-    /// share `(1 + δ) / σ` (`f64` bits) in `shares[d % 2]`, by flat id (one
-    /// copy per process; see the module docs for the two).
+    /// Bitmaps over positions: the own vertices reached in an earlier
+    /// level, and in the level being filled.
+    reached: [Vec<u64>; 2],
+    /// Every vertex's depth (UNSEEN until reached; written as it is
+    /// reached) and above it the carry word of its `σ`; in `shares[d % 2]`
+    /// (`f64` bits) its `σ` (shortest paths from the source) once reached
+    /// at depth `d`, and once its level is done backward its share
+    /// `(1 + δ) / σ` instead (read only after that, by depth), by flat id
+    /// (one copy per process; see the module docs for the two; in a
+    /// job of one process both are one array: no copy lands late).
     depths: Arc<Replica>,
     shares: [Arc<Replica>; 2],
 }
@@ -189,17 +206,27 @@ impl Program for Brandes {
 
     #[inline(always)]
     fn receive(&mut self, v: u32, x: Paths) -> bool {
-        let (v, d) = (v as usize, self.depth[v as usize]);
-        if d == UNSEEN {
-            (self.depth[v], self.sigma[v]) = (self.level, x);
-            self.order.push(v as u32);
-            true
-        } else {
-            if d == self.level {
-                self.sigma[v] = paths_add(self.sigma[v], x);
-            }
-            false
+        let (w, bit, f) = ((v / 64) as usize, 1u64 << (v % 64), (self.lo + v) as usize);
+        // Most messages reach a vertex of an earlier level: one bit says so.
+        if self.reached[0][w] & bit != 0 {
+            return false;
         }
+        let (paths, level) = (&self.shares[self.level as usize % 2], u64::from(self.level));
+        if self.reached[1][w] & bit == 0 {
+            paths.set(f, x[0].to_bits());
+            self.depths.set(f, ((x[1] as u64) << 32) | level);
+            self.reached[1][w] |= bit;
+            self.order.push(v);
+            return true;
+        }
+        // Reached in this level: add to its σ (the carry word rarely moves).
+        let word = self.depths.get(f);
+        let sum = paths_add([f64::from_bits(paths.get(f)), (word >> 32) as f64], x);
+        paths.set(f, sum[0].to_bits());
+        if sum[1] != (word >> 32) as f64 {
+            self.depths.set(f, ((sum[1] as u64) << 32) | level);
+        }
+        false
     }
 
     #[inline]
@@ -213,6 +240,10 @@ impl Program for Brandes {
         for (old, new) in self.sent.iter_mut().zip(&mut self.sending) {
             *old |= std::mem::take(new);
         }
+        let [seen, fresh] = &mut self.reached;
+        for (old, new) in seen.iter_mut().zip(fresh) {
+            *old |= std::mem::take(new);
+        }
     }
 }
 
@@ -223,18 +254,19 @@ fn backward(l: &mut Local<'_, Brandes>, d: usize) {
     let (rows, adj) = (l.rows(), l.adjacency());
     let s = l.state();
     for &v in &s.order[s.starts[d]..s.starts[d + 1]] {
-        let (mut sum, e) = (0.0, s.sigma[v as usize][1]);
-        for &w in rows.row(v) {
+        let (mut sum, e) = (0.0, s.depths.get(adj.flat(v) as usize) >> 32);
+        rows.for_each(v, |w| {
             // The depth, and above it the exponent of the path count.
             let word = s.depths.get(w as usize);
-            if word == (((e as u64) << 32) | (d as u64 + 1)) {
+            if word == ((e << 32) | (d as u64 + 1)) {
                 sum += f64::from_bits(s.shares[(d + 1) % 2].get(w as usize));
             } else if word as u32 == d as u32 + 1 {
                 let share = f64::from_bits(s.shares[(d + 1) % 2].get(w as usize));
-                sum += share * paths_scale(e - (word >> 32) as f64);
+                sum += share * paths_scale(e as f64 - (word >> 32) as f64);
             }
-        }
-        let (sigma, delta) = (s.sigma[v as usize][0], s.sigma[v as usize][0] * sum);
+        });
+        let sigma = f64::from_bits(s.shares[d % 2].get(adj.flat(v) as usize));
+        let delta = sigma * sum;
         s.score[v as usize] += delta;
         let share = (1.0 + delta) / sigma;
         s.shares[d % 2].set(adj.flat(v) as usize, share.to_bits());
@@ -243,19 +275,8 @@ fn backward(l: &mut Local<'_, Brandes>, d: usize) {
 
 /// Checks the sources: 1 to [`MAX_SOURCES`] vertices of the graph.
 fn check_sources(sources: &[u64], n: u64) -> Result<(), KernelError> {
-    if sources.is_empty() || sources.len() > MAX_SOURCES {
-        return Err(KernelError::Config(format!(
-            "{} sources: betweenness runs from 1 to {MAX_SOURCES} sources (GAPBS's bc uses 4)",
-            sources.len()
-        )));
-    }
-    if let Some(&s) = sources.iter().find(|&&s| s >= n) {
-        return Err(KernelError::RootOutOfRange {
-            root: s,
-            vertices: n,
-        });
-    }
-    Ok(())
+    let rule = format!("betweenness runs from 1 to {MAX_SOURCES} sources (GAPBS's bc uses 4)");
+    graph_kernel::roots::check_roots(sources, n, MAX_SOURCES, &rule)
 }
 
 /// Betweenness centrality of `graph` from `sources` (1 to [`MAX_SOURCES`]
@@ -285,34 +306,39 @@ pub fn bc(graph: &ShardedGraph, sources: &[u64], cfg: &BcConfig) -> Result<BcOut
     let (count, step_work) = (sources.len(), cfg.step_work);
     let mut roots = [0u64; MAX_SOURCES];
     roots[..count].copy_from_slice(sources);
-    graph_kernel::prepare(graph, Prepare::Rows);
+    graph_kernel::prepare_with(graph, Prepare::Rows, cfg.rows);
     let t0 = Instant::now();
-    let init = |s: &mut graph_kernel::Setup<'_>, old: Option<Brandes>| {
+    // A new state every run (an earlier run's was released).
+    let init = |s: &mut graph_kernel::Setup<'_>, _| {
         let n = s.num_own() as usize;
-        let mut b = old.unwrap_or_else(|| Brandes {
-            depth: vec_or_exit(n, UNSEEN, "bc depths"),
-            sigma: vec_or_exit(n, [0.0; 2], "bc path counts"),
+        // In one process both parities are one array (no late copies).
+        let one = (0..gossamer::num_workers()).all(|t| gossamer::is_local_worker(WorkerId(t)));
+        let odd = if one { EVEN } else { "bc.odd" };
+        Brandes {
+            lo: s.adjacency().flat(0),
             score: vec_or_exit(n, 0.0, "bc scores"),
             order: Vec::with_capacity(n),
             starts: Vec::new(),
             level: 0,
             sent: vec_or_exit(s.adjacency().num_flat() as usize / 64, 0, "bc sent bits"),
             sending: vec_or_exit(s.adjacency().num_flat() as usize / 64, 0, "bc sent bits"),
+            reached: [0, 1].map(|_| vec_or_exit(n.div_ceil(64), 0, "bc reached bits")),
             depths: Replica::per_vertex(s.adjacency(), "bc.depths"),
-            shares: ["bc.even", "bc.odd"].map(|name| Replica::per_vertex(s.adjacency(), name)),
-        });
-        b.score.fill(0.0);
-        b
+            shares: [EVEN, odd].map(|name| Replica::per_vertex(s.adjacency(), name)),
+        }
     };
     let per = run(graph, init, move |k| {
         k.set_step_work(step_work);
         let mut levels = vec![0u32; count];
         for (i, &root) in roots[..count].iter().enumerate() {
+            // Every trustee is done reading the last source's depths
+            // before any resets its own.
+            k.sync();
             k.with(move |l| {
-                let s = l.state();
-                s.depth.fill(UNSEEN);
-                s.sigma.fill([0.0; 2]);
+                let (n, s) = (l.num_own(), l.state());
+                (s.lo..s.lo + n).for_each(|f| s.depths.set(f as usize, UNSEEN.into()));
                 s.sent.fill(0);
+                s.reached.iter_mut().for_each(|r| r.fill(0));
                 s.order.clear();
                 s.starts.clear();
                 s.starts.push(0);
@@ -325,8 +351,11 @@ pub fn bc(graph: &ShardedGraph, sources: &[u64], cfg: &BcConfig) -> Result<BcOut
             while k.end_superstep() > 0 {
                 levels[i] += 1;
                 k.for_each_active(|l, v| {
-                    let x = l.state().sigma[v as usize];
-                    for &f in l.row(v) {
+                    let (f, s) = (l.flat(v) as usize, l.state());
+                    let word = s.depths.get(f);
+                    let sigma = f64::from_bits(s.shares[word as u32 as usize % 2].get(f));
+                    let x = [sigma, (word >> 32) as f64];
+                    l.for_each_target(v, |l, f| {
                         let (w, bit) = ((f / 64) as usize, 1 << (f % 64));
                         match l.own(f) {
                             Some(u) => l.receive(u, x),
@@ -336,18 +365,11 @@ pub fn bc(graph: &ShardedGraph, sources: &[u64], cfg: &BcConfig) -> Result<BcOut
                             }
                             None => {}
                         }
-                    }
+                    });
                 });
             }
             // Backward: dependencies from the deepest level up, pulled
             // from the successors' shares.
-            k.with(|l| {
-                for v in 0..l.num_own() {
-                    let (f, s) = (l.flat(v), l.state());
-                    let e = (s.sigma[v as usize][1] as u64) << 32;
-                    s.depths.set(f as usize, e | u64::from(s.depth[v as usize]));
-                }
-            });
             k.publish(|b: &Brandes| &b.depths);
             for d in (0..levels[i] as usize).rev() {
                 k.sync();
@@ -364,6 +386,11 @@ pub fn bc(graph: &ShardedGraph, sources: &[u64], cfg: &BcConfig) -> Result<BcOut
         (levels, k.stats().sent)
     });
     let kernel_time = t0.elapsed();
+    // Only the scores are gathered: the rest goes first.
+    graph_kernel::release_states(graph, |b: &mut Brandes| {
+        (b.order, b.sent, b.sending, b.reached) = Default::default();
+        (b.depths, b.shares) = Default::default();
+    });
     Ok(BcOutput {
         scores: gather(graph, 0.0, |s: &Brandes, v| s.score[v as usize])?,
         sources: sources.to_vec(),
@@ -409,28 +436,15 @@ pub fn bc_sequential_as(
     sources: &[u64],
 ) -> Result<Vec<f64>, KernelError> {
     check_sources(sources, list.num_vertices())?;
-    let whole = Partition::single(list.num_vertices());
-    // The weights are never read: freed before the lists are made.
-    let g = build_trustees_with(list, &whole, 0..1, directed)?
-        .remove(0)
-        .without_weights();
     let n = list.num_vertices() as usize;
-    let nbrs: Vec<Vec<u32>> = (0..n as u64)
-        .map(|v| {
-            let mut a = g.adjacency(v).0.to_vec();
-            a.sort_unstable();
-            a.dedup();
-            a
-        })
-        .collect();
+    let nbrs = graph_kernel::sequential::simple_rows(list, directed)?;
     let mut scores = vec![0.0f64; n];
     for &s in sources {
         let mut depth = vec![UNSEEN; n];
         let mut sigma = vec![[0.0f64; 2]; n];
-        let mut queue = vec![s as u32];
+        let (mut queue, mut head) = (vec![s as u32], 0);
         depth[s as usize] = 0;
         sigma[s as usize] = [1.0, 0.0];
-        let mut head = 0;
         while head < queue.len() {
             let u = queue[head] as usize;
             head += 1;

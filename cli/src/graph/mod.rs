@@ -13,6 +13,9 @@ mod load;
 mod loaded;
 mod roots;
 
-pub use load::{generate, graph500_file_params, load, load_described, load_streamed, read_foreign};
+pub use load::{
+    generate, graph500_file_params, is_built_file, load, load_described, load_streamed,
+    read_foreign,
+};
 pub use loaded::{BuildSource, LoadedGraph};
 pub use roots::{check_root, graph500_roots, RootPlan, GRAPH500_ROOTS};

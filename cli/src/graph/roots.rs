@@ -41,8 +41,24 @@ impl LoadedGraph {
         if matches!(plan, RootPlan::Fixed(_)) {
             return self.resolve_roots(plan, |_| false);
         }
-        let live = non_isolated(&self.edge_list(), self.meta().directed);
-        self.resolve_roots(plan, |v| live.contains(v))
+        let live = self.live()?;
+        self.resolve_roots(plan, live)
+    }
+
+    /// Whether a vertex has an edge to another vertex (on a directed graph:
+    /// an out-arc): a built file says it by its row offsets alone (no edge
+    /// is read, no list made), other graphs by a pass over the edge list.
+    fn live(&self) -> Result<Box<dyn Fn(u64) -> bool + '_>> {
+        if let Storage::Built { graph, .. } = &self.storage {
+            let bits = graph
+                .nonempty_rows()
+                .map_err(|e| CliError::new(e.to_string()))?;
+            return Ok(Box::new(move |v| {
+                bits[(v / 64) as usize] >> (v % 64) & 1 == 1
+            }));
+        }
+        let set = non_isolated(&self.edge_list(), self.meta().directed);
+        Ok(Box::new(move |v| set.contains(v)))
     }
 
     /// Betweenness's sources: the `given` ones (input file ids, each at
@@ -50,7 +66,9 @@ impl LoadedGraph {
     /// searches' roots are (a generated graph's Graph500 roots, a graph
     /// file's stored roots, or picked at random from `seed`), fewer when
     /// fewer vertices have edges. Dense ids, and a note for the user when
-    /// there are fewer than asked. Needs the edge list unless `given`.
+    /// there are fewer than asked. Needs the edge list when they are
+    /// picked or the generator's, unless the graph is a built file (its
+    /// offsets say which vertices have edges).
     pub fn choose_sources(
         &self,
         given: &[u64],
@@ -80,12 +98,13 @@ impl LoadedGraph {
             seed,
         };
         let plan = self.root_plan(&choice)?;
-        let live = non_isolated(&self.edge_list(), self.meta().directed);
         let mut sources = match plan {
+            // Stored roots need no look at the edges.
+            RootPlan::Fixed(roots) => roots,
             RootPlan::Random { count, seed } => {
-                distinct_random_roots(self.num_vertices(), |v| live.contains(v), count, seed)?
+                distinct_random_roots(self.num_vertices(), self.live()?, count, seed)?
             }
-            plan => self.resolve_roots(plan, |v| live.contains(v))?,
+            plan => self.resolve_roots(plan, self.live()?)?,
         };
         // The reference's give-up rule repeats roots on a graph with fewer
         // vertices with edges than asked for: keep each once.

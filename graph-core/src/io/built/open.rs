@@ -458,6 +458,35 @@ impl BuiltGraph {
         Ok(())
     }
 
+    /// Which vertices have a row that is not empty, from the row offsets
+    /// alone (8 B per vertex read, checked against their digests, the
+    /// pages given back): bit `v % 64` of word `v / 64` is set when vertex
+    /// `v` has an edge to another vertex (self-loops are not in the rows;
+    /// on a directed graph, an out-arc). What picking sources or roots
+    /// among the vertices with edges (as GAPBS does) needs, without reading
+    /// the edges or making a list of them.
+    pub fn nonempty_rows(&self) -> Result<Vec<u64>, BuiltError> {
+        let n = self.header.num_vertices;
+        self.check_chunks(Section::Offsets, 0..8 * (n + 1), (0, 1))?;
+        let offsets: Array<u64> = self.view(Section::Offsets, 0..n + 1);
+        let mut bits = vec![0u64; n.div_ceil(64) as usize];
+        for (v, pair) in offsets.windows(2).enumerate() {
+            if pair[1] < pair[0] || pair[1] > self.header.entries {
+                return Err(self.err(Problem::BadSection(format!(
+                    "its row offsets do not rise within the {} entries",
+                    self.header.entries
+                ))));
+            }
+            if pair[1] > pair[0] {
+                bits[v / 64] |= 1 << (v % 64);
+            }
+        }
+        if let Array::Mapped(m) = &offsets {
+            m.release(0..offsets.len());
+        }
+        Ok(bits)
+    }
+
     /// The graph's edges as a list (checked whole first, [`verify`](Self::verify)),
     /// for the checks that read a list: an undirected graph's edge `{u, v}`
     /// once, as `(min, max)`, in row order; a directed graph's arcs in row

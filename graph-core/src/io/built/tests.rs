@@ -428,3 +428,44 @@ fn rows_of(g: &BuiltGraph, in_rows: bool) -> crate::validate::RowPass<'_> {
             .map_err(|e| e.to_string())
     })
 }
+
+#[test]
+fn nonempty_rows_are_the_vertices_with_an_edge_to_another() {
+    let d = scratch("nonempty");
+    // Self-loops (every 13th record), a hub and isolated vertices (the
+    // top eighth of the ids); undirected and directed.
+    let list = graph(300, 900, 5, false);
+    for directed in [false, true] {
+        let path = d.join(format!("g{directed}"));
+        write(&path, &list, &meta(directed, false), &[], None).unwrap();
+        let g = open(&path).unwrap();
+        let bits = g.nonempty_rows().unwrap();
+        assert_eq!(bits.len(), 300usize.div_ceil(64));
+        let mut want = vec![false; 300];
+        for e in list.edges().iter().filter(|e| e.u != e.v) {
+            want[e.u as usize] = true;
+            if !directed {
+                want[e.v as usize] = true;
+            }
+        }
+        let got: Vec<bool> = (0..300)
+            .map(|v| bits[v / 64] >> (v % 64) & 1 == 1)
+            .collect();
+        assert_eq!(got, want, "directed {directed}");
+        // Some vertices have only self-loops or nothing: not every bit is set.
+        assert!(want.iter().any(|&x| !x) && want.iter().filter(|&&x| x).count() > 200);
+        assert!(
+            bits[300 / 64] >> (300 % 64) == 0,
+            "no bit past the last vertex"
+        );
+        // A damaged offset is refused, not read.
+        let mut bytes = std::fs::read(&path).unwrap();
+        let o = g.header().sections[Section::Offsets as usize].start as usize;
+        bytes[o + 8 * 7] ^= 1;
+        let bad = d.join("bad");
+        std::fs::write(&bad, &bytes).unwrap();
+        let e = open(&bad).unwrap().nonempty_rows().unwrap_err().to_string();
+        assert!(e.contains("row offsets do not match their checksum"), "{e}");
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
