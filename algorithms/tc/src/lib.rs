@@ -239,6 +239,9 @@ pub fn tc(graph: &ShardedGraph, cfg: &TcConfig) -> Result<TcOutput, KernelError>
     };
     let per = run(graph, init, move |k| {
         k.set_step_work(step_work);
+        // At most about 1 Mi records (12 MiB) in flight per trustee, however
+        // late the receivers run (graph-kernel's `set_step_wait`).
+        k.set_step_wait(1 << 20);
         k.publish(|t: &Triangles| &t.key);
         k.sync();
         // 2. Out-list lengths, for every trustee; marked: the vertices whose
@@ -254,8 +257,7 @@ pub fn tc(graph: &ShardedGraph, cfg: &TcConfig) -> Result<TcOutput, KernelError>
         k.publish(|t: &Triangles| &t.len);
         k.sync();
         k.with(|l| {
-            let n = l.adjacency().num_flat() as usize;
-            let s = l.state();
+            let (n, s) = (l.adjacency().num_flat() as usize, l.state());
             let len = |b| usize::from(s.mark.get(b as u32)) * s.len.get(b) as usize;
             (s.lists, s.len) = (Lists::with_lengths(n, len, "tc out-lists"), Arc::default());
             s.mark.clear_every();
