@@ -728,6 +728,12 @@ pub struct BcArgs {
 pub struct TcArgs {
     #[command(flatten)]
     pub whole: WholeArgs,
+    /// How the rows are stored (as `bfs --rows`). Compressed rows take the
+    /// place of the graph's plain array, coded as it is given up: the
+    /// memory-lean choice (results/memory/unweighted.md); tc reads each row
+    /// only while it makes its out-lists. The count is the same.
+    #[arg(long, value_enum, default_value_t = RowsArg::Plain)]
+    pub rows: RowsArg,
 }
 
 #[derive(Args, Debug)]

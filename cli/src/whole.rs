@@ -721,12 +721,12 @@ impl WholeKernel for Bc {
 
 /// Runs the `tc` command.
 pub fn run_tc(args: &TcArgs) -> Result<()> {
-    run(Tc, &args.whole, None)
+    run(Tc(args.rows.format()), &args.whole, None)
 }
 
-/// Triangle counting.
+/// Triangle counting, on rows in this format.
 #[derive(Clone)]
-struct Tc;
+struct Tc(graph_kernel::RowsFormat);
 
 impl WholeKernel for Tc {
     const NAME: &'static str = "tc";
@@ -736,7 +736,11 @@ impl WholeKernel for Tc {
     type Fields = TcResult;
 
     fn run(&self, g: &ShardedGraph) -> Result<Self::Answer> {
-        Ok(::tc::tc(g, &::tc::TcConfig::default())?)
+        let cfg = ::tc::TcConfig {
+            rows: self.0,
+            ..Default::default()
+        };
+        Ok(::tc::tc(g, &cfg)?)
     }
 
     fn kernel_time(answer: &Self::Answer) -> Duration {

@@ -83,6 +83,8 @@ pub struct Kernel<P: Program> {
     rounds: u64,
     last_active: u64,
     step_work: usize,
+    /// Records a sweep sends between waits (0: it never waits).
+    step_wait: u64,
     _p: PhantomData<fn() -> P>,
 }
 
@@ -97,6 +99,7 @@ impl<P: Program> Kernel<P> {
             rounds: 0,
             last_active: 0,
             step_work: STEP_WORK,
+            step_wait: 0,
             _p: PhantomData,
         }
     }
@@ -146,6 +149,21 @@ impl<P: Program> Kernel<P> {
     /// ship sooner and wait less; larger ones pay less per step.
     pub fn set_step_work(&mut self, work: usize) {
         self.step_work = work.max(1);
+    }
+
+    /// Makes a sweep wait, after a step that brings the records it sent
+    /// since the last wait to `records` or more, until all of them are
+    /// applied (default 0: it never waits, only yields). A step ships its
+    /// records from inside the trustee's own apply, where the runtime
+    /// cannot hold the sender back, so a sweep that sends much while its
+    /// receivers are busy, or not running at all on a loaded machine,
+    /// queues records without bound (tc's out-lists: 60 MB at SCALE 20,
+    /// more on a loaded machine); waiting bounds them to about `records`
+    /// per trustee. Each wait costs a round trip, more when the receiver's
+    /// thread waits for a core (waiting after every step of 16 Ki work
+    /// made tc's sending 4x slower beside a busy loop on 2 cores).
+    pub fn set_step_wait(&mut self, records: u64) {
+        self.step_wait = records;
     }
 
     /// Runs `f` once on this trustee's [`Local`] view and returns its
@@ -201,9 +219,13 @@ impl<P: Program> Kernel<P> {
         f: impl Fn(&mut Local<'_, P>, u32) + Delegable,
     ) {
         let budget = self.step_work;
-        self.ctx.local.apply(|s| core::<P>(s).1.cursor = 0);
+        let mut waited = self.ctx.local.apply(|s| {
+            let c = core::<P>(s).1;
+            c.cursor = 0;
+            c.net.stats.sent
+        });
         loop {
-            let more = self.ctx.local.apply(move |s| {
+            let (more, sent) = self.ctx.local.apply(move |s| {
                 let (shard, c) = core::<P>(s);
                 let mut pos = c.cursor;
                 let n = c.adj.num_own() as usize;
@@ -253,12 +275,17 @@ impl<P: Program> Kernel<P> {
                 } else {
                     c.net.flush();
                 }
-                more
+                (more, c.net.stats.sent)
             });
             if !more {
                 break;
             }
-            gossamer::yield_now();
+            if self.step_wait > 0 && sent - waited >= self.step_wait {
+                gossamer::wait_outstanding();
+                waited = sent;
+            } else {
+                gossamer::yield_now();
+            }
         }
     }
 

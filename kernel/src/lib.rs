@@ -45,6 +45,7 @@
 //! | `bounds` | [`Bounds`]: per-flat-id upper bounds of a push kernel's values, so it sends only improvements (SSSP) |
 //! | [`paths`] | [`Paths`](paths::Paths): shortest-path counts past `f64`'s range, bit for bit `f64` sums while they fit (betweenness) |
 //! | [`filter`] | [`Filter`]: those bounds for the other processes' vertices, one per process |
+//! | [`lists`] | [`Lists`](lists::Lists): lists by index whose lengths are known before their items, filed in place as records arrive (tc's out-lists) |
 //! | [`forest`] | [`Forest`]: a per-vertex replica of vertex names (a union-find parent forest) [published](Kernel::publish_forest) only where other processes can read it: the boundary and the vertices named in what was sent; [filled](Forest::fill) in a run's first step, [compressed](Forest::compress) to stars across processes by [`Forest::flatten`] |
 //! | [`replica`] | [`Replica`]: a dense bitmap or per-vertex array over flat ids, one per process, shared by its trustees and [published](Kernel::publish) to other processes |
 //! | [`roots`] | [`check_roots`](roots::check_roots): 1 to a most roots, each a vertex |
@@ -163,6 +164,7 @@ mod bounds;
 pub mod doc;
 pub mod filter;
 pub mod forest;
+pub mod lists;
 mod outbox;
 pub mod paths;
 pub mod replica;

@@ -577,6 +577,15 @@ impl<'l, P: Program> Sender<'l, P> {
         let (o, v) = self.adj.locate(f);
         self.net.push(o, v, msg);
     }
+
+    /// [`Local::send_to_trustee`] to another trustee `t` (not this one:
+    /// the state is borrowed apart, so a kernel applies its own records to
+    /// it directly).
+    #[inline(always)]
+    pub fn send_to_trustee(&mut self, t: u32, msg: P::Msg) {
+        debug_assert_ne!(t, self.adj.me(), "Sender::send_to_trustee to this trustee");
+        self.net.push(t as usize, TRUSTEE, msg);
+    }
 }
 
 /// Compressed rows up to this long are decoded on the stack

@@ -28,10 +28,17 @@
 //!    to the others), so every trustee orders every vertex alike (ties by
 //!    flat id instead of global id: any total order counts each triangle
 //!    once);
-//! 2. **out-lists**: each trustee sends the out-list of each of its
-//!    vertices `b`, as `[b, c]` records, to itself and to every trustee that
-//!    owns a lower neighbour `a` of `b` ([`Local::send_to_trustee`]), which
-//!    files them by `b` once all have arrived;
+//! 2. **out-lists**: each trustee writes the length of each of its
+//!    vertices' out-lists into a second [`Replica`], published likewise,
+//!    and marks the vertices whose out-lists it will read (its own and
+//!    their out-neighbours); it sizes [`Lists`] for exactly those
+//!    (graph-kernel's `lists`: 8 B per vertex of the graph, 4 B per entry),
+//!    then sends the out-list of each own vertex `b`, as `[b, c]` records,
+//!    to itself and to every trustee that owns a lower neighbour `a` of `b`
+//!    ([`Sender::send_to_trustee`](graph_kernel::Sender::send_to_trustee)),
+//!    which files each record in place as it arrives (no records are kept:
+//!    collecting them first and sorting them by `b` held 8 B per entry more,
+//!    and twice the entries while they were filed);
 //! 3. **count**: a sweep takes each own `a`, marks its out-list in a
 //!    bitmap over flat ids, and looks every element of the out-list of
 //!    every `b` in it up there; the trustees' counts are summed.
@@ -69,10 +76,14 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use graph_core::alloc::vec_or_exit;
 use graph_core::sharded::{KernelError, ShardedGraph};
 pub use graph_core::validate::{tc_sequential, verify_tc};
-use graph_kernel::{run, Local, Prepare, Program, Replica};
+use graph_kernel::adjacency::Rows;
+use graph_kernel::lists::{Lists, Marks};
+use graph_kernel::{run, Prepare, Program, Replica, RowsFormat};
+
+/// [`TcConfig::step_work`]'s default.
+pub const STEP_WORK: usize = 16 * 1024;
 
 /// Settings of one run.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -80,16 +91,26 @@ pub struct TcConfig {
     /// Work of a sweep step (vertices + row entries + 4 per record queued
     /// for another trustee) before the records leave and the fiber yields
     /// ([`graph_kernel::Kernel::set_step_work`]; 0 counts as 1). Default
-    /// [`graph_kernel::STEP_WORK`] (64 Ki): at SCALE 19, 1 x 2 threads and
-    /// 2 ranks x 1 thread, 64 Ki and 256 Ki were alike within the noise of
-    /// a loaded machine, 1 Mi was up to 40% slower across ranks.
+    /// [`STEP_WORK`] (16 Ki). At SCALE 19, 1 x 2 threads and 2 ranks x 1
+    /// thread, [`graph_kernel::STEP_WORK`] (64 Ki) and 256 Ki were alike
+    /// in time within the noise of a loaded machine, 1 Mi was up to 40%
+    /// slower across ranks; but at 64 Ki the out-lists' records piled up
+    /// in the runtime's queues faster than the other trustee filed them
+    /// (about 60 MB more peak at SCALE 20, 1 x 2; 16 Ki and 4 Ki: none).
     pub step_work: usize,
+    /// How the rows are stored when this run is the first to prepare the
+    /// graph ([`graph_kernel::prepare_with`]; default plain): compressed
+    /// rows take the place of the shard's array, at 1.6-1.7 B an entry on
+    /// Graph500 graphs instead of 4. The kernel reads each row twice, while
+    /// it makes the out-lists; the count reads only those.
+    pub rows: RowsFormat,
 }
 
 impl Default for TcConfig {
     fn default() -> Self {
         TcConfig {
-            step_work: graph_kernel::STEP_WORK,
+            step_work: STEP_WORK,
+            rows: RowsFormat::Plain,
         }
     }
 }
@@ -122,17 +143,21 @@ pub struct TcOutput {
 }
 
 /// One trustee's state.
+#[derive(Default)]
 struct Triangles {
     /// Every vertex's place in the order, by flat id: `degree << 32 | flat id`.
     key: Arc<Replica>,
-    /// Out-list records `[b, c]` received and not yet filed.
-    inbox: Vec<[u32; 2]>,
+    /// Every vertex's out-list length, by flat id (until the lists are made).
+    len: Arc<Replica>,
     /// The out-lists this trustee reads (its own and those received), by
-    /// flat id: `out[off[b]..off[b + 1]]`.
-    off: Vec<usize>,
-    out: Vec<u32>,
-    /// One bit per flat id: the out-list of the vertex being counted.
-    mark: Vec<u64>,
+    /// flat id, filed as their records arrive.
+    lists: Lists,
+    /// One bit per flat id: the vertices whose out-lists this trustee
+    /// reads, then the out-list of the vertex being counted.
+    mark: Marks,
+    /// A row and an out-list, while the out-lists are made.
+    buf: [Vec<u32>; 2],
+    oriented: u64,
     triangles: u64,
 }
 
@@ -143,17 +168,35 @@ impl Program for Triangles {
         unreachable!("tc sends to trustees only")
     }
 
-    fn receive_here(&mut self, rec: [u32; 2]) {
-        self.inbox.push(rec);
+    fn receive_here(&mut self, [b, c]: [u32; 2]) {
+        self.lists.place(b, c);
     }
+}
+
+/// Own vertex `v` (flat id `b`)'s row (in `row` if compressed) and
+/// out-list (in `out`): its neighbours above it in the order.
+fn out_list<'r>(
+    rows: &'r Rows,
+    key: &Replica,
+    (v, b): (u32, u32),
+    [row, out]: &'r mut [Vec<u32>; 2],
+) -> (&'r [u32], &'r [u32]) {
+    let kb = key.get(b as usize);
+    let row = rows.read(v, row);
+    out.clear();
+    out.extend(row.iter().filter(|&&c| key.get(c as usize) > kb));
+    (row, out)
 }
 
 /// Triangles of `graph` (as a simple graph), from a fiber of the runtime that
 /// built it. Returns [`KernelError::Config`] on a directed graph.
 ///
-/// Memory per trustee, beyond the adjacency: one offset per vertex of the
-/// graph and the out-lists it reads (its own and its neighbours'); per
-/// process, one key per vertex of the graph.
+/// Memory per trustee, beyond the adjacency: one offset (8 B) per vertex
+/// of the graph and the out-lists it reads (its own and its neighbours',
+/// 4 B an entry); per process, two words per vertex of the graph (the keys
+/// and, until the lists are sized, their lengths). From a built file with
+/// compressed rows ([`TcConfig::rows`]) at SCALE 20 and 22, one process of
+/// 2 threads peaks under GAPBS's tc (results/memory/unweighted.md).
 ///
 /// ```
 /// use graph_core::sharded::ShardedGraph;
@@ -177,101 +220,86 @@ pub fn tc(graph: &ShardedGraph, cfg: &TcConfig) -> Result<TcOutput, KernelError>
         ));
     }
     let step_work = cfg.step_work;
-    graph_kernel::prepare(graph, Prepare::Rows);
+    graph_kernel::prepare_with(graph, Prepare::Rows, cfg.rows);
     let t0 = Instant::now();
     let init = |s: &mut graph_kernel::Setup<'_>, _| {
         let (a, rows) = (s.adjacency(), s.rows());
         // 1. This trustee's keys, for every trustee.
         let key = Replica::per_vertex(a, "tc.key");
         for v in 0..a.num_own() {
-            key.set(
-                a.flat(v) as usize,
-                rows.degree(v) << 32 | u64::from(a.flat(v)),
-            );
+            let f = a.flat(v);
+            key.set(f as usize, rows.degree(v) << 32 | u64::from(f));
         }
         Triangles {
             key,
-            inbox: Vec::new(),
-            off: Vec::new(),
-            out: Vec::new(),
-            mark: vec_or_exit(a.num_flat().div_ceil(64) as usize, 0, "tc marks"),
-            triangles: 0,
+            len: Replica::per_vertex(a, "tc.len"),
+            mark: Marks::new(a.num_flat() as usize, "tc marks"),
+            ..Default::default()
         }
     };
     let per = run(graph, init, move |k| {
         k.set_step_work(step_work);
+        // At most about 1 Mi records (12 MiB) in flight per trustee, however
+        // late the receivers run (graph-kernel's `set_step_wait`).
+        k.set_step_wait(1 << 20);
         k.publish(|t: &Triangles| &t.key);
         k.sync();
-        // 2. Out-lists to this trustee and to the owners of lower neighbours
-        // (ascending along a row, so each trustee's entries are one run).
+        // 2. Out-list lengths, for every trustee; marked: the vertices whose
+        // out-lists this trustee reads (its own and their out-neighbours).
+        k.for_each_vertex(|l, v| {
+            let (rows, b, s) = (l.rows(), l.flat(v), l.state());
+            let (_, out) = out_list(rows, &s.key, (v, b), &mut s.buf);
+            s.len.set(b as usize, out.len() as u64);
+            s.oriented += out.len() as u64;
+            s.mark.set_all(out);
+            s.mark.set(b);
+        });
+        k.publish(|t: &Triangles| &t.len);
+        k.sync();
+        k.with(|l| {
+            let (n, s) = (l.adjacency().num_flat() as usize, l.state());
+            let len = |b| usize::from(s.mark.get(b as u32)) * s.len.get(b) as usize;
+            (s.lists, s.len) = (Lists::with_lengths(n, len, "tc out-lists"), Arc::default());
+            s.mark.clear_every();
+        });
+        k.sync();
+        // Out-lists to this trustee and to the owners of lower neighbours
+        // (ascending along a row, so each trustee's entries are one run),
+        // filed by `b` as they arrive.
         let me = k.me();
         k.for_each_vertex(move |l, v| {
-            let (b, row, adj) = (l.flat(v), l.row(v), l.adjacency());
-            let kb = l.state().key.get(b as usize);
-            let send = |l: &mut Local<'_, Triangles>, t: u32| {
-                for &c in row {
-                    if l.state().key.get(c as usize) > kb {
-                        l.send_to_trustee(t, [b, c]);
-                    }
-                }
-            };
-            send(l, me);
-            let mut last = me;
+            let (rows, adj, b) = (l.rows(), l.adjacency(), l.flat(v));
+            let (s, mut tx) = l.split();
+            let (row, out) = out_list(rows, &s.key, (v, b), &mut s.buf);
+            out.iter().for_each(|&c| s.lists.place(b, c));
+            let (kb, mut last) = (s.key.get(b as usize), me);
             for &a in row {
                 let t = adj.owner_of(a) as u32;
-                if t != last && t != me && l.state().key.get(a as usize) < kb {
-                    send(l, t);
+                if t != last && t != me && s.key.get(a as usize) < kb {
+                    out.iter().for_each(|&c| tx.send_to_trustee(t, [b, c]));
                     last = t;
                 }
             }
         });
         k.sync();
-        // Filed by `b` (a counting sort): `off[b]` counts up to the end of
-        // `b`'s list, then down to its start as the entries are placed.
-        let oriented = k.with(|l| {
-            let (n, own) = (l.adjacency().num_flat() as usize, l.adjacency().own_flat());
-            let s = l.state();
-            let mut off = vec_or_exit(n + 1, 0usize, "tc list offsets");
-            for &[b, _] in &s.inbox {
-                off[b as usize] += 1;
-            }
-            for i in 1..=n {
-                off[i] += off[i - 1];
-            }
-            let mut out = vec_or_exit(s.inbox.len(), 0u32, "tc out-lists");
-            for &[b, c] in &s.inbox {
-                off[b as usize] -= 1;
-                out[off[b as usize]] = c;
-            }
-            (s.off, s.out, s.inbox) = (off, out, Vec::new());
-            (s.off[own.end] - s.off[own.start]) as u64
-        });
         // 3. Count: for every own a, mark out(a), then look every element of
         // out(b) up in the marks, for every b in out(a).
         let t = Instant::now();
         k.for_each_vertex(|l, v| {
-            let a = l.flat(v) as usize;
-            let Triangles { off, out, mark, .. } = l.state();
-            let list = &out[off[a]..off[a + 1]];
-            for &c in list {
-                mark[(c >> 6) as usize] |= 1 << (c & 63);
-            }
-            let mut found = 0u64;
-            for &b in list {
-                for &c in &out[off[b as usize]..off[b as usize + 1]] {
-                    found += (mark[(c >> 6) as usize] >> (c & 63)) & 1;
-                }
-            }
-            for &c in list {
-                mark[(c >> 6) as usize] = 0;
-            }
-            l.state().triangles += found;
+            let (a, s) = (l.flat(v), l.state());
+            let list = s.lists.list(a);
+            s.mark.set_all(list);
+            s.triangles += list
+                .iter()
+                .map(|&b| s.mark.count(s.lists.list(b)))
+                .sum::<u64>();
+            s.mark.clear(list);
         });
         let count_time = t.elapsed().as_nanos() as u64;
-        let local = k.with(|l| {
+        let (local, oriented) = k.with(|l| {
             let s = l.state();
-            (s.off, s.out) = (Vec::new(), Vec::new());
-            s.triangles
+            (s.lists, s.buf) = Default::default();
+            (s.triangles, s.oriented)
         });
         let (triangles, oriented) = (k.sum(local), k.sum(oriented));
         (triangles, oriented, k.stats().sent, count_time)

@@ -1,5 +1,6 @@
 //! Triangle counting against the sequential reference on the Graph500
 //! reference graphs (SCALE 10 and 12): 1, 2 and 3 trustees, both partitions,
+//! plain and compressed rows,
 //! exact counts; the verifier accepts the right count and rejects wrong ones.
 //!
 //! Vectors come from `$GRAPH500_VECTORS` or the bundled `graph-core/vectors`.
@@ -7,7 +8,8 @@
 use graph_core::io::vectors::Vectors;
 use graph_core::sharded::ShardedGraph;
 use graph_core::{EdgeList, PackedEdge, PartitionKind};
-use tc::{tc, tc_sequential, verify_tc};
+use graph_kernel::RowsFormat;
+use tc::{tc, tc_sequential, verify_tc, TcConfig};
 
 fn load(scale: u32) -> EdgeList<'static> {
     let vectors = Vectors::bundled().unwrap_or_else(|e| panic!("{e}"));
@@ -42,19 +44,46 @@ fn check_scale(scale: u32) {
     assert!(want > 1000, "a Kronecker graph has many triangles: {want}");
     for threads in [1, 2, 3] {
         for kind in [PartitionKind::Block, PartitionKind::Cyclic] {
-            let l = list.clone();
-            let out = gossamer::main(threads, move || {
-                let g = ShardedGraph::build(&l, kind).unwrap();
-                tc(&g, &Default::default()).unwrap()
-            });
-            let what = format!("scale {scale}, {threads} threads, {kind:?}");
-            assert_eq!(out.triangles, want, "{what}");
-            if threads == 1 {
-                assert_eq!(out.records, 0, "{what}");
-            } else {
-                assert!(out.records > 0, "{what}");
+            for rows in [RowsFormat::Plain, RowsFormat::Compressed] {
+                let l = list.clone();
+                let cfg = TcConfig {
+                    rows,
+                    ..Default::default()
+                };
+                let out = gossamer::main(threads, move || {
+                    let g = ShardedGraph::build(&l, kind).unwrap();
+                    tc(&g, &cfg).unwrap()
+                });
+                let what = format!("scale {scale}, {threads} threads, {kind:?}, {rows:?} rows");
+                assert_eq!(out.triangles, want, "{what}");
+                if threads == 1 {
+                    assert_eq!(out.records, 0, "{what}");
+                } else {
+                    assert!(out.records > 0, "{what}");
+                }
             }
         }
+    }
+}
+
+/// The out-lists' records are filed as they arrive, at any step size
+/// (1: records leave after every vertex, interleaved with the receiver's
+/// own filing; a step larger than the graph: all in one batch).
+#[test]
+fn any_step_work_gives_the_same_count() {
+    let list = load(10);
+    let want = tc_sequential(&list).unwrap();
+    for step_work in [1, 100, 1 << 30] {
+        let l = list.clone();
+        let cfg = TcConfig {
+            step_work,
+            ..Default::default()
+        };
+        let out = gossamer::main(3, move || {
+            let g = ShardedGraph::build(&l, PartitionKind::Cyclic).unwrap();
+            tc(&g, &cfg).unwrap()
+        });
+        assert_eq!(out.triangles, want, "step_work {step_work}");
     }
 }
 

@@ -353,15 +353,17 @@ fn estimate_rank_as(
     // pagerank 4 B per vertex per trustee more).
     let cc = (rows + 40 * n, 0, gather(8));
     let pagerank = (rows + 4 * n * t + 16 * n + 48 * nr, 0, gather(8));
-    // bc (Brandes, level-synchronous pushes of f64 shares) and tc (ordered
-    // count; the out-lists a trustee needs arrive as update records and
-    // are kept): calibrated at SCALE 20, 2 threads, one process (measured
-    // peak: bc 694 MiB, tc 901 MiB): bc 96 B per vertex beside cc's rows,
-    // tc 16 B per entry and 16 B per vertex beside the rows (the records
-    // kept depend on timing: 13-16 B per entry measured at SCALE 20 with
-    // the rows in the shards, under load).
+    // bc (Brandes, level-synchronous pushes of f64 shares): calibrated at
+    // SCALE 20, 2 threads, one process (measured peak 694 MiB): 96 B per
+    // vertex beside cc's rows. tc (ordered count): per trustee the
+    // out-lists it reads, filed in place as they arrive (4 B an entry:
+    // each trustee's own and its out-neighbours', so the more trustees
+    // share a rank the more lists are read by several), an offset per
+    // vertex of the graph (8 B) and per rank the keys (8 B per vertex);
+    // measured from s20.gbuilt, plain rows: 1.9, 3.5 and 6.3 B of lists
+    // per entry with 1, 2 and 4 threads (results/memory/unweighted.md).
     let bc = (rows + 96 * n, 0, gather(8));
-    let tc = (rows + 16 * er + 16 * n, 0, 0);
+    let tc = (rows + 2 * t * er + 8 * n * t + 8 * n, 0, 0);
     // kcore (peeling): the rows as cc's, per own vertex its degree, its
     // place in the bins and the bins' inverse (12 B), rank 0 gathers one
     // coreness per vertex.
