@@ -155,7 +155,7 @@ pub struct BfsOutput {
     /// Levels run bottom-up (statistics).
     pub bottom_up_levels: u32,
     /// The BFS tree: each vertex's parent, the root's being itself and an
-    /// unreached vertex's [`NO_PARENT`](graph_core::validate::NO_PARENT).
+    /// unreached vertex's [`NO_PARENT`].
     pub parent: Vec<u64>,
     /// Time of the search, with its per-root reset (excludes what is made
     /// once per graph: the adjacency and this kernel's arrays; and
