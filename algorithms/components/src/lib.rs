@@ -292,7 +292,9 @@ impl Cc {
             if slot.0 != hi {
                 *slot = (hi, lo);
                 self.comp.expose(lo as u32);
-                if process(a.owner_of(hi)) != process(a.me() as usize) {
+                if self.comp.publishes_pairs()
+                    && process(a.owner_of(hi)) != process(a.me() as usize)
+                {
                     self.comp.set(hi as usize, lo);
                 }
                 return out.send_remote(hi, lo);
