@@ -327,6 +327,14 @@ impl Forest {
         self.whole
     }
 
+    /// Whether this forest publishes changed words one by one to other
+    /// trustees (it shares its words, and whole runs were not chosen at
+    /// the first publish): a forest cut into blocks with a thin boundary,
+    /// such as a grid's, rather than one whose words are all exposed.
+    pub fn publishes_pairs(&self) -> bool {
+        !self.alone && self.whole == Some(false)
+    }
+
     /// Settles whether whole runs are published, from then on; the lists
     /// are dropped if they are.
     pub(crate) fn set_whole(&mut self, whole: bool) {

@@ -231,7 +231,11 @@ fn parent(comp: &Replica, w: u64) -> u64 {
 }
 
 /// Afforest's `Link`: unites the trees of flat ids `u` and `v`, walking up
-/// both until the larger root can be hooked under the smaller vertex. Any
+/// both until the larger root can be hooked under the smaller vertex's
+/// parent (Afforest hooks it under the vertex itself; one step up keeps
+/// trees shallow: on a grid, round 0 hooks each vertex under the vertex
+/// above, whose parent is its tree's root, and left chains that the
+/// compress after it rewrote in 1.3-1.6 M of every 2 M words). Any
 /// parent may be read (a parent read late or from an older publish is
 /// still an ancestor); only this trustee's roots are written, so no
 /// compare-and-swap is needed. When the walk ends at another trustee's
@@ -250,7 +254,7 @@ fn link(a: &Adjacency, comp: &Replica, u: u32, v: u32) -> Option<(u32, u64)> {
             if a.own(h).is_none() {
                 return Some((h, low));
             }
-            comp.set(h as usize, low);
+            comp.set(h as usize, parent(comp, low));
             return None;
         }
         p1 = parent(comp, p_high);
@@ -273,14 +277,26 @@ impl Cc {
     /// A walk ended at `hi`, another trustee's root: sends its owner a hook
     /// under word `lo`, unless one was sent for `hi` in this pass: then
     /// `hi` is already being hooked under that word, and it is united here
-    /// with `lo` instead.
+    /// with `lo` instead. When `hi` lies in another process, this process's
+    /// copy of its word is set to `lo` as well: nothing else here writes
+    /// it before the next publish, which overwrites it with the owner's
+    /// (`hi` gets hooked there, so its word changes), and `lo` is smaller
+    /// and in its component; the later walks of the pass go on past `hi`
+    /// instead of ending there (2 x 1, 1024 x 4096 grid: the lower rank's
+    /// round 1 made 203 K such hooks, a second walk each).
     #[inline(never)]
     fn hook(&mut self, a: &Adjacency, out: &mut Sender<'_, Cc>, mut hi: u32, mut lo: u64) {
+        let process = |t: usize| gossamer::process_of(gossamer::WorkerId(t));
         loop {
             let slot = &mut self.sent[hi as usize % CACHE];
             if slot.0 != hi {
                 *slot = (hi, lo);
                 self.comp.expose(lo as u32);
+                if self.comp.publishes_pairs()
+                    && process(a.owner_of(hi)) != process(a.me() as usize)
+                {
+                    self.comp.set(hi as usize, lo);
+                }
                 return out.send_remote(hi, lo);
             }
             // Both vertices are in `hi`'s component, and smaller than it.
@@ -313,8 +329,9 @@ fn link_pass(l: &mut Local<'_, Cc>, pass: Pass) {
     match pass {
         Pass::Sample(r) => {
             // Round 0 takes the positions in increasing order: on a grid
-            // entry 0 is the vertex above, hooked just before, so paths stay
-            // one step long. Later rounds take them in decreasing order.
+            // entry 0 is the vertex above, hooked just before under its
+            // root, so trees stay stars. Later rounds take them in
+            // decreasing order.
             // Roots are their trees' smallest ids, so a tree that reaches
             // the trustee before this one has that trustee's root, and a walk
             // that ends there costs a hook; backwards, the trees far from that
