@@ -56,7 +56,7 @@ use std::time::{Duration, Instant};
 
 use graph_core::alloc::vec_or_exit;
 use graph_core::sharded::{KernelError, ShardedGraph};
-use graph_core::{build_whole, EdgeList};
+use graph_core::EdgeList;
 use graph_kernel::{gather, run, Local, Prepare, Program};
 
 /// Settings of one k-core run.
@@ -245,24 +245,9 @@ pub fn kcore(graph: &ShardedGraph, cfg: &KcoreConfig) -> Result<KcoreOutput, Ker
     })
 }
 
-/// The simple undirected graph of `list` as sorted neighbour lists
-/// (parallel edges merged, self-loops dropped), as the kernel sees it.
-fn simple(list: &EdgeList<'_>) -> Result<Vec<Vec<u32>>, KernelError> {
-    // The weights are never read: freed before the lists are made.
-    let g = build_whole(list)?.without_weights();
-    Ok((0..list.num_vertices())
-        .map(|v| {
-            let mut row = g.adjacency(v).0.to_vec();
-            row.sort_unstable();
-            row.dedup();
-            row
-        })
-        .collect())
-}
-
 /// Batagelj and Zaversnik's sequential algorithm on one array of bins.
 pub fn kcore_sequential(list: &EdgeList<'_>) -> Result<Vec<u32>, KernelError> {
-    let rows = simple(list)?;
+    let rows = graph_kernel::sequential::simple_rows(list, false)?;
     let mut s = Kcore::new(rows.iter().map(|r| r.len() as u32).collect());
     while s.done < s.vert.len() {
         let v = s.vert[s.done];
