@@ -377,8 +377,7 @@ pub(super) fn allocate_rows(
     }
     if directed {
         if b.in_offsets.is_empty() {
-            b.in_offsets =
-                try_vec(n + 1, 0u64, "in-edge offsets").map_err(|e| e.to_string())?;
+            b.in_offsets = try_vec(n + 1, 0u64, "in-edge offsets").map_err(|e| e.to_string())?;
         }
         let mut acc = 0;
         for d in b.in_offsets.iter_mut() {
@@ -387,8 +386,7 @@ pub(super) fn allocate_rows(
         }
         b.in_cursor = try_vec(n, 0u64, "in-edge cursors").map_err(|e| e.to_string())?;
         b.in_cursor.copy_from_slice(&b.in_offsets[..n]);
-        b.in_sources =
-            try_vec(acc as usize, 0u32, "in-edge sources").map_err(|e| e.to_string())?;
+        b.in_sources = try_vec(acc as usize, 0u32, "in-edge sources").map_err(|e| e.to_string())?;
     }
     Ok(())
 }
@@ -406,7 +404,10 @@ pub(super) fn install_rows(
     let ends = b.row_ends();
     let unfilled = b.cursor.iter().zip(ends).filter(|(c, e)| c != e).count();
     let filled = unfilled == 0
-        && b.in_cursor.iter().zip(b.in_offsets.iter().skip(1)).all(|(c, e)| c == e);
+        && b.in_cursor
+            .iter()
+            .zip(b.in_offsets.iter().skip(1))
+            .all(|(c, e)| c == e);
     if b.stray > 0 || !filled {
         return Err(format!(
             "trustee {} received {} entries for rows it does not have and {} rows not filled: the ranks disagree about the graph",
@@ -426,7 +427,11 @@ pub(super) fn install_rows(
     s.replace_shard(if directed {
         let n = shard.num_local_vertices() as usize;
         // A trustee that received no in-edge never allocated the index.
-        let offsets = if b.in_offsets.is_empty() { vec![0; n + 1] } else { b.in_offsets };
+        let offsets = if b.in_offsets.is_empty() {
+            vec![0; n + 1]
+        } else {
+            b.in_offsets
+        };
         shard.with_in_edges(offsets, b.in_sources)
     } else {
         shard

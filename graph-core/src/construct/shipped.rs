@@ -78,8 +78,7 @@ impl ShardedGraph {
         check_fit(&old, &next)?;
         let (weighted, directed) = (self.is_weighted(), self.is_directed());
         let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let outcomes =
-            self.on_trustees_with((next, id, weighted, directed), ship_on_trustee);
+        let outcomes = self.on_trustees_with((next, id, weighted, directed), ship_on_trustee);
         let sent = first_failure(outcomes)?;
         let blocks = (0..old.num_blocks())
             .filter(|&b| old.block_owner(b) != next.block_owner(b))
@@ -232,7 +231,11 @@ fn ship_on_trustee(
     for l in 0..n {
         let (t, nl) = dest(l);
         let ids = shard.row_ids(l, &mut row);
-        let ws = if weighted { shard.adjacency(l).1 } else { &[][..] };
+        let ws = if weighted {
+            shard.adjacency(l).1
+        } else {
+            &[][..]
+        };
         for (k, &x) in ids.iter().enumerate() {
             out[t].push(Entry {
                 row: nl,
@@ -280,7 +283,11 @@ fn ship_on_trustee(
         let sh = s.shard();
         Ok::<u64, String>(per_entry * sh.num_entries() + 8 * (sh.num_local_vertices() + 1))
     });
-    agree(&mut ctx, installed.as_ref().err().cloned(), "install the moved shard")?;
+    agree(
+        &mut ctx,
+        installed.as_ref().err().cloned(),
+        "install the moved shard",
+    )?;
     sent.written = installed.expect("checked by agree");
     sent.shipped = (0..w).filter(|&t| remote[t]).map(|t| records[t]).sum();
     Ok(sent)
@@ -314,7 +321,11 @@ mod tests {
 
     /// Rows as sorted (target, weight bits) lists and sorted in-edges, by
     /// global vertex, with each trustee's offsets and slots.
-    type Rows = (Vec<Vec<(u32, u32)>>, Vec<Vec<u32>>, Vec<(Vec<u64>, Vec<u32>)>);
+    type Rows = (
+        Vec<Vec<(u32, u32)>>,
+        Vec<Vec<u32>>,
+        Vec<(Vec<u64>, Vec<u32>)>,
+    );
 
     fn rows(g: &ShardedGraph) -> Rows {
         let n = g.num_vertices() as usize;
@@ -340,7 +351,11 @@ mod tests {
     #[test]
     fn shipped_blocks_give_the_shards_of_the_in_memory_move() {
         for (weighted, directed) in [(true, false), (false, false), (true, true)] {
-            let l = list(1000, 9000, 5 + u64::from(weighted) + 2 * u64::from(directed));
+            let l = list(
+                1000,
+                9000,
+                5 + u64::from(weighted) + 2 * u64::from(directed),
+            );
             let source = LocalSource::publish_list(l).with_direction(directed);
             gossamer::main(3, move || {
                 let p0 = Partition::new(PartitionKind::Blocks, 1000, 1, 3).unwrap();
@@ -365,7 +380,10 @@ mod tests {
                 for p in [a, c] {
                     let s = shipped.ship_blocks(p).unwrap();
                     let m = copied.move_blocks(p).unwrap();
-                    assert_eq!((s.blocks, s.bytes, s.bytes_written), (m.blocks, m.bytes, m.bytes_written));
+                    assert_eq!(
+                        (s.blocks, s.bytes, s.bytes_written),
+                        (m.blocks, m.bytes, m.bytes_written)
+                    );
                     // One process: nothing crosses a process.
                     assert_eq!(s.bytes_shipped, 0);
                     assert_eq!(shipped.partition(), &p);
