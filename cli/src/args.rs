@@ -341,7 +341,7 @@ pub struct SearchOptions {
     /// Print one JSON object on stdout instead of the human-readable report.
     #[arg(long)]
     pub json: bool,
-    /// Move blocks of vertices between trustees (docs/balance.md): off, or between-searches (needs the blocks partition, which it makes the default, and one process: after a search whose busy times are uneven, the blocks are dealt again by what the kernel pays for them, one per trustee in each stretch of ids: SSSP by edge entries and live vertices, BFS by live vertices; the moved rows are copied between the trustees in memory, when the predicted gain in search seconds over the searches left pays for the copy and the kernel's set-up again; it pays on ids sorted by degree, not against a core shared with another process). `supersteps` is refused: a move costs more than a superstep.
+    /// Move blocks of vertices between trustees (docs/balance.md): off, or between-searches (needs the blocks partition, which it makes the default: after a search whose busy times are uneven, the blocks are dealt again by what the kernel pays for them, one per trustee in each stretch of ids: SSSP by edge entries and live vertices, BFS by live vertices; the moved rows are copied between the trustees in memory, or with --ranks sent to their new owners as messages, when the predicted gain in search seconds over the searches left pays for the copy and the kernel's set-up again; it pays on ids sorted by degree, not against a core shared with another process). `supersteps` is refused: a move costs more than a superstep.
     #[arg(long, value_enum, default_value_t = BalanceArg::Off)]
     pub balance: BalanceArg,
 }

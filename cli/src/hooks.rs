@@ -38,6 +38,20 @@ pub fn pretend_search_s() -> Option<f64> {
     hook!("GOSSAMER_GRAPH_TEST_SEARCH_S").and_then(|v| v.to_str()?.parse().ok())
 }
 
+/// `GOSSAMER_GRAPH_TEST_KILL_RANK_BEFORE_MOVE=R`: just before the
+/// between-searches balancer moves blocks, rank `R`'s process aborts, so
+/// the tests see a move to a rank that died fail (not hang).
+pub fn kill_rank_before_move() -> Option<usize> {
+    hook!("GOSSAMER_GRAPH_TEST_KILL_RANK_BEFORE_MOVE").and_then(|v| v.to_str()?.parse().ok())
+}
+
+/// `GOSSAMER_GRAPH_TEST_DUMP_SEARCH=N`: `--dump-dist` / `--dump-levels`
+/// write the answer of search `N` (from 0) instead of the first, so the
+/// tests compare an answer given after blocks moved.
+pub fn dump_search() -> Option<usize> {
+    hook!("GOSSAMER_GRAPH_TEST_DUMP_SEARCH").and_then(|v| v.to_str()?.parse().ok())
+}
+
 /// Refuses a hook's value it could not use (only in test builds, where the
 /// hooks exist), so a test that sets one wrongly fails instead of silently
 /// running without it.
@@ -56,6 +70,14 @@ pub fn check_env() -> Result<(), String> {
         return Err("GOSSAMER_GRAPH_TEST_SEARCH_S: expected seconds".into());
     }
     let numbers = [
+        (
+            "GOSSAMER_GRAPH_TEST_DUMP_SEARCH",
+            hook!("GOSSAMER_GRAPH_TEST_DUMP_SEARCH"),
+        ),
+        (
+            "GOSSAMER_GRAPH_TEST_KILL_RANK_BEFORE_MOVE",
+            hook!("GOSSAMER_GRAPH_TEST_KILL_RANK_BEFORE_MOVE"),
+        ),
         (
             "GOSSAMER_GRAPH_AVAILABLE_BYTES",
             hook!("GOSSAMER_GRAPH_AVAILABLE_BYTES"),

@@ -318,7 +318,7 @@ pub fn human_report(info: &RunInfo, run: &KernelRun, setting: &str) -> String {
     if let Some(b) = &run.balance {
         let _ = writeln!(
             s,
-            "balance between searches: {} move(s){}, {} blocks moved ({:.1} MiB of rows; {:.1} MiB copied in all), migration {:.3} s (rows copied in memory, outside the search times); imbalance {:.2} in the first search, {:.2} in the last (predicted {:.2})",
+            "balance between searches: {} move(s){}, {} blocks moved ({:.1} MiB of rows; {:.1} MiB copied in all{}), migration {:.3} s (outside the search times); imbalance {:.2} in the first search, {:.2} in the last (predicted {:.2})",
             b.rebuilds,
             if b.stopped {
                 " (then stopped: a move gave less than half its predicted gain)"
@@ -328,6 +328,14 @@ pub fn human_report(info: &RunInfo, run: &KernelRun, setting: &str) -> String {
             b.blocks_moved,
             b.bytes_moved as f64 / (1u64 << 20) as f64,
             b.bytes_copied as f64 / (1u64 << 20) as f64,
+            if b.bytes_shipped > 0 {
+                format!(
+                    "; {:.1} MiB shipped to other ranks",
+                    b.bytes_shipped as f64 / (1u64 << 20) as f64
+                )
+            } else {
+                String::new()
+            },
             b.migration_s,
             b.imbalance_before,
             b.imbalance_after,

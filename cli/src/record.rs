@@ -127,6 +127,11 @@ pub struct BalanceReport {
     /// Bytes of every row and offset written by the moves (blocks that
     /// stay are renumbered, and rows a kernel renamed are named back).
     pub bytes_copied: u64,
+    /// Bytes of the records the moves sent to other ranks (each row's
+    /// degree, 8 B, and entries, 12 B each: `--ranks`,
+    /// [`graph_core::sharded::ShardedGraph::ship_blocks`]); 0 in one
+    /// process, where rows are copied in memory.
+    pub bytes_shipped: u64,
     /// Seconds moving blocks, over all moves; outside the searches' times.
     pub migration_s: f64,
     /// Set-up and gathering seconds of the searches right after a move

@@ -3,7 +3,9 @@
 //! blocks of a graph whose work sits in its first ids and moves nothing on
 //! a generated graph (whose ids spread the work); every search after the
 //! moves validates, and a dealt block table gives SSSP distances
-//! bit-identical to the unmoved partition's.
+//! bit-identical to the unmoved partition's. Across 2 ranks the blocks
+//! move between the processes with the same answers, and a move to a rank
+//! that died fails, naming it.
 
 mod common;
 
@@ -212,10 +214,133 @@ fn balance_settings_that_cannot_run_are_refused() {
     assert!(e.contains("--block-table needs --partition blocks"), "{e}");
     let e = with(&["--partition", "blocks", "--block-table", "0,1"]);
     assert!(e.contains("the block table has 2 entries"), "{e}");
-    // A rack job (its graph's partition counts one rank: the runtime says).
-    let mut a = vec!["--ranks", "2"];
-    a.extend(base);
-    a.extend(["--partition", "blocks", "--balance", "between-searches"]);
-    let e = fails(&run(&a));
-    assert!(e.contains("runs in one process in this version"), "{e}");
+}
+
+/// `--balance between-searches` across 2 ranks (shm and tcp): the blocks
+/// move between the processes after the first search (the rows shipped
+/// as messages), every search validates, and the fourth search's answer
+/// (after the move) is byte for byte an unbalanced run's from the same
+/// root: SSSP distances and BFS levels.
+#[test]
+fn blocks_move_across_ranks_and_answers_stay_those_of_an_unbalanced_run() {
+    let dir = scratch("cli_balance_ranks");
+    let g = core_graph(&dir);
+    for transport in ["shm", "tcp"] {
+        for (kernel, dump_flag) in [("sssp", "--dump-dist"), ("bfs", "--dump-levels")] {
+            let moved = dir.join(format!("{transport}-{kernel}.moved"));
+            let mut env = HOOKS.to_vec();
+            env.push(("GOSSAMER_GRAPH_TEST_DUMP_SEARCH", "3"));
+            let out = json(&ok(&run_env(
+                &[
+                    "--ranks",
+                    "2",
+                    "--transport",
+                    transport,
+                    kernel,
+                    "--graph",
+                    arg(&g),
+                    "--roots",
+                    "4",
+                    "--threads",
+                    "1",
+                    "--partition",
+                    "blocks",
+                    "--balance",
+                    "between-searches",
+                    dump_flag,
+                    arg(&moved),
+                    "--json",
+                ],
+                &env,
+            )));
+            let b = &out["balance"];
+            let what = format!("{transport} {kernel}: {b}");
+            assert_eq!(b["rebuilds"].as_u64().unwrap(), 1, "{what}");
+            assert!(b["blocks_moved"].as_u64().unwrap() >= 8, "{what}");
+            // 2 ranks x 1 thread: every moved block changed process.
+            let shipped = b["bytes_shipped"].as_u64().unwrap();
+            assert!(shipped >= b["bytes_moved"].as_u64().unwrap(), "{what}");
+            let t = table(b);
+            for pair in t[..16].chunks(2) {
+                assert_ne!(pair[0], pair[1], "{what}");
+            }
+            let roots = out["roots"].as_array().unwrap();
+            assert!(roots.iter().all(|r| r["validated"] == true), "{out}");
+            let root = roots[3]["root"].as_u64().unwrap().to_string();
+            let plain = dir.join(format!("{transport}-{kernel}.plain"));
+            ok(&run(&[
+                kernel,
+                "--graph",
+                arg(&g),
+                "--root",
+                &root,
+                "--threads",
+                "2",
+                "--partition",
+                "block",
+                dump_flag,
+                arg(&plain),
+            ]));
+            assert!(
+                std::fs::read(&moved).unwrap() == std::fs::read(&plain).unwrap(),
+                "{what}: the answer after the move differs from the unbalanced run's"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A move to a rank that died fails the run with an error naming that
+/// rank, within seconds, instead of waiting for it.
+#[test]
+fn a_move_to_a_rank_that_died_fails_with_a_clear_error() {
+    use std::process::{Command, Stdio};
+    let dir = scratch("cli_balance_dead");
+    let g = core_graph(&dir);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gossamer-graph"))
+        .args([
+            "--ranks",
+            "2",
+            "--transport",
+            "shm",
+            "sssp",
+            "--graph",
+            arg(&g),
+            "--roots",
+            "4",
+            "--threads",
+            "1",
+            "--partition",
+            "blocks",
+            "--balance",
+            "between-searches",
+        ])
+        .envs(HOOKS)
+        .env("GOSSAMER_GRAPH_TEST_KILL_RANK_BEFORE_MOVE", "1")
+        .env("RUST_BACKTRACE", "0")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A hang guard far above the heartbeat timeout (10 s) and watchdog (5 s).
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("hang: the move to a dead rank did not fail within 60 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(!out.status.success());
+    let e = stderr(&out);
+    assert!(e.contains("rank 1"), "{e}");
+    assert!(e.contains("SIGABRT") || e.contains("failed"), "{e}");
+    // No report: the run did not finish.
+    assert!(
+        !stdout(&out).contains("balance between searches"),
+        "{}",
+        stdout(&out)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -29,7 +29,10 @@ moved, migration seconds, the set-up seconds of the searches after a
 rebuild, the imbalance of the first and the last search and the one the
 balancer predicted; the construction seconds; since the in-memory move,
 the bytes every move wrote (`bytes_copied`), the run's wall seconds and its
-seconds of kernel set-up and gathering outside the searches' clocks."""
+seconds of kernel set-up and gathering outside the searches' clocks; since
+moves across ranks, the bytes every move sent to other ranks
+(`bytes_shipped`). `--transport` goes with `--ranks`; `--round-offset`
+numbers the rounds of one call from there (one round per quiet.py call)."""
 import argparse, csv, json, os, subprocess, sys
 
 ap = argparse.ArgumentParser()
@@ -43,12 +46,15 @@ ap.add_argument("--rounds", type=int, default=1)
 ap.add_argument("--cases", default="clean")
 ap.add_argument("--settings", default="block:off")
 ap.add_argument("--extra", default="")
+ap.add_argument("--transport", default="", help="--transport with --ranks (shm, tcp)")
+ap.add_argument("--round-offset", type=int, default=0,
+                help="number the rounds from this (one round per quiet.py call)")
 a = ap.parse_args()
 
 FIELDS = ["round", "case", "graph", "kernel", "shape", "setting", "teps", "median_s",
           "imbalance", "busy_s", "rebuilds", "blocks_moved", "bytes_moved", "migration_s",
           "setup_after_rebuild_s", "imbalance_before", "imbalance_after", "predicted_after",
-          "construction_s", "bytes_copied", "wall_s", "setup_gather_s"]
+          "construction_s", "bytes_copied", "wall_s", "setup_gather_s", "bytes_shipped"]
 
 
 def run(graph, kernel, shape, balance):
@@ -56,6 +62,8 @@ def run(graph, kernel, shape, balance):
     cmd = [a.bin]
     if ranks != "1":
         cmd += ["--ranks", ranks]
+        if a.transport:
+            cmd += ["--transport", a.transport]
     cmd += [kernel, "--graph", graph, "--threads", threads, "--roots", str(a.roots),
             "--json", "--skip-validation"] + a.extra.split()
     part, bal = balance.split(":")
@@ -88,7 +96,7 @@ with open(a.out, "a", newline="") as f:
         w.writeheader()
     graphs = [g.split("=", 1) for g in a.graph]
     settings = a.settings.split(",")
-    for rnd in range(a.rounds):
+    for rnd in range(a.round_offset, a.round_offset + a.rounds):
         order = settings if rnd % 2 == 0 else settings[::-1]
         for case in a.cases.split(","):
             for name, path in graphs:
@@ -124,6 +132,7 @@ with open(a.out, "a", newline="") as f:
                                 "bytes_copied": b.get("bytes_copied", ""),
                                 "wall_s": f"{d['wall_time']['total_s']:.3f}",
                                 "setup_gather_s": f"{phase(d, 'kernel set-up and gathering'):.3f}",
+                                "bytes_shipped": b.get("bytes_shipped", ""),
                             }
                             w.writerow(row)
                             f.flush()

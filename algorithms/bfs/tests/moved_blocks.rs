@@ -1,7 +1,8 @@
 //! Searches after blocks moved in memory ([`ShardedGraph::move_blocks`])
-//! answer as before: SSSP distances bit for bit, BFS levels as the
-//! Graph500 oracle's, both validated on the moved shards; also after SSSP
-//! renamed the rows in place and BFS took them compressed.
+//! or as messages (the move across ranks, [`ShardedGraph::ship_blocks`],
+//! here in one process) answer as before: SSSP distances bit for bit, BFS
+//! levels as the Graph500 oracle's, both validated on the moved shards;
+//! also after SSSP renamed the rows in place and BFS took them compressed.
 
 use bfs::{bfs, BfsConfig};
 use graph_core::construct::{LocalSource, Unweighted};
@@ -27,8 +28,26 @@ fn tables(p0: Partition) -> Vec<Partition> {
     vec![alt, heavy, p0]
 }
 
+/// Moves `g`'s blocks to `p`'s owners: in memory, or as messages.
+fn move_to(g: &mut ShardedGraph, p: Partition, ship: bool) -> graph_core::construct::Moved {
+    if ship {
+        g.ship_blocks(p).unwrap()
+    } else {
+        g.move_blocks(p).unwrap()
+    }
+}
+
 #[test]
 fn searches_after_moves_answer_as_before() {
+    check(false);
+}
+
+#[test]
+fn searches_after_shipped_moves_answer_as_before() {
+    check(true);
+}
+
+fn check(ship: bool) {
     let v = Vectors::bundled().unwrap_or_else(|e| panic!("{e}"));
     let list = v.edge_list(SCALE).unwrap();
     let n = list.num_vertices();
@@ -48,7 +67,7 @@ fn searches_after_moves_answer_as_before() {
             .map(|&r| sssp(&g, r, &cfg).unwrap().dist)
             .collect();
         for p in tables(p0) {
-            let moved = g.move_blocks(p).unwrap();
+            let moved = move_to(&mut g, p, ship);
             assert!(moved.blocks > 0);
             assert_eq!(g.partition(), &p);
             for (k, &r) in roots.iter().enumerate() {
@@ -74,7 +93,7 @@ fn searches_after_moves_answer_as_before() {
         for p in tables(p0) {
             let b = bfs(&u, roots[0], &packed).unwrap();
             assert_eq!(b.level, oracles[0]);
-            u.move_blocks(p).unwrap();
+            move_to(&mut u, p, ship);
             for (k, &r) in roots.iter().enumerate() {
                 for cfg in [&BfsConfig::default(), &packed] {
                     let b = bfs(&u, r, cfg).unwrap();

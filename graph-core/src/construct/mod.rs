@@ -89,6 +89,7 @@
 //! | `progress.rs` | how far this process's trustees are, for a progress display ([`build_progress`]) |
 //! | `built.rs` | [`open_built`](crate::sharded::ShardedGraph::open_built): every trustee takes its shard from a built graph file ([`crate::io::built`]) |
 //! | `moved.rs` | [`move_blocks`](crate::sharded::ShardedGraph::move_blocks): blocks given new owners in one process, the rows copied in memory from the old shards ([`Moved`]) |
+//! | `shipped.rs` | [`ship_blocks`](crate::sharded::ShardedGraph::ship_blocks): blocks given new owners across ranks, each trustee sending its rows to their new owners in the build's two passes (what `move_blocks` does in a rack run) |
 //! | `prepared.rs` | [`save_prepared`](crate::sharded::ShardedGraph::save_prepared) and [`open_prepared`](crate::sharded::ShardedGraph::open_prepared) on every trustee (the file is [`crate::io::prepared`]) |
 
 mod built;
@@ -97,6 +98,7 @@ mod moved;
 mod passes;
 mod prepared;
 mod progress;
+mod shipped;
 mod source;
 
 pub use built::ReadyUse;

@@ -16,7 +16,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use crate::csr::Shard;
-use crate::partition::{Partition, PartitionKind};
+use crate::partition::Partition;
 use crate::sharded::{KernelError, ShardedGraph};
 
 /// Shards on their way out of (or into) their trustees' states, by (move
@@ -24,16 +24,16 @@ use crate::sharded::{KernelError, ShardedGraph};
 static PARKED: Mutex<Vec<(u64, u32, Shard)>> = Mutex::new(Vec::new());
 
 /// Move ids, unique in this process.
-static NEXT: AtomicU64 = AtomicU64::new(0);
+pub(super) static NEXT: AtomicU64 = AtomicU64::new(0);
 
-fn park(id: u64, t: u32, shard: Shard) {
+pub(super) fn park(id: u64, t: u32, shard: Shard) {
     PARKED
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .push((id, t, shard));
 }
 
-fn unpark(id: u64, t: u32) -> Option<Shard> {
+pub(super) fn unpark(id: u64, t: u32) -> Option<Shard> {
     let mut parked = PARKED.lock().unwrap_or_else(|p| p.into_inner());
     let i = parked.iter().position(|&(m, u, _)| m == id && u == t)?;
     Some(parked.swap_remove(i).2)
@@ -50,6 +50,9 @@ pub struct Moved {
     /// Bytes of every row written (the whole graph's rows and offsets:
     /// blocks that stay are renumbered, and renamed rows named back).
     pub bytes_written: u64,
+    /// Bytes of the records sent to trustees of other processes (degrees
+    /// and entries, [`ShardedGraph::ship_blocks`]); 0 in one process.
+    pub bytes_shipped: u64,
     /// Wall seconds of the whole move (taking, laying out, installing).
     pub seconds: f64,
 }
@@ -63,29 +66,18 @@ impl ShardedGraph {
     /// change (the rows hold the same entries, only their owners and local
     /// indices do).
     ///
-    /// One process only: refused (changing nothing) when a trustee lives in
-    /// another rank, when either partition is not a blocks one or they do
-    /// not fit each other. Call from a fiber, not in delegated context.
+    /// When a trustee lives in another rank, the rows travel as messages
+    /// instead ([`ship_blocks`](Self::ship_blocks)), with the same shards
+    /// in the end. Refused (changing nothing) when either partition is not
+    /// a blocks one or they do not fit each other. Call from a fiber, not
+    /// in delegated context.
     pub fn move_blocks(&mut self, next: Partition) -> Result<Moved, KernelError> {
         let start = Instant::now();
         let old = *self.partition();
         let workers = old.num_trustees();
-        if old.kind() != PartitionKind::Blocks
-            || next.kind() != PartitionKind::Blocks
-            || next.num_vertices() != old.num_vertices()
-            || next.num_blocks() != old.num_blocks()
-            || next.num_trustees() != workers
-            || next.ranks() != old.ranks()
-        {
-            return Err(KernelError::Config(
-                "blocks move only between two blocks partitions of the same vertices and trustees"
-                    .into(),
-            ));
-        }
+        super::shipped::check_fit(&old, &next)?;
         if (0..workers).any(|t| !gossamer::is_local_worker(gossamer::WorkerId(t as usize))) {
-            return Err(KernelError::Config(
-                "blocks move in memory only between the trustees of one process".into(),
-            ));
+            return self.ship_blocks(next);
         }
         let (weighted, directed) = (self.is_weighted(), self.is_directed());
         let id = NEXT.fetch_add(1, Ordering::Relaxed);
@@ -140,6 +132,7 @@ impl ShardedGraph {
             blocks: moved.len(),
             bytes,
             bytes_written,
+            bytes_shipped: 0,
             seconds: start.elapsed().as_secs_f64(),
         })
     }
@@ -234,6 +227,7 @@ fn lay_out(
 mod tests {
     use super::*;
     use crate::construct::{LocalSource, Unweighted};
+    use crate::partition::PartitionKind;
     use crate::{EdgeList, PackedEdge};
 
     /// A skewed random multigraph: low ids are hubs (as in a graph sorted

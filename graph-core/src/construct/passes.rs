@@ -140,7 +140,7 @@ impl ShardedGraph {
 }
 
 /// An empty shard of the right shape, until the build installs the real one.
-fn placeholder(p: Partition, t: u32) -> Shard {
+pub(super) fn placeholder(p: Partition, t: u32) -> Shard {
     let n = p.local_count(t) as usize;
     let offsets = crate::alloc::vec_or_exit(n + 1, 0, "placeholder CSR offsets");
     Shard::from_parts(p, t, offsets, Vec::new(), Vec::new())
@@ -269,54 +269,9 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
     agree(&mut ctx, bad, "read the edges")?;
 
     // Offsets and rows, allocated once at their final size.
-    let allocated = ctx.local.apply_returning(move |s| {
-        let n = s.shard().num_local_vertices() as usize;
-        let b = building(s);
-        if b.offsets.is_empty() {
-            b.offsets = try_vec(n + 1, 0u64, "CSR offsets").map_err(|e| e.to_string())?;
-        }
-        let entries = if weighted {
-            let mut acc = 0;
-            for d in b.offsets.iter_mut() {
-                acc += *d;
-                *d = acc;
-            }
-            b.cursor = try_vec(n, 0u64, "CSR cursors").map_err(|e| e.to_string())?;
-            b.cursor.copy_from_slice(&b.offsets[..n]);
-            acc as usize
-        } else {
-            // Rows stored in the kernels' position order (by decreasing
-            // degree where degrees are skewed: `Shard::row_slots`), each
-            // row's end kept for the fill.
-            lay_out_by_degree(b).map_err(|e| e.to_string())?
-        };
-        // Zeroed allocations stay untouched until written; the writes land
-        // at random, so huge pages save most TLB misses (see csr/huge_pages.rs).
-        b.targets = try_vec(entries, 0u32, "CSR targets").map_err(|e| e.to_string())?;
-        huge_pages::advise(&mut b.targets);
-        // An unweighted build has no weight array (`place_entries` writes
-        // weights only where there is one).
-        if weighted {
-            b.weights = try_vec(entries, 0f32, "CSR weights").map_err(|e| e.to_string())?;
-            huge_pages::advise(&mut b.weights);
-        }
-        if directed {
-            if b.in_offsets.is_empty() {
-                b.in_offsets =
-                    try_vec(n + 1, 0u64, "in-edge offsets").map_err(|e| e.to_string())?;
-            }
-            let mut acc = 0;
-            for d in b.in_offsets.iter_mut() {
-                acc += *d;
-                *d = acc;
-            }
-            b.in_cursor = try_vec(n, 0u64, "in-edge cursors").map_err(|e| e.to_string())?;
-            b.in_cursor.copy_from_slice(&b.in_offsets[..n]);
-            b.in_sources =
-                try_vec(acc as usize, 0u32, "in-edge sources").map_err(|e| e.to_string())?;
-        }
-        Ok::<(), String>(())
-    });
+    let allocated = ctx
+        .local
+        .apply_returning(move |s| allocate_rows(s, weighted, directed));
     agree(&mut ctx, allocated.err(), "allocate the shard")?;
 
     // Pass 2: entries.
@@ -375,41 +330,113 @@ fn build_on_trustee<S: EdgeSource>(mut ctx: TrusteeCtx, source: S) -> Result<f64
     agree(&mut ctx, None, "send the entries")?;
 
     // The rows, installed as the shard.
-    let finished = ctx.local.apply_returning(move |s| {
-        let b = std::mem::take(building(s));
-        s.drop_kernel::<Building>();
-        let ends = b.row_ends();
-        let unfilled = b.cursor.iter().zip(ends).filter(|(c, e)| c != e).count();
-        let filled = unfilled == 0
-            && b.in_cursor.iter().zip(b.in_offsets.iter().skip(1)).all(|(c, e)| c == e);
-        if b.stray > 0 || !filled {
-            return Err(format!(
-                "trustee {} received {} entries for rows it does not have and {} rows not filled: the ranks disagree about the graph",
-                s.shard().trustee(),
-                b.stray,
-                unfilled
-            ));
-        }
-        let (p, t) = (*s.shard().partition(), s.shard().trustee());
-        let shard = if weighted {
-            Shard::from_parts(p, t, b.offsets, b.targets, b.weights)
-        } else {
-            Shard::from_parts(p, t, b.offsets, b.targets, Vec::new())
-                .without_weights()
-                .with_row_slots(b.slots)
-        };
-        s.replace_shard(if directed {
-            let n = shard.num_local_vertices() as usize;
-            // A trustee that received no in-edge never allocated the index.
-            let offsets = if b.in_offsets.is_empty() { vec![0; n + 1] } else { b.in_offsets };
-            shard.with_in_edges(offsets, b.in_sources)
-        } else {
-            shard
-        });
-        Ok(())
-    });
+    let finished = ctx
+        .local
+        .apply_returning(move |s| install_rows(s, weighted, directed));
     agree(&mut ctx, finished.err(), "finish the shards")?;
     Ok(read_s)
+}
+
+/// After the degrees arrived (pass 1 of a build or a block move): the
+/// offsets, and the rows allocated once at their final size, on the
+/// receiving trustee.
+pub(super) fn allocate_rows(
+    s: &mut TrusteeState,
+    weighted: bool,
+    directed: bool,
+) -> Result<(), String> {
+    let n = s.shard().num_local_vertices() as usize;
+    let b = building(s);
+    if b.offsets.is_empty() {
+        b.offsets = try_vec(n + 1, 0u64, "CSR offsets").map_err(|e| e.to_string())?;
+    }
+    let entries = if weighted {
+        let mut acc = 0;
+        for d in b.offsets.iter_mut() {
+            acc += *d;
+            *d = acc;
+        }
+        b.cursor = try_vec(n, 0u64, "CSR cursors").map_err(|e| e.to_string())?;
+        b.cursor.copy_from_slice(&b.offsets[..n]);
+        acc as usize
+    } else {
+        // Rows stored in the kernels' position order (by decreasing
+        // degree where degrees are skewed: `Shard::row_slots`), each
+        // row's end kept for the fill.
+        lay_out_by_degree(b).map_err(|e| e.to_string())?
+    };
+    // Zeroed allocations stay untouched until written; the writes land
+    // at random, so huge pages save most TLB misses (see csr/huge_pages.rs).
+    b.targets = try_vec(entries, 0u32, "CSR targets").map_err(|e| e.to_string())?;
+    huge_pages::advise(&mut b.targets);
+    // An unweighted build has no weight array (`place_entries` writes
+    // weights only where there is one).
+    if weighted {
+        b.weights = try_vec(entries, 0f32, "CSR weights").map_err(|e| e.to_string())?;
+        huge_pages::advise(&mut b.weights);
+    }
+    if directed {
+        if b.in_offsets.is_empty() {
+            b.in_offsets = try_vec(n + 1, 0u64, "in-edge offsets").map_err(|e| e.to_string())?;
+        }
+        let mut acc = 0;
+        for d in b.in_offsets.iter_mut() {
+            acc += *d;
+            *d = acc;
+        }
+        b.in_cursor = try_vec(n, 0u64, "in-edge cursors").map_err(|e| e.to_string())?;
+        b.in_cursor.copy_from_slice(&b.in_offsets[..n]);
+        b.in_sources = try_vec(acc as usize, 0u32, "in-edge sources").map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// After every entry arrived (pass 2): checks that each row was filled
+/// exactly and installs the rows as the trustee's shard (over the
+/// partition of the placeholder shard in its place).
+pub(super) fn install_rows(
+    s: &mut TrusteeState,
+    weighted: bool,
+    directed: bool,
+) -> Result<(), String> {
+    let b = std::mem::take(building(s));
+    s.drop_kernel::<Building>();
+    let ends = b.row_ends();
+    let unfilled = b.cursor.iter().zip(ends).filter(|(c, e)| c != e).count();
+    let filled = unfilled == 0
+        && b.in_cursor
+            .iter()
+            .zip(b.in_offsets.iter().skip(1))
+            .all(|(c, e)| c == e);
+    if b.stray > 0 || !filled {
+        return Err(format!(
+            "trustee {} received {} entries for rows it does not have and {} rows not filled: the ranks disagree about the graph",
+            s.shard().trustee(),
+            b.stray,
+            unfilled
+        ));
+    }
+    let (p, t) = (*s.shard().partition(), s.shard().trustee());
+    let shard = if weighted {
+        Shard::from_parts(p, t, b.offsets, b.targets, b.weights)
+    } else {
+        Shard::from_parts(p, t, b.offsets, b.targets, Vec::new())
+            .without_weights()
+            .with_row_slots(b.slots)
+    };
+    s.replace_shard(if directed {
+        let n = shard.num_local_vertices() as usize;
+        // A trustee that received no in-edge never allocated the index.
+        let offsets = if b.in_offsets.is_empty() {
+            vec![0; n + 1]
+        } else {
+            b.in_offsets
+        };
+        shard.with_in_edges(offsets, b.in_sources)
+    } else {
+        shard
+    });
+    Ok(())
 }
 
 /// Stores the rows of `b` (degrees at `offsets[l + 1]`) in the kernels'
