@@ -3,7 +3,8 @@
 //! private secret file.
 
 use crate::common::{
-    connect_when_listening, finish, free_port, is_rank, shm_files_of_job, spawn_rank, GUARD,
+    connect_when_listening, exact, finish, free_port, is_rank, job_name, shm_files_of_job,
+    spawn_rank, GUARD,
 };
 use std::process::{Command, Stdio};
 
@@ -14,7 +15,7 @@ fn a_connection_with_a_wrong_token_is_refused_and_nothing_it_sends_runs() {
         return;
     }
     let coord = free_port();
-    let job = format!("badtoken-{}", std::process::id());
+    let job = job_name("badtoken");
     let r0 = spawn_rank("rank_counter_shm", 0, 2, &coord, &job, &[]);
     let mut s = connect_when_listening(&coord);
     // The protocol's opening, then a tag made without the token, then bytes that
@@ -64,7 +65,7 @@ fn a_fake_coordinator_learns_no_token_and_the_rank_says_why_it_gave_up() {
     ] {
         let fake = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let coord = fake.local_addr().unwrap().to_string();
-        let job = format!("fake-{}", std::process::id());
+        let job = job_name("fake");
         let r1 = spawn_rank(
             "rank_counter_shm",
             1,
@@ -102,7 +103,7 @@ fn a_rank_with_another_token_is_told_authentication_failed() {
         return;
     }
     let coord = free_port();
-    let job = format!("othertoken-{}", std::process::id());
+    let job = job_name("othertoken");
     let quick = ("GOSSAMER_JOIN_TIMEOUT", "3");
     let r0 = spawn_rank("rank_counter_shm", 0, 2, &coord, &job, &[quick]);
     drop(connect_when_listening(&coord));
@@ -134,17 +135,12 @@ fn without_a_token_ranks_share_a_private_secret_file_and_it_is_removed() {
     if is_rank() {
         return;
     }
-    let tmp = std::env::temp_dir().join(format!("gsm-mpirun-{}", std::process::id()));
+    let tmp = std::env::temp_dir().join(job_name("gsm-mpirun"));
     std::fs::create_dir_all(&tmp).unwrap();
     let coord = free_port();
     let spawn = |rank: usize| {
         Command::new(std::env::current_exe().unwrap())
-            .args([
-                "rank_counter_shm",
-                "--exact",
-                "--nocapture",
-                "--test-threads=1",
-            ])
+            .args(exact("rank_counter_shm"))
             .env_remove("GOSSAMER_RANK")
             .env_remove("GOSSAMER_TOKEN")
             .env_remove("XDG_RUNTIME_DIR")

@@ -2,8 +2,8 @@
 //! that differ (arguments, binary, configuration) are refused, saying why.
 
 use crate::common::{
-    builder, connect_when_listening, finish, free_port, is_rank, shm_files_of_job, spawn_rank,
-    spawn_rank_of,
+    assert_refused, builder, connect_when_listening, exact, finish, free_port, is_rank, job_name,
+    shm_files_of_job, spawn_rank, two_ranks, two_ranks_of,
 };
 use gossamer::num_workers;
 use gossamer::rack::TransportKind;
@@ -27,7 +27,7 @@ fn a_taken_coordinator_port_is_a_clear_error_at_once() {
     }
     let squatter = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let coord = squatter.local_addr().unwrap().to_string();
-    let job = format!("taken-{}", std::process::id());
+    let job = job_name("taken");
     let (c0, t0) = finish(spawn_rank("rank_counter_shm", 0, 2, &coord, &job, &[]));
     assert_ne!(c0, 0, "{t0}");
     assert!(
@@ -48,7 +48,7 @@ fn idle_connections_to_the_coordinator_do_not_stop_the_job() {
     // 20 idle connections, then more than rank 0 keeps in the handshake at once.
     for flood in [20, 100] {
         let coord = free_port();
-        let job = format!("flood{flood}-{}", std::process::id());
+        let job = job_name(&format!("flood{flood}"));
         let r0 = spawn_rank("rank_counter_tcp", 0, 3, &coord, &job, &[]);
         let mut idle = vec![connect_when_listening(&coord)];
         for _ in 1..flood {
@@ -76,39 +76,19 @@ fn ranks_started_with_different_arguments_are_refused() {
     if is_rank() {
         return;
     }
-    let coord = free_port();
-    let job = format!("args-{}", std::process::id());
+    let job = job_name("args");
     let exe = std::env::current_exe().unwrap();
-    let a0 = [
-        "rank_counter_shm",
-        "--exact",
-        "--nocapture",
-        "--test-threads=1",
-    ];
-    let a1 = [
-        "rank_counter_shm",
-        "--exact",
-        "--nocapture",
-        "--test-threads=2",
-    ];
-    let r0 = spawn_rank_of(&exe, &a0, 0, 2, &coord, &job, &[]);
-    let r1 = spawn_rank_of(&exe, &a1, 1, 2, &coord, &job, &[]);
-    let (c0, t0) = finish(r0);
-    let (c1, t1) = finish(r1);
-    assert_ne!(c0, 0, "{t0}");
-    assert_ne!(c1, 0, "{t1}");
+    let a0 = exact("rank_counter_shm");
+    let mut a1 = a0;
+    a1[3] = "--test-threads=2";
+    let ranks = two_ranks_of(&job, (&exe, &a0, &[]), (&exe, &a1, &[]));
     let want = "rank 1 was started with different arguments than rank 0: rank 0: \
                 [\"rank_counter_shm\", \"--exact\", \"--nocapture\", \"--test-threads=1\"], \
                 rank 1: [\"rank_counter_shm\", \"--exact\", \"--nocapture\", \
                 \"--test-threads=2\"] (they differ from argument 4 on)";
     // (the rank tests print the error with `{:?}`, which escapes the quotes)
     let want = want.replace('"', "\\\"");
-    assert!(t0.contains(&want), "{t0}");
-    assert!(
-        t1.contains("rank 0 refused to start") && t1.contains(&want),
-        "{t1}"
-    );
-    assert!(shm_files_of_job(&job).is_empty());
+    assert_refused(&job, ranks, &want, &want);
 }
 
 /// Flips a byte of the `.comment` section (not loaded, so the program runs the
@@ -144,34 +124,19 @@ fn a_patched_binary_with_the_same_build_id_is_refused() {
         return;
     }
     let exe = std::env::current_exe().unwrap();
-    let dir = std::env::temp_dir().join(format!("gsm-patched-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(job_name("gsm-patched"));
     std::fs::create_dir_all(&dir).unwrap();
     let copy = dir.join("rack-patched");
     let mut bytes = std::fs::read(&exe).unwrap();
     patch_comment(&mut bytes);
     std::fs::write(&copy, &bytes).unwrap();
     std::fs::set_permissions(&copy, std::fs::metadata(&exe).unwrap().permissions()).unwrap();
-    let coord = free_port();
-    let job = format!("patched-{}", std::process::id());
-    let args = [
-        "rank_counter_shm",
-        "--exact",
-        "--nocapture",
-        "--test-threads=1",
-    ];
-    let r0 = spawn_rank_of(&exe, &args, 0, 2, &coord, &job, &[]);
-    let r1 = spawn_rank_of(&copy, &args, 1, 2, &coord, &job, &[]);
-    let (c0, t0) = finish(r0);
-    let (c1, t1) = finish(r1);
+    let job = job_name("patched");
+    let args = exact("rank_counter_shm");
+    let ranks = two_ranks_of(&job, (&exe, &args, &[]), (&copy, &args, &[]));
     let _ = std::fs::remove_dir_all(&dir);
-    assert_ne!(c0, 0, "{t0}");
-    assert_ne!(c1, 0, "{t1}");
-    assert!(
-        t0.contains("rank 1 runs a different binary with the same build id"),
-        "{t0}"
-    );
-    assert!(t1.contains("rank 0 refused to start"), "{t1}");
-    assert!(shm_files_of_job(&job).is_empty());
+    let why = "rank 1 runs a different binary with the same build id";
+    assert_refused(&job, ranks, why, "");
 }
 
 #[test]
@@ -179,27 +144,15 @@ fn a_rank_running_a_different_binary_is_refused() {
     if is_rank() {
         return;
     }
-    let coord = free_port();
-    let job = format!("identity-{}", std::process::id());
-    let r0 = spawn_rank("rank_counter_shm", 0, 2, &coord, &job, &[]);
-    let r1 = spawn_rank(
-        "rank_counter_shm",
-        1,
-        2,
-        &coord,
+    let job = job_name("identity");
+    let salted = [("GOSSAMER_TEST_IDENTITY_SALT", "x")];
+    let ranks = two_ranks("rank_counter_shm", &job, &salted);
+    assert_refused(
         &job,
-        &[("GOSSAMER_TEST_IDENTITY_SALT", "x")],
+        ranks,
+        "rank 1 runs a different binary",
+        "different binary",
     );
-    let (c0, t0) = finish(r0);
-    let (c1, t1) = finish(r1);
-    assert_ne!(c0, 0);
-    assert_ne!(c1, 0);
-    assert!(t0.contains("rank 1 runs a different binary"), "{t0}");
-    assert!(
-        t1.contains("rank 0 refused to start") && t1.contains("different binary"),
-        "{t1}"
-    );
-    assert!(shm_files_of_job(&job).is_empty());
 }
 
 #[test]
@@ -207,27 +160,9 @@ fn ranks_with_different_collective_trees_are_refused_naming_the_field() {
     if is_rank() {
         return;
     }
-    let coord = free_port();
-    let job = format!("fanout-{}", std::process::id());
-    let r0 = spawn_rank("rank_fanout_shm", 0, 2, &coord, &job, &[]);
-    let r1 = spawn_rank(
-        "rank_fanout_shm",
-        1,
-        2,
-        &coord,
-        &job,
-        &[("TEST_FANOUT", "8")],
-    );
-    let (c0, t0) = finish(r0);
-    let (c1, t1) = finish(r1);
-    assert_ne!(c0, 0, "{t0}");
-    assert_ne!(c1, 0, "{t1}");
-    assert!(
-        t0.contains(
-            "rank 1 has gossamer::Config collective_fanout = 8, rank 0 has collective_fanout = 16"
-        ),
-        "{t0}"
-    );
-    assert!(t1.contains("rank 0 refused to start"), "{t1}");
-    assert!(shm_files_of_job(&job).is_empty());
+    let job = job_name("fanout");
+    let ranks = two_ranks("rank_fanout_shm", &job, &[("TEST_FANOUT", "8")]);
+    let why =
+        "rank 1 has gossamer::Config collective_fanout = 8, rank 0 has collective_fanout = 16";
+    assert_refused(&job, ranks, why, "");
 }

@@ -22,7 +22,7 @@ mod moving;
 mod requests;
 mod teardown;
 
-use common::is_rank;
+use common::{exact, is_rank};
 use gossamer::rack::TransportKind;
 
 macro_rules! rank_tests {
@@ -70,10 +70,7 @@ fn launcher() {
         return;
     };
     let (n, test) = spec.split_once(':').unwrap();
-    let args: Vec<std::ffi::OsString> = [test, "--exact", "--nocapture", "--test-threads=1"]
-        .iter()
-        .map(Into::into)
-        .collect();
+    let args: Vec<std::ffi::OsString> = exact(test).iter().map(Into::into).collect();
     let code = gossamer::rack::launch_local(n.parse().unwrap(), &args).unwrap();
     std::process::exit(code);
 }

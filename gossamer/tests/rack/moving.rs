@@ -1,7 +1,7 @@
 //! Trusts that move within a rank and between ranks, requests in flight
 //! across a move, and moves that must not happen.
 
-use crate::common::{builder, is_rank, launch, GUARD, THREADS};
+use crate::common::{builder, is_rank, launch_ok, launch_to_a_result, yield_until, THREADS};
 use gossamer::rack::TransportKind;
 use gossamer::{entrust_with, num_workers, on_every_worker_with, Trust, WorkerId};
 use std::cell::Cell;
@@ -96,11 +96,9 @@ pub fn inflight(t: TransportKind) {
             assert_eq!(bad.get(), 0, "requests ran on a dropped value");
             // The value goes once the fences are back.
             let ask: Trust<u8> = entrust_with(WorkerId(THREADS), || 0u8);
-            let t0 = Instant::now();
-            while !ask.apply(|_| probe_dropped()) {
-                assert!(t0.elapsed() < GUARD, "the value was never dropped");
-                gossamer::yield_now();
-            }
+            yield_until("the value was never dropped", || {
+                ask.apply(|_| probe_dropped())
+            });
             10
         })
         .expect("rack run");
@@ -279,11 +277,7 @@ pub fn moving_ranks(t: TransportKind) {
             );
             let home = gossamer::process_of(c.trustee());
             drop(c);
-            let t0 = Instant::now();
-            while counts().1 == made {
-                assert!(t0.elapsed() < GUARD, "the value was never dropped");
-                gossamer::yield_now();
-            }
+            yield_until("the value was never dropped", || counts().1 != made);
             // Let a second drop show, were there one.
             for _ in 0..1000 {
                 gossamer::yield_now();
@@ -350,11 +344,9 @@ pub fn holding(t: TransportKind) {
             assert_eq!(drops(), 0, "dropped while a trust of it lives");
             let ask: Trust<u8> = entrust_with(WorkerId(THREADS), || 0u8);
             drop(again);
-            let t0 = Instant::now();
-            while ask.apply(|_| KEPT_DROPS.load(SeqCst)) == 0 {
-                assert!(t0.elapsed() < GUARD, "the held value was never dropped");
-                gossamer::yield_now();
-            }
+            yield_until("the held value was never dropped", || {
+                ask.apply(|_| KEPT_DROPS.load(SeqCst)) != 0
+            });
             for _ in 0..1000 {
                 gossamer::yield_now();
             }
@@ -425,11 +417,7 @@ pub fn refused(t: TransportKind) {
                     *x += 1;
                 })
             });
-            let t0 = Instant::now();
-            while !HELD.load(SeqCst) {
-                assert!(t0.elapsed() < GUARD, "the launch never started");
-                gossamer::yield_now();
-            }
+            yield_until("the launch never started", || HELD.load(SeqCst));
             assert!(!l.migrate_with(WorkerId(THREADS)), "a held latch moved");
             assert_eq!(l.trustee(), WorkerId(0));
             GATE.store(true, SeqCst);
@@ -475,9 +463,7 @@ fn a_value_moving_within_a_rank_is_reached_from_every_rank() {
         return;
     }
     for (ranks, test) in [(2, "rank_moving_shm"), (2, "rank_moving_tcp")] {
-        let (code, text, _) = launch(ranks, test);
-        assert_eq!(code, 0, "{test} x{ranks} failed:\n{text}");
-        assert!(text.contains("rank 0 result"), "{text}");
+        launch_to_a_result(ranks, test);
     }
 }
 
@@ -493,9 +479,7 @@ fn a_value_moving_between_ranks_keeps_every_increment_and_each_clients_order() {
         (2, "rank_holding_shm"),
         (2, "rank_holding_tcp"),
     ] {
-        let (code, text, _) = launch(ranks, test);
-        assert_eq!(code, 0, "{test} x{ranks} failed:\n{text}");
-        assert!(text.contains("rank 0 result"), "{text}");
+        launch_to_a_result(ranks, test);
     }
 }
 
@@ -505,8 +489,7 @@ fn a_held_or_unencodable_value_stays_in_place_when_asked_to_move_into_another_ra
         return;
     }
     for test in ["rank_refused_shm", "rank_refused_tcp"] {
-        let (code, text, _) = launch(2, test);
-        assert_eq!(code, 0, "{test} failed:\n{text}");
+        let (text, _) = launch_ok(2, test);
         assert!(text.contains("rank 0 result 14"), "{text}");
     }
 }
@@ -517,8 +500,6 @@ fn requests_in_flight_outlive_their_trust_dropped_on_another_worker_across_ranks
         return;
     }
     for (ranks, test) in [(2, "rank_inflight_shm"), (2, "rank_inflight_tcp")] {
-        let (code, text, _) = launch(ranks, test);
-        assert_eq!(code, 0, "{test} x{ranks} failed:\n{text}");
-        assert!(text.contains("rank 0 result"), "{text}");
+        launch_to_a_result(ranks, test);
     }
 }

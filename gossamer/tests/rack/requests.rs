@@ -2,7 +2,7 @@
 //! mixed with small ones, collectives, and rank 0's termination loop staying
 //! asleep meanwhile.
 
-use crate::common::{builder, is_rank, launch, shm_files_of, THREADS};
+use crate::common::{builder, is_rank, launch_ok, launch_to_a_result, shm_files_of, THREADS};
 use gossamer::rack::TransportKind;
 use gossamer::{entrust_with, num_workers, on_every_worker_with, Trust, WorkerId};
 use std::cell::Cell;
@@ -225,9 +225,7 @@ fn counter_and_collective_across_ranks_over_shm_and_tcp() {
         (4, "rank_collective_shm"),
         (3, "rank_collective_tcp"),
     ] {
-        let (code, text, pid) = launch(ranks, test);
-        assert_eq!(code, 0, "{test} x{ranks} failed:\n{text}");
-        assert!(text.contains("rank 0 result"), "{text}");
+        let pid = launch_to_a_result(ranks, test);
         assert!(shm_files_of(pid).is_empty());
     }
 }
@@ -237,8 +235,7 @@ fn rank_0_does_not_poll_while_the_main_function_runs() {
     if is_rank() {
         return;
     }
-    let (code, text, _) = launch(2, "rank_quiet_shm");
-    assert_eq!(code, 0, "{text}");
+    let (text, _) = launch_ok(2, "rank_quiet_shm");
     let words: Vec<u64> = text
         .split("rank 0 result woke ")
         .nth(1)
@@ -280,8 +277,7 @@ fn large_requests_mixed_with_small_ones_arrive_intact_and_in_order() {
         ("rank_large_small_slots_shm", 1024),
         ("rank_large_small_slots_tcp", 1024),
     ] {
-        let (code, text, pid) = launch(2, test);
-        assert_eq!(code, 0, "{test} failed:\n{text}");
+        let (text, pid) = launch_ok(2, test);
         assert!(text.contains(&format!(" slot {slot}")), "{text}");
         assert!(shm_files_of(pid).is_empty());
     }

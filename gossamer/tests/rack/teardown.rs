@@ -2,11 +2,12 @@
 //! launcher, and rank 0 sweeps regions a killed rank 0 left.
 
 use crate::common::{
-    builder, finish, free_port, is_rank, shm_files_of, shm_files_of_job, spawn_rank, GUARD, THREADS,
+    builder, is_rank, job_name, launcher_of, shm_files_of, shm_files_of_job, sleep_until,
+    two_ranks, GUARD, THREADS,
 };
 use gossamer::rack::TransportKind;
 use gossamer::{entrust_with, Trust, WorkerId};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Runs until killed.
@@ -74,10 +75,7 @@ fn a_launcher_killed_during_bootstrap_leaves_no_shm_file() {
     if is_rank() {
         return;
     }
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["launcher", "--exact", "--nocapture", "--test-threads=1"])
-        .env("GOSSAMER_TEST_LAUNCH", "3:rank_slow_join_shm")
-        .env_remove("GOSSAMER_RANK")
+    let mut child = launcher_of(3, "rank_slow_join_shm")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -102,14 +100,8 @@ fn a_launcher_killed_during_bootstrap_leaves_no_shm_file() {
                 .unwrap_or(false)
         })
     };
-    while !mapped() {
-        assert!(t0.elapsed() < GUARD, "rank 0 never mapped the region");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.kill().unwrap(); // SIGKILL: the launcher cannot clean up
-    child.wait().unwrap();
-    wait_until_gone(&ranks);
-    assert!(shm_files_of(pid).is_empty(), "{:?}", shm_files_of(pid));
+    sleep_until("rank 0 never mapped the region", mapped);
+    kill_launcher(child, &ranks);
 }
 
 #[test]
@@ -117,23 +109,29 @@ fn rank_0_removes_regions_left_by_a_killed_rank_0() {
     if is_rank() {
         return;
     }
-    let job = format!("stale-{}", std::process::id());
+    let job = job_name("stale");
     let mut dead = Command::new("true").spawn().unwrap();
     let dead_pid = dead.id();
     dead.wait().unwrap();
     let stale = format!("/dev/shm/gossamer-{job}-old.p{dead_pid}");
     std::fs::write(&stale, b"left by a rank 0 killed during bootstrap").unwrap();
-    let coord = free_port();
-    let r0 = spawn_rank("rank_counter_shm", 0, 2, &coord, &job, &[]);
-    let r1 = spawn_rank("rank_counter_shm", 1, 2, &coord, &job, &[]);
-    let (c0, t0) = finish(r0);
-    let (c1, t1) = finish(r1);
+    let [(c0, t0), (c1, t1)] = two_ranks("rank_counter_shm", &job, &[]);
     assert_eq!((c0, c1), (0, 0), "{t0}\n{t1}");
     assert!(
         !std::path::Path::new(&stale).exists(),
         "the stale region was swept"
     );
     assert!(shm_files_of_job(&job).is_empty());
+}
+
+/// Kills `launcher` with SIGKILL (it cannot clean up): its `ranks` must die
+/// with it and its job leave no shm file.
+fn kill_launcher(mut launcher: Child, ranks: &[(u32, u64)]) {
+    let pid = launcher.id();
+    launcher.kill().unwrap();
+    launcher.wait().unwrap();
+    wait_until_gone(ranks);
+    assert!(shm_files_of(pid).is_empty(), "{:?}", shm_files_of(pid));
 }
 
 /// The live children of `pid`: (pid, start time) each.
@@ -155,10 +153,7 @@ fn ranks_die_with_their_launcher_and_leave_no_shm_file() {
     if is_rank() {
         return;
     }
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["launcher", "--exact", "--nocapture", "--test-threads=1"])
-        .env("GOSSAMER_TEST_LAUNCH", "3:rank_forever_shm")
-        .env_remove("GOSSAMER_RANK")
+    let child = launcher_of(3, "rank_forever_shm")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -166,18 +161,13 @@ fn ranks_die_with_their_launcher_and_leave_no_shm_file() {
     let pid = child.id();
     let t0 = Instant::now();
     let mut ranks = Vec::new();
-    while ranks.len() < 3 {
-        assert!(t0.elapsed() < GUARD, "the launcher did not start 3 ranks");
-        std::thread::sleep(Duration::from_millis(20));
+    sleep_until("the launcher did not start 3 ranks", || {
         ranks = children_of(pid);
-    }
+        ranks.len() >= 3
+    });
     // Let them bootstrap (the shm file is unlinked once every rank mapped it).
-    while !shm_files_of(pid).is_empty() || t0.elapsed() < Duration::from_millis(500) {
-        assert!(t0.elapsed() < GUARD, "bootstrap never finished");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.kill().unwrap(); // SIGKILL: the launcher cannot clean up
-    child.wait().unwrap();
-    wait_until_gone(&ranks);
-    assert!(shm_files_of(pid).is_empty());
+    sleep_until("bootstrap never finished", || {
+        shm_files_of(pid).is_empty() && t0.elapsed() >= Duration::from_millis(500)
+    });
+    kill_launcher(child, &ranks);
 }
