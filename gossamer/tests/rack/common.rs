@@ -123,19 +123,16 @@ pub fn spawn_rank(
     extra: &[(&str, &str)],
 ) -> Child {
     let exe = std::env::current_exe().unwrap();
-    spawn_rank_of(&exe, &exact(test), rank, size, coord, job, extra)
+    spawn_rank_as((&exe, &exact(test), extra), rank, size, coord, job)
 }
 
-/// [`spawn_rank`] of executable `exe` with arguments `args`.
-pub fn spawn_rank_of(
-    exe: &Path,
-    args: &[&str],
-    rank: usize,
-    size: usize,
-    coord: &str,
-    job: &str,
-    extra: &[(&str, &str)],
-) -> Child {
+/// How one rank of a job started by hand runs: the executable, its
+/// arguments, and environment beyond the job's.
+pub type HowToRun<'a> = (&'a Path, &'a [&'a str], &'a [(&'a str, &'a str)]);
+
+/// [`spawn_rank`] run as `how` says.
+fn spawn_rank_as(how: HowToRun, rank: usize, size: usize, coord: &str, job: &str) -> Child {
+    let (exe, args, extra) = how;
     let mut c = Command::new(exe);
     c.args(args)
         .env("GOSSAMER_RANK", rank.to_string())
@@ -151,17 +148,14 @@ pub fn spawn_rank_of(
     c.spawn().unwrap()
 }
 
-/// How one rank of a job started by hand runs: the executable, its
-/// arguments, and environment beyond the job's.
-pub type HowToRun<'a> = (&'a Path, &'a [&'a str], &'a [(&'a str, &'a str)]);
-
 /// Starts both ranks of 2-rank job `job` by hand, on a free coordinator
 /// port, and waits for them: (exit code, output) of rank 0 and of rank 1.
 pub fn two_ranks_of(job: &str, r0: HowToRun, r1: HowToRun) -> [(i32, String); 2] {
     let coord = free_port();
-    let spawn =
-        |rank, (exe, args, extra): HowToRun| spawn_rank_of(exe, args, rank, 2, &coord, job, extra);
-    let (s0, s1) = (spawn(0, r0), spawn(1, r1));
+    let (s0, s1) = (
+        spawn_rank_as(r0, 0, 2, &coord, job),
+        spawn_rank_as(r1, 1, 2, &coord, job),
+    );
     [finish(s0), finish(s1)]
 }
 
