@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 
 use graph_core::construct::{BuildTimes, ReadyUse};
 use graph_core::io::built::BuiltGraph;
-use graph_core::validate::{verify_cc_rows, verify_pagerank_rows, RowPass};
+use graph_core::validate::{
+    verify_bc_rows, verify_cc_rows, verify_pagerank_rows, verify_tc_rows, RowPass,
+};
 
 use graph_core::memory::Workload;
 use graph_core::meta::IdMap;
@@ -664,9 +666,23 @@ impl WholeKernel for Bc {
     }
 
     fn verify(&self, graph: &LoadedGraph, answer: &Self::Answer) -> Result<f64> {
-        let directed = graph.meta().directed;
-        ::bc::verify_bc_as(&graph.edge_list(), directed, &self.sources, &answer.scores)
-            .map_err(|e| CliError::new(format!("bc: the scores failed verification: {e}")))
+        let (sources, scores) = (&self.sources, &answer.scores);
+        match graph.built_file() {
+            // A sequential Brandes over the mapped rows, level by level.
+            Some(b) => b
+                .row_reader()
+                .map_err(|e| e.to_string())
+                .and_then(|mut rows| verify_bc_rows(sources, scores, ::bc::TOLERANCE, &mut rows)),
+            None => {
+                let directed = graph.meta().directed;
+                ::bc::verify_bc_as(&graph.edge_list(), directed, sources, scores)
+            }
+        }
+        .map_err(|e| CliError::new(format!("bc: the scores failed verification: {e}")))
+    }
+
+    fn verifies_built_rows(&self) -> bool {
+        true
     }
 
     fn dump(&self, answer: &Self::Answer, path: &Path, ids: &IdMap) -> Result<()> {
@@ -748,10 +764,20 @@ impl WholeKernel for Tc {
     }
 
     fn verify(&self, graph: &LoadedGraph, answer: &Self::Answer) -> Result<()> {
-        ::tc::verify_tc(&graph.edge_list(), answer.triangles).map_err(|e| {
-            CliError::new(format!("tc: the triangle count failed verification: {e}"))
-        })?;
+        match graph.built_file() {
+            // An ordered count over the mapped rows.
+            Some(b) => b
+                .row_reader()
+                .map_err(|e| e.to_string())
+                .and_then(|mut rows| verify_tc_rows(answer.triangles, &mut rows)),
+            None => ::tc::verify_tc(&graph.edge_list(), answer.triangles),
+        }
+        .map_err(|e| CliError::new(format!("tc: the triangle count failed verification: {e}")))?;
         Ok(())
+    }
+
+    fn verifies_built_rows(&self) -> bool {
+        true
     }
 
     fn fields(&self, _: &LoadedGraph, answer: &Self::Answer, _: Option<()>) -> TcResult {

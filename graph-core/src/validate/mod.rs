@@ -1,5 +1,6 @@
 //! Graph500 validation of a search result, and the checks of the
-//! whole-graph kernels' answers (connected components, PageRank).
+//! whole-graph kernels' answers (connected components, PageRank,
+//! betweenness, triangles).
 //!
 //! The checks follow the Graph500 specification (and the reference's
 //! `validate.c`), restated here in our own terms. A result is a parent array
@@ -76,17 +77,22 @@
 //! | `components.rs` | [`verify_cc`]: a component labelling against the edge list ([`verify_cc_rows`]: against a whole graph's rows, e.g. a built file's read piece by piece) |
 //! | `pagerank.rs` | [`verify_pagerank`]: PageRank scores against the edge list (one more iteration from them; [`verify_pagerank_rows`]: from a whole graph's rows), and the simple graph PageRank reads |
 //! | `reference.rs` | sequential BFS, Dijkstra, union-find components and PageRank, the plain answers tests compare against |
-//! | `triangles.rs` | [`tc_sequential`] and [`verify_tc`]: triangle counting's sequential count and verifier (the `tc` kernel's, kept here like the other validators) |
+//! | `triangles.rs` | [`tc_sequential`] and [`verify_tc`]: triangle counting's sequential count and verifier (the `tc` kernel's, kept here like the other validators); [`tc_rows`], [`verify_tc_rows`]: the same from a whole graph's rows |
+//! | `betweenness.rs` | [`bc_rows`], [`verify_bc_rows`]: betweenness from a few sources checked by a sequential Brandes over a whole graph's rows (the `bc` crate's verifier reads the list) |
+//! | `row_reads.rs` | [`RowReads`]: a whole graph's rows one vertex at a time (a built file's [`RowReader`](crate::io::built::RowReader)), for the checks that follow edges |
 
+mod betweenness;
 mod components;
 mod list;
 mod pagerank;
 mod problems;
 pub mod reference;
+mod row_reads;
 mod sharded;
 mod tree;
 mod triangles;
 
+pub use betweenness::{bc_rows, verify_bc_rows};
 pub use components::{verify_cc, verify_cc_rows, RowPass};
 
 pub use list::{
@@ -95,9 +101,10 @@ pub use list::{
 };
 pub use pagerank::{verify_pagerank, verify_pagerank_rows};
 pub use problems::{Validated, ValidationError};
+pub use row_reads::RowReads;
 pub use sharded::{
     count_traversed_sharded, count_traversed_sharded_u32, validate_bfs_sharded,
     validate_bfs_sharded_u32, validate_sssp_sharded,
 };
 pub use tree::NO_PARENT;
-pub use triangles::{tc_sequential, verify_tc};
+pub use triangles::{tc_rows, tc_sequential, verify_tc, verify_tc_rows};

@@ -21,6 +21,8 @@
 //! assert!(verify_tc(&list, 3).unwrap_err().contains("has 2"));
 //! ```
 
+use super::row_reads::{RowReads, Tags};
+use crate::alloc::vec_or_exit;
 use crate::csr::build_whole;
 use crate::edge_list::EdgeList;
 use crate::sharded::KernelError;
@@ -61,6 +63,84 @@ pub fn tc_sequential(list: &EdgeList<'_>) -> Result<u64, KernelError> {
 /// count, or what is wrong.
 pub fn verify_tc(list: &EdgeList<'_>, triangles: u64) -> Result<u64, String> {
     let count = tc_sequential(list).map_err(|e| e.to_string())?;
+    if count != triangles {
+        return Err(format!(
+            "{triangles} triangles reported, but the graph (self-loops and repeated edges ignored) has {count}"
+        ));
+    }
+    Ok(count)
+}
+
+/// Triangles of the simple graph of `rows` (repeats and self-loops
+/// ignored; the rows of an undirected graph, each edge in both), counted
+/// on one thread as [`tc_sequential`] counts them (see the module docs).
+///
+/// ```
+/// use graph_core::validate::tc_rows;
+/// // A square 0-1-2-3 with the diagonal 0-2 (repeated): two triangles.
+/// let mut rows = vec![vec![1, 3, 2, 2], vec![0, 2], vec![1, 3, 0, 0], vec![2, 0]];
+/// assert_eq!(tc_rows(&mut rows), Ok(2));
+/// ```
+pub fn tc_rows(rows: &mut dyn RowReads) -> Result<u64, String> {
+    let n = rows.num_vertices() as usize;
+    let mut tags = Tags::new(n);
+    // Each row's distinct neighbours other than the vertex, once.
+    let mut each = |rows: &mut dyn RowReads, f: &mut dyn FnMut(u32, u32)| {
+        for u in 0..n as u32 {
+            rows.done_below(u);
+            let t = tags.fresh(0);
+            for &v in rows.row(u)? {
+                if v != u && tags.get(v) != t {
+                    tags.set(v, t);
+                    f(u, v);
+                }
+            }
+        }
+        rows.pass_done();
+        Ok::<(), String>(())
+    };
+    let mut degree = vec_or_exit(n, 0u32, "tc reference degrees");
+    each(rows, &mut |u, _| degree[u as usize] += 1)?;
+    let higher = |u: u32, v: u32| (degree[v as usize], v) > (degree[u as usize], u);
+    let mut start = vec_or_exit(n + 1, 0u64, "tc reference offsets");
+    each(rows, &mut |u, v| {
+        start[u as usize + 1] += u64::from(higher(u, v))
+    })?;
+    for u in 0..n {
+        start[u + 1] += start[u];
+    }
+    let mut out = vec_or_exit(start[n] as usize, 0u32, "tc reference out-lists");
+    let mut at = start.clone();
+    each(rows, &mut |u, v| {
+        if higher(u, v) {
+            out[at[u as usize] as usize] = v;
+            at[u as usize] += 1;
+        }
+    })?;
+    drop((at, degree));
+    let list = |v: u32| &out[start[v as usize] as usize..start[v as usize + 1] as usize];
+    let mut triangles = 0u64;
+    for a in 0..n as u32 {
+        let t = tags.fresh(0);
+        list(a).iter().for_each(|&b| tags.set(b, t));
+        for &b in list(a) {
+            triangles += list(b).iter().filter(|&&c| tags.get(c) == t).count() as u64;
+        }
+    }
+    Ok(triangles)
+}
+
+/// [`verify_tc`] from the graph's rows ([`tc_rows`]): the same count and
+/// verdict, with no list and no adjacency of its own.
+///
+/// ```
+/// use graph_core::validate::verify_tc_rows;
+/// let mut rows = vec![vec![1, 2], vec![0, 2], vec![0, 1], vec![]];
+/// assert_eq!(verify_tc_rows(1, &mut rows), Ok(1));
+/// assert!(verify_tc_rows(2, &mut rows).unwrap_err().contains("has 1"));
+/// ```
+pub fn verify_tc_rows(triangles: u64, rows: &mut dyn RowReads) -> Result<u64, String> {
+    let count = tc_rows(rows)?;
     if count != triangles {
         return Err(format!(
             "{triangles} triangles reported, but the graph (self-loops and repeated edges ignored) has {count}"

@@ -110,12 +110,14 @@
 //! | `write.rs` | a graph written ([`write`](fn@write)) |
 //! | `open.rs` | [`BuiltGraph`]: mapped ([`open`](fn@open)), a trustee's [`shard`](BuiltGraph::shard), [`verify`](BuiltGraph::verify) |
 //! | `error.rs` | [`BuiltError`], [`Problem`] |
+//! | `rows.rs` | [`RowReader`]: the rows one vertex at a time, for the checks that follow edges (bc's, tc's) |
 //! | `ready.rs` | [`ReadyRows`]: the kernels' rows for one layout, a sidecar ([`write_ready`], [`ReadyRows::shard`]) |
 
 mod error;
 mod header;
 mod open;
 mod ready;
+mod rows;
 #[cfg(test)]
 pub(crate) mod tests;
 mod write;
@@ -130,4 +132,5 @@ pub use ready::{
     ready_path, write_ready, Part, ReadyError, ReadyPart, ReadyRows, ReadyShape, READY_MAGIC,
     READY_VERSION,
 };
+pub use rows::RowReader;
 pub use write::write;

@@ -136,7 +136,7 @@ fn decode<T: Plain>(bytes: &[u8]) -> Vec<T> {
 
 /// Bytes of a shard's neighbour ids checked before their pages are given
 /// back ([`BuiltGraph::shard`]).
-const RELEASE_PIECE: usize = 2 << 20;
+pub(super) const RELEASE_PIECE: usize = 2 << 20;
 
 impl BuiltGraph {
     /// The decoded header.
@@ -189,7 +189,7 @@ impl BuiltGraph {
         }
     }
 
-    fn err(&self, problem: Problem) -> BuiltError {
+    pub(super) fn err(&self, problem: Problem) -> BuiltError {
         BuiltError {
             path: self.path.clone(),
             problem,
@@ -206,7 +206,7 @@ impl BuiltGraph {
     /// against their digests, each once per process; the chunks are taken
     /// from the `rotate`-th part of the range on (so that trustees of one
     /// process checking the same range start apart).
-    fn check_chunks(
+    pub(super) fn check_chunks(
         &self,
         s: Section,
         bytes: Range<u64>,
@@ -243,7 +243,7 @@ impl BuiltGraph {
 
     /// Elements `r` of section `s` as an array: viewed in place, or decoded
     /// where that is impossible (big-endian hosts).
-    fn view<T: Plain>(&self, s: Section, r: Range<u64>) -> Array<T> {
+    pub(super) fn view<T: Plain>(&self, s: Section, r: Range<u64>) -> Array<T> {
         let size = std::mem::size_of::<T>() as u64;
         let start = self.header.sections[s as usize].start;
         let bytes = (start + r.start * size) as usize..(start + r.end * size) as usize;
@@ -343,7 +343,7 @@ impl BuiltGraph {
     }
 
     /// Refuses an id that is not a vertex (the first one of `ids`).
-    fn check_ids(&self, ids: &[u32], s: Section) -> Result<(), BuiltError> {
+    pub(super) fn check_ids(&self, ids: &[u32], s: Section) -> Result<(), BuiltError> {
         let n = self.header.num_vertices;
         match ids.iter().find(|&&v| u64::from(v) >= n) {
             Some(v) => Err(self.err(Problem::BadSection(format!(

@@ -469,3 +469,84 @@ fn nonempty_rows_are_the_vertices_with_an_edge_to_another() {
     }
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn bc_and_tc_checks_read_the_rows_one_vertex_at_a_time() {
+    use crate::validate::{bc_rows, tc_rows, tc_sequential, verify_bc_rows, verify_tc_rows};
+    let d = scratch("row-reads");
+    // Several 2 MiB pieces of rows; self-loops, repeats, a hub, isolated vertices.
+    let n = 20_000u32;
+    let list = graph(n, 600_000, 21, false);
+    let path = d.join("g");
+    write(&path, &list, &meta(false, false), &[], None).unwrap();
+    let g = open(&path).unwrap();
+    // The reader hands out the build's rows, in any order.
+    let whole: Shard = build_trustees_with(&list, &Partition::single(u64::from(n)), 0..1, false)
+        .unwrap()
+        .remove(0);
+    let mut r = g.row_reader().unwrap();
+    assert_eq!(r.num_vertices(), u64::from(n));
+    for v in [5, 2, 19_999, 0, 2, 7_000] {
+        assert_eq!(r.row(v).unwrap(), whole.adjacency(u64::from(v)).0);
+    }
+    assert!(r.row(n).is_err(), "past the last vertex");
+    drop(r);
+    let mut memory: Vec<Vec<u32>> = (0..u64::from(n))
+        .map(|v| whole.adjacency(v).0.to_vec())
+        .collect();
+
+    // tc: the list's count; one more or one fewer refused.
+    let want = tc_sequential(&list).unwrap();
+    assert!(want > 1000, "{want}");
+    let mut r = g.row_reader().unwrap();
+    assert_eq!(tc_rows(&mut r), Ok(want));
+    assert_eq!(verify_tc_rows(want, &mut r), Ok(want));
+    for bad in [want - 1, want + 1] {
+        let e = verify_tc_rows(bad, &mut r).unwrap_err();
+        assert!(e.contains(&format!("has {want}")), "{e}");
+    }
+
+    // bc: the same reference from the file as from the rows in memory,
+    // bit for bit (ascending passes either way).
+    let sources = [2u64, 17, 4_000, 19_999];
+    let mut r = g.row_reader().unwrap();
+    let from_file = bc_rows(&sources, &mut r).unwrap();
+    let from_memory = bc_rows(&sources, &mut memory).unwrap();
+    assert_eq!(from_file, from_memory);
+    assert_eq!(from_file.iter().copied().fold(0.0, f64::max), 1.0);
+    assert!(from_file.iter().filter(|&&x| x > 0.0 && x < 1.0).count() > 1000);
+    assert_eq!(verify_bc_rows(&sources, &from_file, 1e-9, &mut r), Ok(0.0));
+    // A score off by more than the tolerance, another source's scores,
+    // too few scores, a score past 1: refused.
+    let v = (0..n as usize)
+        .find(|&v| from_file[v] > 0.0 && from_file[v] < 0.5)
+        .unwrap();
+    let mut off = from_file.clone();
+    off[v] += 1e-6;
+    let e = verify_bc_rows(&sources, &off, 1e-9, &mut r).unwrap_err();
+    assert!(e.contains(&format!("vertex {v} ")), "{e}");
+    let other = bc_rows(&[3], &mut memory).unwrap();
+    assert!(verify_bc_rows(&sources, &other, 1e-9, &mut r).is_err());
+    assert!(verify_bc_rows(&sources, &from_file[1..], 1e-9, &mut r).is_err());
+    let mut past = from_file.clone();
+    past[v] = 1.5;
+    assert!(verify_bc_rows(&sources, &past, 1e-9, &mut r).is_err());
+    assert!(verify_bc_rows(&[u64::from(n)], &from_file, 1e-9, &mut r).is_err());
+    drop(r);
+
+    // A damaged row is refused, not read, by both.
+    let mut bytes = std::fs::read(&path).unwrap();
+    let h = g.header().clone();
+    let at = h.sections[Section::Targets as usize].start as usize + 4 * 1000;
+    bytes[at] ^= 1;
+    let bad = d.join("bad");
+    std::fs::write(&bad, &bytes).unwrap();
+    let g = open(&bad).unwrap();
+    for e in [
+        verify_tc_rows(want, &mut g.row_reader().unwrap()).unwrap_err(),
+        verify_bc_rows(&sources, &from_file, 1e-9, &mut g.row_reader().unwrap()).unwrap_err(),
+    ] {
+        assert!(e.contains("corrupt") || e.contains("checksum"), "{e}");
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
