@@ -4,6 +4,7 @@
 //! leave, and how they are applied on arrival ([`deliver`]).
 
 use gossamer::Trust;
+use graph_core::alloc::vec_or_exit;
 use graph_core::sharded::TrusteeState;
 
 use crate::addressed::{Addressed, TRUSTEE};
@@ -97,10 +98,11 @@ impl<P: Program> Net<P> {
         for t in 0..self.peers.len() {
             if P::COMBINE {
                 let c = &mut self.comb[t];
-                if c.touched.len() < min {
+                if c.pending().len() < min {
                     continue;
                 }
-                c.drain_into(self.out.buffer(t));
+                c.forget_places();
+                self.out.buffer(t).append(c.pending());
             }
             let tag = self.superstep;
             let (records, batches) = self
@@ -128,8 +130,7 @@ impl<P: Program> Net<P> {
     #[inline(always)]
     pub(crate) fn first_time(&mut self, f: u32, flat_ids: u32) -> bool {
         if self.first.is_empty() {
-            self.first =
-                graph_core::alloc::vec_or_exit(flat_ids.div_ceil(64) as usize, 0, "sent-once bits");
+            self.first = vec_or_exit(flat_ids.div_ceil(64) as usize, 0, "sent-once bits");
         }
         let (w, b) = ((f >> 6) as usize, 1u64 << (f & 63));
         let new = self.first[w] & b == 0;
@@ -138,50 +139,60 @@ impl<P: Program> Net<P> {
     }
 }
 
-/// Pending messages to the vertices of one other trustee, one per vertex.
+/// Pending messages to the vertices of one other trustee, one per vertex,
+/// in the order first queued: the batch itself (what leaves is this
+/// array), with each vertex's place in it. 4 B per vertex of the other
+/// trustee (its place plus one, 0 for none; allocated zeroed, so the pages
+/// of vertices never sent to stay unbacked) and a record per pending
+/// vertex, at most about a batch ([`COMBINE_BATCH`]) between two steps of
+/// a sweep; not a message slot per vertex of the other trustee.
 struct Combiner<M> {
     n: usize,
-    acc: Vec<M>,
-    used: Vec<u64>,
-    touched: Vec<u32>,
+    place: Vec<u32>,
+    pending: Vec<Addressed<M>>,
 }
 
 impl<M: gossamer::Pod> Combiner<M> {
     fn new(n: usize) -> Self {
         Combiner {
             n,
-            acc: Vec::new(),
-            used: Vec::new(),
-            touched: Vec::new(),
+            place: Vec::new(),
+            pending: Vec::new(),
         }
     }
 
     /// Adds `msg` for `v`; true when merged into a pending one.
     #[inline(always)]
     fn add<P: Program<Msg = M>>(&mut self, v: u32, msg: M) -> bool {
-        if self.acc.is_empty() {
-            self.acc = vec![msg; self.n];
-            self.used = vec![0; self.n.div_ceil(64)];
+        if self.place.is_empty() {
+            self.place = vec_or_exit(self.n, 0, "combined message places");
         }
-        let (w, b) = ((v >> 6) as usize, 1u64 << (v & 63));
-        let slot = &mut self.acc[v as usize];
-        if self.used[w] & b != 0 {
-            P::combine(slot, msg);
+        let at = self.place[v as usize];
+        if at != 0 {
+            let r = &mut self.pending[at as usize - 1];
+            let mut m = r.m;
+            P::combine(&mut m, msg);
+            r.m = m;
             true
         } else {
-            self.used[w] |= b;
-            *slot = msg;
-            self.touched.push(v);
+            self.pending.push(Addressed::new(v, msg));
+            self.place[v as usize] = self.pending.len() as u32;
             false
         }
     }
 
-    fn drain_into(&mut self, out: &mut Vec<Addressed<M>>) {
-        for &v in &self.touched {
-            out.push(Addressed::new(v, self.acc[v as usize]));
-            self.used[(v >> 6) as usize] = 0;
+    /// The pending records, in the order first queued (moved out to leave,
+    /// after [`forget_places`](Self::forget_places)).
+    fn pending(&mut self) -> &mut Vec<Addressed<M>> {
+        &mut self.pending
+    }
+
+    /// Forgets where the pending records are, before they leave: the next
+    /// message to any of their vertices starts a new record.
+    fn forget_places(&mut self) {
+        for r in &self.pending {
+            self.place[r.v as usize] = 0;
         }
-        self.touched.clear();
     }
 }
 
@@ -215,5 +226,49 @@ pub(crate) fn apply<P: Program>(
         } else if prog.receive(v, m) {
             next.insert(v);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Sum;
+
+    impl Program for Sum {
+        type Msg = u64;
+        const COMBINE: bool = true;
+        fn receive(&mut self, _: u32, _: u64) -> bool {
+            false
+        }
+        fn combine(acc: &mut u64, x: u64) {
+            *acc += x;
+        }
+    }
+
+    fn pending(c: &mut Combiner<u64>) -> Vec<(u32, u64)> {
+        c.pending().iter().map(|r| (r.v, r.m)).collect()
+    }
+
+    #[test]
+    fn the_combiner_keeps_one_record_per_vertex_in_first_queued_order() {
+        let mut c = Combiner::<u64>::new(1000);
+        assert!(c.place.is_empty(), "nothing is allocated before a message");
+        let msgs = [(7, 1), (3, 10), (7, 2), (999, 5), (3, 20), (0, 4), (7, 4)];
+        let merged: Vec<bool> = msgs.iter().map(|&(v, x)| c.add::<Sum>(v, x)).collect();
+        assert_eq!(merged, [false, false, true, false, true, false, true]);
+        assert_eq!(pending(&mut c), [(7, 7), (3, 30), (999, 5), (0, 4)]);
+        // One place per vertex of the other trustee, records only for the
+        // vertices messaged.
+        assert_eq!(c.place.len(), 1000);
+        c.forget_places();
+        assert!(c.place.iter().all(|&p| p == 0));
+        let left = std::mem::take(c.pending());
+        assert_eq!(left.len(), 4);
+        // After a batch left, a vertex of it starts a new record.
+        assert!(!c.add::<Sum>(3, 1));
+        assert!(c.add::<Sum>(3, 1));
+        assert!(!c.add::<Sum>(999, 8));
+        assert_eq!(pending(&mut c), [(3, 2), (999, 8)]);
     }
 }

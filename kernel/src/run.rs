@@ -107,7 +107,7 @@ where
     R: Send + Serialize + DeserializeOwned + 'static,
 {
     graph.on_trustees(move |mut ctx| {
-        adjacency::prepare(&mut ctx, RowsFormat::Plain);
+        let _ = adjacency::prepare(&mut ctx, RowsFormat::Plain);
         ctx.local.apply_with(
             move |s, peers| {
                 let adj = adjacency::shared(s).expect("prepared just above");
@@ -391,8 +391,8 @@ pub fn prepare(graph: &ShardedGraph, what: Prepare) {
 /// assert_eq!(sums, [1 + 2 + 1 + 3, 2 + 4 + 3]); // neighbours of 0, 1, 2 | 3, 4
 /// ```
 pub fn prepare_with(graph: &ShardedGraph, what: Prepare, format: RowsFormat) {
-    graph.on_trustees(move |mut ctx| {
-        adjacency::prepare(&mut ctx, format);
+    let prepared = graph.on_trustees(move |mut ctx| {
+        let prepared = adjacency::prepare(&mut ctx, format);
         ctx.local.apply(move |s| {
             let a = adjacency::shared(s).expect("prepared just above");
             if what != Prepare::Renumbering {
@@ -405,7 +405,15 @@ pub fn prepare_with(graph: &ShardedGraph, what: Prepare, format: RowsFormat) {
                 a.boundary(s.shard());
             }
         });
+        prepared
     });
+    // What preparing freed (the shards' plain rows, the positions, a
+    // compressed coding's spare room) is given back before a kernel's
+    // state is made beside the rows: glibc keeps freed arrays under 32 MiB
+    // resident in its heaps otherwise. Once per graph, outside any clock.
+    if prepared.contains(&true) {
+        graph_core::alloc::give_back_freed();
+    }
 }
 
 /// What a graph's unweighted rows (and a directed graph's in-rows) hold

@@ -113,6 +113,14 @@ const EVEN: &str = "bc.even";
 /// Depth of a vertex not reached (yet) from the current source.
 const UNSEEN: u32 = u32::MAX;
 
+/// Records a trustee's forward sweep sends before it waits until they are
+/// applied ([`graph_kernel::Kernel::set_step_wait`]): about 10 MB of
+/// records in flight per trustee. Without a bound the batches waiting for
+/// a busy receiver reached 247 MB at SCALE 22 in a slowed (traced) run of
+/// 2 trustees, more than the rows; the bound costs about 45 waits per
+/// trustee there (47.6 M records over 4 sources).
+const STEP_WAIT: u64 = 1 << 19;
+
 /// Settings of one run.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BcConfig {
@@ -329,6 +337,7 @@ pub fn bc(graph: &ShardedGraph, sources: &[u64], cfg: &BcConfig) -> Result<BcOut
     };
     let per = run(graph, init, move |k| {
         k.set_step_work(step_work);
+        k.set_step_wait(STEP_WAIT);
         let mut levels = vec![0u32; count];
         for (i, &root) in roots[..count].iter().enumerate() {
             // Every trustee is done reading the last source's depths

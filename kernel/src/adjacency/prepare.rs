@@ -37,13 +37,14 @@ struct Building {
 /// returns at once when it is already prepared. Costs a barrier, an
 /// all-reduce and one exchange of `4 B x vertices` per trustee the first
 /// time. The rows are stored in `format` (the first preparation of a
-/// graph decides; later calls keep what it chose).
-pub(crate) fn prepare(ctx: &mut TrusteeCtx, format: RowsFormat) {
+/// graph decides; later calls keep what it chose). True when this call
+/// prepared it.
+pub(crate) fn prepare(ctx: &mut TrusteeCtx, format: RowsFormat) -> bool {
     if ctx
         .local
         .apply(|s| s.kernel::<Prepared>(|_| Prepared::default()).1 .0.is_some())
     {
-        return;
+        return false;
     }
     let me = ctx.me as usize;
     // The first trustee of each process files everybody's positions.
@@ -85,6 +86,7 @@ pub(crate) fn prepare(ctx: &mut TrusteeCtx, format: RowsFormat) {
         adj.share_rows(s.shard_mut());
         s.kernel::<Prepared>(|_| Prepared::default()).1 .0 = Some(Arc::new(adj));
     });
+    true
 }
 
 /// The prepared adjacency of this trustee (`None` before [`prepare`]), as a
