@@ -99,6 +99,8 @@ mod passes;
 mod prepared;
 mod progress;
 mod shipped;
+#[cfg(test)]
+mod skewed;
 mod source;
 
 pub use built::ReadyUse;

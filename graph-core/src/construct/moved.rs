@@ -228,27 +228,8 @@ mod tests {
     use super::*;
     use crate::construct::{LocalSource, Unweighted};
     use crate::partition::PartitionKind;
-    use crate::{EdgeList, PackedEdge};
 
-    /// A skewed random multigraph: low ids are hubs (as in a graph sorted
-    /// by degree), with self-loops and parallel edges.
-    fn list(n: u32, m: usize, seed: u64) -> EdgeList<'static> {
-        let mut x = seed;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
-        let edges = (0..m)
-            .map(|_| {
-                let hub = |r: u64| ((r % u64::from(n)) * (r >> 40 & 0xff) / 255) as u32;
-                let (u, v) = (hub(next()), (next() % u64::from(n)) as u32);
-                PackedEdge::new(u, v, (next() % 1000) as f32 / 1000.0 + 0.001)
-            })
-            .collect();
-        EdgeList::from_edges(u64::from(n), edges).unwrap()
-    }
+    use super::super::skewed::list;
 
     fn shards(g: &ShardedGraph) -> Vec<Shard> {
         (0..g.num_trustees())
