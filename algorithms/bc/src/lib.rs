@@ -528,36 +528,7 @@ pub fn verify_bc_as(
     sources: &[u64],
     scores: &[f64],
 ) -> Result<f64, String> {
-    let n = list.num_vertices() as usize;
-    if scores.len() != n {
-        return Err(format!(
-            "{} scores for a graph of {n} vertices",
-            scores.len()
-        ));
-    }
-    if let Some(v) = scores.iter().position(|x| !(0.0..=1.0).contains(x)) {
-        return Err(format!(
-            "vertex {v} has score {}: normalised scores lie in [0, 1]",
-            scores[v]
-        ));
-    }
-    let biggest = scores.iter().copied().fold(0.0, f64::max);
+    graph_core::validate::check_bc_scores(scores, list.num_vertices() as usize)?;
     let want = bc_sequential_as(list, directed, sources).map_err(|e| e.to_string())?;
-    let want_biggest = want.iter().copied().fold(0.0, f64::max);
-    if biggest != want_biggest {
-        return Err(format!(
-            "the largest score is {biggest}, expected {want_biggest} (scores are divided by the largest)"
-        ));
-    }
-    let mut worst = 0.0f64;
-    for (v, (&got, &w)) in scores.iter().zip(&want).enumerate() {
-        let diff = (got - w).abs();
-        if diff > TOLERANCE {
-            return Err(format!(
-                "vertex {v} has score {got}, the sequential reference {w} (difference {diff:e} > {TOLERANCE:e})"
-            ));
-        }
-        worst = worst.max(diff);
-    }
-    Ok(worst)
+    graph_core::validate::compare_bc_scores(scores, &want, TOLERANCE)
 }

@@ -78,7 +78,7 @@
 //! | `pagerank.rs` | [`verify_pagerank`]: PageRank scores against the edge list (one more iteration from them; [`verify_pagerank_rows`]: from a whole graph's rows), and the simple graph PageRank reads |
 //! | `reference.rs` | sequential BFS, Dijkstra, union-find components and PageRank, the plain answers tests compare against |
 //! | `triangles.rs` | [`tc_sequential`] and [`verify_tc`]: triangle counting's sequential count and verifier (the `tc` kernel's, kept here like the other validators); [`tc_rows`], [`verify_tc_rows`]: the same from a whole graph's rows |
-//! | `betweenness.rs` | [`bc_rows`], [`verify_bc_rows`]: betweenness from a few sources checked by a sequential Brandes over a whole graph's rows (the `bc` crate's verifier reads the list) |
+//! | `betweenness.rs` | [`bc_rows`], [`verify_bc_rows`] (and the checks it shares with the `bc` crate's, [`check_bc_scores`], [`compare_bc_scores`]): betweenness from a few sources checked by a sequential Brandes over a whole graph's rows (the `bc` crate's verifier reads the list) |
 //! | `row_reads.rs` | [`RowReads`]: a whole graph's rows one vertex at a time (a built file's [`RowReader`](crate::io::built::RowReader)), for the checks that follow edges |
 
 mod betweenness;
@@ -92,7 +92,7 @@ mod sharded;
 mod tree;
 mod triangles;
 
-pub use betweenness::{bc_rows, verify_bc_rows};
+pub use betweenness::{bc_rows, check_bc_scores, compare_bc_scores, verify_bc_rows};
 pub use components::{verify_cc, verify_cc_rows, RowPass};
 
 pub use list::{
