@@ -226,7 +226,7 @@ fn lay_out(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::construct::{LocalSource, Unweighted};
+    use crate::construct::LocalSource;
     use crate::partition::PartitionKind;
 
     use super::super::skewed::list;
@@ -260,15 +260,7 @@ mod tests {
         let source = LocalSource::publish_list(l).with_direction(directed);
         gossamer::main(3, move || {
             let p0 = Partition::new(PartitionKind::Blocks, 1000, 1, 3).unwrap();
-            let build = |p: Partition| {
-                if weighted {
-                    ShardedGraph::build_from_placed(source, p).unwrap().0
-                } else {
-                    ShardedGraph::build_from_placed(Unweighted(source), p)
-                        .unwrap()
-                        .0
-                }
-            };
+            let build = |p: Partition| super::super::skewed::build(source, weighted, p);
             let mut g = build(p0);
             let mut before = p0;
             for p in tables(&p0) {

@@ -296,7 +296,7 @@ fn ship_on_trustee(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::construct::{LocalSource, Unweighted};
+    use crate::construct::LocalSource;
 
     use super::super::skewed::list;
 
@@ -340,15 +340,7 @@ mod tests {
             let source = LocalSource::publish_list(l).with_direction(directed);
             gossamer::main(3, move || {
                 let p0 = Partition::new(PartitionKind::Blocks, 1000, 1, 3).unwrap();
-                let build = |p: Partition| {
-                    if weighted {
-                        ShardedGraph::build_from_placed(source, p).unwrap().0
-                    } else {
-                        ShardedGraph::build_from_placed(Unweighted(source), p)
-                            .unwrap()
-                            .0
-                    }
-                };
+                let build = |p: Partition| super::super::skewed::build(source, weighted, p);
                 let (mut shipped, mut copied) = (build(p0), build(p0));
                 let mut a = p0;
                 for b in (0..p0.num_blocks()).step_by(3) {

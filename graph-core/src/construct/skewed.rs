@@ -1,6 +1,9 @@
 //! A test graph the block moves are checked on (in one process and
 //! across ranks).
 
+use crate::construct::{LocalSource, Unweighted};
+use crate::partition::Partition;
+use crate::sharded::ShardedGraph;
 use crate::{EdgeList, PackedEdge};
 
 /// A skewed random multigraph: low ids are hubs (as in a graph sorted
@@ -21,4 +24,15 @@ pub(super) fn list(n: u32, m: usize, seed: u64) -> EdgeList<'static> {
         })
         .collect();
     EdgeList::from_edges(u64::from(n), edges).unwrap()
+}
+
+/// The graph of `source` built over `p`, with its weights or without.
+pub(super) fn build(source: LocalSource, weighted: bool, p: Partition) -> ShardedGraph {
+    if weighted {
+        ShardedGraph::build_from_placed(source, p).unwrap().0
+    } else {
+        ShardedGraph::build_from_placed(Unweighted(source), p)
+            .unwrap()
+            .0
+    }
 }
